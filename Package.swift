@@ -1,0 +1,36 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "itcb-dongle",
+    products: [
+        .executable(name: "itcb-dongle", targets: ["ITCBDongle"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Sans-IO BLE host core: HCI, L2CAP, ATT/GATT, GAP, SMP refusal.
+        // Foundation-free, fixed-size buffers; also compiled as Embedded Swift
+        // with -no-allocations by scripts/embedded-check.sh.
+        .target(name: "BLEHost"),
+        // The 8-Ball game: GATT table, peripheral policy, central session.
+        .target(name: "EightBall", dependencies: ["BLEHost"]),
+        // libusb-1.0 through pkg-config (Debian: libusb-1.0-0-dev).
+        .systemLibrary(
+            name: "CLibUSB",
+            pkgConfig: "libusb-1.0",
+            providers: [.apt(["libusb-1.0-0-dev"])]
+        ),
+        // Platform layer: poll(2) run loop, transports, btsnoop, CLI.
+        .executableTarget(
+            name: "ITCBDongle",
+            dependencies: [
+                "BLEHost", "EightBall", "CLibUSB",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
+        .testTarget(name: "EightBallTests", dependencies: ["EightBall", "BLEHost"]),
+    ]
+)
