@@ -1,0 +1,504 @@
+/// A value read from or written to a dynamic attribute.
+public typealias AttributeValue = FixedBytes<512>
+
+/// The application behind dynamic attributes. Calls are synchronous: the ATT
+/// response is built from what the delegate returns. Return 0 for success or an
+/// ATT error code (ATTError).
+public protocol GATTServerDelegate {
+    mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8
+    mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8
+    mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16)
+}
+
+/// A delegate for a database without dynamic attributes.
+public struct NoGATTDelegate: GATTServerDelegate {
+    public init() {}
+    public mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
+        ATTError.readNotPermitted
+    }
+    public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
+        ATTError.writeNotPermitted
+    }
+    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
+}
+
+/// Queued Prepare Write values of one client (Vol 3 Part F §3.4.6.1), fixed size.
+public struct PrepareWriteQueue {
+    public static let maxEntries = 32
+    var handles: InlineArray<32, UInt16> = InlineArray(repeating: 0)
+    var offsets: InlineArray<32, UInt16> = InlineArray(repeating: 0)
+    var ends: InlineArray<32, UInt16> = InlineArray(repeating: 0)
+    var data = FixedBytes<640>()
+    public private(set) var count = 0
+
+    public init() {}
+
+    mutating func append(handle: UInt16, offset: UInt16, value: UnsafeRawBufferPointer) -> Bool {
+        guard count < PrepareWriteQueue.maxEntries, data.freeSpace >= value.count else { return false }
+        data.append(value)
+        handles[count] = handle
+        offsets[count] = offset
+        ends[count] = UInt16(data.count)
+        count += 1
+        return true
+    }
+
+    mutating func clear() {
+        count = 0
+        data.removeAll()
+    }
+
+    func start(_ index: Int) -> Int { index == 0 ? 0 : Int(ends[index - 1]) }
+}
+
+/// Per-connection ATT server state.
+public struct ATTBearer {
+    public var mtu: UInt16 = ATT.defaultMTU
+    public var cccd: InlineArray<4, UInt16> = InlineArray(repeating: 0)
+    public var prepareQueue = PrepareWriteQueue()
+    /// An indication waits for its confirmation (one at a time, Vol 3 Part F §3.4.7.2).
+    public var indicationPending = false
+
+    public init() {}
+}
+
+/// What a handled PDU means for the host, besides the response.
+public enum ATTServerNote: Equatable {
+    case none
+    case mtuExchanged(UInt16)
+    case subscription(valueHandle: UInt16, value: UInt16)
+    case indicationConfirmed
+}
+
+/// An outgoing ATT PDU: at most ATT.maxMTU bytes.
+public typealias ATTPDU = FixedBytes<256>
+
+/// The ATT server over a static GATTDatabase (Core Vol 3 Part F; modelled on
+/// BTstack's att_server.c and Bumble's att.py/gatt_server.py). Every request gets
+/// its response or the Error Response the specification prescribes; commands and
+/// PDUs we do not handle are dropped.
+public struct ATTServer {
+    public var database: GATTDatabase
+
+    public init(database: GATTDatabase) { self.database = database }
+
+    /// Handles one request/command/confirmation. A response, if any, is left in
+    /// `response` (empty otherwise).
+    public mutating func handle<D: GATTServerDelegate>(
+        _ pdu: UnsafeRawBufferPointer, connection: UInt16, bearer: inout ATTBearer,
+        delegate: inout D, response: inout ATTPDU
+    ) -> ATTServerNote {
+        response.removeAll()
+        guard let opcode = pdu.first else { return .none }
+        let request = ATTRequest(pdu: pdu, connection: connection, mtu: Int(bearer.mtu))
+        switch opcode {
+        case ATTOpcode.exchangeMTURequest:
+            guard pdu.count == 3 else {
+                request.error(ATTError.invalidPDU, 0, &response)
+                return .none
+            }
+            let clientMTU = readUInt16(pdu, 1)
+            bearer.mtu = max(ATT.defaultMTU, min(clientMTU, ATT.maxMTU))
+            response.append(ATTOpcode.exchangeMTUResponse)
+            response.appendUInt16(ATT.maxMTU)
+            return .mtuExchanged(bearer.mtu)
+        case ATTOpcode.findInformationRequest:
+            findInformation(request, &response)
+        case ATTOpcode.findByTypeValueRequest:
+            findByTypeValue(request, &response)
+        case ATTOpcode.readByTypeRequest:
+            readByType(request, bearer, &delegate, &response)
+        case ATTOpcode.readRequest, ATTOpcode.readBlobRequest:
+            read(request, bearer, &delegate, &response)
+        case ATTOpcode.readMultipleRequest:
+            readMultiple(request, bearer, &delegate, &response)
+        case ATTOpcode.readByGroupTypeRequest:
+            readByGroupType(request, &response)
+        case ATTOpcode.writeRequest, ATTOpcode.writeCommand:
+            return write(request, &bearer, &delegate, &response)
+        case ATTOpcode.prepareWriteRequest:
+            prepareWrite(request, &bearer, &response)
+        case ATTOpcode.executeWriteRequest:
+            return executeWrite(request, &bearer, &delegate, &response)
+        case ATTOpcode.handleValueConfirmation:
+            guard pdu.count == 1, bearer.indicationPending else { return .none }
+            bearer.indicationPending = false
+            return .indicationConfirmed
+        default:
+            // Unknown commands are ignored (§3.3.1); responses, notifications and
+            // indications are the client's business. Any other request: not supported.
+            if opcode & ATTOpcode.commandFlag != 0 || ATTServer.isServerToClient(opcode) { return .none }
+            request.error(ATTError.requestNotSupported, 0, &response)
+            return .none
+        }
+        return .none
+    }
+
+    /// PDUs a server sends: responses (odd opcodes up to 0x1B), notifications,
+    /// indications, and the newer responses of the same form.
+    public static func isServerToClient(_ opcode: UInt8) -> Bool {
+        switch opcode {
+        case ATTOpcode.errorResponse, ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication,
+             0x21, 0x23:  // Read Multiple Variable Length Response, Multiple Handle Value Notification
+            return true
+        case 0x03...0x19:
+            return opcode & 1 == 1
+        default:
+            return false
+        }
+    }
+
+    // MARK: - Discovery (Vol 3 Part F §3.4.3, §3.4.4)
+
+    /// Validates a handle range (§3.4.3.1): start 0 or start > end is Invalid Handle.
+    static func rangeError(_ start: UInt16, _ end: UInt16) -> Bool { start == 0 || start > end }
+
+    func findInformation(_ request: ATTRequest, _ response: inout ATTPDU) {
+        guard request.pdu.count == 5 else { return request.error(ATTError.invalidPDU, 0, &response) }
+        let start = readUInt16(request.pdu, 1), end = readUInt16(request.pdu, 3)
+        guard !ATTServer.rangeError(start, end) else { return request.error(ATTError.invalidHandle, start, &response) }
+        response.append(ATTOpcode.findInformationResponse)
+        response.append(0)
+        var format = 0
+        var handle = start
+        while handle <= end, Int(handle) <= database.count {
+            let attribute = database.attributes[Int(handle) - 1]
+            let size = attribute.type.wireSize
+            if format == 0 {
+                format = size
+                response[1] = size == 2 ? 1 : 2
+            }
+            if size != format || response.count + 2 + size > request.mtu { break }
+            response.appendUInt16(handle)
+            attribute.type.write(to: &response)
+            if handle == UInt16.max { break }
+            handle += 1
+        }
+        if format == 0 { request.error(ATTError.attributeNotFound, start, &response) }
+    }
+
+    func findByTypeValue(_ request: ATTRequest, _ response: inout ATTPDU) {
+        let pdu = request.pdu
+        guard pdu.count >= 7 else { return request.error(ATTError.invalidPDU, 0, &response) }
+        let start = readUInt16(pdu, 1), end = readUInt16(pdu, 3)
+        guard !ATTServer.rangeError(start, end) else { return request.error(ATTError.invalidHandle, start, &response) }
+        let type = BLEUUID(uuid16: readUInt16(pdu, 5))
+        let wanted = UnsafeRawBufferPointer(rebasing: pdu[7...])
+        response.append(ATTOpcode.findByTypeValueResponse)
+        var handle = start
+        while handle <= end, Int(handle) <= database.count {
+            let attribute = database.attributes[Int(handle) - 1]
+            if attribute.type == type, !attribute.dynamic, !attribute.isCCCD,
+               database.withStaticValue(handle, { value in valuesEqual(value, wanted) }) {
+                if response.count + 4 > request.mtu { break }
+                response.appendUInt16(handle)
+                response.appendUInt16(attribute.isServiceDeclaration ? attribute.groupEnd : handle)
+            }
+            if handle == UInt16.max { break }
+            handle += 1
+        }
+        if response.count == 1 { request.error(ATTError.attributeNotFound, start, &response) }
+    }
+
+    /// Parses start, end and a 2- or 16-byte UUID (Read By Type / Read By Group Type).
+    static func parseTypedRange(_ pdu: UnsafeRawBufferPointer) -> (UInt16, UInt16, BLEUUID)? {
+        guard pdu.count == 7 || pdu.count == 21,
+              let type = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: pdu[5...])) else { return nil }
+        return (readUInt16(pdu, 1), readUInt16(pdu, 3), type)
+    }
+
+    func readByType<D: GATTServerDelegate>(
+        _ request: ATTRequest, _ bearer: ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+    ) {
+        guard let (start, end, type) = ATTServer.parseTypedRange(request.pdu) else {
+            return request.error(ATTError.invalidPDU, 0, &response)
+        }
+        guard !ATTServer.rangeError(start, end) else { return request.error(ATTError.invalidHandle, start, &response) }
+        response.append(ATTOpcode.readByTypeResponse)
+        response.append(0)
+        var entryLength = 0
+        var handle = start
+        var value = AttributeValue()
+        while handle <= end, Int(handle) <= database.count {
+            defer { handle = handle == UInt16.max ? handle : handle + 1 }
+            let attribute = database.attributes[Int(handle) - 1]
+            guard attribute.type == type else { continue }
+            let status = attribute.readable
+                ? readValue(handle, attribute, request.connection, bearer, &delegate, &value) : ATTError.readNotPermitted
+            if status != 0 {
+                // An error on the first match is the response; later ones end the list.
+                if entryLength == 0 { return request.error(status, handle, &response) }
+                break
+            }
+            // Each entry's value is cut to what fits: MTU - 4 and the 1-byte length field.
+            let length = min(min(value.count, request.mtu - 4), 253)
+            if entryLength == 0 {
+                entryLength = length + 2
+                response[1] = UInt8(entryLength)
+            } else if length + 2 != entryLength || response.count + entryLength > request.mtu {
+                break
+            }
+            response.appendUInt16(handle)
+            value.withBytes { response.append(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+            if handle == end || handle == UInt16.max { break }
+        }
+        if entryLength == 0 { request.error(ATTError.attributeNotFound, start, &response) }
+    }
+
+    func readByGroupType(_ request: ATTRequest, _ response: inout ATTPDU) {
+        guard let (start, end, type) = ATTServer.parseTypedRange(request.pdu) else {
+            return request.error(ATTError.invalidPDU, 0, &response)
+        }
+        guard !ATTServer.rangeError(start, end) else { return request.error(ATTError.invalidHandle, start, &response) }
+        guard type.uuid16 == GATTType.primaryService || type.uuid16 == GATTType.secondaryService else {
+            return request.error(ATTError.unsupportedGroupType, start, &response)
+        }
+        response.append(ATTOpcode.readByGroupTypeResponse)
+        response.append(0)
+        var entryLength = 0
+        var handle = start
+        while handle <= end, Int(handle) <= database.count {
+            let attribute = database.attributes[Int(handle) - 1]
+            if attribute.type == type {
+                let fits = database.withStaticValue(handle) { value -> Bool in
+                    let length = value.count + 4
+                    if entryLength == 0 {
+                        entryLength = length
+                        response[1] = UInt8(length)
+                    } else if length != entryLength || response.count + length > request.mtu {
+                        return false
+                    }
+                    response.appendUInt16(handle)
+                    response.appendUInt16(attribute.groupEnd)
+                    response.append(value)
+                    return true
+                }
+                if !fits { break }
+            }
+            if handle == UInt16.max { break }
+            handle += 1
+        }
+        if entryLength == 0 { request.error(ATTError.attributeNotFound, start, &response) }
+    }
+
+    // MARK: - Reading (§3.4.4)
+
+    /// Reads an attribute value: static, CCCD (per bearer) or from the delegate.
+    func readValue<D: GATTServerDelegate>(
+        _ handle: UInt16, _ attribute: GATTAttribute, _ connection: UInt16, _ bearer: ATTBearer,
+        _ delegate: inout D, _ value: inout AttributeValue
+    ) -> UInt8 {
+        value.removeAll()
+        if attribute.isCCCD {
+            value.appendUInt16(bearer.cccd[attribute.cccdIndex])
+            return 0
+        }
+        if attribute.dynamic { return delegate.gattRead(connection: connection, handle: handle, into: &value) }
+        database.withStaticValue(handle) { value.append($0) }
+        return 0
+    }
+
+    func read<D: GATTServerDelegate>(
+        _ request: ATTRequest, _ bearer: ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+    ) {
+        let isBlob = request.opcode == ATTOpcode.readBlobRequest
+        guard request.pdu.count == (isBlob ? 5 : 3) else { return request.error(ATTError.invalidPDU, 0, &response) }
+        let handle = readUInt16(request.pdu, 1)
+        let offset = isBlob ? Int(readUInt16(request.pdu, 3)) : 0
+        guard let attribute = database.attribute(handle) else {
+            return request.error(ATTError.invalidHandle, handle, &response)
+        }
+        guard attribute.readable else { return request.error(ATTError.readNotPermitted, handle, &response) }
+        var value = AttributeValue()
+        let status = readValue(handle, attribute, request.connection, bearer, &delegate, &value)
+        guard status == 0 else { return request.error(status, handle, &response) }
+        guard offset <= value.count else { return request.error(ATTError.invalidOffset, handle, &response) }
+        response.append(isBlob ? ATTOpcode.readBlobResponse : ATTOpcode.readResponse)
+        let length = min(value.count - offset, request.mtu - 1)
+        value.withBytes { response.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)])) }
+    }
+
+    func readMultiple<D: GATTServerDelegate>(
+        _ request: ATTRequest, _ bearer: ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+    ) {
+        let pdu = request.pdu
+        // At least two handles (Vol 3 Part F §3.4.4.7).
+        guard pdu.count >= 5, pdu.count % 2 == 1 else { return request.error(ATTError.invalidPDU, 0, &response) }
+        response.append(ATTOpcode.readMultipleResponse)
+        var value = AttributeValue()
+        var index = 1
+        while index < pdu.count {
+            let handle = readUInt16(pdu, index)
+            index += 2
+            guard let attribute = database.attribute(handle) else {
+                return request.error(ATTError.invalidHandle, handle, &response)
+            }
+            guard attribute.readable else { return request.error(ATTError.readNotPermitted, handle, &response) }
+            let status = readValue(handle, attribute, request.connection, bearer, &delegate, &value)
+            guard status == 0 else { return request.error(status, handle, &response) }
+            let room = request.mtu - response.count
+            let length = min(value.count, max(0, room))
+            value.withBytes { response.append(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        }
+    }
+
+    // MARK: - Writing (§3.4.5, §3.4.6)
+
+    /// Applies a whole value to an attribute; returns 0 or an ATT error code.
+    func applyWrite<D: GATTServerDelegate>(
+        _ handle: UInt16, _ value: UnsafeRawBufferPointer, _ connection: UInt16, _ bearer: inout ATTBearer,
+        _ delegate: inout D, _ note: inout ATTServerNote
+    ) -> UInt8 {
+        guard let attribute = database.attribute(handle) else { return ATTError.invalidHandle }
+        guard attribute.writable else { return ATTError.writeNotPermitted }
+        guard value.count <= ATT.maxValueLength else { return ATTError.invalidAttributeValueLength }
+        if attribute.isCCCD {
+            guard value.count == 2 else { return ATTError.invalidAttributeValueLength }
+            let configuration = readUInt16(value, 0)
+            var allowed: UInt16 = 0
+            if attribute.properties.contains(.notify) { allowed |= 0x0001 }
+            if attribute.properties.contains(.indicate) { allowed |= 0x0002 }
+            guard configuration & ~allowed == 0 else { return ATTError.cccdImproperlyConfigured }
+            bearer.cccd[attribute.cccdIndex] = configuration
+            let valueHandle = handle - 1
+            delegate.gattSubscriptionChanged(connection: connection, valueHandle: valueHandle, value: configuration)
+            note = .subscription(valueHandle: valueHandle, value: configuration)
+            return 0
+        }
+        guard attribute.dynamic else { return ATTError.writeNotPermitted }
+        return delegate.gattWrite(connection: connection, handle: handle, value: value)
+    }
+
+    func write<D: GATTServerDelegate>(
+        _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+    ) -> ATTServerNote {
+        let isCommand = request.opcode == ATTOpcode.writeCommand
+        var note = ATTServerNote.none
+        guard request.pdu.count >= 3 else {
+            if !isCommand { request.error(ATTError.invalidPDU, 0, &response) }
+            return note
+        }
+        let handle = readUInt16(request.pdu, 1)
+        if isCommand {
+            // Write Without Response: no response, errors are silent (§3.4.5.3).
+            guard let attribute = database.attribute(handle), attribute.writableWithoutResponse else { return note }
+        }
+        let value = UnsafeRawBufferPointer(rebasing: request.pdu[3...])
+        let status = applyWrite(handle, value, request.connection, &bearer, &delegate, &note)
+        if isCommand { return note }
+        if status != 0 {
+            request.error(status, handle, &response)
+        } else {
+            response.append(ATTOpcode.writeResponse)
+        }
+        return note
+    }
+
+    func prepareWrite(_ request: ATTRequest, _ bearer: inout ATTBearer, _ response: inout ATTPDU) {
+        let pdu = request.pdu
+        guard pdu.count >= 5 else { return request.error(ATTError.invalidPDU, 0, &response) }
+        let handle = readUInt16(pdu, 1)
+        guard let attribute = database.attribute(handle) else {
+            return request.error(ATTError.invalidHandle, handle, &response)
+        }
+        guard attribute.writable else { return request.error(ATTError.writeNotPermitted, handle, &response) }
+        let value = UnsafeRawBufferPointer(rebasing: pdu[5...])
+        guard bearer.prepareQueue.append(handle: handle, offset: readUInt16(pdu, 3), value: value) else {
+            return request.error(ATTError.prepareQueueFull, handle, &response)
+        }
+        // The response echoes handle, offset and value (§3.4.6.2).
+        response.append(ATTOpcode.prepareWriteResponse)
+        response.append(UnsafeRawBufferPointer(rebasing: pdu[1...]))
+    }
+
+    func executeWrite<D: GATTServerDelegate>(
+        _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+    ) -> ATTServerNote {
+        var note = ATTServerNote.none
+        guard request.pdu.count == 2, request.pdu[1] <= 1 else {
+            request.error(ATTError.invalidPDU, 0, &response)
+            return note
+        }
+        defer { bearer.prepareQueue.clear() }
+        if request.pdu[1] == 1 {
+            let queue = bearer.prepareQueue
+            // Each attribute's parts are assembled in queue order; the first error
+            // aborts the rest (§3.4.6.3).
+            var entry = 0
+            while entry < queue.count {
+                let handle = queue.handles[entry]
+                var seenBefore = false
+                var earlier = 0
+                while earlier < entry {
+                    if queue.handles[earlier] == handle { seenBefore = true }
+                    earlier += 1
+                }
+                if !seenBefore {
+                    var value = AttributeValue()
+                    var status: UInt8 = 0
+                    var part = entry
+                    while part < queue.count, status == 0 {
+                        if queue.handles[part] == handle {
+                            status = PrepareWriteQueue.place(queue, part, into: &value)
+                        }
+                        part += 1
+                    }
+                    if status == 0 {
+                        status = value.withBytes { applyWrite(handle, $0, request.connection, &bearer, &delegate, &note) }
+                    }
+                    if status != 0 {
+                        request.error(status, handle, &response)
+                        return note
+                    }
+                }
+                entry += 1
+            }
+        }
+        response.append(ATTOpcode.executeWriteResponse)
+        return note
+    }
+}
+
+extension PrepareWriteQueue {
+    /// Writes entry `index` into `value` at its offset: Invalid Offset past the end,
+    /// Invalid Attribute Value Length beyond 512 bytes.
+    static func place(_ queue: PrepareWriteQueue, _ index: Int, into value: inout AttributeValue) -> UInt8 {
+        let offset = Int(queue.offsets[index])
+        let start = queue.start(index)
+        let length = Int(queue.ends[index]) - start
+        guard offset <= value.count else { return ATTError.invalidOffset }
+        guard offset + length <= ATT.maxValueLength else { return ATTError.invalidAttributeValueLength }
+        value.truncate(to: offset)
+        queue.data.withBytes { value.append(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+        return 0
+    }
+}
+
+/// One request being answered: its bytes and the bearer's MTU.
+struct ATTRequest {
+    let pdu: UnsafeRawBufferPointer
+    let connection: UInt16
+    let mtu: Int
+    var opcode: UInt8 { pdu[0] }
+
+    init(pdu: UnsafeRawBufferPointer, connection: UInt16, mtu: Int) {
+        self.pdu = pdu
+        self.connection = connection
+        self.mtu = mtu
+    }
+
+    /// Replaces the response with an Error Response (§3.4.1.1).
+    func error(_ code: UInt8, _ handle: UInt16, _ response: inout ATTPDU) {
+        response.removeAll()
+        response.append(ATTOpcode.errorResponse)
+        response.append(opcode)
+        response.appendUInt16(handle)
+        response.append(code)
+    }
+}
+
+func valuesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    for i in 0..<a.count where a[i] != b[i] { return false }
+    return true
+}

@@ -1,0 +1,311 @@
+/// Our GAP role on the air.
+public enum Role: Equatable {
+    case peripheral
+    case central
+}
+
+public struct HostConfiguration {
+    public var role: Role
+    /// Connections at once (as peripheral: centrals served; capped by Host.connectionCapacity).
+    public var maxConnections: Int = 4
+    /// Used when the controller has no public address (all zeros), or always when
+    /// `forceRandomAddress` (the --address flag).
+    public var staticAddress = BDAddress.staticRandom(from: 0x1234_5678_9ABC)
+    public var forceRandomAddress = false
+    /// Advertising interval in 0.625 ms units (100–150 ms: quick to find, cheap on air).
+    public var advertisingIntervalMin: UInt16 = 160
+    public var advertisingIntervalMax: UInt16 = 240
+    /// A command without Command Complete/Status by then re-initialises the controller.
+    public var commandTimeout: UInt64 = 3_000
+    /// Shutdown waits this long for disconnections before resetting anyway.
+    public var shutdownGrace: UInt64 = 1_000
+
+    public init(role: Role) { self.role = role }
+}
+
+/// One LE link and its per-link protocol state.
+public struct Connection {
+    public var handle: UInt16 = 0
+    public var inUse = false
+    /// True when we are the central of this link.
+    public var isCentral = false
+    public var peer = BDAddress.zero
+    public var reassembler = L2CAPReassembler()
+    public var bearer = ATTBearer()
+    /// ACL packets handed to the controller and not yet completed.
+    public var inFlight = 0
+    public var disconnecting = false
+    public var client = GATTClient()
+
+    public init() {}
+}
+
+/// The sans-IO BLE host: HCI packets and time in; HCI packets and HostEvents out.
+///
+/// The platform feeds every packet from the controller to `handlePacket`, calls
+/// `tick` when `nextDeadline` passes, sends whatever `nextOutgoing` yields and
+/// drains `nextEvent`. Nothing here does I/O, reads a clock or allocates.
+public struct Host {
+    public static let connectionCapacity = 8
+
+    public var configuration: HostConfiguration
+    public internal(set) var controller = ControllerInfo()
+    public internal(set) var server: ATTServer
+    public internal(set) var connections: InlineArray<8, Connection> = InlineArray(repeating: Connection())
+    public internal(set) var now: UInt64 = 0
+
+    // HCI command flow (Vol 4 Part E §4.4).
+    var commandQueue = FixedQueue<12, HCIPacket>()
+    var commandCredits = 1
+    var outstandingOpcode: UInt16? = nil
+    /// First parameter byte of the outstanding command (enable flags).
+    var outstandingParameter: UInt8 = 0
+    var commandDeadline: UInt64 = 0
+
+    // ACL flow: credits from Number Of Completed Packets (§4.1.1).
+    var aclCredits = 0
+    var aclQueue = ACLTransmitQueue()
+
+    var events = FixedQueue<32, HostEvent>()
+
+    enum State: Equatable { case off, initializing, ready, shuttingDown, stopped }
+    var state = State.off
+    var initStep = InitStep.reset
+
+    // GAP peripheral.
+    var advertisingDesired = false
+    var advertisingData = AdvertisingData()
+    var scanResponseData = AdvertisingData()
+    var advertisingConfigured = false
+    var advertisingEnabled = false
+    /// The enable value last queued and not yet answered.
+    var advertisingRequested: Bool? = nil
+    var advertisingEnablesPending = 0
+    var advertisingBlockedWhileConnected = false
+
+    // GAP central.
+    var scan = ScanState()
+
+    var shutdownStarted: UInt64 = 0
+    var shutdownResetQueued = false
+
+    /// Times the controller was re-initialised after a timeout or hardware error.
+    public internal(set) var recoveries = 0
+    public internal(set) var droppedInput = 0
+
+    public init(configuration: HostConfiguration, database: GATTDatabase) {
+        self.configuration = configuration
+        self.configuration.maxConnections = max(1, min(configuration.maxConnections, Host.connectionCapacity))
+        server = ATTServer(database: database)
+    }
+
+    // MARK: - Platform API
+
+    public var isReady: Bool { state == .ready }
+    public var isStopped: Bool { state == .stopped }
+    public var connectionCount: Int {
+        var n = 0
+        for i in 0..<Host.connectionCapacity where connections[i].inUse { n += 1 }
+        return n
+    }
+
+    /// Starts controller bring-up.
+    public mutating func start(now: UInt64) {
+        self.now = now
+        beginInitialization()
+    }
+
+    /// The next time `tick` must run, if any timer is armed.
+    public func nextDeadline() -> UInt64? {
+        var deadline: UInt64? = nil
+        func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
+        if outstandingOpcode != nil { consider(commandDeadline) }
+        if state == .shuttingDown, !shutdownResetQueued { consider(shutdownStarted + configuration.shutdownGrace) }
+        if let t = scan.deadline { consider(t) }
+        for i in 0..<Host.connectionCapacity where connections[i].inUse {
+            if let t = connections[i].client.deadline { consider(t) }
+        }
+        return deadline
+    }
+
+    /// Runs timers due at `now`.
+    public mutating func tick(now: UInt64) {
+        self.now = now
+        if let opcode = outstandingOpcode, now >= commandDeadline {
+            if state == .shuttingDown {
+                // The controller is gone or stuck; nothing more to tidy up.
+                finishShutdown()
+                return
+            }
+            push(.controllerTimeout(opcode: opcode))
+            reinitialize()
+            return
+        }
+        if state == .shuttingDown, !shutdownResetQueued, now >= shutdownStarted + configuration.shutdownGrace {
+            queueShutdownReset()
+        }
+        tickCentral()
+    }
+
+    /// Takes the next HostEvent.
+    public mutating func nextEvent() -> HostEvent? { events.pop() }
+
+    /// Fills `packet` with the next H4 packet to send to the controller, if flow
+    /// control allows one now. Commands go before ACL data.
+    public mutating func nextOutgoing(into packet: inout HCIPacket) -> Bool {
+        if outstandingOpcode == nil, commandCredits > 0, let command = commandQueue.pop() {
+            packet = command
+            commandCredits -= 1
+            outstandingOpcode = readOpcode(command)
+            outstandingParameter = command.count > 4 ? command[4] : 0
+            commandDeadline = now + configuration.commandTimeout
+            return true
+        }
+        guard state == .ready || state == .shuttingDown, aclCredits > 0 else { return false }
+        guard let handle = aclQueue.nextFragment(maxLength: Int(controller.aclDataLength), into: &packet) else {
+            return false
+        }
+        aclCredits -= 1
+        if let index = connectionIndex(handle) { connections[index].inFlight += 1 }
+        return true
+    }
+
+    /// Begins an orderly stop: advertising and scanning off, links disconnected,
+    /// then HCI Reset. `isStopped` turns true (and .shutdownComplete is emitted)
+    /// when the reset completes.
+    public mutating func shutdown(now: UInt64) {
+        self.now = now
+        guard state != .shuttingDown, state != .stopped else { return }
+        guard state == .ready else {
+            finishShutdown()
+            return
+        }
+        state = .shuttingDown
+        shutdownStarted = now
+        advertisingDesired = false
+        if advertisingEnabled || advertisingRequested == true { queueAdvertiseEnable(false) }
+        if scan.enabled { queueScanEnable(false) }
+        for i in 0..<Host.connectionCapacity where connections[i].inUse {
+            disconnect(handle: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+        }
+        if connectionCount == 0 { queueShutdownReset() }
+    }
+
+    // MARK: - GAP API
+
+    /// Advertises connectably with this data while fewer than maxConnections are
+    /// connected (SPEC §1); resumes by itself after disconnections and recoveries.
+    public mutating func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData) {
+        advertisingData = data
+        scanResponseData = scanResponse
+        advertisingDesired = true
+        advertisingConfigured = false
+        updateAdvertising()
+    }
+
+    public mutating func stopAdvertising() {
+        advertisingDesired = false
+        updateAdvertising()
+    }
+
+    public mutating func disconnect(handle: UInt16, reason: UInt8 = HCIStatus.remoteUserTerminated) {
+        guard let index = connectionIndex(handle), !connections[index].disconnecting else { return }
+        connections[index].disconnecting = true
+        var command = HCIPacket.command(HCIOpcode.disconnect)
+        command.appendUInt16(handle)
+        command.append(reason)
+        queueCommand(command)
+    }
+
+    /// Sends a notification when the peer enabled them in the CCCD. The value is
+    /// cut to ATT_MTU - 3 (Vol 3 Part F §3.4.7.1). False when not subscribed or
+    /// the transmit queue is full.
+    @discardableResult
+    public mutating func notify(connection handle: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> Bool {
+        sendHandleValue(handle, attribute, value, opcode: ATTOpcode.handleValueNotification, bit: 0x0001)
+    }
+
+    /// Sends an indication when enabled and none is awaiting its confirmation.
+    @discardableResult
+    public mutating func indicate(connection handle: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> Bool {
+        sendHandleValue(handle, attribute, value, opcode: ATTOpcode.handleValueIndication, bit: 0x0002)
+    }
+
+    /// The CCCD value a connection wrote for a characteristic value handle (0 if none).
+    public func subscription(connection handle: UInt16, valueHandle: UInt16) -> UInt16 {
+        guard let index = connectionIndex(handle),
+              let cccd = server.database.cccdIndex(forValue: valueHandle) else { return 0 }
+        return connections[index].bearer.cccd[cccd]
+    }
+
+    public func mtu(connection handle: UInt16) -> UInt16 {
+        guard let index = connectionIndex(handle) else { return ATT.defaultMTU }
+        return connections[index].bearer.mtu
+    }
+
+    mutating func sendHandleValue(
+        _ handle: UInt16, _ attribute: UInt16, _ value: UnsafeRawBufferPointer, opcode: UInt8, bit: UInt16
+    ) -> Bool {
+        guard let index = connectionIndex(handle), !connections[index].disconnecting,
+              let cccd = server.database.cccdIndex(forValue: attribute),
+              connections[index].bearer.cccd[cccd] & bit != 0 else { return false }
+        if opcode == ATTOpcode.handleValueIndication {
+            guard !connections[index].bearer.indicationPending else { return false }
+        }
+        var pdu = ATTPDU()
+        pdu.append(opcode)
+        pdu.appendUInt16(attribute)
+        let length = min(value.count, Int(connections[index].bearer.mtu) - 3)
+        pdu.append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
+        guard sendATT(handle, pdu) else { return false }
+        if opcode == ATTOpcode.handleValueIndication { connections[index].bearer.indicationPending = true }
+        return true
+    }
+
+    // MARK: - Internals shared by the extensions
+
+    mutating func push(_ event: HostEvent) {
+        if !events.push(event) { droppedInput += 1 }
+    }
+
+    func connectionIndex(_ handle: UInt16) -> Int? {
+        for i in 0..<Host.connectionCapacity where connections[i].inUse && connections[i].handle == handle {
+            return i
+        }
+        return nil
+    }
+
+    func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
+
+    mutating func queueCommand(_ command: HCIPacket) {
+        var packet = command
+        packet.finishCommand()
+        if !commandQueue.push(packet) { push(.dropped(what: .txQueueFull)) }
+    }
+
+    /// Queues an L2CAP PDU on a fixed channel.
+    @discardableResult
+    mutating func sendL2CAP(_ handle: UInt16, channel: UInt16, _ payload: UnsafeRawBufferPointer) -> Bool {
+        if aclQueue.enqueue(handle: handle, channel: channel, payload: payload) { return true }
+        push(.dropped(what: .txQueueFull))
+        return false
+    }
+
+    @discardableResult
+    mutating func sendATT(_ handle: UInt16, _ pdu: ATTPDU) -> Bool {
+        pdu.withBytes { sendL2CAP(handle, channel: L2CAPChannel.att, $0) }
+    }
+
+    mutating func queueShutdownReset() {
+        shutdownResetQueued = true
+        queueCommand(HCIPacket.command(HCIOpcode.reset))
+    }
+
+    mutating func finishShutdown() {
+        state = .stopped
+        outstandingOpcode = nil
+        commandQueue.removeAll()
+        aclQueue.removeAll()
+        push(.shutdownComplete)
+    }
+}

@@ -1,0 +1,234 @@
+/// Controller bring-up, one command at a time (Core Vol 4 Part E §7; the order
+/// BTstack's hci.c and Bumble's host.py use).
+enum InitStep: UInt8 {
+    case reset, readLocalVersion, readBDAddr, readLocalCommands, readLocalFeatures
+    case setEventMask, leSetEventMask, leReadBufferSize, readBufferSize, leReadLocalFeatures
+    case leSetRandomAddress, done
+
+    var opcode: UInt16 {
+        switch self {
+        case .reset: HCIOpcode.reset
+        case .readLocalVersion: HCIOpcode.readLocalVersion
+        case .readBDAddr: HCIOpcode.readBDAddr
+        case .readLocalCommands: HCIOpcode.readLocalCommands
+        case .readLocalFeatures: HCIOpcode.readLocalFeatures
+        case .setEventMask: HCIOpcode.setEventMask
+        case .leSetEventMask: HCIOpcode.leSetEventMask
+        case .leReadBufferSize: HCIOpcode.leReadBufferSize
+        case .readBufferSize: HCIOpcode.readBufferSize
+        case .leReadLocalFeatures: HCIOpcode.leReadLocalFeatures
+        case .leSetRandomAddress: HCIOpcode.leSetRandomAddress
+        case .done: 0
+        }
+    }
+}
+
+extension Host {
+    /// Event mask: Disconnection Complete (4), Encryption Change (7), Hardware
+    /// Error (15), Data Buffer Overflow (25), Encryption Key Refresh (47), LE Meta (61).
+    static let eventMask: UInt64 = 1 &<< 4 | 1 &<< 7 | 1 &<< 15 | 1 &<< 25 | 1 &<< 47 | 1 &<< 61
+    /// LE event mask: Connection Complete, Advertising Report, Connection Update
+    /// Complete, Remote Features, LTK Request, Remote Connection Parameter Request,
+    /// Data Length Change (bits 0–6).
+    static let leEventMask: UInt64 = 0x7F
+
+    mutating func beginInitialization() {
+        state = .initializing
+        initStep = .reset
+        sendInitStep()
+    }
+
+    /// Drops every link and queued packet and brings the controller up again.
+    mutating func reinitialize() {
+        recoveries += 1
+        for i in 0..<Host.connectionCapacity where connections[i].inUse {
+            let handle = connections[i].handle
+            connections[i] = Connection()
+            push(.disconnected(handle: handle, reason: HCIStatus.hardwareFailure))
+        }
+        commandQueue.removeAll()
+        aclQueue.removeAll()
+        outstandingOpcode = nil
+        commandCredits = 1
+        aclCredits = 0
+        advertisingConfigured = false
+        advertisingEnabled = false
+        advertisingRequested = nil
+        advertisingEnablesPending = 0
+        advertisingBlockedWhileConnected = false
+        scan.resetForRecovery()
+        beginInitialization()
+    }
+
+    mutating func sendInitStep() {
+        var command = HCIPacket.command(initStep.opcode)
+        switch initStep {
+        case .setEventMask:
+            for i in 0..<8 { command.append(UInt8(truncatingIfNeeded: Host.eventMask &>> wide(8 * i))) }
+        case .leSetEventMask:
+            for i in 0..<8 { command.append(UInt8(truncatingIfNeeded: Host.leEventMask &>> wide(8 * i))) }
+        case .leSetRandomAddress:
+            controller.address.write(to: &command)
+        case .done:
+            return
+        default:
+            break
+        }
+        queueCommand(command)
+    }
+
+    /// Consumes the Command Complete of the current bring-up step.
+    mutating func initStepCompleted(_ opcode: UInt16, status: UInt8, _ params: UnsafeRawBufferPointer) {
+        guard state == .initializing, opcode == initStep.opcode else { return }
+        var reader = ByteReader(params)
+        switch initStep {
+        case .reset:
+            guard status == HCIStatus.success else {
+                push(.commandFailed(opcode: opcode, status: status))
+                return sendInitStep()  // retry: the deadline re-initialises if it keeps failing
+            }
+            // After Reset the controller has its default event masks and no links.
+            commandCredits = max(commandCredits, 1)
+        case .readLocalVersion:
+            if status == 0, reader.has(8) {
+                controller.hciVersion = reader.u8()
+                controller.hciRevision = reader.u16()
+                controller.lmpVersion = reader.u8()
+                controller.manufacturer = reader.u16()
+                controller.lmpSubversion = reader.u16()
+            }
+        case .readBDAddr:
+            if status == 0, reader.has(6) { controller.publicAddress = BDAddress(reader: &reader, type: 0) }
+        case .readLocalCommands:
+            if status == 0, reader.has(8) { controller.supportedCommandsHead = reader.u64() }
+        case .readLocalFeatures:
+            if status == 0, reader.has(8) { controller.lmpFeatures = reader.u64() }
+        case .leReadBufferSize:
+            if status == 0, reader.has(3) {
+                let length = reader.u16(), count = reader.u8()
+                if length > 0, count > 0 {
+                    controller.aclDataLength = length
+                    controller.aclPackets = UInt16(count)
+                    controller.leBuffers = true
+                    initStep = .readBufferSize  // skipped below
+                }
+            }
+        case .readBufferSize:
+            // Fallback: LE shares the BR/EDR buffers (Vol 4 Part E §7.8.2).
+            if status == 0, reader.has(7) {
+                let length = reader.u16()
+                _ = reader.u8()
+                let count = reader.u16()
+                controller.aclDataLength = max(27, length)
+                controller.aclPackets = max(1, count)
+                controller.leBuffers = false
+            }
+        case .leReadLocalFeatures:
+            if status == 0, reader.has(8) { controller.leFeatures = reader.u64() }
+        default:
+            if status != 0 { push(.commandFailed(opcode: opcode, status: status)) }
+        }
+        advanceInit()
+    }
+
+    mutating func advanceInit() {
+        var next = InitStep(rawValue: initStep.rawValue + 1) ?? .done
+        if next == .leSetRandomAddress {
+            // All-zero public address (Bumble, some clones) or --address: static random.
+            if controller.publicAddress.isZero || configuration.forceRandomAddress {
+                controller.address = configuration.staticAddress
+            } else {
+                controller.address = controller.publicAddress
+                next = .done
+            }
+        }
+        initStep = next
+        if next == .done {
+            controllerReady()
+        } else {
+            sendInitStep()
+        }
+    }
+
+    mutating func controllerReady() {
+        state = .ready
+        controller.aclDataLength = min(controller.aclDataLength, 251)
+        aclCredits = Int(controller.aclPackets)
+        push(.ready(controller))
+        updateAdvertising()
+        centralReady()
+    }
+
+    // MARK: - Advertising (GAP peripheral, Vol 3 Part C §9.3, Vol 4 Part E §7.8.5–9)
+
+    /// Brings the controller's advertising in line with what is wanted now.
+    mutating func updateAdvertising() {
+        guard state == .ready else { return }
+        let count = connectionCount
+        let want = advertisingDesired && count < configuration.maxConnections
+            && !(count > 0 && advertisingBlockedWhileConnected)
+        if want, !advertisingConfigured {
+            if advertisingEnabled || advertisingRequested == true { queueAdvertiseEnable(false) }
+            queueAdvertisingConfiguration()
+            advertisingConfigured = true
+        }
+        let current = advertisingRequested ?? advertisingEnabled
+        if want != current { queueAdvertiseEnable(want) }
+    }
+
+    mutating func queueAdvertisingConfiguration() {
+        var parameters = HCIPacket.command(HCIOpcode.leSetAdvertisingParameters)
+        parameters.appendUInt16(configuration.advertisingIntervalMin)
+        parameters.appendUInt16(configuration.advertisingIntervalMax)
+        parameters.append(0x00)  // ADV_IND: connectable undirected
+        parameters.append(controller.address.type)  // own address type
+        parameters.append(0x00)  // peer address type
+        parameters.appendZeros(6)  // peer address
+        parameters.append(0x07)  // all three channels
+        parameters.append(0x00)  // no filter
+        queueCommand(parameters)
+        queueAdvertisingPayload(HCIOpcode.leSetAdvertisingData, advertisingData)
+        queueAdvertisingPayload(HCIOpcode.leSetScanResponseData, scanResponseData)
+    }
+
+    mutating func queueAdvertisingPayload(_ opcode: UInt16, _ data: AdvertisingData) {
+        var command = HCIPacket.command(opcode)
+        command.append(UInt8(data.bytes.count))
+        command.append(contentsOf: data.bytes)
+        command.appendZeros(AdvertisingData.maxLength - data.bytes.count)
+        queueCommand(command)
+    }
+
+    mutating func queueAdvertiseEnable(_ enable: Bool) {
+        var command = HCIPacket.command(HCIOpcode.leSetAdvertiseEnable)
+        command.append(enable ? 1 : 0)
+        queueCommand(command)
+        advertisingRequested = enable
+        advertisingEnablesPending += 1
+    }
+
+    mutating func advertiseEnableCompleted(_ status: UInt8, _ command: Bool) {
+        advertisingEnablesPending = max(0, advertisingEnablesPending - 1)
+        if advertisingEnablesPending == 0 { advertisingRequested = nil }
+        if status == HCIStatus.success {
+            if advertisingEnabled != command {
+                advertisingEnabled = command
+                push(.advertising(enabled: command))
+            }
+        } else if command, status == HCIStatus.commandDisallowed, connectionCount > 0 {
+            // Many controllers cannot advertise connectably while connected: wait
+            // for the next disconnection instead of retrying.
+            advertisingBlockedWhileConnected = true
+            push(.advertisingWhileConnectedUnsupported)
+        } else if !command, status == HCIStatus.commandDisallowed {
+            // Already off (e.g. a connection stopped it).
+            if advertisingEnabled {
+                advertisingEnabled = false
+                push(.advertising(enabled: false))
+            }
+        } else {
+            push(.commandFailed(opcode: HCIOpcode.leSetAdvertiseEnable, status: status))
+        }
+        if state == .ready { updateAdvertising() }
+    }
+}

@@ -1,0 +1,119 @@
+/// What the controller told us about itself during bring-up.
+public struct ControllerInfo {
+    public var hciVersion: UInt8 = 0
+    public var hciRevision: UInt16 = 0
+    public var lmpVersion: UInt8 = 0
+    public var manufacturer: UInt16 = 0
+    public var lmpSubversion: UInt16 = 0
+    public var publicAddress = BDAddress.zero
+    /// The address we advertise/scan/connect with (public, or static random).
+    public var address = BDAddress.zero
+    /// ACL data length and packet count the host must respect.
+    public var aclDataLength: UInt16 = 27
+    public var aclPackets: UInt16 = 1
+    /// True when LE Read Buffer Size gave the numbers (else the shared BR/EDR buffers).
+    public var leBuffers = true
+    public var lmpFeatures: UInt64 = 0
+    public var leFeatures: UInt64 = 0
+    /// Supported Commands bit mask, first 8 octets (Vol 4 Part E §6.27); enough for reports.
+    public var supportedCommandsHead: UInt64 = 0
+
+    public init() {}
+}
+
+/// Events leaving the host core; the platform logs them and the application reacts.
+public enum HostEvent {
+    /// The controller finished bring-up (also after a recovery).
+    case ready(ControllerInfo)
+    /// A command we sent failed (status from Command Complete or Command Status).
+    case commandFailed(opcode: UInt16, status: UInt8)
+    case advertising(enabled: Bool)
+    /// The controller refused to advertise while a connection exists (Command Disallowed).
+    case advertisingWhileConnectedUnsupported
+    case scanning(enabled: Bool)
+    case connected(handle: UInt16, peer: BDAddress, isCentral: Bool, interval: UInt16)
+    /// LE Create Connection failed or was cancelled (status), or no slot was free.
+    case connectionFailed(status: UInt8)
+    /// A connection beyond --max-centrals was refused.
+    case connectionRejected(handle: UInt16, peer: BDAddress)
+    case disconnected(handle: UInt16, reason: UInt8)
+    case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
+    case mtuExchanged(handle: UInt16, mtu: UInt16)
+    case subscriptionChanged(handle: UInt16, valueHandle: UInt16, value: UInt16)
+    /// The peer tried to pair; we answered Pairing Not Supported.
+    case pairingRefused(handle: UInt16)
+    /// A command got no answer within the deadline: the controller is being re-initialised.
+    case controllerTimeout(opcode: UInt16)
+    /// The controller reported a Hardware Error: it is being re-initialised.
+    case hardwareError(code: UInt8)
+    case dataBufferOverflow
+    /// Input that was dropped (malformed or unexpected); `what` says which layer.
+    case dropped(what: DropReason)
+    case advertisingReport(AdvertisingReport)
+    case gattClient(GATTClientEvent)
+    /// Shutdown finished: advertising/scanning off, links closed, controller reset.
+    case shutdownComplete
+}
+
+/// Where dropped input came from (counted and logged, never fatal).
+public enum DropReason: Equatable {
+    case hciEvent
+    case aclUnknownHandle
+    case aclMalformed
+    case l2capUnknownChannel
+    case txQueueFull
+    case eventQueueFull
+}
+
+/// One advertising report (legacy 0x02 or extended 0x0D), payload copied.
+public struct AdvertisingReport {
+    public var address: BDAddress
+    public var rssi: Int8
+    /// Event type bits: connectable / scannable / scan response.
+    public var connectable: Bool
+    public var isScanResponse: Bool
+    public var data: FixedBytes<31>
+
+    public init(address: BDAddress, rssi: Int8, connectable: Bool, isScanResponse: Bool, data: FixedBytes<31>) {
+        self.address = address
+        self.rssi = rssi
+        self.connectable = connectable
+        self.isScanResponse = isScanResponse
+        self.data = data
+    }
+}
+
+/// A fixed-capacity FIFO for values of any type (events, commands).
+public struct FixedQueue<let capacity: Int, Element> {
+    var items: InlineArray<capacity, Element?> = InlineArray(repeating: nil)
+    var head = 0
+    public private(set) var count = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+    public var isFull: Bool { count == capacity }
+
+    @discardableResult
+    public mutating func push(_ item: Element) -> Bool {
+        guard count < capacity else { return false }
+        items[(head + count) % capacity] = item
+        count += 1
+        return true
+    }
+
+    public mutating func pop() -> Element? {
+        guard count > 0 else { return nil }
+        let item = items[head]
+        items[head] = nil
+        head = (head + 1) % capacity
+        count -= 1
+        return item
+    }
+
+    public func peek() -> Element? { count > 0 ? items[head] : nil }
+
+    public mutating func removeAll() {
+        while pop() != nil {}
+    }
+}

@@ -1,0 +1,296 @@
+/// Incoming HCI packets: events (Core Vol 4 Part E §7.7) and ACL data (§5.4.2).
+extension Host {
+    /// Handles one HCI packet from the controller (type = H4 indicator, packet
+    /// without it). Malformed packets are dropped and reported as .dropped.
+    public mutating func handlePacket<D: GATTServerDelegate>(
+        type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, delegate: inout D
+    ) {
+        self.now = now
+        switch type {
+        case H4PacketType.event: handleEvent(packet)
+        case H4PacketType.acl: handleACL(packet, delegate: &delegate)
+        default: break  // SCO/ISO: not used on LE fixed channels
+        }
+    }
+
+    mutating func dropped(_ reason: DropReason) {
+        droppedInput += 1
+        push(.dropped(what: reason))
+    }
+
+    mutating func handleEvent(_ packet: UnsafeRawBufferPointer) {
+        guard packet.count >= 2, Int(packet[1]) == packet.count - 2 else { return dropped(.hciEvent) }
+        let code = packet[0]
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: packet[2...]))
+        switch code {
+        case HCIEventCode.commandComplete:
+            guard reader.has(3) else { return dropped(.hciEvent) }
+            let credits = Int(reader.u8())
+            let opcode = reader.u16()
+            // Return parameters start with the status for every command we send.
+            let status = reader.has(1) ? reader.bytes[reader.offset] : 0
+            let params = reader.has(1) ? UnsafeRawBufferPointer(rebasing: reader.bytes[(reader.offset + 1)...]) : reader.rest()
+            commandFinished(opcode, credits: credits, status: status, params: params, isStatus: false)
+        case HCIEventCode.commandStatus:
+            guard reader.has(4) else { return dropped(.hciEvent) }
+            let status = reader.u8()
+            let credits = Int(reader.u8())
+            let opcode = reader.u16()
+            commandFinished(opcode, credits: credits, status: status, params: reader.rest(), isStatus: true)
+        case HCIEventCode.disconnectionComplete:
+            guard reader.has(4) else { return dropped(.hciEvent) }
+            let status = reader.u8(), handle = reader.u16() & 0x0FFF, reason = reader.u8()
+            if status == HCIStatus.success { connectionClosed(handle, reason: reason) }
+        case HCIEventCode.numberOfCompletedPackets:
+            guard reader.has(1) else { return dropped(.hciEvent) }
+            let handles = Int(reader.u8())
+            guard reader.has(handles * 4) else { return dropped(.hciEvent) }
+            for _ in 0..<handles {
+                let handle = reader.u16() & 0x0FFF, completed = Int(reader.u16())
+                if let index = connectionIndex(handle) {
+                    let credited = min(completed, connections[index].inFlight)
+                    connections[index].inFlight -= credited
+                    aclCredits = min(aclCredits + credited, Int(controller.aclPackets))
+                }
+            }
+        case HCIEventCode.hardwareError:
+            guard state != .stopped else { return }
+            push(.hardwareError(code: reader.has(1) ? reader.u8() : 0))
+            if state == .shuttingDown { return finishShutdown() }
+            reinitialize()
+        case HCIEventCode.dataBufferOverflow:
+            push(.dataBufferOverflow)
+        case HCIEventCode.leMeta:
+            guard reader.has(1) else { return dropped(.hciEvent) }
+            handleLEMeta(reader.u8(), &reader)
+        default:
+            break  // events we did not ask for (Bumble ignores masks): ignore
+        }
+    }
+
+    mutating func commandFinished(
+        _ opcode: UInt16, credits: Int, status: UInt8, params: UnsafeRawBufferPointer, isStatus: Bool
+    ) {
+        commandCredits = credits
+        // Opcode 0x0000 only reports credits (Vol 4 Part E §7.7.14).
+        guard opcode != 0 else { return }
+        let parameter = outstandingParameter
+        if outstandingOpcode == opcode { outstandingOpcode = nil }
+        switch state {
+        case .initializing:
+            if isStatus {
+                if opcode == initStep.opcode { initStepCompleted(opcode, status: status, params) }
+            } else {
+                initStepCompleted(opcode, status: status, params)
+            }
+        case .shuttingDown:
+            if opcode == HCIOpcode.reset, shutdownResetQueued { finishShutdown() }
+        case .ready:
+            switch opcode {
+            case HCIOpcode.leSetAdvertiseEnable:
+                advertiseEnableCompleted(status, parameter == 1)
+            case HCIOpcode.leSetScanEnable:
+                scanEnableCompleted(status, parameter == 1)
+            case HCIOpcode.leCreateConnection:
+                if status != HCIStatus.success { createConnectionFailed(status) }
+            case HCIOpcode.leCreateConnectionCancel:
+                break  // the Connection Complete (0x02 Unknown Connection / 0x3E) tells the outcome
+            case HCIOpcode.disconnect:
+                // Already gone (0x02 Unknown Connection Identifier): nothing to wait for.
+                if status != HCIStatus.success { push(.commandFailed(opcode: opcode, status: status)) }
+            default:
+                if status != HCIStatus.success { push(.commandFailed(opcode: opcode, status: status)) }
+            }
+        case .off, .stopped:
+            break
+        }
+    }
+
+    mutating func handleLEMeta(_ subevent: UInt8, _ reader: inout ByteReader) {
+        switch subevent {
+        case LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete:
+            // status, handle, role, peer type, peer address, [local RPA, peer RPA], interval, latency, timeout, SCA
+            let enhanced = subevent == LESubevent.enhancedConnectionComplete
+            guard reader.has(enhanced ? 30 : 18) else { return dropped(.hciEvent) }
+            let status = reader.u8(), handle = reader.u16() & 0x0FFF, role = reader.u8()
+            let peerType = reader.u8() & 0x01
+            let peer = BDAddress(reader: &reader, type: peerType)
+            if enhanced { _ = reader.take(12) }
+            let interval = reader.u16()
+            connectionCompleted(status: status, handle: handle, isCentral: role == 0, peer: peer, interval: interval)
+        case LESubevent.connectionUpdateComplete:
+            guard reader.has(9) else { return dropped(.hciEvent) }
+            let status = reader.u8(), handle = reader.u16() & 0x0FFF
+            let interval = reader.u16(), latency = reader.u16(), timeout = reader.u16()
+            if status == 0 {
+                push(.connectionUpdated(handle: handle, interval: interval, latency: latency, timeout: timeout))
+            }
+        case LESubevent.longTermKeyRequest:
+            // No bonding, no keys: LTK Negative Reply (Vol 4 Part E §7.8.26).
+            guard reader.has(12) else { return dropped(.hciEvent) }
+            var command = HCIPacket.command(HCIOpcode.leLongTermKeyNegativeReply)
+            command.appendUInt16(reader.u16() & 0x0FFF)
+            queueCommand(command)
+        case LESubevent.remoteConnectionParameterRequest:
+            guard reader.has(10) else { return dropped(.hciEvent) }
+            let handle = reader.u16() & 0x0FFF
+            let parameters = ConnectionParameters(
+                intervalMin: reader.u16(), intervalMax: reader.u16(), latency: reader.u16(), timeout: reader.u16())
+            if parameters.isValid {
+                var command = HCIPacket.command(HCIOpcode.leRemoteConnectionParameterReply)
+                command.appendUInt16(handle)
+                command.appendUInt16(parameters.intervalMin)
+                command.appendUInt16(parameters.intervalMax)
+                command.appendUInt16(parameters.latency)
+                command.appendUInt16(parameters.timeout)
+                command.appendZeros(4)  // minimum/maximum CE length
+                queueCommand(command)
+            } else {
+                var command = HCIPacket.command(HCIOpcode.leRemoteConnectionParameterNegativeReply)
+                command.appendUInt16(handle)
+                command.append(HCIStatus.unacceptableConnectionParameters)
+                queueCommand(command)
+            }
+        case LESubevent.advertisingReport:
+            handleAdvertisingReports(&reader, extended: false)
+        case LESubevent.extendedAdvertisingReport:
+            handleAdvertisingReports(&reader, extended: true)
+        default:
+            break
+        }
+    }
+
+    mutating func connectionCompleted(status: UInt8, handle: UInt16, isCentral: Bool, peer: BDAddress, interval: UInt16) {
+        if isCentral || scan.connecting { centralConnectionCompleted(status: status) }
+        guard status == HCIStatus.success else {
+            if isCentral || configuration.role == .central { push(.connectionFailed(status: status)) }
+            return
+        }
+        // The controller stopped advertising when this link was made (Vol 6 Part B §4.4.2).
+        if !isCentral, advertisingEnabled {
+            advertisingEnabled = false
+            push(.advertising(enabled: false))
+        }
+        var slot: Int? = nil
+        for i in 0..<Host.connectionCapacity where !connections[i].inUse {
+            slot = i
+            break
+        }
+        guard let index = slot, connectionCount < configuration.maxConnections, state == .ready else {
+            // Over the limit (a race with advertising): refuse politely.
+            push(.connectionRejected(handle: handle, peer: peer))
+            var command = HCIPacket.command(HCIOpcode.disconnect)
+            command.appendUInt16(handle)
+            command.append(HCIStatus.remoteLowResources)
+            queueCommand(command)
+            return
+        }
+        var connection = Connection()
+        connection.inUse = true
+        connection.handle = handle
+        connection.isCentral = isCentral
+        connection.peer = peer
+        connections[index] = connection
+        push(.connected(handle: handle, peer: peer, isCentral: isCentral, interval: interval))
+        updateAdvertising()
+    }
+
+    mutating func connectionClosed(_ handle: UInt16, reason: UInt8) {
+        guard let index = connectionIndex(handle) else { return }
+        // Packets the controller had not sent are flushed with the link (Vol 4 Part E §4.3).
+        aclCredits = min(aclCredits + connections[index].inFlight, Int(controller.aclPackets))
+        aclQueue.remove(handle: handle)
+        connections[index] = Connection()
+        push(.disconnected(handle: handle, reason: reason))
+        centralConnectionClosed(handle)
+        if state == .shuttingDown {
+            if connectionCount == 0, !shutdownResetQueued { queueShutdownReset() }
+            return
+        }
+        advertisingBlockedWhileConnected = false
+        updateAdvertising()
+    }
+
+    // MARK: - ACL and L2CAP
+
+    mutating func handleACL<D: GATTServerDelegate>(_ packet: UnsafeRawBufferPointer, delegate: inout D) {
+        guard packet.count >= 4, Int(readUInt16(packet, 2)) == packet.count - 4 else { return dropped(.aclMalformed) }
+        let header = readUInt16(packet, 0)
+        let handle = header & 0x0FFF
+        let boundary = (header &>> 12) & 0x3
+        guard let index = connectionIndex(handle) else { return dropped(.aclUnknownHandle) }
+        let payload = UnsafeRawBufferPointer(rebasing: packet[4...])
+        // 0b10 (and 0b00) start a PDU, 0b01 continues one; 0b11 is reserved.
+        guard boundary != 0b11 else { return dropped(.aclMalformed) }
+        let before = connections[index].reassembler.dropped
+        var reassembler = connections[index].reassembler
+        reassembler.push(payload, isStart: boundary != 0b01) { channel, pdu in
+            handleL2CAP(index, channel, pdu, delegate: &delegate)
+        }
+        // handleL2CAP may have closed or replaced the slot; only keep our state if it is the same link.
+        if connections[index].inUse, connections[index].handle == handle {
+            connections[index].reassembler = reassembler
+        }
+        if reassembler.dropped != before { dropped(.aclMalformed) }
+    }
+
+    mutating func handleL2CAP<D: GATTServerDelegate>(
+        _ index: Int, _ channel: UInt16, _ pdu: UnsafeRawBufferPointer, delegate: inout D
+    ) {
+        let handle = connections[index].handle
+        switch channel {
+        case L2CAPChannel.att:
+            handleATT(index, pdu, delegate: &delegate)
+        case L2CAPChannel.leSignaling:
+            var response = FixedBytes<64>()
+            let note = L2CAPSignaling.handle(pdu, isCentral: connections[index].isCentral, response: &response)
+            if !response.isEmpty { response.withBytes { _ = sendL2CAP(handle, channel: L2CAPChannel.leSignaling, $0) } }
+            if case .updateConnection(let parameters) = note {
+                var command = HCIPacket.command(HCIOpcode.leConnectionUpdate)
+                command.appendUInt16(handle)
+                command.appendUInt16(parameters.intervalMin)
+                command.appendUInt16(parameters.intervalMax)
+                command.appendUInt16(parameters.latency)
+                command.appendUInt16(parameters.timeout)
+                command.appendZeros(4)
+                queueCommand(command)
+            }
+        case L2CAPChannel.smp:
+            var response = FixedBytes<64>()
+            SMP.handle(pdu, response: &response)
+            if !response.isEmpty {
+                response.withBytes { _ = sendL2CAP(handle, channel: L2CAPChannel.smp, $0) }
+                push(.pairingRefused(handle: handle))
+            }
+        default:
+            dropped(.l2capUnknownChannel)
+        }
+    }
+
+    mutating func handleATT<D: GATTServerDelegate>(_ index: Int, _ pdu: UnsafeRawBufferPointer, delegate: inout D) {
+        guard let opcode = pdu.first else { return }
+        let handle = connections[index].handle
+        if ATTServer.isServerToClient(opcode) {
+            // Every indication is confirmed, even unexpected ones, so the peer's ATT bearer never stalls.
+            if opcode == ATTOpcode.handleValueIndication {
+                var confirmation = ATTPDU()
+                confirmation.append(ATTOpcode.handleValueConfirmation)
+                sendATT(handle, confirmation)
+            }
+            return handleClientPDU(index, pdu)
+        }
+        var response = ATTPDU()
+        var bearer = connections[index].bearer
+        let note = server.handle(pdu, connection: handle, bearer: &bearer, delegate: &delegate, response: &response)
+        connections[index].bearer = bearer
+        if !response.isEmpty { sendATT(handle, response) }
+        switch note {
+        case .mtuExchanged(let mtu):
+            push(.mtuExchanged(handle: handle, mtu: mtu))
+        case .subscription(let valueHandle, let value):
+            push(.subscriptionChanged(handle: handle, valueHandle: valueHandle, value: value))
+        case .none, .indicationConfirmed:
+            break
+        }
+    }
+}

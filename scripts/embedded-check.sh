@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Proves the sans-IO core never allocates: compiles BLEHost and EightBall as
+# Embedded Swift for a Cortex-M4 with -no-allocations (SPEC §2). Any use of
+# Array, String interpolation, existentials, classes or escaping closures in the
+# core fails this build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${EMBEDDED_OUT:-.build/embedded}"
+mkdir -p "$out"
+flags=(-enable-experimental-feature Embedded -wmo -parse-as-library
+       -target armv7em-none-none-eabi -Osize -no-allocations)
+
+swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
+    -c Sources/BLEHost/*.swift -o "$out/BLEHost.o"
+swiftc "${flags[@]}" -module-name EightBall -I "$out" \
+    -c Sources/EightBall/*.swift -o "$out/EightBall.o"
+
+echo "embedded-check: BLEHost and EightBall build as Embedded Swift (armv7em, -no-allocations)"
+if command -v size >/dev/null; then size "$out/BLEHost.o" "$out/EightBall.o"; fi
