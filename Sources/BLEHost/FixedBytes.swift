@@ -83,6 +83,7 @@ public struct FixedBytes<let capacity: Int> {
     }
 
     /// Gives the valid bytes to `body` as a raw buffer; the pointer must not escape.
+    @discardableResult
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         storage.span.withUnsafeBytes { raw in
             body(UnsafeRawBufferPointer(rebasing: raw[0..<count]))

@@ -49,6 +49,7 @@ public struct GATTDatabase {
     }
 
     /// The stored value of a static attribute.
+    @discardableResult
     public func withStaticValue<R>(_ handle: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let attribute = attributes[Int(handle) - 1]
         return pool.withBytes { all in

@@ -147,6 +147,8 @@ public struct Host {
         tickCentral()
     }
 
+    public var hasEvents: Bool { !events.isEmpty }
+
     /// Takes the next HostEvent.
     public mutating func nextEvent() -> HostEvent? { events.pop() }
 

@@ -1,0 +1,159 @@
+import BLEHost
+
+/// What the 8-Ball did, for the platform's log.
+public enum EightBallEvent: Equatable {
+    /// A question was accepted (its text: `question(connection:)`).
+    case questionAccepted(connection: UInt16)
+    /// A write that is not a question got ATT error 0x0E.
+    case questionRejected(connection: UInt16, length: Int)
+    /// The answer went out as a notification.
+    case answered(connection: UInt16, answer: Int)
+    /// The answer waits for the central to subscribe (SPEC §1 rule 3).
+    case answerWaitingForSubscription(connection: UInt16)
+}
+
+/// One central's 8-Ball state (SPEC §1 rule 5).
+struct CentralState {
+    var handle: UInt16 = 0
+    var inUse = false
+    var question = FixedBytes<512>()
+    /// Index of the last answer, -1 before the first question.
+    var answer = -1
+    /// An accepted question whose answer has not been notified yet.
+    var pending = false
+    /// The wait for a subscription was logged once.
+    var reportedWaiting = false
+}
+
+/// The 8-Ball peripheral policy: validates questions, picks answers, notifies
+/// them, and keeps advertising going through the host. Pure state machine:
+/// driven by the host's delegate calls, HostEvents and `poll`.
+public struct EightBallPeripheral: GATTServerDelegate {
+    public let handles: EightBallDatabase
+    public var style: AnswerStyle
+    var picker: AnswerPicker
+    var name = FixedBytes<248>()
+    var centrals: InlineArray<8, CentralState> = InlineArray(repeating: CentralState())
+    var events = FixedQueue<16, EightBallEvent>()
+
+    /// `name` is the advertised and Device Name (at most 248 bytes of UTF-8).
+    public init(name: UnsafeRawBufferPointer, style: AnswerStyle, seed: UInt64) {
+        handles = EightBallDatabase(name: name)
+        self.style = style
+        picker = AnswerPicker(seed: seed)
+        self.name.append(UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, 248)]))
+    }
+
+    public var database: GATTDatabase { handles.database }
+
+    public mutating func nextEvent() -> EightBallEvent? { events.pop() }
+
+    /// The last accepted question of a connection (for logs).
+    public func question(connection: UInt16) -> FixedBytes<512>? {
+        guard let index = slot(connection) else { return nil }
+        return centrals[index].question
+    }
+
+    /// Writes answer `index` as it goes on the air in the configured style.
+    public func answerValue<let n: Int>(_ index: Int, into value: inout FixedBytes<n>) {
+        switch style {
+        case .slug: Answers.slug(index, into: &value)
+        case .text: Answers.phrase(index, into: &value)
+        }
+    }
+
+    // MARK: - Host events
+
+    public mutating func handle(_ event: HostEvent, host: inout Host) {
+        switch event {
+        case .ready:
+            let (data, scanResponse) = name.withBytes {
+                AdvertisingData.advertisement(service: EightBallUUID.service, name: $0)
+            }
+            host.startAdvertising(data: data, scanResponse: scanResponse)
+        case .connected(let handle, _, _, _):
+            if let index = freeSlot() {
+                centrals[index] = CentralState()
+                centrals[index].inUse = true
+                centrals[index].handle = handle
+            }
+        case .disconnected(let handle, _):
+            if let index = slot(handle) { centrals[index] = CentralState() }
+        default:
+            break
+        }
+    }
+
+    /// Sends answers that are due: after an accepted question, as soon as the
+    /// central has notifications enabled (SPEC §1 rules 2 and 3).
+    public mutating func poll(host: inout Host) {
+        for index in 0..<8 where centrals[index].inUse && centrals[index].pending {
+            let connection = centrals[index].handle
+            guard host.subscription(connection: connection, valueHandle: handles.answerHandle) & 0x0001 != 0 else {
+                if !centrals[index].reportedWaiting {
+                    centrals[index].reportedWaiting = true
+                    events.push(.answerWaitingForSubscription(connection: connection))
+                }
+                continue
+            }
+            var value = FixedBytes<32>()
+            answerValue(centrals[index].answer, into: &value)
+            let sent = value.withBytes { host.notify(connection: connection, attribute: handles.answerHandle, value: $0) }
+            if sent {
+                centrals[index].pending = false
+                events.push(.answered(connection: connection, answer: centrals[index].answer))
+            }
+        }
+    }
+
+    // MARK: - GATTServerDelegate
+
+    public mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
+        guard handle == handles.answerHandle else { return ATTError.readNotPermitted }
+        // The last answer for this central; empty before its first question (rule 3).
+        if let index = slot(connection), centrals[index].answer >= 0 {
+            answerValue(centrals[index].answer, into: &value)
+        }
+        return 0
+    }
+
+    public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
+        guard handle == handles.questionHandle else { return ATTError.writeNotPermitted }
+        guard Question.isValid(value) else {
+            // ATT 0x0E: the ITCB central shows "Please rephrase as a question" (rule 1).
+            events.push(.questionRejected(connection: connection, length: value.count))
+            return ATTError.unlikelyError
+        }
+        guard let index = slot(connection) ?? claimSlot(connection) else { return ATTError.unlikelyError }
+        centrals[index].question.removeAll()
+        centrals[index].question.append(value)
+        centrals[index].answer = picker.next()
+        centrals[index].pending = true
+        centrals[index].reportedWaiting = false
+        events.push(.questionAccepted(connection: connection))
+        return 0
+    }
+
+    /// Subscriptions live in the host's CCCD table; `poll` sends what they unblock.
+    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
+
+    // MARK: - Slots
+
+    func slot(_ handle: UInt16) -> Int? {
+        for index in 0..<8 where centrals[index].inUse && centrals[index].handle == handle { return index }
+        return nil
+    }
+
+    func freeSlot() -> Int? {
+        for index in 0..<8 where !centrals[index].inUse { return index }
+        return nil
+    }
+
+    mutating func claimSlot(_ handle: UInt16) -> Int? {
+        guard let index = freeSlot() else { return nil }
+        centrals[index] = CentralState()
+        centrals[index].inUse = true
+        centrals[index].handle = handle
+        return index
+    }
+}

@@ -1,0 +1,42 @@
+import Glibc
+
+/// BTSnoop packet log (RFC 1761-style header, datalink 1002 = HCI UART/H4), as
+/// written by btmon and read by Wireshark and tshark.
+final class BTSnoopWriter {
+    let fd: Int32
+    /// Microseconds between 0000-01-01 and 1970-01-01, the BTSnoop epoch.
+    static let epochOffset: UInt64 = 0x00DC_DDB3_0F2F_8000
+
+    init(path: String) throws(TransportError) {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .unavailable("cannot write btsnoop file \(path): \(errnoString())") }
+        var header: [UInt8] = Array("btsnoop".utf8) + [0]
+        header += BTSnoopWriter.bigEndian(UInt32(1))  // version
+        header += BTSnoopWriter.bigEndian(UInt32(1002))  // datalink: H4
+        header.withUnsafeBytes { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    /// Logs one H4 packet (indicator byte included).
+    func record(_ packet: UnsafeRawBufferPointer, received: Bool) {
+        guard let type = packet.first else { return }
+        var flags: UInt32 = received ? 1 : 0
+        if type == 0x01 || type == 0x04 { flags |= 2 }  // command or event
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let micros = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec / 1000) + BTSnoopWriter.epochOffset
+        var record = BTSnoopWriter.bigEndian(UInt32(packet.count))
+        record += BTSnoopWriter.bigEndian(UInt32(packet.count))
+        record += BTSnoopWriter.bigEndian(flags)
+        record += BTSnoopWriter.bigEndian(0)  // cumulative drops
+        record += BTSnoopWriter.bigEndian(UInt32(micros >> 32))
+        record += BTSnoopWriter.bigEndian(UInt32(micros & 0xFFFF_FFFF))
+        record += packet
+        record.withUnsafeBytes { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    func close() { Glibc.close(fd) }
+}

@@ -1,0 +1,216 @@
+import ArgumentParser
+import BLEHost
+import EightBall
+import Glibc
+
+struct ITCBDongle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "itcb-dongle",
+        abstract: "A Magic 8-Ball BLE appliance on a USB Bluetooth dongle (or any H4 controller).",
+        discussion: """
+        Peripheral: advertises the 8-Ball service and answers questions written to it.
+        Central: finds 8-Balls in range, asks questions, prints the answers.
+
+        Exit codes: 0 success, 1 internal error, 2 bad command line, 3 transport error,
+        4 controller not responding, 5 question rejected (central), 6 no 8-Ball found
+        (central), 7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug).
+
+        Examples:
+          itcb-dongle --role peripheral --transport tcp:127.0.0.1:9001 --name Kiosk
+          itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question "Will it rain?"
+        """)
+
+    // MARK: Both roles
+
+    @Option(help: ArgumentHelp("The role to play: peripheral (the 8-Ball) or central (the asker).", valueName: "peripheral|central"))
+    var role: RoleOption?
+
+    @Option(help: ArgumentHelp("The controller: \(TransportSpec.help).", valueName: "transport"))
+    var transport: String = "usb"
+
+    @Option(help: ArgumentHelp("Write every HCI packet to FILE in BTSnoop format (Wireshark, btmon).", valueName: "file"))
+    var btsnoop: String?
+
+    @Option(help: ArgumentHelp("error, warning, info, debug or trace (trace logs every HCI packet).", valueName: "level"))
+    var logLevel: String = "info"
+
+    @Option(help: ArgumentHelp("Static random address to use (AA:BB:CC:DD:EE:FF, two top bits set) instead of the controller's public one. Default: the public address, or an address derived from /etc/machine-id when the controller has none.", valueName: "address"))
+    var address: String?
+
+    @Flag(help: "Print the controller's information (HCI/LMP version, manufacturer, address, LE features, buffers) and exit.")
+    var controllerInfo = false
+
+    @Flag(help: "List USB Bluetooth controllers (VID:PID, bus-port path, product, kernel driver) and exit.")
+    var listControllers = false
+
+    // MARK: Peripheral
+
+    @Option(help: ArgumentHelp("Peripheral: advertised and GAP Device Name (UTF-8, 1–248 bytes; up to 8 bytes fit whole in the advertising data).", valueName: "name"))
+    var name: String = "8-Ball"
+
+    @Option(help: ArgumentHelp("Peripheral: send answers as slugs (SLUG-ANSWER-NN, what the ITCB apps expect) or as English text.", valueName: "slug|text"))
+    var answers: AnswersOption = .slug
+
+    @Option(help: ArgumentHelp("Peripheral: how many centrals may be connected at once (1–\(Host.connectionCapacity)).", valueName: "n"))
+    var maxCentrals: Int = 4
+
+    @Option(help: ArgumentHelp("Peripheral: seed for the answer sequence (same seed, same answers). Default: random.", valueName: "n"))
+    var seed: UInt64?
+
+    // MARK: Central
+
+    @Option(help: ArgumentHelp("Central: a question to ask (repeatable). Without it, questions are read from standard input, one per line.", valueName: "question"))
+    var question: [String] = []
+
+    @Option(help: ArgumentHelp("Central: weakest RSSI accepted, dBm.", valueName: "dBm"))
+    var rssiMin: Int = -60
+
+    @Option(help: ArgumentHelp("Central: strongest RSSI accepted, dBm.", valueName: "dBm"))
+    var rssiMax: Int = -20
+
+    @Option(help: ArgumentHelp("Central: seconds to wait for an answer (and for an 8-Ball to be found).", valueName: "seconds"))
+    var timeout: Double = 5
+
+    @Option(help: ArgumentHelp("Central: ask each question N times (soak runs).", valueName: "n"))
+    var count: Int = 1
+
+    @Option(help: ArgumentHelp("Central: only this 8-Ball (its name or address).", valueName: "name|address"))
+    var peer: String?
+
+    @Flag(help: "Central: list the 8-Balls in range (name, address, RSSI) and exit.")
+    var scan = false
+
+    @Flag(help: "Central: print one JSON object per answer.")
+    var json = false
+
+    // MARK: USB
+
+    @Flag(help: "USB: reset the dongle before use (for dongles that hang on warm start).")
+    var usbReset = false
+
+    @Flag(help: "USB: exit (code 8) when the dongle is unplugged instead of waiting for it to come back.")
+    var exitOnUnplug = false
+
+    func validate() throws {
+        guard LogLevel(name: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of error, warning, info, debug, trace")
+        }
+        if case .failure(let error) = TransportSpec.parse(transport) { throw ValidationError(error.description) }
+        if !controllerInfo, !listControllers, role == nil {
+            throw ValidationError("choose a role: --role peripheral or --role central")
+        }
+        guard !name.isEmpty, name.utf8.count <= 248 else { throw ValidationError("--name must be 1 to 248 bytes of UTF-8") }
+        guard (1...Host.connectionCapacity).contains(maxCentrals) else {
+            throw ValidationError("--max-centrals must be between 1 and \(Host.connectionCapacity)")
+        }
+        guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
+            throw ValidationError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max")
+        }
+        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+        guard count >= 1 else { throw ValidationError("--count must be at least 1") }
+        for q in question where q.utf8.count > Question.maxLength {
+            throw ValidationError("a --question is longer than \(Question.maxLength) bytes")
+        }
+        if let address {
+            guard let parsed = BDAddress(string: address, type: 1) else {
+                throw ValidationError("--address must look like C0:12:34:56:78:9A")
+            }
+            guard parsed.value >> 46 == 0b11, parsed.value & 0x3FFF_FFFF_FFFF != 0,
+                  parsed.value & 0x3FFF_FFFF_FFFF != 0x3FFF_FFFF_FFFF else {
+                throw ValidationError("--address must be a static random address: first byte C0–FF, not all ones or zeros after it")
+            }
+        }
+    }
+}
+
+enum RoleOption: String, ExpressibleByArgument, CaseIterable {
+    case peripheral, central
+}
+
+enum AnswersOption: String, ExpressibleByArgument, CaseIterable {
+    case slug, text
+}
+
+@main
+enum Main {
+    static func main() {
+        let command: ITCBDongle
+        do {
+            command = try ITCBDongle.parse()
+        } catch {
+            let code = ITCBDongle.exitCode(for: error)
+            if code == .success {
+                print(ITCBDongle.fullMessage(for: error))
+                exit(Exit.success)
+            }
+            let message = ITCBDongle.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad command line"
+            writeStandardError("itcb-dongle: error: \(message) (see --help)\n")
+            exit(Exit.usage)
+        }
+        exit(command.execute())
+    }
+}
+
+extension ITCBDongle {
+    func execute() -> Int32 {
+        Log.level = LogLevel(name: logLevel) ?? .info
+        guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
+        if listControllers { return USBController.list() }
+        Signals.install()
+
+        let transport: Transport
+        do throws(TransportError) {
+            transport = try openTransport(spec)
+        } catch {
+            Log.error(error.description)
+            return error.isUnplug ? Exit.unplugged : Exit.transport
+        }
+        defer { transport.close() }
+        var snoop: BTSnoopWriter? = nil
+        if let btsnoop {
+            do throws(TransportError) {
+                snoop = try BTSnoopWriter(path: btsnoop)
+            } catch {
+                Log.error(error.description)
+                return Exit.failure
+            }
+        }
+        defer { snoop?.close() }
+
+        var configuration = HostConfiguration(role: role == .central ? .central : .peripheral)
+        configuration.maxConnections = role == .central ? 1 : maxCentrals
+        if let address, let parsed = BDAddress(string: address, type: 1) {
+            configuration.staticAddress = parsed
+            configuration.forceRandomAddress = true
+        } else {
+            configuration.staticAddress = derivedStaticAddress(role: (role ?? .peripheral).rawValue, name: name)
+        }
+
+        if controllerInfo { return printControllerInfo(configuration: configuration, transport: transport, snoop: snoop) }
+
+        switch role ?? .peripheral {
+        case .peripheral:
+            let seedValue = seed ?? UInt64.random(in: 0...UInt64.max)
+            let logic = Array(name.utf8).withUnsafeBytes {
+                EightBallPeripheral(name: $0, style: answers == .text ? .text : .slug, seed: seedValue)
+            }
+            let host = Host(configuration: configuration, database: logic.database)
+            Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
+            let loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
+            return loop.run()
+        case .central:
+            return runCentral(configuration: configuration, transport: transport, snoop: snoop)
+        }
+    }
+
+    func openTransport(_ spec: TransportSpec) throws(TransportError) -> Transport {
+        switch spec {
+        case .tcp(let host, let port):
+            return try TCPTransport(host: host, port: port)
+        case .serial(let path, let baud):
+            return try SerialTransport(path: path, baud: baud)
+        case .usbAny, .usbID, .usbPath:
+            return try USBController.open(spec, reset: usbReset)
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Glibc
+import BLEHost
+
+/// Log levels of --log-level, most to least severe.
+enum LogLevel: Int, Comparable, CaseIterable {
+    case error, warning, info, debug, trace
+
+    init?(name: String) {
+        switch name.lowercased() {
+        case "error": self = .error
+        case "warning", "warn": self = .warning
+        case "info": self = .info
+        case "debug": self = .debug
+        case "trace": self = .trace
+        default: return nil
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .error: "error"
+        case .warning: "warning"
+        case .info: "info"
+        case .debug: "debug"
+        case .trace: "trace"
+        }
+    }
+
+    static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// One line per meaningful event on stderr (journald adds the timestamps under systemd).
+enum Log {
+    nonisolated(unsafe) static var level = LogLevel.info
+
+    static func write(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        guard level <= Log.level else { return }
+        let line = "itcb-dongle: \(level.name): \(message())\n"
+        writeStandardError(line)
+    }
+
+    static func error(_ m: @autoclosure () -> String) { write(.error, m()) }
+    static func warning(_ m: @autoclosure () -> String) { write(.warning, m()) }
+    static func info(_ m: @autoclosure () -> String) { write(.info, m()) }
+    static func debug(_ m: @autoclosure () -> String) { write(.debug, m()) }
+    static func trace(_ m: @autoclosure () -> String) { write(.trace, m()) }
+}
+
+/// Writes straight to fd 2 (unbuffered, whole lines).
+func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)
+    _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+}
+
+/// Monotonic milliseconds: the only clock the core ever sees.
+func monotonicMilliseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec / 1_000_000)
+}
+
+extension BDAddress {
+    /// "AA:BB:CC:DD:EE:FF" (most significant byte first).
+    var string: String {
+        (0..<6).map { hex(printedByte($0)) }.joined(separator: ":")
+    }
+
+    var typeName: String { type == 0 ? "public" : "random" }
+
+    /// Parses "AA:BB:CC:DD:EE:FF".
+    init?(string: String, type: UInt8) {
+        let parts = string.split(separator: ":")
+        guard parts.count == 6 else { return nil }
+        var value: UInt64 = 0
+        for part in parts {
+            guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
+            value = value << 8 | UInt64(byte)
+        }
+        self.init(value: value, type: type)
+    }
+}
+
+func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+}
+
+func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
+    bytes.map { hex($0) }.joined(separator: " ")
+}
+
+extension FixedBytes {
+    var array: [UInt8] { withBytes { Array($0) } }
+    var string: String { String(decoding: array, as: UTF8.self) }
+}
+
+/// HCI error codes by name (Core Vol 1 Part F), for disconnection reasons and failures.
+func hciStatusName(_ status: UInt8) -> String {
+    let name: String
+    switch status {
+    case 0x00: name = "success"
+    case 0x02: name = "unknown connection identifier"
+    case 0x03: name = "hardware failure"
+    case 0x05: name = "authentication failure"
+    case 0x08: name = "connection timeout"
+    case 0x0C: name = "command disallowed"
+    case 0x12: name = "invalid parameters"
+    case 0x13: name = "remote user terminated connection"
+    case 0x14: name = "remote device terminated (low resources)"
+    case 0x15: name = "remote device terminated (power off)"
+    case 0x16: name = "connection terminated by local host"
+    case 0x1A: name = "unsupported remote feature"
+    case 0x22: name = "LL response timeout"
+    case 0x28: name = "instant passed"
+    case 0x3B: name = "unacceptable connection parameters"
+    case 0x3D: name = "connection terminated due to MIC failure"
+    case 0x3E: name = "connection failed to be established"
+    default: name = "error"
+    }
+    return "\(name) (0x\(hex(status)))"
+}
+
+/// Bluetooth Core versions by HCI/LMP version number (Assigned Numbers).
+func coreVersionName(_ version: UInt8) -> String {
+    let names = ["1.0b", "1.1", "1.2", "2.0", "2.1", "3.0", "4.0", "4.1", "4.2", "5.0", "5.1", "5.2", "5.3", "5.4", "6.0", "6.1"]
+    return Int(version) < names.count ? "Bluetooth \(names[Int(version)])" : "version 0x\(hex(version))"
+}
+
+/// Logs a host event at its level; returns nothing, changes nothing.
+func logHostEvent(_ event: HostEvent) {
+    switch event {
+    case .ready(let info):
+        Log.info("controller ready: address \(info.address.string) (\(info.address.typeName)), \(coreVersionName(info.hciVersion)), manufacturer 0x\(String(info.manufacturer, radix: 16)), ACL \(info.aclDataLength) bytes x \(info.aclPackets)")
+    case .commandFailed(let opcode, let status):
+        Log.warning("HCI command 0x\(String(opcode, radix: 16)) failed: \(hciStatusName(status))")
+    case .advertising(let enabled):
+        Log.info(enabled ? "advertising" : "advertising stopped")
+    case .advertisingWhileConnectedUnsupported:
+        Log.info("controller cannot advertise while connected; advertising resumes after the next disconnection")
+    case .scanning(let enabled):
+        Log.debug(enabled ? "scanning" : "scanning stopped")
+    case .connected(let handle, let peer, let isCentral, let interval):
+        Log.info("connected: handle 0x\(String(handle, radix: 16)) \(isCentral ? "to" : "from") \(peer.string) (\(peer.typeName)), interval \(Double(interval) * 1.25) ms")
+    case .connectionFailed(let status):
+        Log.warning("connection failed: \(hciStatusName(status))")
+    case .connectionRejected(let handle, let peer):
+        Log.warning("connection 0x\(String(handle, radix: 16)) from \(peer.string) refused: at --max-centrals")
+    case .disconnected(let handle, let reason):
+        Log.info("disconnected: handle 0x\(String(handle, radix: 16)), \(hciStatusName(reason))")
+    case .connectionUpdated(let handle, let interval, let latency, let timeout):
+        Log.debug("connection 0x\(String(handle, radix: 16)) parameters: interval \(Double(interval) * 1.25) ms, latency \(latency), timeout \(Int(timeout) * 10) ms")
+    case .mtuExchanged(let handle, let mtu):
+        Log.info("MTU \(mtu) on handle 0x\(String(handle, radix: 16))")
+    case .subscriptionChanged(let handle, let valueHandle, let value):
+        Log.info("\(value & 1 != 0 ? "subscribed" : "unsubscribed"): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
+    case .pairingRefused(let handle):
+        Log.info("pairing refused (not supported) on handle 0x\(String(handle, radix: 16))")
+    case .controllerTimeout(let opcode):
+        Log.error("controller did not answer HCI command 0x\(String(opcode, radix: 16)); resetting it")
+    case .hardwareError(let code):
+        Log.error("controller hardware error 0x\(hex(code)); resetting it")
+    case .dataBufferOverflow:
+        Log.warning("controller reported a data buffer overflow")
+    case .dropped(let what):
+        Log.debug("dropped input: \(what)")
+    case .advertisingReport(let report):
+        Log.trace("advertising report from \(report.address.string) RSSI \(report.rssi)")
+    case .gattClient(let event):
+        Log.trace("GATT client: \(event)")
+    case .shutdownComplete:
+        Log.info("controller reset; stopped")
+    }
+}

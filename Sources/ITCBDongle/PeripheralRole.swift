@@ -1,0 +1,31 @@
+import BLEHost
+import EightBall
+
+/// The peripheral role in the run loop: the 8-Ball policy plus its log lines.
+extension EightBallPeripheral: RoleLogic {
+    mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
+        handle(event, host: &host)
+    }
+
+    mutating func poll(host: inout Host, now: UInt64) {
+        poll(host: &host)
+        while let event = nextEvent() {
+            switch event {
+            case .questionAccepted(let connection):
+                let text = question(connection: connection)?.string ?? ""
+                Log.info("question on 0x\(String(connection, radix: 16)): \"\(text)\"")
+            case .questionRejected(let connection, let length):
+                Log.info("not a question on 0x\(String(connection, radix: 16)) (\(length) bytes): answered ATT error 0x0E")
+            case .answered(let connection, let answer):
+                var value = FixedBytes<32>()
+                answerValue(answer, into: &value)
+                Log.info("answer on 0x\(String(connection, radix: 16)): \(value.string)")
+            case .answerWaitingForSubscription(let connection):
+                Log.debug("answer on 0x\(String(connection, radix: 16)) waits for the subscription")
+            }
+        }
+    }
+
+    func nextDeadline() -> UInt64? { nil }
+    var exitCode: Int32? { nil }
+}

@@ -1,0 +1,45 @@
+import Glibc
+import BLEHost
+
+/// The static random address used when the controller has no public address:
+/// derived from /etc/machine-id and the role and name, so it stays the same
+/// across restarts without writing state (SPEC §1), and differs between kiosks.
+func derivedStaticAddress(role: String, name: String) -> BDAddress {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
+    func mix(_ bytes: [UInt8]) {
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+    }
+    mix(Array((readSmallFile("/etc/machine-id") ?? hostName()).utf8))
+    mix([0])
+    mix(Array(role.utf8))
+    mix([0])
+    mix(Array(name.utf8))
+    return BDAddress.staticRandom(from: hash ^ (hash >> 48))
+}
+
+func readSmallFile(_ path: String) -> String? {
+    guard let file = fopen(path, "r") else { return nil }
+    defer { fclose(file) }
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard fgets(&buffer, 256, file) != nil else { return nil }
+    let text = String(cString: buffer).trimmingCharacters()
+    return text.isEmpty ? nil : text
+}
+
+func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    gethostname(&buffer, 255)
+    return String(cString: buffer)
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
+        while let c = s.last, c.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}

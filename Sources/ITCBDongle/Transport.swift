@@ -1,0 +1,175 @@
+import Glibc
+
+/// A byte pipe to the controller. H4 transports (TCP, serial) carry the packet
+/// type in the stream; the USB transport turns endpoints into the same H4 bytes.
+protocol Transport: AnyObject {
+    /// File descriptors to poll for input (and their events).
+    var pollDescriptors: [pollfd] { get }
+    /// How long poll may sleep for the transport's own timers (ms), if it has any.
+    var timeoutHint: Int32? { get }
+    /// Called after poll; returns H4 bytes received (empty when nothing), or throws when the link is gone.
+    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8]
+    /// Sends one H4 packet (indicator byte first).
+    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError)
+    func close()
+    /// Human-readable description for logs.
+    var description: String { get }
+}
+
+enum TransportError: Error, CustomStringConvertible {
+    case unavailable(String)
+    case lost(String)
+    case unplugged(String)
+
+    var description: String {
+        switch self {
+        case .unavailable(let message), .lost(let message), .unplugged(let message): message
+        }
+    }
+}
+
+func errnoString() -> String { String(cString: strerror(errno)) }
+
+/// Reads what a non-blocking descriptor has; throws on EOF or a hard error.
+func readDescriptor(_ fd: Int32, what: String) throws(TransportError) -> [UInt8] {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+    if n > 0 { return Array(buffer[0..<n]) }
+    if n == 0 { throw .lost("\(what): the controller closed the connection") }
+    if errno == EAGAIN || errno == EINTR { return [] }
+    throw .lost("\(what): read failed: \(errnoString())")
+}
+
+/// Writes all bytes to a descriptor, waiting with poll when it is full.
+func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, what: String) throws(TransportError) {
+    var offset = 0
+    while offset < bytes.count {
+        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n > 0 {
+            offset += n
+        } else if n < 0, errno == EAGAIN || errno == EINTR {
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&p, 1, 1000)
+        } else {
+            throw .lost("\(what): write failed: \(errnoString())")
+        }
+    }
+}
+
+/// H4 over TCP: Bumble's and Android's virtual controllers (`tcp:HOST:PORT`).
+final class TCPTransport: Transport {
+    let fd: Int32
+    let description: String
+
+    init(host: String, port: UInt16) throws(TransportError) {
+        description = "tcp:\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>? = nil
+        let status = getaddrinfo(host, String(port), &hints, &result)
+        guard status == 0, let first = result else {
+            throw .unavailable("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(result) }
+        var lastError = "no address"
+        var info: UnsafeMutablePointer<addrinfo>? = first
+        var connected: Int32 = -1
+        while let current = info {
+            let s = socket(current.pointee.ai_family, current.pointee.ai_socktype, current.pointee.ai_protocol)
+            if s >= 0 {
+                if connect(s, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 {
+                    connected = s
+                    break
+                }
+                lastError = errnoString()
+                Glibc.close(s)
+            }
+            info = current.pointee.ai_next
+        }
+        guard connected >= 0 else {
+            throw .unavailable("cannot connect to controller at \(host):\(port): \(lastError) (is the virtual controller running?)")
+        }
+        fd = connected
+        // Without TCP_NODELAY, Nagle + delayed ACK add ~40 ms to every ATT round trip.
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
+    var timeoutHint: Int32? { nil }
+
+    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8] {
+        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return [] }
+        return try readDescriptor(fd, what: description)
+    }
+
+    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
+        try writeDescriptor(fd, packet, what: description)
+    }
+
+    func close() { Glibc.close(fd) }
+}
+
+/// H4 over a UART (`serial:/dev/ttyACM0[@BAUD]`), e.g. Zephyr's hci_uart. The
+/// UART transport requires RTS/CTS flow control (Core Vol 4 Part A §1).
+final class SerialTransport: Transport {
+    let fd: Int32
+    let description: String
+
+    static func speed(_ baud: Int) -> speed_t? {
+        switch baud {
+        case 9600: speed_t(B9600)
+        case 19200: speed_t(B19200)
+        case 38400: speed_t(B38400)
+        case 57600: speed_t(B57600)
+        case 115200: speed_t(B115200)
+        case 230400: speed_t(B230400)
+        case 460800: speed_t(B460800)
+        case 921600: speed_t(B921600)
+        case 1000000: speed_t(B1000000)
+        case 2000000: speed_t(B2000000)
+        case 3000000: speed_t(B3000000)
+        default: nil
+        }
+    }
+
+    init(path: String, baud: Int) throws(TransportError) {
+        description = "serial:\(path)@\(baud)"
+        guard let speed = SerialTransport.speed(baud) else {
+            throw .unavailable("unsupported baud rate \(baud)")
+        }
+        let opened = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
+        guard opened >= 0 else {
+            let hint = errno == EACCES ? " (add your user to the 'dialout' group)" : ""
+            throw .unavailable("cannot open \(path): \(errnoString())\(hint)")
+        }
+        fd = opened
+        var tio = termios()
+        guard tcgetattr(fd, &tio) == 0 else {
+            Glibc.close(fd)
+            throw .unavailable("\(path) is not a serial port: \(errnoString())")
+        }
+        cfmakeraw(&tio)
+        cfsetispeed(&tio, speed)
+        cfsetospeed(&tio, speed)
+        tio.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD) | tcflag_t(CRTSCTS)
+        tcsetattr(fd, TCSANOW, &tio)
+        tcflush(fd, TCIOFLUSH)
+    }
+
+    var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
+    var timeoutHint: Int32? { nil }
+
+    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8] {
+        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return [] }
+        return try readDescriptor(fd, what: description)
+    }
+
+    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
+        try writeDescriptor(fd, packet, what: description)
+    }
+
+    func close() { Glibc.close(fd) }
+}

@@ -1,0 +1,72 @@
+/// The --transport value: which controller to talk to.
+enum TransportSpec: Equatable {
+    /// First Bluetooth-class USB device, or one by VID:PID, or by bus-port path.
+    case usbAny
+    case usbID(vendor: UInt16, product: UInt16)
+    case usbPath(bus: Int, ports: [Int])
+    case tcp(host: String, port: UInt16)
+    case serial(path: String, baud: Int)
+
+    static let help = "usb | usb:VID:PID | usb:BUS-PORT[.PORT…] | tcp:HOST:PORT | serial:PATH[@BAUD]"
+
+    /// Parses a --transport value; the error is one line that says what is expected.
+    static func parse(_ text: String) -> Result<TransportSpec, TransportSpecError> {
+        if text == "usb" { return .success(.usbAny) }
+        if text.hasPrefix("usb:") {
+            let rest = String(text.dropFirst(4))
+            let idParts = rest.split(separator: ":", omittingEmptySubsequences: false)
+            if idParts.count == 2 {
+                guard idParts[0].count == 4, idParts[1].count == 4,
+                      let vendor = UInt16(idParts[0], radix: 16), let product = UInt16(idParts[1], radix: 16) else {
+                    return .failure(TransportSpecError("USB id must be four hex digits each, as in usb:0a12:0001"))
+                }
+                return .success(.usbID(vendor: vendor, product: product))
+            }
+            let busPort = rest.split(separator: "-", omittingEmptySubsequences: false)
+            if busPort.count == 2, let bus = Int(busPort[0]), bus > 0 {
+                let ports = busPort[1].split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+                if !ports.isEmpty, ports.count <= 7, ports.allSatisfy({ $0 != nil && $0! > 0 && $0! < 256 }) {
+                    return .success(.usbPath(bus: bus, ports: ports.map { $0! }))
+                }
+            }
+            return .failure(TransportSpecError("bad USB selector '\(rest)': use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
+        }
+        if text.hasPrefix("tcp:") {
+            let rest = text.dropFirst(4)
+            guard let colon = rest.lastIndex(of: ":") else {
+                return .failure(TransportSpecError("tcp transport needs HOST:PORT, as in tcp:127.0.0.1:1234"))
+            }
+            var host = String(rest[rest.startIndex..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty, let port = UInt16(rest[rest.index(after: colon)...]), port > 0 else {
+                return .failure(TransportSpecError("tcp transport needs HOST:PORT with a port 1-65535, as in tcp:127.0.0.1:1234"))
+            }
+            return .success(.tcp(host: host, port: port))
+        }
+        if text.hasPrefix("serial:") {
+            let rest = text.dropFirst(7)
+            var path = String(rest)
+            var baud = 115_200
+            if let at = rest.lastIndex(of: "@") {
+                path = String(rest[rest.startIndex..<at])
+                guard let value = Int(rest[rest.index(after: at)...]), SerialTransport.speed(value) != nil else {
+                    return .failure(TransportSpecError("unsupported baud rate in '\(text)' (use 115200, 460800, 921600, 1000000, …)"))
+                }
+                baud = value
+            }
+            guard !path.isEmpty else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
+            return .success(.serial(path: path, baud: baud))
+        }
+        return .failure(TransportSpecError("unknown transport '\(text)': use \(help)"))
+    }
+
+    var isTCP: Bool {
+        if case .tcp = self { return true }
+        return false
+    }
+}
+
+struct TransportSpecError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
