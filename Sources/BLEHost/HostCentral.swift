@@ -1,18 +1,175 @@
-/// GAP central state (filled in with the central role).
+/// GAP central state: scanning and connection establishment (Core Vol 3 Part C §9.3).
 struct ScanState {
+    var desired = false
     var enabled = false
+    var requested: Bool? = nil
+    var pendingEnables = 0
     var connecting = false
+    /// Create Connection Cancel was sent; its failed Connection Complete is expected.
+    var cancelling = false
     var deadline: UInt64? = nil
-    mutating func resetForRecovery() { self = ScanState() }
+    var target = BDAddress.zero
+
+    mutating func resetForRecovery() {
+        let wanted = desired
+        self = ScanState()
+        desired = wanted
+    }
 }
 
 extension Host {
-    mutating func tickCentral() {}
-    mutating func centralReady() {}
-    mutating func centralConnectionCompleted(status: UInt8) {}
+    /// Scan interval and window in 0.625 ms units: 60 ms every 60 ms... halved window
+    /// keeps a kiosk's radio friendly to Wi-Fi while finding 100 ms advertisers quickly.
+    static let scanInterval: UInt16 = 0x0060
+    static let scanWindow: UInt16 = 0x0030
+
+    public var isScanning: Bool { scan.enabled }
+    public var isConnecting: Bool { scan.connecting }
+
+    /// Active scanning with duplicate filtering (SPEC §1 central flow).
+    public mutating func startScanning() {
+        scan.desired = true
+        guard state == .ready, !scan.connecting else { return }
+        if !(scan.requested ?? scan.enabled) {
+            var parameters = HCIPacket.command(HCIOpcode.leSetScanParameters)
+            parameters.append(0x01)  // active: ask for scan responses
+            parameters.appendUInt16(Host.scanInterval)
+            parameters.appendUInt16(Host.scanWindow)
+            parameters.append(controller.address.type)
+            parameters.append(0x00)  // accept all advertisers
+            queueCommand(parameters)
+            queueScanEnable(true)
+        }
+    }
+
+    public mutating func stopScanning() {
+        scan.desired = false
+        if scan.requested ?? scan.enabled { queueScanEnable(false) }
+    }
+
+    /// LE Create Connection to `peer`; cancelled when `timeout` ms pass without a
+    /// connection (then .connectionFailed). Scanning stops first.
+    @discardableResult
+    public mutating func connect(to peer: BDAddress, timeout: UInt64) -> Bool {
+        guard state == .ready, !scan.connecting, connectionCount < configuration.maxConnections else { return false }
+        if scan.requested ?? scan.enabled { queueScanEnable(false) }
+        scan.desired = false
+        scan.connecting = true
+        scan.cancelling = false
+        scan.target = peer
+        scan.deadline = now + timeout
+        var command = HCIPacket.command(HCIOpcode.leCreateConnection)
+        command.appendUInt16(Host.scanInterval)
+        command.appendUInt16(Host.scanInterval)
+        command.append(0x00)  // no filter accept list: this peer
+        command.append(peer.type)
+        peer.write(to: &command)
+        command.append(controller.address.type)
+        command.appendUInt16(0x0018)  // interval min 30 ms
+        command.appendUInt16(0x0028)  // interval max 50 ms
+        command.appendUInt16(0)  // latency
+        command.appendUInt16(400)  // supervision timeout 4 s
+        command.appendZeros(4)  // CE lengths
+        queueCommand(command)
+        return true
+    }
+
+    mutating func queueScanEnable(_ enable: Bool) {
+        var command = HCIPacket.command(HCIOpcode.leSetScanEnable)
+        command.append(enable ? 1 : 0)
+        command.append(0x01)  // filter duplicates
+        queueCommand(command)
+        scan.requested = enable
+        scan.pendingEnables += 1
+    }
+
+    mutating func scanEnableCompleted(_ status: UInt8, _ enable: Bool) {
+        scan.pendingEnables = max(0, scan.pendingEnables - 1)
+        if scan.pendingEnables == 0 { scan.requested = nil }
+        // Disabling when already disabled answers Command Disallowed: the state is what we wanted.
+        if status == HCIStatus.success || (!enable && status == HCIStatus.commandDisallowed) {
+            if scan.enabled != enable {
+                scan.enabled = enable
+                push(.scanning(enabled: enable))
+            }
+        } else {
+            push(.commandFailed(opcode: HCIOpcode.leSetScanEnable, status: status))
+        }
+    }
+
+    mutating func createConnectionFailed(_ status: UInt8) {
+        scan.connecting = false
+        scan.deadline = nil
+        push(.connectionFailed(status: status))
+    }
+
+    mutating func tickCentral() {
+        if scan.connecting, let deadline = scan.deadline, now >= deadline {
+            // Give up: cancel (Vol 4 Part E §7.8.13). A real controller answers with a
+            // Connection Complete (0x02); Bumble's may not, so we do not wait for it.
+            scan.connecting = false
+            scan.cancelling = true
+            scan.deadline = nil
+            queueCommand(HCIPacket.command(HCIOpcode.leCreateConnectionCancel))
+            push(.connectionFailed(status: HCIStatus.connectionTimeout))
+        }
+        tickClients()
+    }
+
+    mutating func centralReady() {
+        if scan.desired { startScanning() }
+    }
+
+    /// Returns false when the failed completion was the expected echo of a cancel.
+    mutating func centralConnectionCompleted(status: UInt8) -> Bool {
+        let wasCancelling = scan.cancelling
+        scan.connecting = false
+        scan.cancelling = false
+        scan.deadline = nil
+        return !(status != HCIStatus.success && wasCancelling)
+    }
+
     mutating func centralConnectionClosed(_ handle: UInt16) {}
-    mutating func createConnectionFailed(_ status: UInt8) {}
-    mutating func scanEnableCompleted(_ status: UInt8, _ enabled: Bool) {}
-    mutating func queueScanEnable(_ enable: Bool) {}
-    mutating func handleAdvertisingReports(_ reader: inout ByteReader, extended: Bool) {}
+
+    /// LE Advertising Report (0x02) and LE Extended Advertising Report (0x0D),
+    /// Vol 4 Part E §7.7.65.2 and §7.7.65.13. Reports are parsed one by one; a
+    /// report running past the event ends the parsing (what came before counts).
+    mutating func handleAdvertisingReports(_ reader: inout ByteReader, extended: Bool) {
+        guard reader.has(1) else { return dropped(.hciEvent) }
+        let count = Int(reader.u8())
+        for _ in 0..<count {
+            var connectable = false, scanResponse = false
+            var address = BDAddress.zero
+            var rssi: Int8 = 127
+            var data = FixedBytes<31>()
+            if extended {
+                guard reader.has(24) else { return dropped(.hciEvent) }
+                let type = reader.u16()
+                let addressType = reader.u8()
+                address = BDAddress(reader: &reader, type: addressType & 0x01)
+                _ = reader.take(4)  // PHYs, SID, TX power
+                rssi = Int8(bitPattern: reader.u8())
+                _ = reader.take(9)  // periodic interval, direct address type and address
+                let length = Int(reader.u8())
+                guard reader.has(length) else { return dropped(.hciEvent) }
+                let payload = reader.take(length)
+                data.append(UnsafeRawBufferPointer(rebasing: payload[0..<min(length, 31)]))
+                connectable = type & 0x0001 != 0
+                scanResponse = type & 0x0008 != 0
+            } else {
+                guard reader.has(9) else { return dropped(.hciEvent) }
+                let type = reader.u8()
+                let addressType = reader.u8()
+                address = BDAddress(reader: &reader, type: addressType & 0x01)
+                let length = Int(reader.u8())
+                guard length <= 31, reader.has(length + 1) else { return dropped(.hciEvent) }
+                data.append(reader.take(length))
+                rssi = Int8(bitPattern: reader.u8())
+                connectable = type == 0x00 || type == 0x01
+                scanResponse = type == 0x04
+            }
+            push(.advertisingReport(AdvertisingReport(
+                address: address, rssi: rssi, connectable: connectable, isScanResponse: scanResponse, data: data)))
+        }
+    }
 }

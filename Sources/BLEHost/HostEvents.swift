@@ -161,11 +161,15 @@ extension Host {
     }
 
     mutating func connectionCompleted(status: UInt8, handle: UInt16, isCentral: Bool, peer: BDAddress, interval: UInt16) {
-        if isCentral || scan.connecting { centralConnectionCompleted(status: status) }
-        guard status == HCIStatus.success else {
-            if isCentral || configuration.role == .central { push(.connectionFailed(status: status)) }
-            return
+        if configuration.role == .central || isCentral {
+            let report = centralConnectionCompleted(status: status)
+            guard status == HCIStatus.success else {
+                if report { push(.connectionFailed(status: status)) }
+                return
+            }
         }
+        // A failed completion as peripheral (e.g. directed advertising timeout) changes nothing.
+        guard status == HCIStatus.success else { return }
         // The controller stopped advertising when this link was made (Vol 6 Part B §4.4.2).
         if !isCentral, advertisingEnabled {
             advertisingEnabled = false

@@ -1,0 +1,417 @@
+import BLEHost
+
+/// Settings of the asker (SPEC §1 central flow; CLI flags in parentheses).
+public struct CentralSettings {
+    /// RSSI window in dBm (--rssi-min/--rssi-max); the ITCB apps use -60…-20.
+    public var rssiMin: Int8 = -60
+    public var rssiMax: Int8 = -20
+    /// How long to wait for the answer notification (--timeout), ms.
+    public var answerTimeout: UInt64 = 5_000
+    /// How long to look for an 8-Ball before giving up, ms.
+    public var scanTimeout: UInt64 = 5_000
+    /// How long one LE Create Connection may take, ms.
+    public var connectTimeout: UInt64 = 5_000
+    /// Only this 8-Ball (--peer): by name, or by address when `peerAddress` is set.
+    public var peerName = FixedBytes<31>()
+    public var peerAddress: UInt64? = nil
+    /// Scan-only mode: report every 8-Ball in range, connect to none.
+    public var listOnly = false
+
+    public init() {}
+}
+
+/// What the session reports to the platform.
+public enum CentralEvent {
+    /// An advertiser passed the filter (scan table entry).
+    case found(ScanEntry)
+    case connected(address: BDAddress)
+    /// Service, characteristics and Answer CCCD discovered: questions can be asked.
+    case ready(mtu: UInt16)
+    /// The answer to the current question: its index when it is a known slug or
+    /// phrase, and the raw value.
+    case answered(answer: Int?, value: FixedBytes<32>, latency: UInt64)
+    /// ATT error 0x0E: "please rephrase as a question".
+    case rejected
+    /// Another ATT error on the question write.
+    case failed(code: UInt8)
+    /// No answer in time: "device offline".
+    case offline
+    /// No 8-Ball passed the filter before the scan timeout.
+    case notFound
+    /// The peer has no 8-Ball service or lacks its characteristics.
+    case notAnEightBall
+    /// The link dropped mid-question: asking again on a fresh connection.
+    case retrying
+    /// Scan-only mode finished.
+    case scanComplete
+    /// The session ended (after `finish` or a fatal error).
+    case finished
+}
+
+/// The 8-Ball asker as a pure state machine: scan → filter → connect → exchange
+/// MTU → discover service, characteristics and the Answer CCCD → per question:
+/// subscribe, write the question, wait for the notification, unsubscribe.
+public struct EightBallCentral {
+    enum Phase: Equatable {
+        case idle, scanning, connecting, discovering, ready
+        case subscribing, writing, waitingAnswer, unsubscribing, disconnecting, finished
+    }
+
+    enum Outcome: Equatable { case none, answered, rejected, failed(UInt8), offline }
+
+    public var settings: CentralSettings
+    var phase = Phase.idle
+    var table = ScanTable()
+    /// Addresses already reported in scan-only mode.
+    var reported: InlineArray<16, UInt64> = InlineArray(repeating: 0)
+    var reportedCount = 0
+    public private(set) var target = ScanEntry()
+    var connection: UInt16? = nil
+    var connectAttempts = 0
+    var deadline: UInt64? = nil
+
+    // Discovery results.
+    var serviceEnd: UInt16 = 0
+    var questionHandle: UInt16 = 0
+    var answerHandle: UInt16 = 0
+    var cccdHandle: UInt16 = 0
+
+    // The question in flight.
+    var question = FixedBytes<512>()
+    var hasQuestion = false
+    var retried = false
+    var askedAt: UInt64 = 0
+    var answer = FixedBytes<32>()
+    var hasAnswer = false
+    var outcome = Outcome.none
+    var finishing = false
+
+    var events = FixedQueue<16, CentralEvent>()
+
+    public init(settings: CentralSettings) { self.settings = settings }
+
+    public var isIdleForQuestion: Bool { !hasQuestion && phase != .finished && !finishing }
+    public var isFinished: Bool { phase == .finished }
+    public func nextDeadline() -> UInt64? { deadline }
+    public mutating func nextEvent() -> CentralEvent? { events.pop() }
+
+    /// Starts looking for an 8-Ball (the host may still be initialising).
+    public mutating func start(host: inout Host, now: UInt64) {
+        beginScan(&host, now)
+    }
+
+    /// Asks a question (one at a time); it goes out as soon as the link is ready.
+    @discardableResult
+    public mutating func ask(_ text: UnsafeRawBufferPointer, host: inout Host, now: UInt64) -> Bool {
+        guard isIdleForQuestion, text.count <= Question.maxLength else { return false }
+        question = FixedBytes(text)
+        hasQuestion = true
+        retried = false
+        if phase == .ready { beginQuestion(&host, now) }
+        if phase == .idle { beginScan(&host, now) }
+        return true
+    }
+
+    /// Ends the session: disconnects (if connected) and reports .finished.
+    public mutating func finish(host: inout Host) {
+        finishing = true
+        if let connection, phase != .disconnecting {
+            phase = .disconnecting
+            host.disconnect(handle: connection)
+        } else if connection == nil {
+            host.stopScanning()
+            end()
+        }
+    }
+
+    // MARK: - Events
+
+    public mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
+        switch event {
+        case .ready:
+            if phase == .scanning { host.startScanning() }
+        case .advertisingReport(let report):
+            guard phase == .scanning else { return }
+            let index = table.add(report)
+            let entry = table.entries[index]
+            guard matches(entry) else { return }
+            if settings.listOnly {
+                reportOnce(entry)
+                return
+            }
+            target = entry
+            events.push(.found(entry))
+            connectTo(&host, now)
+        case .connectionFailed:
+            guard phase == .connecting else { return }
+            // Try again from a fresh scan: the advertiser may have moved on.
+            if connectAttempts < 3 {
+                beginScan(&host, now)
+            } else {
+                fail(.offline)
+            }
+        case .connected(let handle, let peer, let isCentral, _):
+            guard isCentral else { return }
+            guard phase == .connecting || phase == .scanning, connection == nil else {
+                host.disconnect(handle: handle)  // a late link from a cancelled attempt
+                return
+            }
+            connection = handle
+            phase = .discovering
+            deadline = nil
+            events.push(.connected(address: peer))
+            host.gattExchangeMTU(connection: handle)
+        case .disconnected(let handle, _):
+            guard handle == connection else { return }
+            connection = nil
+            linkLost(&host, now)
+        case .gattClient(let client):
+            handleClient(client, &host, now)
+        default:
+            break
+        }
+    }
+
+    mutating func handleClient(_ event: GATTClientEvent, _ host: inout Host, _ now: UInt64) {
+        guard let connection else { return }
+        switch event {
+        case .mtuExchanged:
+            host.gattDiscoverPrimaryService(connection: connection, uuid: EightBallUUID.service)
+        case .serviceDiscovered(_, let start, let end):
+            serviceEnd = end
+            host.gattDiscoverCharacteristics(connection: connection, start: start, end: end)
+        case .serviceNotFound:
+            notAnEightBall(&host)
+        case .characteristicsDiscovered:
+            guard let client = host.gattClient(connection: connection),
+                  let question = client.characteristic(EightBallUUID.question),
+                  let answer = client.characteristic(EightBallUUID.answer),
+                  question.properties.contains(.write), answer.properties.contains(.notify) else {
+                return notAnEightBall(&host)
+            }
+            questionHandle = question.valueHandle
+            answerHandle = answer.valueHandle
+            host.gattDiscoverDescriptors(connection: connection, start: answerHandle + 1, end: serviceEnd)
+        case .descriptorsDiscovered:
+            let cccdType = BLEUUID(uuid16: GATTType.clientCharacteristicConfiguration)
+            guard let client = host.gattClient(connection: connection),
+                  let cccd = client.descriptor(cccdType, after: answerHandle) else { return notAnEightBall(&host) }
+            cccdHandle = cccd.handle
+            phase = .ready
+            events.push(.ready(mtu: host.mtu(connection: connection)))
+            if hasQuestion { beginQuestion(&host, now) }
+        case .writeCompleted(_, let handle):
+            if handle == cccdHandle, phase == .subscribing {
+                // Subscribed and confirmed: now the question (SPEC §1 order).
+                phase = .writing
+                askedAt = now
+                _ = question.withBytes { host.gattWrite(connection: connection, handle: questionHandle, value: $0) }
+            } else if handle == questionHandle, phase == .writing {
+                if hasAnswer {
+                    outcome = .answered
+                    unsubscribe(&host)
+                } else {
+                    phase = .waitingAnswer
+                    deadline = now + settings.answerTimeout
+                }
+            } else if handle == cccdHandle, phase == .unsubscribing {
+                report(now)
+                phase = .ready
+                if finishing { finish(host: &host) }
+            }
+        case .error(_, _, let handle, let code):
+            switch phase {
+            case .writing:
+                outcome = code == ATTError.unlikelyError ? .rejected : .failed(code)
+                unsubscribe(&host)
+            case .subscribing:
+                outcome = .failed(code)
+                report(now)
+                phase = .ready
+            case .unsubscribing:
+                report(now)  // the answer stands even if unsubscribing failed
+                phase = .ready
+            case .discovering:
+                _ = handle
+                notAnEightBall(&host)
+            default:
+                break
+            }
+        case .notification(_, let handle, let value):
+            guard handle == answerHandle, phase == .writing || phase == .waitingAnswer, !hasAnswer else { return }
+            answer.removeAll()
+            value.withBytes { answer.append(UnsafeRawBufferPointer(rebasing: $0[0..<min($0.count, 32)])) }
+            hasAnswer = true
+            if phase == .waitingAnswer {
+                deadline = nil
+                outcome = .answered
+                unsubscribe(&host)
+            }
+        case .timeout:
+            outcome = .offline  // the host closes the link; linkLost reports it
+        default:
+            break
+        }
+    }
+
+    /// Timers: scan timeout (nothing found) and answer timeout (device offline).
+    public mutating func tick(host: inout Host, now: UInt64) {
+        guard let due = deadline, now >= due else { return }
+        deadline = nil
+        switch phase {
+        case .scanning:
+            host.stopScanning()
+            if settings.listOnly {
+                events.push(.scanComplete)
+            } else {
+                events.push(.notFound)
+            }
+            hasQuestion = false
+            end()
+        case .waitingAnswer:
+            outcome = .offline
+            unsubscribe(&host)
+        default:
+            break
+        }
+    }
+
+    // MARK: - Steps
+
+    func matches(_ entry: ScanEntry) -> Bool {
+        guard entry.connectable || settings.listOnly,
+              entry.summary.hasService(EightBallUUID.service),
+              !entry.summary.name.isEmpty,
+              entry.rssi != 127,
+              entry.rssi >= settings.rssiMin, entry.rssi <= settings.rssiMax else { return false }
+        if let address = settings.peerAddress { return entry.address.value == address }
+        if !settings.peerName.isEmpty {
+            return settings.peerName.withBytes { entry.summary.name.equals($0) }
+        }
+        return true
+    }
+
+    mutating func reportOnce(_ entry: ScanEntry) {
+        for i in 0..<reportedCount where reported[i] == entry.address.value { return }
+        guard reportedCount < 16 else { return }
+        reported[reportedCount] = entry.address.value
+        reportedCount += 1
+        events.push(.found(entry))
+    }
+
+    mutating func beginScan(_ host: inout Host, _ now: UInt64) {
+        phase = .scanning
+        table.removeAll()
+        deadline = now + settings.scanTimeout
+        host.startScanning()
+    }
+
+    mutating func connectTo(_ host: inout Host, _ now: UInt64) {
+        connectAttempts += 1
+        if host.connect(to: target.address, timeout: settings.connectTimeout) {
+            phase = .connecting
+            deadline = nil
+        }
+    }
+
+    mutating func beginQuestion(_ host: inout Host, _ now: UInt64) {
+        guard let connection else { return }
+        hasAnswer = false
+        outcome = .none
+        phase = .subscribing
+        var enable = FixedBytes<2>()
+        enable.appendUInt16(0x0001)
+        if !enable.withBytes({ host.gattWrite(connection: connection, handle: cccdHandle, value: $0) }) {
+            outcome = .failed(ATTError.unlikelyError)
+            report(now)
+            phase = .ready
+        }
+    }
+
+    mutating func unsubscribe(_ host: inout Host) {
+        guard let connection else { return }
+        phase = .unsubscribing
+        deadline = nil
+        var disable = FixedBytes<2>()
+        disable.appendUInt16(0x0000)
+        if !disable.withBytes({ host.gattWrite(connection: connection, handle: cccdHandle, value: $0) }) {
+            report(askedAt)
+            phase = .ready
+        }
+    }
+
+    /// Reports the current question's outcome and frees the slot for the next one.
+    mutating func report(_ now: UInt64) {
+        guard hasQuestion else { return }
+        hasQuestion = false
+        switch outcome {
+        case .answered:
+            let index = answer.withBytes { Answers.index(of: $0) }
+            events.push(.answered(answer: index, value: answer, latency: now >= askedAt ? now - askedAt : 0))
+        case .rejected: events.push(.rejected)
+        case .failed(let code): events.push(.failed(code: code))
+        case .offline, .none: events.push(.offline)
+        }
+        outcome = .none
+    }
+
+    mutating func linkLost(_ host: inout Host, _ now: UInt64) {
+        deadline = nil
+        if finishing || phase == .disconnecting {
+            report(now)
+            return end()
+        }
+        var inQuestion = false
+        switch phase {
+        case .subscribing, .writing, .waitingAnswer, .unsubscribing: inQuestion = hasQuestion
+        default: break
+        }
+        if inQuestion, outcome == .answered || outcome == .rejected {
+            // The outcome was known before the link dropped: it stands.
+            report(now)
+            phase = .idle
+            return
+        }
+        if hasQuestion, !retried, outcome != .offline {
+            retried = true
+            events.push(.retrying)
+            connectAttempts = 0
+            beginScan(&host, now)
+            return
+        }
+        if hasQuestion {
+            outcome = .offline
+            report(now)
+        }
+        phase = .idle
+    }
+
+    mutating func notAnEightBall(_ host: inout Host) {
+        events.push(.notAnEightBall)
+        hasQuestion = false
+        finishing = true
+        if let connection {
+            phase = .disconnecting
+            host.disconnect(handle: connection)
+        } else {
+            end()
+        }
+    }
+
+    mutating func fail(_ outcome: Outcome) {
+        self.outcome = outcome
+        if hasQuestion {
+            report(0)
+        } else {
+            events.push(.offline)
+        }
+        end()
+    }
+
+    mutating func end() {
+        guard phase != .finished else { return }
+        phase = .finished
+        deadline = nil
+        events.push(.finished)
+    }
+}
