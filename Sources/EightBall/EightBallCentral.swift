@@ -92,6 +92,8 @@ public struct EightBallCentral {
 
     public var isIdleForQuestion: Bool { !hasQuestion && phase != .finished && !finishing }
     public var isFinished: Bool { phase == .finished }
+    /// Scan-only mode found at least one 8-Ball.
+    public var reportedAny: Bool { reportedCount > 0 }
     public func nextDeadline() -> UInt64? { deadline }
     public mutating func nextEvent() -> CentralEvent? { events.pop() }
 

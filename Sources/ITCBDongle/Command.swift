@@ -62,10 +62,10 @@ struct ITCBDongle: ParsableCommand {
     @Option(help: ArgumentHelp("Central: a question to ask (repeatable). Without it, questions are read from standard input, one per line.", valueName: "question"))
     var question: [String] = []
 
-    @Option(help: ArgumentHelp("Central: weakest RSSI accepted, dBm.", valueName: "dBm"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Central: weakest RSSI accepted, dBm (default -60; negative values work as --rssi-min -70).", valueName: "dBm"))
     var rssiMin: Int = -60
 
-    @Option(help: ArgumentHelp("Central: strongest RSSI accepted, dBm.", valueName: "dBm"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Central: strongest RSSI accepted, dBm (default -20).", valueName: "dBm"))
     var rssiMax: Int = -20
 
     @Option(help: ArgumentHelp("Central: seconds to wait for an answer (and for an 8-Ball to be found).", valueName: "seconds"))

@@ -52,6 +52,12 @@ func writeStandardError(_ text: String) {
     _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
 }
 
+/// Writes a line straight to fd 1, so piped output (--json) streams as it happens.
+func printLine(_ text: String) {
+    var bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+}
+
 /// Monotonic milliseconds: the only clock the core ever sees.
 func monotonicMilliseconds() -> UInt64 {
     var now = timespec()

@@ -57,6 +57,8 @@ final class RunLoop<Logic: RoleLogic> {
     var hardStop: UInt64 = 0
     var statusHook: (() -> String)? = nil
     var onReady: ((ControllerInfo) -> Void)? = nil
+    /// More descriptors to wake up for (the central's stdin).
+    var extraDescriptors: () -> [pollfd] = { [] }
 
     init(host: Host, logic: Logic, transport: Transport, snoop: BTSnoopWriter?, readyTimeout: UInt64 = 10_000) {
         self.host = host
@@ -82,19 +84,22 @@ final class RunLoop<Logic: RoleLogic> {
                     Log.error("controller at \(transport.description) did not complete initialisation (no answer to HCI commands)")
                     return Exit.controller
                 }
-                if !stopping, let code = logic.exitCode {
+                if !stopping, logic.exitCode != nil {
                     beginStop(now: now)
-                    _ = code
+                    try flush()
                 }
+                let transportCount = transport.pollDescriptors.count
                 var fds = transport.pollDescriptors
+                fds += extraDescriptors()
                 fds.append(pollfd(fd: Signals.pipeFDs[0], events: Int16(POLLIN), revents: 0))
                 let timeout = pollTimeout(now: now)
                 let n = poll(&fds, nfds_t(fds.count), timeout)
                 if n < 0, errno != EINTR { throw .lost("poll failed: \(errnoString())") }
                 for signal in Signals.drain() { handleSignal(signal) }
-                let bytes = try transport.readAvailable(Array(fds.dropLast()))
+                let bytes = try transport.readAvailable(Array(fds.prefix(transportCount)))
                 if !bytes.isEmpty { feed(bytes) }
                 host.tick(now: monotonicMilliseconds())
+                if fds.dropFirst(transportCount).dropLast().contains(where: { $0.revents != 0 }) { processEvents() }
                 try flush()
             }
         } catch {
