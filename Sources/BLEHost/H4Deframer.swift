@@ -26,8 +26,26 @@ public struct H4Deframer {
     var buffer = FixedBytes<1028>()
     public private(set) var droppedBytes = 0
     public private(set) var droppedPackets = 0
+    /// Set for a stream that carries one packet type without indicators: a USB
+    /// endpoint (events on interrupt IN, ACL on bulk IN; Core Vol 4 Part B §2.1),
+    /// where packets may span USB transfers and are delimited by their headers.
+    let fixedType: UInt8?
 
-    public init() {}
+    public init() { fixedType = nil }
+
+    /// A de-framer for one endpoint's stream; it delivers packets of `type`.
+    public init(endpointOf type: UInt8) {
+        fixedType = type
+        expectNext()
+    }
+
+    mutating func expectNext() {
+        guard let type = fixedType else {
+            state = .indicator
+            return
+        }
+        begin(type, header: type == H4PacketType.event ? 2 : 4)
+    }
 
     /// Feeds bytes; `deliver` gets each complete packet (without the indicator byte).
     public mutating func push(_ bytes: UnsafeRawBufferPointer, deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
@@ -49,7 +67,7 @@ public struct H4Deframer {
                     if headerLength + payload > H4Deframer.capacity {
                         droppedPackets += 1
                         needed = payload
-                        state = needed == 0 ? .indicator : .discard
+                        if needed == 0 { expectNext() } else { state = .discard }
                     } else if payload == 0 {
                         finish(deliver)
                     } else {
@@ -63,7 +81,7 @@ public struct H4Deframer {
                 if needed == 0 { finish(deliver) }
             case .discard:
                 needed -= 1
-                if needed == 0 { state = .indicator }
+                if needed == 0 { expectNext() }
             }
         }
     }
@@ -85,9 +103,9 @@ public struct H4Deframer {
     }
 
     mutating func finish(_ deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
-        state = .indicator
         let packetType = type
         buffer.withBytes { deliver(packetType, $0) }
-        buffer.removeAll()
+        expectNext()
+        if fixedType == nil { buffer.removeAll() }
     }
 }

@@ -305,7 +305,9 @@ func hex4(_ value: UInt16) -> String {
 }
 
 extension ITCBDongle {
-    func runCentral(configuration: HostConfiguration, transport: Transport, snoop: BTSnoopWriter?) -> Int32 {
+    /// The central's sessions share the questions still to ask and the printer
+    /// (and so the exit code) across a USB unplug.
+    func centralSession(configuration: HostConfiguration) -> (Transport, BTSnoopWriter?, Int) -> Int32 {
         var settings = CentralSettings()
         settings.rssiMin = Int8(rssiMin)
         settings.rssiMax = Int8(rssiMax)
@@ -321,18 +323,15 @@ extension ITCBDongle {
         }
         let source = QuestionSource(questions: scan ? ["-"] : question, count: count)
         let printer = AnswerPrinter(json: json)
-        let logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
-        var database = GATTDatabase()
-        _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
-        let host = Host(configuration: configuration, database: database)
-        Log.info(scan ? "scanning for 8-Balls on \(transport.description)" : "central on \(transport.description)")
-        let loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
-        loop.extraDescriptors = { source.descriptors }
-        return loop.run()
-    }
-
-    func printControllerInfo(configuration: HostConfiguration, transport: Transport, snoop: BTSnoopWriter?) -> Int32 {
-        let host = Host(configuration: configuration, database: GATTDatabase())
-        return RunLoop(host: host, logic: InfoLogic(), transport: transport, snoop: snoop).run()
+        return { [scan] transport, snoop, _ in
+            let logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
+            var database = GATTDatabase()
+            _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
+            let host = Host(configuration: configuration, database: database)
+            Log.info(scan ? "scanning for 8-Balls on \(transport.description)" : "central on \(transport.description)")
+            let loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
+            loop.extraDescriptors = { source.descriptors }
+            return loop.run()
+        }
     }
 }

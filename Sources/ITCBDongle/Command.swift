@@ -158,14 +158,6 @@ extension ITCBDongle {
         if listControllers { return USBController.list() }
         Signals.install()
 
-        let transport: Transport
-        do throws(TransportError) {
-            transport = try openTransport(spec)
-        } catch {
-            Log.error(error.description)
-            return error.isUnplug ? Exit.unplugged : Exit.transport
-        }
-        defer { transport.close() }
         var snoop: BTSnoopWriter? = nil
         if let btsnoop {
             do throws(TransportError) {
@@ -185,21 +177,51 @@ extension ITCBDongle {
         } else {
             configuration.staticAddress = derivedStaticAddress(role: (role ?? .peripheral).rawValue, name: name)
         }
+        let session = makeSession(configuration: configuration)
 
-        if controllerInfo { return printControllerInfo(configuration: configuration, transport: transport, snoop: snoop) }
+        // One session per plug-in: after an unplug (USB, without --exit-on-unplug)
+        // wait for a matching dongle and resume the role without a restart.
+        var sessions = 0
+        while true {
+            let opened: Transport
+            do throws(TransportError) {
+                opened = try openTransport(spec)
+            } catch {
+                Log.error(error.description)
+                return error.isUnplug ? Exit.unplugged : Exit.transport
+            }
+            sessions += 1
+            let code = session(opened, snoop, sessions)
+            opened.close()
+            guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
+            Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
+            guard USBController.waitForDevice(spec) else { return Exit.success }
+            Log.info("dongle is back; resuming as \((role ?? .peripheral).rawValue)")
+        }
+    }
 
+    /// Builds what one transport session runs: the role's logic and the run loop.
+    func makeSession(configuration: HostConfiguration) -> (Transport, BTSnoopWriter?, Int) -> Int32 {
+        if controllerInfo {
+            return { transport, snoop, _ in
+                let host = Host(configuration: configuration, database: GATTDatabase())
+                return RunLoop(host: host, logic: InfoLogic(), transport: transport, snoop: snoop).run()
+            }
+        }
         switch role ?? .peripheral {
         case .peripheral:
-            let seedValue = seed ?? UInt64.random(in: 0...UInt64.max)
-            let logic = Array(name.utf8).withUnsafeBytes {
-                EightBallPeripheral(name: $0, style: answers == .text ? .text : .slug, seed: seedValue)
+            let firstSeed = seed ?? UInt64.random(in: 0...UInt64.max)
+            let style: AnswerStyle = answers == .text ? .text : .slug
+            return { [name, maxCentrals, answers] transport, snoop, session in
+                let logic = Array(name.utf8).withUnsafeBytes {
+                    EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session - 1))
+                }
+                let host = Host(configuration: configuration, database: logic.database)
+                Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
+                return RunLoop(host: host, logic: logic, transport: transport, snoop: snoop).run()
             }
-            let host = Host(configuration: configuration, database: logic.database)
-            Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
-            let loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
-            return loop.run()
         case .central:
-            return runCentral(configuration: configuration, transport: transport, snoop: snoop)
+            return centralSession(configuration: configuration)
         }
     }
 

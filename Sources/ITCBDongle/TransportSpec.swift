@@ -60,6 +60,13 @@ enum TransportSpec: Equatable {
         return .failure(TransportSpecError("unknown transport '\(text)': use \(help)"))
     }
 
+    var isUSB: Bool {
+        switch self {
+        case .usbAny, .usbID, .usbPath: true
+        default: false
+        }
+    }
+
     var isTCP: Bool {
         if case .tcp = self { return true }
         return false

@@ -1,13 +1,143 @@
+import BLEHost
 import CLibUSB
+import Glibc
 
-/// USB transport (issue 4): placeholder until the libusb transport lands.
-enum USBController {
-    static func list() -> Int32 {
-        Log.error("USB controller listing is not available yet")
-        return Exit.transport
+/// A USB device that looks like a Bluetooth controller (Core Vol 4 Part B §2:
+/// class E0 Wireless, subclass 01 RF, protocol 01 Bluetooth) on the device or on
+/// interface 0. Combo cards that carry Bluetooth on another interface do not match.
+struct USBCandidate {
+    let device: OpaquePointer
+    let vendor: UInt16
+    let product: UInt16
+    let bus: Int
+    let ports: [Int]
+    let isBluetooth: Bool
+
+    /// The sysfs name, e.g. "1-1.2" (bus 1, port 1, then port 2 of that hub).
+    var path: String { "\(bus)-" + ports.map(String.init).joined(separator: ".") }
+    var id: String { "\(hex4(vendor)):\(hex4(product))" }
+
+    /// What sysfs says about it, readable without opening the device.
+    var productName: String { readSmallFile("/sys/bus/usb/devices/\(path)/product") ?? "?" }
+    var kernelDriver: String? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let n = readlink("/sys/bus/usb/devices/\(path):1.0/driver", &buffer, 511)
+        guard n > 0 else { return nil }
+        return String(cString: buffer).split(separator: "/").last.map(String.init)
     }
 
-    static func open(_ spec: TransportSpec, reset: Bool) throws(TransportError) -> Transport {
-        throw .unavailable("the USB transport is not available yet; use --transport tcp:HOST:PORT or serial:PATH")
+    func matches(_ spec: TransportSpec) -> Bool {
+        switch spec {
+        case .usbAny: isBluetooth
+        case .usbID(let v, let p): vendor == v && product == p
+        case .usbPath(let b, let p): bus == b && ports == p
+        default: false
+        }
+    }
+}
+
+func libusbError(_ code: Int32) -> String { String(cString: libusb_strerror(code)) }
+
+/// Device enumeration, listing and opening (the USB transport's selection rules).
+enum USBController {
+    /// All devices on the system; `isBluetooth` marks the candidates.
+    static func enumerate(_ context: OpaquePointer) -> (list: UnsafeMutablePointer<OpaquePointer?>?, devices: [USBCandidate]) {
+        var list: UnsafeMutablePointer<OpaquePointer?>? = nil
+        let count = libusb_get_device_list(context, &list)
+        guard count > 0, let list else { return (nil, []) }
+        var devices: [USBCandidate] = []
+        for i in 0..<Int(count) {
+            guard let device = list[i] else { continue }
+            var descriptor = libusb_device_descriptor()
+            guard libusb_get_device_descriptor(device, &descriptor) == 0 else { continue }
+            var bluetooth = descriptor.bDeviceClass == 0xE0 && descriptor.bDeviceSubClass == 0x01
+                && descriptor.bDeviceProtocol == 0x01
+            var config: UnsafeMutablePointer<libusb_config_descriptor>? = nil
+            if libusb_get_active_config_descriptor(device, &config) == 0 || libusb_get_config_descriptor(device, 0, &config) == 0,
+               let config {
+                if config.pointee.bNumInterfaces > 0, config.pointee.interface[0].num_altsetting > 0 {
+                    let interface = config.pointee.interface[0].altsetting[0]
+                    if interface.bInterfaceClass == 0xE0, interface.bInterfaceSubClass == 0x01, interface.bInterfaceProtocol == 0x01 {
+                        bluetooth = true
+                    } else if descriptor.bDeviceClass == 0x00 || descriptor.bDeviceClass == 0xEF {
+                        bluetooth = false  // class defined per interface, and interface 0 is not Bluetooth
+                    }
+                }
+                libusb_free_config_descriptor(config)
+            }
+            var ports = [UInt8](repeating: 0, count: 7)
+            let depth = libusb_get_port_numbers(device, &ports, 7)
+            devices.append(USBCandidate(
+                device: device, vendor: descriptor.idVendor, product: descriptor.idProduct,
+                bus: Int(libusb_get_bus_number(device)), ports: depth > 0 ? ports[0..<Int(depth)].map(Int.init) : [],
+                isBluetooth: bluetooth))
+        }
+        return (list, devices)
+    }
+
+    /// --list-controllers: one line per Bluetooth USB device.
+    static func list() -> Int32 {
+        var context: OpaquePointer? = nil
+        guard libusb_init(&context) == 0, let context else {
+            Log.error("cannot initialise libusb (is /dev/bus/usb available?)")
+            return Exit.transport
+        }
+        defer { libusb_exit(context) }
+        let (list, devices) = enumerate(context)
+        defer { if let list { libusb_free_device_list(list, 1) } }
+        let controllers = devices.filter(\.isBluetooth)
+        if controllers.isEmpty {
+            writeStandardError("no USB Bluetooth controllers found (\(devices.count) USB devices seen)\n")
+            return Exit.success
+        }
+        printLine("VID:PID    PATH        DRIVER      PRODUCT")
+        for c in controllers {
+            let driver = c.kernelDriver ?? "(none)"
+            printLine("\(c.id)  \(pad("usb:" + c.path, 10))  \(pad(driver, 10))  \(c.productName)")
+        }
+        return Exit.success
+    }
+
+    /// Waits for a matching device (re-scanning once a second); false when a
+    /// SIGINT/SIGTERM asks us to stop instead.
+    static func waitForDevice(_ spec: TransportSpec) -> Bool {
+        var context: OpaquePointer? = nil
+        guard libusb_init(&context) == 0, let context else { return false }
+        defer { libusb_exit(context) }
+        while true {
+            var fds = [pollfd(fd: Signals.pipeFDs[0], events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, 1000)
+            for signal in Signals.drain() where signal != SIGHUP { return false }
+            let (list, devices) = enumerate(context)
+            let present = devices.contains { $0.matches(spec) }
+            if let list { libusb_free_device_list(list, 1) }
+            if present { return true }
+        }
+    }
+
+    static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
+
+    static func open(_ spec: TransportSpec, reset: Bool, quiet: Bool = false) throws(TransportError) -> Transport {
+        var context: OpaquePointer? = nil
+        guard libusb_init(&context) == 0, let context else { throw .unavailable("cannot initialise libusb") }
+        let (list, devices) = enumerate(context)
+        defer { if let list { libusb_free_device_list(list, 1) } }
+        guard let candidate = devices.first(where: { $0.matches(spec) }) else {
+            libusb_exit(context)
+            let seen = devices.filter { !$0.ports.isEmpty }.map { "\($0.id) at \($0.path)\($0.isBluetooth ? " (Bluetooth)" : "")" }
+            let what: String
+            switch spec {
+            case .usbID(let v, let p): what = "no USB device \(hex4(v)):\(hex4(p))"
+            case .usbPath(let b, let p): what = "no USB device at \(b)-\(p.map(String.init).joined(separator: "."))"
+            default: what = "no USB Bluetooth dongle found"
+            }
+            throw .notFound("\(what); seen: \(seen.isEmpty ? "no USB devices" : seen.joined(separator: ", ")) (plug one in, or pick one with --transport usb:VID:PID)")
+        }
+        do throws(TransportError) {
+            return try USBTransport(context: context, candidate: candidate, reset: reset)
+        } catch {
+            libusb_exit(context)
+            throw error
+        }
     }
 }
