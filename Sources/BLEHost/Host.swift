@@ -193,6 +193,14 @@ public struct Host {
         if connectionCount == 0 { queueShutdownReset() }
     }
 
+    /// Sends a harmless command (Read Local Version Information) when nothing is
+    /// outstanding, so a controller that stopped answering is noticed by the
+    /// command timeout and re-initialised even while the link is idle.
+    public mutating func probeController() {
+        guard state == .ready, outstandingOpcode == nil, commandQueue.isEmpty else { return }
+        queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion))
+    }
+
     // MARK: - GAP API
 
     /// Advertises connectably with this data while fewer than maxConnections are

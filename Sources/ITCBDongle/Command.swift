@@ -43,6 +43,9 @@ struct ITCBDongle: ParsableCommand {
     @Flag(help: "List USB Bluetooth controllers (VID:PID, bus-port path, product, kernel driver) and exit.")
     var listControllers = false
 
+    @Option(help: ArgumentHelp("Probe the controller every N seconds so one that stopped answering is reset (0 = off; under systemd the watchdog period is used).", valueName: "seconds"))
+    var healthCheck: Double = 0
+
     // MARK: Peripheral
 
     @Option(help: ArgumentHelp("Peripheral: advertised and GAP Device Name (UTF-8, 1–248 bytes; up to 8 bytes fit whole in the advertising data).", valueName: "name"))
@@ -107,6 +110,7 @@ struct ITCBDongle: ParsableCommand {
             throw ValidationError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max")
         }
         guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+        guard healthCheck >= 0, healthCheck <= 3600 else { throw ValidationError("--health-check must be between 0 and 3600 seconds") }
         guard count >= 1 else { throw ValidationError("--count must be at least 1") }
         for q in question where q.utf8.count > Question.maxLength {
             throw ValidationError("a --question is longer than \(Question.maxLength) bytes")
@@ -218,11 +222,19 @@ extension ITCBDongle {
                 }
                 let host = Host(configuration: configuration, database: logic.database)
                 Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
-                return RunLoop(host: host, logic: logic, transport: transport, snoop: snoop).run()
+                let loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
+                loop.healthInterval = healthCheckInterval(loop)
+                return loop.run()
             }
         case .central:
             return centralSession(configuration: configuration)
         }
+    }
+
+    /// --health-check, or the systemd watchdog period when it is set.
+    func healthCheckInterval(_ loop: RunLoop<some RoleLogic>) -> UInt64? {
+        if healthCheck > 0 { return UInt64(healthCheck * 1000) }
+        return loop.notifier?.watchdogInterval
     }
 
     func openTransport(_ spec: TransportSpec) throws(TransportError) -> Transport {

@@ -55,8 +55,11 @@ final class RunLoop<Logic: RoleLogic> {
     var wasReady = false
     var stopping = false
     var hardStop: UInt64 = 0
-    var statusHook: (() -> String)? = nil
     var onReady: ((ControllerInfo) -> Void)? = nil
+    let notifier: SystemdNotifier? = SystemdNotifier()
+    /// --health-check: probe the controller this often (ms) so a silent one is noticed.
+    var healthInterval: UInt64? = nil
+    var nextHealthCheck: UInt64 = 0
     /// More descriptors to wake up for (the central's stdin).
     var extraDescriptors: () -> [pollfd] = { [] }
 
@@ -70,7 +73,9 @@ final class RunLoop<Logic: RoleLogic> {
 
     /// Runs until the role finishes, a signal stops it, or the transport fails.
     func run() -> Int32 {
+        defer { notifier?.close() }
         host.start(now: monotonicMilliseconds())
+        if let healthInterval { nextHealthCheck = monotonicMilliseconds() + healthInterval }
         do throws(TransportError) {
             try flush()
             while true {
@@ -98,7 +103,13 @@ final class RunLoop<Logic: RoleLogic> {
                 for signal in Signals.drain() { handleSignal(signal) }
                 let bytes = try transport.readAvailable(Array(fds.prefix(transportCount)))
                 if !bytes.isEmpty { feed(bytes) }
-                host.tick(now: monotonicMilliseconds())
+                let after = monotonicMilliseconds()
+                host.tick(now: after)
+                notifier?.tick(now: after)
+                if let healthInterval, after >= nextHealthCheck {
+                    nextHealthCheck = after + healthInterval
+                    host.probeController()
+                }
                 if fds.dropFirst(transportCount).dropLast().contains(where: { $0.revents != 0 }) { processEvents() }
                 try flush()
             }
@@ -117,6 +128,8 @@ final class RunLoop<Logic: RoleLogic> {
         if let d = host.nextDeadline() { deadlines.append(d) }
         if let d = logic.nextDeadline() { deadlines.append(d) }
         if stopping { deadlines.append(hardStop) }
+        if let d = notifier?.deadline { deadlines.append(d) }
+        if healthInterval != nil { deadlines.append(nextHealthCheck) }
         if !wasReady { deadlines.append(readyDeadline) }
         var timeout: Int32 = -1
         if let first = deadlines.min() {
@@ -129,7 +142,9 @@ final class RunLoop<Logic: RoleLogic> {
     func handleSignal(_ signal: Int32) {
         switch signal {
         case SIGHUP:
-            Log.info(statusHook?() ?? "status: \(host.connectionCount) connection(s), \(host.recoveries) controller recoveries")
+            let status = "\(host.isReady ? "running" : "initialising"): \(host.connectionCount) connection(s), \(host.recoveries) controller recoveries, \(host.droppedInput) inputs dropped"
+            Log.info("status: " + status)
+            notifier?.status(status)
         default:
             if stopping { return }
             Log.info("stopping (signal \(signal))")
@@ -139,6 +154,7 @@ final class RunLoop<Logic: RoleLogic> {
 
     /// Advertising/scanning off, links closed, controller reset; at most 2 s.
     func beginStop(now: UInt64) {
+        notifier?.send("STOPPING=1")
         stopping = true
         hardStop = now + 2_000
         host.shutdown(now: now)
@@ -167,6 +183,7 @@ final class RunLoop<Logic: RoleLogic> {
             while let event = host.nextEvent() {
                 progressed = true
                 logHostEvent(event)
+                notifier?.observe(event, host: host, role: host.configuration.role)
                 if case .ready(let info) = event {
                     wasReady = true
                     onReady?(info)

@@ -1,0 +1,87 @@
+import BLEHost
+import Glibc
+
+/// The sd_notify datagram protocol (systemd.exec(5), sd_notify(3)) without
+/// libsystemd: READY=1 once the role is up, STATUS= lines, STOPPING=1, and
+/// WATCHDOG=1 every WATCHDOG_USEC/2 — sent from the run loop, so a stuck loop
+/// stops the pings and systemd restarts the service.
+final class SystemdNotifier {
+    let fd: Int32
+    var address = sockaddr_un()
+    var addressLength: socklen_t = 0
+    /// Half the watchdog period, ms; nil when systemd set no watchdog.
+    let watchdogInterval: UInt64?
+    var nextWatchdog: UInt64 = 0
+    var readySent = false
+
+    /// nil when NOTIFY_SOCKET is not set (not started by systemd with Type=notify).
+    init?() {
+        guard let path = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !path.isEmpty,
+              path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }  // abstract namespace
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        var interval: UInt64? = nil
+        if let usec = getenv("WATCHDOG_USEC").flatMap({ UInt64(String(cString: $0)) }), usec > 0 {
+            let pid = getenv("WATCHDOG_PID").flatMap { Int32(String(cString: $0)) }
+            if pid == nil || pid == getpid() { interval = max(usec / 2000, 1) }
+        }
+        watchdogInterval = interval
+        nextWatchdog = monotonicMilliseconds()
+    }
+
+    func send(_ message: String) {
+        var bytes = Array(message.utf8)
+        _ = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                sendto(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength)
+            }
+        }
+    }
+
+    func ready(_ status: String) {
+        guard !readySent else { return self.status(status) }
+        readySent = true
+        send("READY=1\nSTATUS=\(status)")
+    }
+
+    func status(_ text: String) { send("STATUS=\(text)") }
+
+    /// The next time the loop must wake up for the watchdog.
+    var deadline: UInt64? { watchdogInterval == nil ? nil : nextWatchdog }
+
+    /// Pings when due; returns true when it did (the loop may piggy-back a controller probe).
+    @discardableResult
+    func tick(now: UInt64) -> Bool {
+        guard let interval = watchdogInterval, now >= nextWatchdog else { return false }
+        send("WATCHDOG=1")
+        nextWatchdog = now + interval
+        return true
+    }
+
+    /// What a host event means for systemd.
+    func observe(_ event: HostEvent, host: Host, role: Role) {
+        switch event {
+        case .advertising(true) where role == .peripheral:
+            ready("advertising, \(host.connectionCount) central(s) connected, \(host.recoveries) controller recoveries")
+        case .ready(let info) where role == .central:
+            ready("controller \(info.address.string) ready")
+        case .connected, .disconnected:
+            if readySent { status("\(host.connectionCount) connection(s), \(host.recoveries) controller recoveries") }
+        case .controllerTimeout, .hardwareError:
+            status("controller not responding; re-initialising (recovery \(host.recoveries))")
+        case .shutdownComplete:
+            break
+        default:
+            break
+        }
+    }
+
+    func close() { Glibc.close(fd) }
+}
