@@ -17,7 +17,7 @@ struct ITCBDongle: ParsableCommand {
 
         Examples:
           itcb-dongle --role peripheral --transport tcp:127.0.0.1:9001 --name Kiosk
-          itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question "Will it rain?"
+          itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question "Rain?"
         """)
 
     // MARK: Both roles
@@ -65,10 +65,10 @@ struct ITCBDongle: ParsableCommand {
     @Option(help: ArgumentHelp("Central: a question to ask (repeatable). Without it, questions are read from standard input, one per line.", valueName: "question"))
     var question: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Central: weakest RSSI accepted, dBm (default -60; negative values work as --rssi-min -70).", valueName: "dBm"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Central: weakest RSSI accepted, dBm (negative values work: --rssi-min -70).", valueName: "dBm"))
     var rssiMin: Int = -60
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Central: strongest RSSI accepted, dBm (default -20).", valueName: "dBm"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Central: strongest RSSI accepted, dBm.", valueName: "dBm"))
     var rssiMax: Int = -20
 
     @Option(help: ArgumentHelp("Central: seconds to wait for an answer (and for an 8-Ball to be found).", valueName: "seconds"))
