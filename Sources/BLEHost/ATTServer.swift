@@ -91,6 +91,14 @@ public struct ATTServer {
         response.removeAll()
         guard let opcode = pdu.first else { return .none }
         let request = ATTRequest(pdu: pdu, connection: connection, mtu: Int(bearer.mtu))
+        // No PDU may exceed ATT_MTU (Vol 3 Part F §3.2.8); answering one could not fit either.
+        if pdu.count > Int(bearer.mtu) {
+            if opcode & ATTOpcode.commandFlag == 0, !ATTServer.isServerToClient(opcode),
+               opcode != ATTOpcode.handleValueConfirmation {
+                request.error(ATTError.invalidPDU, 0, &response)
+            }
+            return .none
+        }
         switch opcode {
         case ATTOpcode.exchangeMTURequest:
             guard pdu.count == 3 else {

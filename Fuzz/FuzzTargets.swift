@@ -1,0 +1,88 @@
+// libFuzzer targets for every input path of the core (scripts/fuzz.sh builds and
+// runs them). The first input byte picks the target; the rest is the input.
+// A crash, a trap (out-of-bounds, overflow) or an ASan report is a finding.
+import BLEHost
+import EightBall
+
+/// A host brought up against a scripted controller, with one central connected.
+func connectedPeripheral() -> (Host, EightBallPeripheral) {
+    var logic = EightBallPeripheral(name: bytes("Fuzz8"), style: .slug, seed: 1)
+    var host = Host(configuration: HostConfiguration(role: .peripheral), database: logic.database)
+    host.start(now: 0)
+    var packet = HCIPacket()
+    var now: UInt64 = 0
+    // Answer each bring-up and GAP command with a successful Command Complete.
+    for _ in 0..<40 {
+        while host.nextOutgoing(into: &packet) {
+            guard packet[0] == H4PacketType.command else { continue }
+            var event: [UInt8] = [0x0E, 4, 1, packet[1], packet[2], 0]
+            if packet[1] == 0x02, packet[2] == 0x20 { event = [0x0E, 7, 1, 0x02, 0x20, 0, 27, 0, 8] }  // LE buffers
+            event[1] = UInt8(event.count - 2)
+            now += 1
+            event.withUnsafeBytes { host.handlePacket(type: H4PacketType.event, $0, now: now, delegate: &logic) }
+        }
+        while let event = host.nextEvent() { logic.handle(event, host: &host) }
+    }
+    // LE Connection Complete: handle 0x0040 from a random address.
+    let complete: [UInt8] = [0x3E, 19, 0x01, 0x00, 0x40, 0x00, 0x01, 0x01, 1, 2, 3, 4, 5, 0xC6, 0x18, 0, 0, 0, 0x90, 0x01, 0]
+    complete.withUnsafeBytes { host.handlePacket(type: H4PacketType.event, $0, now: now, delegate: &logic) }
+    while let event = host.nextEvent() { logic.handle(event, host: &host) }
+    return (host, logic)
+}
+
+func bytes(_ s: StaticString) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
+}
+
+nonisolated(unsafe) var baseline: (Host, EightBallPeripheral)? = nil
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let input = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
+    if baseline == nil { baseline = connectedPeripheral() }
+    var (host, logic) = baseline!
+    var packet = HCIPacket()
+    switch data[0] % 4 {
+    case 0:
+        // A raw H4 stream from the controller: events and ACL for the live link.
+        var deframer = H4Deframer()
+        deframer.push(input) { type, packet in
+            host.handlePacket(type: type, packet, now: 100, delegate: &logic)
+        }
+    case 1:
+        // L2CAP B-frames in ACL packets of the connected link, split at arbitrary points.
+        var offset = 0
+        var first = true
+        while offset < input.count {
+            let length = min(Int(input[offset]) % 40 + 1, input.count - offset)
+            var acl: [UInt8] = [0x40, first ? 0x20 : 0x10, UInt8(length), 0]
+            acl += input[offset..<(offset + length)]
+            acl.withUnsafeBytes { host.handlePacket(type: H4PacketType.acl, $0, now: 100, delegate: &logic) }
+            first = false
+            offset += length
+        }
+    case 2:
+        // One ATT PDU straight into the server, with MTU 23 and 247.
+        var bearer = ATTBearer()
+        var server = ATTServer(database: logic.database)
+        var response = ATTPDU()
+        for mtu: UInt16 in [23, 247] {
+            bearer.mtu = mtu
+            _ = server.handle(input, connection: 0x40, bearer: &bearer, delegate: &logic, response: &response)
+            precondition(response.count <= Int(mtu), "response longer than the MTU")
+        }
+    default:
+        // Advertising data and scan responses.
+        var summary = AdvertisementSummary()
+        summary.merge(input)
+        summary.merge(input)
+    }
+    // Whatever happened, the host must still produce well-formed output and stay bounded.
+    var produced = 0
+    while host.nextOutgoing(into: &packet) { produced += 1 }
+    while host.nextEvent() != nil {}
+    logic.poll(host: &host)
+    precondition(produced <= 64, "unbounded output")
+    return 0
+}
