@@ -1,0 +1,259 @@
+"""Processes and peers for the lifecycle tests: Bumble virtual controllers on
+free loopback ports, a controllable H4 proxy, our binary, a Bumble GATT client
+that asks the 8-Ball, a sd_notify listener and a BTSnoop reader. Everything has
+timeouts and is stopped at teardown."""
+import asyncio
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.environ.get("ITCB_DONGLE_BIN", os.path.join(REPO, ".build", "debug", "itcb-dongle"))
+SERVICE = "8E38140A-27BE-4090-8955-4FC4B5698D1E"
+QUESTION = "BDD37D7A-F66A-47B9-A49C-FE29FD235A77"
+ANSWER = "349A0D7B-6215-4E2C-A095-AF078D737445"
+SLUGS = {f"SLUG-ANSWER-{i:02d}" for i in range(20)}
+
+CONTROLLERS_SCRIPT = r"""
+import asyncio, socket, sys
+from bumble.controller import Controller
+from bumble.link import LocalLink
+from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+async def main(n):
+    link = LocalLink(); keep = []; ports = []
+    for i in range(n):
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1])
+        t = await open_tcp_server_transport_with_socket(s)
+        keep.append((t, Controller(f"C{i}", host_source=t.source, host_sink=t.sink, link=link)))
+    print("PORTS", *ports, flush=True)
+    await asyncio.get_running_loop().create_future()
+asyncio.run(main(int(sys.argv[1])))
+"""
+
+
+class Controllers:
+    """N Bumble controllers on one LocalLink, each an H4 tcp-server on a free port."""
+
+    def __init__(self, count=2):
+        self.process = subprocess.Popen([sys.executable, "-c", CONTROLLERS_SCRIPT, str(count)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=True)
+        deadline = time.time() + 60
+        line = ""
+        while time.time() < deadline:
+            line = self.process.stdout.readline()
+            if line.startswith("PORTS") or not line:
+                break
+        if not line.startswith("PORTS"):
+            self.stop()
+            raise RuntimeError(f"Bumble controllers did not start: {line!r}")
+        self.ports = [int(p) for p in line.split()[1:]]
+
+    def stop(self):
+        stop_process(self.process)
+
+
+def stop_process(process, grace=3.0):
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(5)
+
+
+class Proxy:
+    """An H4 byte proxy between our host and a controller port that can go
+    silent (drop everything both ways) or inject packets toward the host."""
+
+    def __init__(self, target_port):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(1)
+        self.port = self.listener.getsockname()[1]
+        self.target_port = target_port
+        self.silent = threading.Event()
+        self.host = None
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        try:
+            host, _ = self.listener.accept()
+        except OSError:
+            return
+        controller = socket.create_connection(("127.0.0.1", self.target_port))
+        for s in (host, controller):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.host, self.controller = host, controller
+        threading.Thread(target=self._pump, args=(host, controller), daemon=True).start()
+        threading.Thread(target=self._pump, args=(controller, host), daemon=True).start()
+
+    def _pump(self, source, sink):
+        while not self.closed:
+            try:
+                data = source.recv(4096)
+            except OSError:
+                return
+            if not data:
+                return
+            if not self.silent.is_set():
+                try:
+                    sink.sendall(data)
+                except OSError:
+                    return
+
+    def inject_to_host(self, packet: bytes):
+        self.host.sendall(packet)
+
+    def close(self):
+        self.closed = True
+        for s in (self.listener, getattr(self, "host", None), getattr(self, "controller", None)):
+            try:
+                s and s.close()
+            except OSError:
+                pass
+
+
+class Dongle:
+    """Our binary as a child process; its stderr is collected with timestamps."""
+
+    def __init__(self, *args, env=None):
+        if not os.access(BINARY, os.X_OK):
+            raise AssertionError(f"itcb-dongle binary missing at {BINARY}: run swift build first")
+        self.lines = []
+        self.process = subprocess.Popen([BINARY, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True, env={**os.environ, **(env or {})}, start_new_session=True)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.append((time.time(), line.rstrip("\n")))
+
+    def wait_for(self, text, timeout=20.0, after=0.0):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            for stamp, line in list(self.lines):
+                if text in line and stamp >= after:
+                    return stamp
+            if self.process.poll() is not None and not any(text in l for _, l in self.lines):
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"no log line with {text!r} within {timeout} s; log:\n{self.log}")
+
+    def count(self, text):
+        return sum(1 for _, line in self.lines if text in line)
+
+    @property
+    def log(self):
+        return "\n".join(line for _, line in self.lines)
+
+    def stop(self):
+        stop_process(self.process)
+
+
+async def ask(port, name, questions, timeout=20.0, disconnect=True):
+    """A Bumble central on controller `port`: finds `name`, subscribes to Answer,
+    asks each question, returns the answers (bytes)."""
+    from bumble.device import Device, Peer
+    from bumble.hci import Address
+    from bumble.transport import open_transport
+
+    async with await open_transport(f"tcp-client:127.0.0.1:{port}") as transport:
+        device = Device.with_hci("asker", Address("F1:F2:F3:F4:F5:C6"), transport.source, transport.sink)
+        await device.power_on()
+        found = asyncio.get_running_loop().create_future()
+
+        def on_advertisement(advertisement):
+            data = advertisement.data
+            names = [v for t, v in data.ad_structures if t in (0x08, 0x09)]
+            if any(n == name.encode() for n in names) and not found.done():
+                found.set_result(advertisement.address)
+
+        device.on("advertisement", on_advertisement)
+        await device.start_scanning(filter_duplicates=False)
+        address = await asyncio.wait_for(found, timeout)
+        await device.stop_scanning()
+        connection = await asyncio.wait_for(device.connect(address), timeout)
+        peer = Peer(connection)
+        await asyncio.wait_for(peer.discover_services(), timeout)
+        service = peer.get_services_by_uuid(SERVICE)[0]
+        await asyncio.wait_for(service.discover_characteristics(), timeout)
+        question = service.get_characteristics_by_uuid(QUESTION)[0]
+        answer = service.get_characteristics_by_uuid(ANSWER)[0]
+        answers = asyncio.Queue()
+        await asyncio.wait_for(answer.subscribe(lambda value: answers.put_nowait(bytes(value))), timeout)
+        result = []
+        for q in questions:
+            await asyncio.wait_for(question.write_value(q.encode(), with_response=True), timeout)
+            result.append(await asyncio.wait_for(answers.get(), timeout))
+        if disconnect:
+            await asyncio.wait_for(connection.disconnect(), timeout)
+        return result, connection
+
+
+class NotifyListener:
+    """A NOTIFY_SOCKET (unix datagram) that records sd_notify messages with timestamps."""
+
+    def __init__(self, directory):
+        self.path = os.path.join(directory, "notify.sock")
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.socket.bind(self.path)
+        self.socket.settimeout(0.2)
+        self.messages = []
+        self.closed = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while not self.closed:
+            try:
+                data = self.socket.recv(4096)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            for line in data.decode().split("\n"):
+                self.messages.append((time.time(), line))
+
+    def first(self, text):
+        return next((stamp for stamp, line in self.messages if line == text or line.startswith(text)), None)
+
+    def close(self):
+        self.closed = True
+        self.socket.close()
+
+
+def btsnoop_records(path):
+    """(flags, packet) of every record of a BTSnoop file (datalink 1002, H4)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"btsnoop\0", "not a btsnoop file"
+    version, datalink = struct.unpack(">II", data[8:16])
+    assert (version, datalink) == (1, 1002)
+    offset = 16
+    records = []
+    while offset + 24 <= len(data):
+        original, included, flags, _drops, _ts = struct.unpack(">IIIIQ", data[offset:offset + 24])
+        offset += 24
+        records.append((flags, data[offset:offset + included]))
+        offset += included
+    return records
+
+
+def sent_commands(path):
+    """Opcodes (with first parameter byte) of the HCI commands the host sent."""
+    out = []
+    for flags, packet in btsnoop_records(path):
+        if flags & 1 == 0 and packet[:1] == b"\x01":
+            opcode = packet[1] | packet[2] << 8
+            out.append((opcode, packet[4] if len(packet) > 4 else None))
+    return out

@@ -1,0 +1,142 @@
+"""Appliance lifecycle against Bumble virtual controllers: sd_notify, clean
+SIGTERM, and recovery from a controller that stops answering or reports a
+hardware error (issue 5)."""
+import asyncio
+import os
+import signal
+import time
+
+from harness import SLUGS, Dongle, NotifyListener, Proxy, ask, sent_commands
+
+HCI_RESET = 0x0C03
+HCI_DISCONNECT = 0x0406
+LE_SET_ADVERTISE_ENABLE = 0x200A
+
+
+def peripheral(port, name, *extra, env=None):
+    return Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{port}", "--name", name,
+                  "--log-level", "debug", *extra, env=env)
+
+
+def test_sd_notify_ready_after_advertising_and_watchdog(controllers, workdir):
+    listener = NotifyListener(workdir)
+    dongle = peripheral(controllers.ports[0], "Notify", env={"NOTIFY_SOCKET": listener.path,
+                                                             "WATCHDOG_USEC": "400000"})
+    try:
+        advertising = dongle.wait_for("itcb-dongle: info: advertising")
+        time.sleep(2.2)
+        ready = listener.first("READY=1")
+        assert ready is not None, f"no READY=1; got {listener.messages}"
+        # READY=1 is sent only once advertising started (its log line comes first).
+        assert ready >= advertising - 0.05
+        assert listener.first("STATUS=") is not None
+        pings = [stamp for stamp, line in listener.messages if line == "WATCHDOG=1"]
+        # WATCHDOG_USEC/2 = 200 ms: about 10 pings in 2 s of a turning loop.
+        recent = [p for p in pings if p >= advertising]
+        assert 6 <= len(recent) <= 16, f"{len(recent)} watchdog pings in ~2.2 s"
+        dongle.process.send_signal(signal.SIGTERM)
+        assert dongle.process.wait(3) == 0
+        assert listener.first("STOPPING=1") is not None
+    finally:
+        dongle.stop()
+        listener.close()
+
+
+def test_no_notify_socket_means_no_watchdog_wakeups(controllers):
+    # Without systemd the loop sleeps in poll(2): no periodic work, no messages.
+    dongle = peripheral(controllers.ports[0], "Quiet")
+    try:
+        dongle.wait_for("itcb-dongle: info: advertising")
+        time.sleep(1.0)
+        ticks = dongle.process.pid and open(f"/proc/{dongle.process.pid}/stat").read().split()
+        cpu = int(ticks[13]) + int(ticks[14])
+        time.sleep(2.0)
+        ticks = open(f"/proc/{dongle.process.pid}/stat").read().split()
+        # Idle: (almost) no CPU time consumed over 2 s (clock ticks of 10 ms).
+        assert int(ticks[13]) + int(ticks[14]) - cpu <= 2
+    finally:
+        dongle.stop()
+
+
+def test_sigterm_mid_connection_exits_cleanly(controllers, workdir):
+    snoop = os.path.join(workdir, "term.btsnoop")
+    dongle = peripheral(controllers.ports[0], "TermBall", "--btsnoop", snoop)
+    try:
+        dongle.wait_for("advertising")
+
+        async def connect_and_stay():
+            answers, connection = await ask(controllers.ports[1], "TermBall", ["Still there?"], disconnect=False)
+            assert answers[0].decode() in SLUGS
+            started = time.time()
+            dongle.process.send_signal(signal.SIGTERM)
+            # The central sees the link go down (we disconnect before resetting).
+            gone = asyncio.get_running_loop().create_future()
+            connection.on("disconnection", lambda reason: gone.done() or gone.set_result(reason))
+            await asyncio.wait_for(gone, 5)
+            return started
+
+        started = asyncio.run(connect_and_stay())
+        code = dongle.process.wait(5)
+        assert code == 0, dongle.log
+        assert time.time() - started < 2.5
+    finally:
+        dongle.stop()
+    commands = sent_commands(snoop)
+    disable = [i for i, (op, p) in enumerate(commands) if op == LE_SET_ADVERTISE_ENABLE and p == 0]
+    disconnect = [i for i, (op, _) in enumerate(commands) if op == HCI_DISCONNECT]
+    resets = [i for i, (op, _) in enumerate(commands) if op == HCI_RESET]
+    assert disable and disconnect and len(resets) >= 2, commands
+    # Order of the shutdown: advertising off, disconnect, then the final reset.
+    assert disable[-1] < resets[-1] and disconnect[-1] < resets[-1]
+
+
+def test_recovers_when_controller_stops_answering(controllers):
+    proxy = Proxy(controllers.ports[0])
+    dongle = peripheral(proxy.port, "Phoenix", "--health-check", "1")
+    try:
+        dongle.wait_for("advertising")
+        answers, _ = asyncio.run(ask(controllers.ports[1], "Phoenix", ["Before?"]))
+        assert answers[0].decode() in SLUGS
+        # The controller goes silent: the health probe's command times out (3 s)
+        # and the host resets and re-initialises the controller.
+        silenced = time.time()
+        proxy.silent.set()
+        dongle.wait_for("did not answer HCI command", timeout=10, after=silenced)
+        time.sleep(1.0)
+        proxy.silent.clear()
+        resumed = time.time()
+        dongle.wait_for("controller ready", timeout=15, after=resumed - 0.5)
+        dongle.wait_for("info: advertising", timeout=10, after=resumed - 0.5)
+        answers, _ = asyncio.run(ask(controllers.ports[1], "Phoenix", ["After?", "Again?", "Still?"]))
+        assert all(a.decode() in SLUGS for a in answers)
+        assert dongle.process.poll() is None
+    finally:
+        dongle.stop()
+        proxy.close()
+
+
+def test_recovers_from_hardware_error_event(controllers):
+    proxy = Proxy(controllers.ports[0])
+    dongle = peripheral(proxy.port, "Sturdy")
+    try:
+        dongle.wait_for("advertising")
+        injected = time.time()
+        proxy.inject_to_host(bytes([0x04, 0x10, 0x01, 0x42]))  # HCI Hardware Error, code 0x42
+        dongle.wait_for("hardware error 0x42", timeout=5, after=injected - 0.5)
+        dongle.wait_for("controller ready", timeout=10, after=injected)
+        answers, _ = asyncio.run(ask(controllers.ports[1], "Sturdy", ["Recovered?"]))
+        assert answers[0].decode() in SLUGS
+    finally:
+        dongle.stop()
+        proxy.close()
+
+
+def test_sighup_logs_status(controllers):
+    dongle = peripheral(controllers.ports[0], "Hup")
+    try:
+        dongle.wait_for("advertising")
+        dongle.process.send_signal(signal.SIGHUP)
+        dongle.wait_for("status: running: 0 connection(s)", timeout=5)
+        assert dongle.process.poll() is None
+    finally:
+        dongle.stop()
