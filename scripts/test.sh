@@ -30,6 +30,7 @@ suite "unit tests (Swift Testing)" swift test --skip-build
 suite "embedded core (-no-allocations)" scripts/embedded-check.sh
 suite "fuzzing the core (libFuzzer + ASan, 30 s)" scripts/fuzz.sh 30
 suite "interop with Bumble" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Interop
+suite "central role with Bumble" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Central
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Lifecycle
 for extra in Tests/USBFixture/run-tests.sh Tests/Deployment/test_deployment.sh; do
     [ -x "$extra" ] && suite "$(basename "$(dirname "$extra")")" "$extra"

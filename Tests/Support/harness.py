@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/Support/..
 BINARY = os.environ.get("ITCB_DONGLE_BIN", os.path.join(REPO, ".build", "debug", "itcb-dongle"))
 SERVICE = "8E38140A-27BE-4090-8955-4FC4B5698D1E"
 QUESTION = "BDD37D7A-F66A-47B9-A49C-FE29FD235A77"

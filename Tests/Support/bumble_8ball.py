@@ -1,0 +1,91 @@
+"""A Bumble 8-Ball peripheral following SPEC §1 — the opposite role for our
+central, written on a stack nobody here wrote. Options make the misbehaving
+advertisers the central must ignore or survive:
+  --no-uuid   advertise without the 8-Ball service UUID
+  --no-name   advertise without a local name
+  --silent    accept questions but never answer
+Prints READY once advertising."""
+import argparse
+import asyncio
+import random
+
+from bumble.att import ATT_Error
+from bumble.core import AdvertisingData, UUID
+from bumble.device import Device
+from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.hci import Address
+from bumble.transport import open_transport
+
+SERVICE = UUID("8E38140A-27BE-4090-8955-4FC4B5698D1E")
+QUESTION = UUID("BDD37D7A-F66A-47B9-A49C-FE29FD235A77")
+ANSWER = UUID("349A0D7B-6215-4E2C-A095-AF078D737445")
+UNLIKELY_ERROR = 0x0E
+
+
+async def main(args):
+    async with await open_transport(args.transport) as transport:
+        device = Device.with_hci(args.name or "nameless", Address(args.address), transport.source, transport.sink)
+        rng = random.Random(args.seed)
+        last = {}
+        pending = {}
+        answer = None
+
+        def send_answer(connection):
+            value = pending.pop(connection, None)
+            if value is not None and not args.silent:
+                asyncio.create_task(device.notify_subscriber(connection, answer, value, force=True))
+
+        def write_question(connection, value):
+            text = bytes(value)
+            try:
+                ok = text.decode("utf-8").endswith("?")
+            except UnicodeDecodeError:
+                ok = False
+            if not ok:
+                raise ATT_Error(UNLIKELY_ERROR)
+            slug = f"SLUG-ANSWER-{rng.randrange(20):02d}".encode()
+            last[connection] = slug
+            pending[connection] = slug
+            if subscribed.get(connection):
+                send_answer(connection)
+
+        subscribed = {}
+
+        def read_answer(connection):
+            return last.get(connection, b"")
+
+        question = Characteristic(QUESTION, Characteristic.Properties.WRITE, Characteristic.WRITEABLE,
+                                  CharacteristicValue(write=write_question))
+        answer = Characteristic(ANSWER, Characteristic.Properties.READ | Characteristic.Properties.NOTIFY,
+                                Characteristic.READABLE, CharacteristicValue(read=read_answer))
+
+        def on_subscription(connection, notify_enabled, indicate_enabled):
+            subscribed[connection] = notify_enabled
+            if notify_enabled:
+                send_answer(connection)
+
+        answer.on("subscription", on_subscription)
+        device.add_service(Service(SERVICE, [question, answer]))
+
+        structures = [(AdvertisingData.FLAGS, bytes([0x06]))]
+        if not args.no_uuid:
+            structures.append((AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS, bytes(SERVICE)))
+        if not args.no_name:
+            structures.append((AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()))
+        device.advertising_data = bytes(AdvertisingData(structures))
+        await device.power_on()
+        await device.start_advertising(auto_restart=True)
+        print("READY", flush=True)
+        await asyncio.get_running_loop().create_future()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--transport", required=True)
+    parser.add_argument("--name", default="Bumble8")
+    parser.add_argument("--address", default="C4:B5:A6:97:88:79")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-uuid", action="store_true")
+    parser.add_argument("--no-name", action="store_true")
+    parser.add_argument("--silent", action="store_true")
+    asyncio.run(main(parser.parse_args()))
