@@ -19,28 +19,14 @@ QUESTION = "BDD37D7A-F66A-47B9-A49C-FE29FD235A77"
 ANSWER = "349A0D7B-6215-4E2C-A095-AF078D737445"
 SLUGS = {f"SLUG-ANSWER-{i:02d}" for i in range(20)}
 
-CONTROLLERS_SCRIPT = r"""
-import asyncio, socket, sys
-from bumble.controller import Controller
-from bumble.link import LocalLink
-from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
-async def main(n):
-    link = LocalLink(); keep = []; ports = []
-    for i in range(n):
-        s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1])
-        t = await open_tcp_server_transport_with_socket(s)
-        keep.append((t, Controller(f"C{i}", host_source=t.source, host_sink=t.sink, link=link)))
-    print("PORTS", *ports, flush=True)
-    await asyncio.get_running_loop().create_future()
-asyncio.run(main(int(sys.argv[1])))
-"""
+CONTROLLERS_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "controllers.py")
 
 
 class Controllers:
     """N Bumble controllers on one LocalLink, each an H4 tcp-server on a free port."""
 
     def __init__(self, count=2):
-        self.process = subprocess.Popen([sys.executable, "-c", CONTROLLERS_SCRIPT, str(count)],
+        self.process = subprocess.Popen([sys.executable, CONTROLLERS_SCRIPT, str(count)],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         start_new_session=True)
         deadline = time.time() + 60
