@@ -150,9 +150,9 @@ def test_hundred_questions_our_central_against_our_peripheral(link):
         records = [json.loads(line) for line in result.stdout.splitlines()]
         assert len(records) == 100
         assert all(r["slug"] in SLUGS and r["phrase"] in PHRASES for r in records)
-        assert ours.count("answer on") == 100
+        assert ours.wait_count("answer on", 100) == 100
         # One connection served all of them.
-        assert ours.count("info: connected:") == 1 and ours.count("info: disconnected:") == 1
+        assert ours.wait_count("info: disconnected:", 1) == 1 and ours.count("info: connected:") == 1
     finally:
         ours.stop()
 

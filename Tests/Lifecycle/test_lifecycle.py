@@ -6,6 +6,7 @@ import os
 import signal
 import time
 
+from bumble_client import EightBall, central
 from harness import SLUGS, Dongle, NotifyListener, Proxy, ask, sent_commands
 
 HCI_RESET = 0x0C03
@@ -65,15 +66,16 @@ def test_sigterm_mid_connection_exits_cleanly(controllers, workdir):
         dongle.wait_for("advertising")
 
         async def connect_and_stay():
-            answers, connection = await ask(controllers.ports[1], "TermBall", ["Still there?"], disconnect=False)
-            assert answers[0].decode() in SLUGS
-            started = time.time()
-            dongle.process.send_signal(signal.SIGTERM)
-            # The central sees the link go down (we disconnect before resetting).
-            gone = asyncio.get_running_loop().create_future()
-            connection.on("disconnection", lambda reason: gone.done() or gone.set_result(reason))
-            await asyncio.wait_for(gone, 5)
-            return started
+            async with central(controllers.ports[1]) as device:
+                ball = await EightBall.connect(device, "TermBall")
+                assert (await ball.ask("Still there?")).decode() in SLUGS
+                gone = asyncio.get_running_loop().create_future()
+                ball.connection.on("disconnection", lambda reason: gone.done() or gone.set_result(reason))
+                started = time.time()
+                dongle.process.send_signal(signal.SIGTERM)
+                # The central sees the link go down: we disconnect before resetting.
+                await asyncio.wait_for(gone, 5)
+                return started
 
         started = asyncio.run(connect_and_stay())
         code = dongle.process.wait(5)

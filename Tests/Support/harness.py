@@ -136,6 +136,12 @@ class Dongle:
             time.sleep(0.05)
         raise AssertionError(f"no log line with {text!r} within {timeout} s; log:\n{self.log}")
 
+    def wait_count(self, text, n, timeout=10.0):
+        deadline = time.time() + timeout
+        while time.time() < deadline and self.count(text) < n:
+            time.sleep(0.05)
+        return self.count(text)
+
     def count(self, text):
         return sum(1 for _, line in self.lines if text in line)
 
@@ -147,44 +153,17 @@ class Dongle:
         stop_process(self.process)
 
 
-async def ask(port, name, questions, timeout=20.0, disconnect=True):
+async def ask(port, name, questions, disconnect=True):
     """A Bumble central on controller `port`: finds `name`, subscribes to Answer,
-    asks each question, returns the answers (bytes)."""
-    from bumble.device import Device, Peer
-    from bumble.hci import Address
-    from bumble.transport import open_transport
+    asks each question; returns the answers (bytes) and the connection."""
+    from bumble_client import EightBall, central
 
-    async with await open_transport(f"tcp-client:127.0.0.1:{port}") as transport:
-        device = Device.with_hci("asker", Address("F1:F2:F3:F4:F5:C6"), transport.source, transport.sink)
-        await device.power_on()
-        found = asyncio.get_running_loop().create_future()
-
-        def on_advertisement(advertisement):
-            data = advertisement.data
-            names = [v for t, v in data.ad_structures if t in (0x08, 0x09)]
-            if any(n == name.encode() for n in names) and not found.done():
-                found.set_result(advertisement.address)
-
-        device.on("advertisement", on_advertisement)
-        await device.start_scanning(filter_duplicates=False)
-        address = await asyncio.wait_for(found, timeout)
-        await device.stop_scanning()
-        connection = await asyncio.wait_for(device.connect(address), timeout)
-        peer = Peer(connection)
-        await asyncio.wait_for(peer.discover_services(), timeout)
-        service = peer.get_services_by_uuid(SERVICE)[0]
-        await asyncio.wait_for(service.discover_characteristics(), timeout)
-        question = service.get_characteristics_by_uuid(QUESTION)[0]
-        answer = service.get_characteristics_by_uuid(ANSWER)[0]
-        answers = asyncio.Queue()
-        await asyncio.wait_for(answer.subscribe(lambda value: answers.put_nowait(bytes(value))), timeout)
-        result = []
-        for q in questions:
-            await asyncio.wait_for(question.write_value(q.encode(), with_response=True), timeout)
-            result.append(await asyncio.wait_for(answers.get(), timeout))
+    async with central(port) as device:
+        ball = await EightBall.connect(device, name)
+        answers = [await ball.ask(q) for q in questions]
         if disconnect:
-            await asyncio.wait_for(connection.disconnect(), timeout)
-        return result, connection
+            await ball.disconnect()
+        return answers, ball.connection
 
 
 class NotifyListener:
