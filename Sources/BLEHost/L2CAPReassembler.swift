@@ -27,7 +27,7 @@ public struct L2CAPReassembler {
         _ fragment: UnsafeRawBufferPointer, isStart: Bool, deliver: (UInt16, UnsafeRawBufferPointer) -> Void
     ) {
         if isStart {
-            if active || discarding { dropped += 1 }  // the previous PDU never completed
+            if active { dropped += 1 }  // the previous PDU never completed (a skipped one was counted)
             buffer.removeAll()
             active = true
             discarding = false

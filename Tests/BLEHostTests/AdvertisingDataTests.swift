@@ -1,0 +1,146 @@
+import Testing
+@testable import BLEHost
+
+@Suite struct AdvertisingDataTests {
+    static let service = BLEUUID(high: 0x8E38_140A_27BE_4090, low: 0x8955_4FC4_B569_8D1E)
+
+    @Test func eightBallAdvertisementWithShortName() {
+        let (data, scan) = Array("Kiosk".utf8).withRaw { AdvertisingData.advertisement(service: Self.service, name: $0) }
+        // Flags, complete 128-bit list (little-endian), complete local name (Core Supplement Part A §1).
+        #expect(data.bytes.bytes == hex("02 01 06 11 07 1e 8d 69 b5 c4 4f 55 89 90 40 be 27 0a 14 38 8e 06 09 4b 69 6f 73 6b"))
+        #expect(scan.bytes.bytes == hex("06 09 4b 69 6f 73 6b"))
+    }
+
+    @Test func longNameIsShortenedOnUTF8Boundary() {
+        // 10 bytes do not fit after flags + UUIDs (10 left, minus 2 header bytes = 8).
+        let name = Array("Café-Ball".utf8)  // "é" is 2 bytes at offsets 3-4
+        let (data, scan) = name.withRaw { AdvertisingData.advertisement(service: Self.service, name: $0) }
+        let bytes = data.bytes.bytes
+        #expect(bytes.count <= 31)
+        #expect(bytes[21] == 9 && bytes[22] == ADType.shortenedLocalName)
+        #expect(Array(bytes[23...]) == Array("Café-Ba".utf8))
+        #expect(scan.bytes.bytes == [UInt8(name.count + 1), ADType.completeLocalName] + name)
+        // A cut inside a multi-byte character backs up to its start.
+        var ad = AdvertisingData()
+        ad.addFlags(0x06)
+        ad.addComplete128BitServiceUUID(Self.service)
+        Array("ABCDEFGé".utf8).withRaw { _ = ad.addLocalName($0) }
+        #expect(Array(ad.bytes.bytes[23...]) == Array("ABCDEFG".utf8))
+    }
+
+    @Test func scanResponseNameLongerThan29IsShortened() {
+        let name = [UInt8](repeating: 0x41, count: 40)
+        let (_, scan) = name.withRaw { AdvertisingData.advertisement(service: Self.service, name: $0) }
+        #expect(scan.bytes.count == 31 && scan.bytes[1] == ADType.shortenedLocalName)
+    }
+
+    func summary(_ chunks: [[UInt8]]) -> AdvertisementSummary {
+        var s = AdvertisementSummary()
+        for chunk in chunks { chunk.withRaw { s.merge($0) } }
+        return s
+    }
+
+    @Test func parsesEveryUUIDListAndNames() {
+        let s = summary([hex("02 01 06 03 03 0f 18 05 05 78 56 34 12 03 02 0a 18 11 06 1e 8d 69 b5 c4 4f 55 89 90 40 be 27 0a 14 38 8e")])
+        #expect(s.hasFlags && s.flags == 0x06)
+        #expect(s.hasService(BLEUUID(uuid16: 0x180F)) && s.hasService(BLEUUID(uuid16: 0x180A)))
+        #expect(s.hasService(Self.service))
+        #expect(s.hasService(BLEUUID(high: 0x1234_5678_0000_1000, low: 0x8000_0080_5F9B_34FB)))
+        #expect(s.name.isEmpty)
+    }
+
+    @Test func scanResponseMergesAndCompleteNameWins() {
+        let s = summary([hex("05 08 4b 69 6f 73"), hex("06 09 4b 69 6f 73 6b")])
+        #expect(s.name.bytes == Array("Kiosk".utf8) && s.nameIsComplete)
+        let t = summary([hex("06 09 4b 69 6f 73 6b"), hex("03 08 4b 69")])
+        #expect(t.name.bytes == Array("Kiosk".utf8))
+    }
+
+    @Test func malformedStructures() {
+        // Length past the end: truncated, what came before stays.
+        let s = summary([hex("02 01 06 09 09 41 42")])
+        #expect(s.truncated && s.hasFlags && s.name.isEmpty)
+        // Zero length ends the data (padding).
+        let p = summary([hex("02 01 06 00 05 09 41 42 43 44")])
+        #expect(!p.truncated && p.name.isEmpty)
+        // A 128-bit list with a partial UUID keeps the whole ones only.
+        let u = summary([hex("14 07 1e 8d 69 b5 c4 4f 55 89 90 40 be 27 0a 14 38 8e 01 02 03")])
+        #expect(u.serviceCount == 1)
+        // Empty flags, empty name: ignored, no crash.
+        let e = summary([hex("01 01 01 09")])
+        #expect(!e.hasFlags && e.name.isEmpty)
+        #expect(summary([[]]).serviceCount == 0)
+    }
+
+    @Test func scanTableMergesByAddress() {
+        var table = ScanTable()
+        let a = BDAddress(value: 0xC1_0000_0000_01, type: 1)
+        let advertising = AdvertisingReport(address: a, rssi: -50, connectable: true, isScanResponse: false,
+                                            data: hex("02 01 06").withRaw { FixedBytes<31>($0) })
+        let response = AdvertisingReport(address: a, rssi: -52, connectable: false, isScanResponse: true,
+                                         data: hex("03 09 48 69").withRaw { FixedBytes<31>($0) })
+        table.add(advertising)
+        let index = table.add(response)
+        #expect(table.count == 1)
+        #expect(table.entries[index].connectable && table.entries[index].summary.hasFlags)
+        #expect(table.entries[index].summary.name.bytes == Array("Hi".utf8) && table.entries[index].rssi == -52)
+        for i in 0..<40 {
+            table.add(AdvertisingReport(address: BDAddress(value: UInt64(i + 10), type: 0), rssi: -40,
+                                        connectable: true, isScanResponse: false, data: FixedBytes<31>()))
+        }
+        #expect(table.count == ScanTable.capacity)
+    }
+}
+
+@Suite struct SignalingAndSMPTests {
+    func signal(_ pdu: [UInt8], central: Bool) -> ([UInt8], L2CAPSignalNote) {
+        var response = FixedBytes<64>()
+        let note = pdu.withRaw { L2CAPSignaling.handle($0, isCentral: central, response: &response) }
+        return (response.bytes, note)
+    }
+
+    @Test func unsupportedCommandIsRejected() {
+        // Disconnection Request on LE: Command Reject, reason 0x0000 (Vol 3 Part A §4.1).
+        #expect(signal(hex("06 07 04 00 40 00 40 00"), central: false).0 == hex("01 07 02 00 00 00"))
+        #expect(signal(hex("ff 08 00 00"), central: true).0 == hex("01 08 02 00 00 00"))
+    }
+
+    @Test func identifierZeroIsDropped() {
+        #expect(signal(hex("06 00 04 00 40 00 40 00"), central: false).0.isEmpty)
+        #expect(signal(hex("06 01"), central: false).0.isEmpty)
+    }
+
+    @Test func lengthMismatchIsRejected() {
+        #expect(signal(hex("12 03 08 00 06 00"), central: true).0 == hex("01 03 02 00 00 00"))
+    }
+
+    @Test func connectionParameterUpdate() {
+        // As central: sane values accepted (result 0) and applied.
+        let request = hex("12 05 08 00 18 00 28 00 00 00 f4 01")
+        let (accepted, note) = signal(request, central: true)
+        #expect(accepted == hex("13 05 02 00 00 00"))
+        #expect(note == .updateConnection(ConnectionParameters(intervalMin: 24, intervalMax: 40, latency: 0, timeout: 500)))
+        // Timeout too short for the interval: rejected (result 1).
+        #expect(signal(hex("12 06 08 00 18 00 28 00 00 00 0a 00"), central: true) == (hex("13 06 02 00 01 00"), .none))
+        // A peripheral never receives this request: Command Reject.
+        #expect(signal(request, central: false).0 == hex("01 05 02 00 00 00"))
+    }
+
+    @Test func creditBasedConnectionIsRefused() {
+        let (response, _) = signal(hex("14 09 0a 00 80 00 40 00 f7 00 f7 00 0a 00"), central: false)
+        #expect(response == hex("15 09 0a 00 00 00 00 00 00 00 00 00 02 00"))
+    }
+
+    @Test func pairingIsNotSupported() {
+        var response = FixedBytes<64>()
+        // Pairing Request (Vol 3 Part H §3.5.1) → Pairing Failed, Pairing Not Supported.
+        hex("01 03 00 01 10 07 07").withRaw { SMP.handle($0, response: &response) }
+        #expect(response.bytes == hex("05 05"))
+        hex("0b 01").withRaw { SMP.handle($0, response: &response) }  // Security Request
+        #expect(response.bytes == hex("05 05"))
+        hex("05 05").withRaw { SMP.handle($0, response: &response) }  // never answer a Pairing Failed
+        #expect(response.isEmpty)
+        [UInt8]().withRaw { SMP.handle($0, response: &response) }
+        #expect(response.isEmpty)
+    }
+}
