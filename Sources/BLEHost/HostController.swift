@@ -87,8 +87,7 @@ extension Host {
                 push(.commandFailed(opcode: opcode, status: status))
                 return sendInitStep()  // retry: the deadline re-initialises if it keeps failing
             }
-            // After Reset the controller has its default event masks and no links.
-            commandCredits = max(commandCredits, 1)
+            break  // the controller now has its default event masks and no links
         case .readLocalVersion:
             if status == 0, reader.has(8) {
                 controller.hciVersion = reader.u8()

@@ -1,0 +1,256 @@
+import Testing
+@testable import BLEHost
+
+@Suite struct HostBringUpTests {
+    @Test func sequenceWithRandomAddressWhenPublicIsZero() {
+        var c = ScriptedController()
+        c.host.start(now: 0)
+        // The first packet is HCI_Reset, exactly as Vol 4 Part E §7.3.2 encodes it.
+        #expect(c.drain() == [hex("01 03 0c 00")])
+        c.complete(HCIOpcode.reset)
+        let opcodes = c.answerAll()
+        #expect(Array(opcodes.prefix(10)) == [
+            HCIOpcode.readLocalVersion, HCIOpcode.readBDAddr, HCIOpcode.readLocalCommands,
+            HCIOpcode.readLocalFeatures, HCIOpcode.setEventMask, HCIOpcode.leSetEventMask,
+            HCIOpcode.leReadBufferSize, HCIOpcode.leReadLocalFeatures, HCIOpcode.leSetRandomAddress,
+        ] + [])
+        guard case .ready(let info)? = c.events.first(where: { if case .ready = $0 { true } else { false } }) else {
+            Issue.record("no .ready event")
+            return
+        }
+        #expect(info.address == BDAddress.staticRandom(from: 0x1122_3344_5566))
+        #expect(info.aclDataLength == 27 && info.aclPackets == 4 && info.leBuffers)
+        #expect(info.manufacturer == 0x005F && info.hciVersion == 0x0C)
+        // LE Set Random Address carries the static address, little-endian, top bits 11.
+        let setRandom = c.sent.first { ScriptedController.opcode($0) == HCIOpcode.leSetRandomAddress }!
+        #expect(setRandom[4...].last! & 0xC0 == 0xC0)
+        #expect(c.host.isReady)
+    }
+
+    @Test func publicAddressIsUsedWhenPresent() {
+        var c = ScriptedController()
+        c.host.start(now: 0)
+        let opcodes = c.answerAll(publicAddress: hex("66 55 44 33 22 11"))
+        #expect(!opcodes.contains(HCIOpcode.leSetRandomAddress))
+        #expect(c.host.controller.address == BDAddress(value: 0x1122_3344_5566, type: 0))
+    }
+
+    @Test func fallsBackToSharedBuffersWhenLEBufferIsZero() {
+        var c = ScriptedController()
+        c.host.start(now: 0)
+        let opcodes = c.answerAll(leBuffer: [0, 0, 0])
+        #expect(opcodes.contains(HCIOpcode.readBufferSize))
+        #expect(c.host.controller.aclDataLength == 251 && c.host.controller.aclPackets == 8 && !c.host.controller.leBuffers)
+    }
+
+    @Test func commandCreditsGateCommands() {
+        var c = ScriptedController()
+        c.host.start(now: 0)
+        _ = c.drain()
+        // No answer yet: nothing more goes out.
+        #expect(c.drain().isEmpty)
+        // A Command Complete with zero credits: the next command waits.
+        c.complete(HCIOpcode.reset, credits: 0)
+        #expect(c.drain().isEmpty)
+        // A NOP Command Complete (opcode 0) gives a credit back (Vol 4 Part E §7.7.14).
+        c.feed(event: hex("0e 03 01 00 00"))
+        #expect(c.drain().compactMap(ScriptedController.opcode) == [HCIOpcode.readLocalVersion])
+    }
+
+    @Test func silentControllerIsReinitialised() {
+        var c = ScriptedController()
+        c.host.start(now: 0)
+        _ = c.drain()
+        c.host.tick(now: 2_999)
+        #expect(c.drain().isEmpty)
+        c.host.tick(now: 3_000)
+        #expect(c.drain() == [hex("01 03 0c 00")])
+        #expect(c.events.contains { if case .controllerTimeout(HCIOpcode.reset) = $0 { true } else { false } })
+        #expect(c.host.recoveries == 1)
+        #expect(c.host.nextDeadline() == 6_000)
+    }
+
+    @Test func malformedEventsAreDropped() {
+        var c = ScriptedController()
+        c.host.start(now: 0)
+        c.answerAll()
+        let before = c.host.droppedInput
+        for event in [hex("0e"), hex("0e 05 01"), hex("0e 01 01"), hex("13 01 02"), hex("3e 02 01"),
+                      hex("3e 01 0d"), hex("05 02 00 40"), hex("0f 01 00")] {
+            c.feed(event: event)
+        }
+        #expect(c.host.droppedInput > before)
+        #expect(c.host.isReady)
+    }
+}
+
+@Suite struct HostConnectionTests {
+    /// A ready host, advertising, with the controller's ACL buffers as given.
+    func readyPeripheral(buffers: [UInt8] = [27, 0, 4], maxConnections: Int = 4) -> ScriptedController {
+        var c = ScriptedController(maxConnections: maxConnections)
+        c.host.start(now: 0)
+        c.answerAll(leBuffer: buffers)
+        var data = AdvertisingData()
+        data.addFlags(0x06)
+        c.host.startAdvertising(data: data, scanResponse: AdvertisingData())
+        c.answerAll()
+        return c
+    }
+
+    @Test func advertisingCommands() {
+        let c = readyPeripheral()
+        let opcodes = c.sent.compactMap(ScriptedController.opcode)
+        let tail = Array(opcodes.suffix(4))
+        #expect(tail == [HCIOpcode.leSetAdvertisingParameters, HCIOpcode.leSetAdvertisingData,
+                         HCIOpcode.leSetScanResponseData, HCIOpcode.leSetAdvertiseEnable])
+        let parameters = c.sent.first { ScriptedController.opcode($0) == HCIOpcode.leSetAdvertisingParameters }!
+        // Interval 160..240 (100–150 ms), ADV_IND, own address random, all channels.
+        #expect(Array(parameters[4...]) == hex("a0 00 f0 00 00 01 00 00 00 00 00 00 00 07 00"))
+        let data = c.sent.first { ScriptedController.opcode($0) == HCIOpcode.leSetAdvertisingData }!
+        #expect(data.count == 4 + 32 && data[4] == 3 && Array(data[5..<8]) == hex("02 01 06"))
+        #expect(c.events.contains { if case .advertising(true) = $0 { true } else { false } })
+    }
+
+    @Test func attResponseIsFragmentedAndGatedByCredits() {
+        var c = readyPeripheral(buffers: [27, 0, 2])
+        c.connect(handle: 0x40)
+        _ = c.answerAll()  // advertising is re-enabled below the limit
+        // Read By Group Type over an MTU of 247 gives a response larger than 27 bytes.
+        c.l2cap(handle: 0x40, channel: 4, hex("02 f7 00"))
+        _ = c.drain()
+        c.l2cap(handle: 0x40, channel: 4, hex("10 01 00 ff ff 00 28"))
+        var packets = c.drain()
+        // 2 credits: the MTU response and the first fragment only.
+        #expect(packets.count == 1)
+        c.feed(event: hex("13 05 01 40 00 02 00"))
+        packets += c.drain()
+        c.feed(event: hex("13 05 01 40 00 02 00"))
+        packets += c.drain()
+        let pdus = ScriptedController.l2capPDUs(c.sent)
+        #expect(pdus.count == 2 && pdus[1].0 == 4 && pdus[1].1.first == 0x11)
+        // Every fragment fits the controller's 27-byte buffers; continuations use PB 0b01.
+        let acl = c.sent.filter { $0.first == 0x02 }
+        #expect(acl.allSatisfy { $0.count - 5 <= 27 })
+        #expect(acl.dropFirst(2).allSatisfy { $0[2] & 0x30 == 0x10 })
+    }
+
+    @Test func aclForUnknownHandleOrBadLengthIsDropped() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        let before = c.host.droppedInput
+        c.feed(acl: hex("41 20 05 00 01 00 04 00 0a"))  // unknown handle
+        c.feed(acl: hex("40 20 09 00 01 00 04 00 0a"))  // length field too long
+        c.feed(acl: hex("40 30 05 00 01 00 04 00 0a"))  // reserved PB 0b11
+        c.feed(acl: hex("40 10 02 00 0a 00"))  // continuation without start
+        c.l2cap(handle: 0x40, channel: 0x0040, hex("01"))  // unknown channel
+        #expect(c.host.droppedInput == before + 5)
+        #expect(ScriptedController.l2capPDUs(c.drain()).isEmpty)
+    }
+
+    @Test func signalingAndSMPAreAnswered() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        c.l2cap(handle: 0x40, channel: 5, hex("06 07 04 00 40 00 40 00"))
+        c.l2cap(handle: 0x40, channel: 6, hex("01 03 00 01 10 07 07"))
+        let pdus = ScriptedController.l2capPDUs(c.drain())
+        #expect(pdus.map(\.0) == [5, 6])
+        #expect(pdus[0].1 == hex("01 07 02 00 00 00") && pdus[1].1 == hex("05 05"))
+        #expect(c.events.contains { if case .pairingRefused(0x40) = $0 { true } else { false } })
+    }
+
+    @Test func longTermKeyRequestGetsNegativeReply() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        c.feed(event: hex("3e 0d 05 40 00 00 00 00 00 00 00 00 00 00 00"))
+        let out = c.drain()
+        #expect(out == [hex("01 1b 20 02 40 00")])
+    }
+
+    @Test func advertisingStopsAtLimitAndResumesAfterDisconnection() {
+        var c = readyPeripheral(maxConnections: 1)
+        c.connect(handle: 0x40)
+        let afterConnect = c.answerAll()
+        #expect(!afterConnect.contains(HCIOpcode.leSetAdvertiseEnable))
+        #expect(c.events.contains { if case .advertising(false) = $0 { true } else { false } })
+        // A second connection beyond the limit is refused with "low resources".
+        c.connect(handle: 0x41)
+        #expect(c.drain() == [hex("01 06 04 03 41 00 14")])
+        c.status(HCIOpcode.disconnect)
+        c.feed(event: hex("05 04 00 40 00 13"))
+        let afterDisconnect = c.drain()
+        #expect(afterDisconnect == [hex("01 0a 20 01 01")])
+        #expect(c.events.contains { if case .disconnected(0x40, 0x13) = $0 { true } else { false } })
+    }
+
+    @Test func controllerThatCannotAdvertiseWhileConnectedWaits() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        let out = c.drain()
+        #expect(out == [hex("01 0a 20 01 01")])
+        c.complete(HCIOpcode.leSetAdvertiseEnable, status: 0x0C)
+        #expect(c.drain().isEmpty)
+        #expect(c.events.contains { if case .advertisingWhileConnectedUnsupported = $0 { true } else { false } })
+        c.feed(event: hex("05 04 00 40 00 13"))
+        #expect(c.drain() == [hex("01 0a 20 01 01")])
+    }
+
+    @Test func hardwareErrorReinitialisesAndDropsLinks() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        c.feed(event: hex("10 01 07"))
+        #expect(c.events.contains { if case .hardwareError(7) = $0 { true } else { false } })
+        #expect(c.events.contains { if case .disconnected(0x40, _) = $0 { true } else { false } })
+        #expect(c.host.connectionCount == 0 && !c.host.isReady)
+        let opcodes = c.answerAll()
+        #expect(opcodes.first == HCIOpcode.reset)
+        // Advertising resumes once the controller is back.
+        #expect(opcodes.suffix(1) == [HCIOpcode.leSetAdvertiseEnable])
+        #expect(c.host.recoveries == 1)
+    }
+
+    @Test func notificationsNeedSubscriptionAndFitMTU() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        let value = [UInt8](repeating: 0x42, count: 40)
+        #expect(!value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) })
+        c.l2cap(handle: 0x40, channel: 4, hex("12 0d 00 01 00"))
+        _ = c.drain()
+        #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) })
+        c.feed(event: hex("13 05 01 40 00 04 00"))
+        let pdus = ScriptedController.l2capPDUs(c.drain())
+        #expect(pdus.last!.1 == [0x1B, 0x0C, 0x00] + Array(value.prefix(20)))
+        // Indications are not enabled for it.
+        #expect(!value.withRaw { c.host.indicate(connection: 0x40, attribute: 12, value: $0) })
+    }
+
+    @Test func shutdownSequence() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        c.host.shutdown(now: 10)
+        let out = c.drain()
+        #expect(out == [hex("01 0a 20 01 00")])
+        c.complete(HCIOpcode.leSetAdvertiseEnable)
+        #expect(c.drain() == [hex("01 06 04 03 40 00 13")])
+        c.status(HCIOpcode.disconnect)
+        c.feed(event: hex("05 04 00 40 00 16"))
+        #expect(c.drain() == [hex("01 03 0c 00")])
+        c.complete(HCIOpcode.reset)
+        #expect(c.host.isStopped)
+        #expect(c.events.contains { if case .shutdownComplete = $0 { true } else { false } })
+    }
+
+    @Test func shutdownResetsAnywayWhenDisconnectionNeverCompletes() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        c.host.shutdown(now: 10)
+        _ = c.answerAll()
+        c.host.tick(now: 10 + 1_000)
+        #expect(c.drain().compactMap(ScriptedController.opcode) == [HCIOpcode.reset])
+    }
+}
