@@ -176,10 +176,10 @@ extension Host {
     }
 
     mutating func startRequest(_ connection: UInt16, _ procedure: GATTProcedure, _ build: (inout ATTPDU) -> Void) -> Bool {
-        guard let index = connectionIndex(connection), !connections[index].disconnecting else { return false }
-        guard connections[index].client.procedure == .idle || connections[index].client.procedure == procedure else {
-            return false
-        }
+        // One outstanding request per bearer (Vol 3 Part F §3.3.2): continuations
+        // of a procedure set it idle before asking for the next part.
+        guard let index = connectionIndex(connection), !connections[index].disconnecting,
+              connections[index].client.procedure == .idle else { return false }
         var pdu = ATTPDU()
         build(&pdu)
         guard sendATT(connection, pdu) else { return false }

@@ -1,0 +1,214 @@
+import Testing
+@testable import BLEHost
+
+/// GAP central and GATT client procedures against recorded server responses.
+@Suite struct CentralTests {
+    func readyCentral() -> ScriptedController {
+        var c = ScriptedController(role: .central, database: GATTDatabase(), maxConnections: 1)
+        c.host.start(now: 0)
+        c.answerAll()
+        return c
+    }
+
+    func connectedCentral() -> ScriptedController {
+        var c = readyCentral()
+        c.host.connect(to: BDAddress(value: 0xC6_1805_0403_0201, type: 1), timeout: 5_000)
+        c.answerAll()
+        c.connect(handle: 0x40, asCentral: true)
+        c.answerAll()
+        return c
+    }
+
+    func clientEvents(_ c: ScriptedController) -> [GATTClientEvent] {
+        c.events.compactMap { if case .gattClient(let e) = $0 { e } else { nil } }
+    }
+
+    /// An LE Meta event around `body` (subevent code first).
+    func meta(_ body: [UInt8]) -> [UInt8] { [0x3E, UInt8(body.count)] + body }
+
+    /// The ATT requests the host sent, in order.
+    func requests(_ c: ScriptedController) -> [[UInt8]] {
+        ScriptedController.l2capPDUs(c.sent).filter { $0.0 == 4 }.map(\.1)
+    }
+
+    @Test func scanningCommands() {
+        var c = readyCentral()
+        c.host.startScanning()
+        // Active scan, 60 ms interval / 30 ms window, random own address, then enable
+        // with duplicates filtered; one command at a time.
+        #expect(c.drain() == [hex("01 0b 20 07 01 60 00 30 00 01 00")])
+        c.complete(HCIOpcode.leSetScanParameters)
+        #expect(c.drain() == [hex("01 0c 20 02 01 01")])
+        c.complete(HCIOpcode.leSetScanEnable)
+        #expect(c.host.isScanning)
+        c.host.stopScanning()
+        #expect(c.drain() == [hex("01 0c 20 02 00 01")])
+        c.complete(HCIOpcode.leSetScanEnable)
+        #expect(!c.host.isScanning)
+    }
+
+    @Test func legacyAndExtendedReports() {
+        var c = readyCentral()
+        // LE Advertising Report (0x02): two reports, ADV_IND then SCAN_RSP.
+        c.feed(event: meta(hex("02 02 00 01 01 02 03 04 05 c6 03 02 01 06 ce 04 01 01 02 03 04 05 c6 04 03 09 48 69 ce")))
+        // LE Extended Advertising Report (0x0D), legacy ADV_IND (type 0x0013), RSSI -50.
+        c.feed(event: meta(hex("0d 01 13 00 01 11 22 33 44 55 c6 01 00 ff 7f ce 00 00 00 00 00 00 00 00 00 03 02 01 06")))
+        let reports = c.events.compactMap { if case .advertisingReport(let r) = $0 { r } else { nil } }
+        #expect(reports.count == 3)
+        #expect(reports[0].connectable && !reports[0].isScanResponse && reports[0].rssi == -50)
+        #expect(reports[1].isScanResponse && reports[1].data.bytes == hex("03 09 48 69"))
+        #expect(reports[2].connectable && reports[2].address == BDAddress(value: 0xC6_5544_3322_11, type: 1))
+        // Truncated report: dropped, no crash.
+        let before = c.host.droppedInput
+        c.feed(event: meta(hex("02 01 00 01 01 02 03 04 05 c6 1f 02")))
+        c.feed(event: meta(hex("0d 01 13 00 01")))
+        #expect(c.host.droppedInput == before + 2)
+    }
+
+    @Test func createConnectionTimesOutAndCancels() {
+        var c = readyCentral()
+        let started = c.host.connect(to: BDAddress(value: 1, type: 1), timeout: 5_000)
+        #expect(started)
+        let out = c.drain()
+        #expect(out.count == 1 && ScriptedController.opcode(out[0]) == HCIOpcode.leCreateConnection && out[0][3] == 25)
+        c.status(HCIOpcode.leCreateConnection)
+        c.host.tick(now: 5_000)
+        #expect(c.drain() == [hex("01 0e 20 00")])
+        #expect(c.events.contains { if case .connectionFailed(0x08) = $0 { true } else { false } })
+        c.complete(HCIOpcode.leCreateConnectionCancel)
+        // The controller's echo of the cancel (0x02) is not reported twice.
+        let failures = c.events.filter { if case .connectionFailed = $0 { true } else { false } }.count
+        c.feed(event: hex("3e 13 01 02 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"))
+        #expect(c.events.filter { if case .connectionFailed = $0 { true } else { false } }.count == failures)
+        #expect(!c.host.isConnecting)
+    }
+
+    @Test func parameterUpdateRequestIsAppliedAsCentral() {
+        var c = connectedCentral()
+        c.l2cap(handle: 0x40, channel: 5, hex("12 05 08 00 18 00 28 00 00 00 f4 01"))
+        let out = c.drain()
+        #expect(ScriptedController.l2capPDUs(out).first?.1 == hex("13 05 02 00 00 00"))
+        #expect(out.contains { ScriptedController.opcode($0) == HCIOpcode.leConnectionUpdate })
+    }
+
+    @Test func discoveryProcedures() {
+        var c = connectedCentral()
+        let first = c.host.gattExchangeMTU(connection: 0x40)
+        let second = c.host.gattExchangeMTU(connection: 0x40)
+        #expect(first && !second)  // one request at a time
+        _ = c.drain()
+        c.l2cap(handle: 0x40, channel: 4, hex("03 40 00"))
+        #expect(c.host.mtu(connection: 0x40) == 64)
+
+        let service = BLEUUID(high: 0x8E38_140A_27BE_4090, low: 0x8955_4FC4_B569_8D1E)
+        c.host.gattDiscoverPrimaryService(connection: 0x40, uuid: service)
+        _ = c.drain()
+        #expect(requests(c).last == hex("06 01 00 ff ff 00 28 1e 8d 69 b5 c4 4f 55 89 90 40 be 27 0a 14 38 8e"))
+        c.l2cap(handle: 0x40, channel: 4, hex("07 0a 00 0f 00"))
+
+        c.host.gattDiscoverCharacteristics(connection: 0x40, start: 0x0A, end: 0x0F)
+        _ = c.drain()
+        c.l2cap(handle: 0x40, channel: 4, hex("09 07 0b 00 08 0c 00 19 2a"))
+        _ = c.drain()
+        #expect(requests(c).last == hex("08 0c 00 0f 00 03 28"))  // continues after the last declaration
+        c.l2cap(handle: 0x40, channel: 4, hex("01 08 0c 00 0a"))  // Attribute Not Found ends it
+
+        c.host.gattDiscoverDescriptors(connection: 0x40, start: 0x0D, end: 0x0F)
+        _ = c.drain()
+        c.l2cap(handle: 0x40, channel: 4, hex("05 01 0e 00 02 29"))
+        _ = c.drain()
+        c.l2cap(handle: 0x40, channel: 4, hex("01 04 0f 00 0a"))
+
+        let events = clientEvents(c)
+        #expect(events.contains { if case .mtuExchanged(0x40, 64) = $0 { true } else { false } })
+        #expect(events.contains { if case .serviceDiscovered(0x40, 0x0A, 0x0F) = $0 { true } else { false } })
+        #expect(events.contains { if case .characteristicsDiscovered(0x40, 1) = $0 { true } else { false } })
+        #expect(events.contains { if case .descriptorsDiscovered(0x40, 1) = $0 { true } else { false } })
+        let client = c.host.gattClient(connection: 0x40)!
+        #expect(client.characteristic(BLEUUID(uuid16: 0x2A19))?.valueHandle == 0x0C)
+        #expect(client.descriptor(BLEUUID(uuid16: 0x2902), after: 0x0C)?.handle == 0x0E)
+    }
+
+    @Test func writeLongValueWithPreparedWrites() {
+        var c = connectedCentral()
+        let value = [UInt8](repeating: 0x61, count: 40) + [0x3F]
+        #expect(value.withRaw { c.host.gattWrite(connection: 0x40, handle: 0x0C, value: $0) })
+        var sentParts = 0
+        for _ in 0..<10 {
+            _ = c.drain()
+            guard let last = requests(c).last else { break }
+            if last[0] == 0x16 {
+                sentParts += 1
+                c.l2cap(handle: 0x40, channel: 4, [0x17] + Array(last[1...]))  // echo
+            } else if last[0] == 0x18 {
+                #expect(last == hex("18 01"))
+                c.l2cap(handle: 0x40, channel: 4, hex("19"))
+                break
+            }
+        }
+        #expect(sentParts == 3)  // 18 + 18 + 5 bytes at MTU 23
+        #expect(clientEvents(c).contains { if case .writeCompleted(0x40, 0x0C) = $0 { true } else { false } })
+    }
+
+    @Test func prepareWriteErrorCancelsQueueThenReports() {
+        var c = connectedCentral()
+        let value = [UInt8](repeating: 0x61, count: 30)
+        _ = value.withRaw { c.host.gattWrite(connection: 0x40, handle: 0x0C, value: $0) }
+        _ = c.drain()
+        c.l2cap(handle: 0x40, channel: 4, hex("01 16 0c 00 09"))
+        _ = c.drain()
+        #expect(requests(c).last == hex("18 00"))
+        #expect(!clientEvents(c).contains { if case .error = $0 { true } else { false } })
+        c.l2cap(handle: 0x40, channel: 4, hex("19"))
+        #expect(clientEvents(c).contains { if case .error(0x40, 0x16, 0x0C, 0x09) = $0 { true } else { false } })
+    }
+
+    @Test func writeErrorAndNotification() {
+        var c = connectedCentral()
+        _ = hex("41").withRaw { c.host.gattWrite(connection: 0x40, handle: 0x0C, value: $0) }
+        _ = c.drain()
+        #expect(requests(c).last == hex("12 0c 00 41"))
+        c.l2cap(handle: 0x40, channel: 4, hex("01 12 0c 00 0e"))
+        c.l2cap(handle: 0x40, channel: 4, hex("1b 0c 00 53 4c 55 47"))
+        c.l2cap(handle: 0x40, channel: 4, hex("1d 0c 00 01"))
+        _ = c.drain()
+        let events = clientEvents(c)
+        #expect(events.contains { if case .error(0x40, 0x12, 0x0C, 0x0E) = $0 { true } else { false } })
+        #expect(events.contains { if case .notification(0x40, 0x0C, let v) = $0 { v.bytes == hex("53 4c 55 47") } else { false } })
+        // An indication is confirmed at once.
+        #expect(requests(c).last == hex("1e"))
+    }
+
+    @Test func readLongValue() {
+        var c = connectedCentral()
+        c.host.gattRead(connection: 0x40, handle: 0x0C)
+        _ = c.drain()
+        c.l2cap(handle: 0x40, channel: 4, [0x0B] + [UInt8](repeating: 1, count: 22))
+        _ = c.drain()
+        #expect(requests(c).last == hex("0c 0c 00 16 00"))
+        c.l2cap(handle: 0x40, channel: 4, hex("0d 02 02"))
+        #expect(c.host.gattClient(connection: 0x40)!.readValue.bytes == [UInt8](repeating: 1, count: 22) + [2, 2])
+    }
+
+    @Test func unexpectedAndMalformedResponses() {
+        var c = connectedCentral()
+        c.l2cap(handle: 0x40, channel: 4, hex("13"))  // no request outstanding
+        #expect(clientEvents(c).contains { if case .unexpectedResponse(0x40, 0x13) = $0 { true } else { false } })
+        c.host.gattDiscoverCharacteristics(connection: 0x40, start: 1, end: 0xFFFF)
+        _ = c.drain()
+        c.l2cap(handle: 0x40, channel: 4, hex("09 05 01 00"))  // impossible entry length
+        #expect(clientEvents(c).contains { if case .error(0x40, 0x08, 0, 0x04) = $0 { true } else { false } })
+    }
+
+    @Test func transactionTimeoutClosesTheLink() {
+        var c = connectedCentral()
+        c.now = 100
+        c.host.tick(now: 100)
+        c.host.gattExchangeMTU(connection: 0x40)
+        _ = c.drain()
+        c.host.tick(now: 100 + 30_000)
+        let out = c.drain()
+        #expect(out.contains { ScriptedController.opcode($0) == HCIOpcode.disconnect })
+        #expect(clientEvents(c).contains { if case .timeout(0x40, 0x02) = $0 { true } else { false } })
+    }
+}
