@@ -30,7 +30,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
-        .testTarget(name: "EightBallTests", dependencies: ["EightBall", "BLEHost"]),
+        // A scripted controller that drives a Host in tests (public API only).
+        .target(name: "TestSupport", dependencies: ["BLEHost"], path: "Tests/TestSupport"),
+        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "TestSupport"]),
+        .testTarget(name: "EightBallTests", dependencies: ["EightBall", "BLEHost", "TestSupport"]),
     ]
 )

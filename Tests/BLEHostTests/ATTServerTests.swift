@@ -1,12 +1,13 @@
 import Testing
 @testable import BLEHost
+import TestSupport
 
 /// Every ATT request's success and error responses (Core Vol 3 Part F §3.4) over
-/// ScriptedController.database(): handles 1 GAP svc, 2-3 Device Name, 4-5
+/// testDatabase(): handles 1 GAP svc, 2-3 Device Name, 4-5
 /// Appearance, 6 GATT svc, 7-8 Service Changed, 9 its CCCD, 10 Battery svc,
 /// 11 char decl, 12 dynamic value (read/write/notify), 13 its CCCD.
 @Suite struct ATTServerTests {
-    var server = ATTServer(database: ScriptedController.database())
+    var server = ATTServer(database: testDatabase())
     var bearer = ATTBearer()
     var delegate = RecordingDelegate()
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import BLEHost
+import TestSupport
 
 @Suite struct AdvertisingDataTests {
     static let service = BLEUUID(high: 0x8E38_140A_27BE_4090, low: 0x8955_4FC4_B569_8D1E)

@@ -1,16 +1,17 @@
 import Testing
 @testable import BLEHost
+import TestSupport
 
 /// GAP central and GATT client procedures against recorded server responses.
 @Suite struct CentralTests {
-    func readyCentral() -> ScriptedController {
-        var c = ScriptedController(role: .central, database: GATTDatabase(), maxConnections: 1)
+    func readyCentral() -> ScriptedController<RecordingDelegate> {
+        var c = ScriptedController(delegate: RecordingDelegate(), role: .central, database: GATTDatabase(), maxConnections: 1)
         c.host.start(now: 0)
         c.answerAll()
         return c
     }
 
-    func connectedCentral() -> ScriptedController {
+    func connectedCentral() -> ScriptedController<RecordingDelegate> {
         var c = readyCentral()
         c.host.connect(to: BDAddress(value: 0xC6_1805_0403_0201, type: 1), timeout: 5_000)
         c.answerAll()
@@ -19,7 +20,7 @@ import Testing
         return c
     }
 
-    func clientEvents(_ c: ScriptedController) -> [GATTClientEvent] {
+    func clientEvents(_ c: ScriptedController<RecordingDelegate>) -> [GATTClientEvent] {
         c.events.compactMap { if case .gattClient(let e) = $0 { e } else { nil } }
     }
 
@@ -27,8 +28,8 @@ import Testing
     func meta(_ body: [UInt8]) -> [UInt8] { [0x3E, UInt8(body.count)] + body }
 
     /// The ATT requests the host sent, in order.
-    func requests(_ c: ScriptedController) -> [[UInt8]] {
-        ScriptedController.l2capPDUs(c.sent).filter { $0.0 == 4 }.map(\.1)
+    func requests(_ c: ScriptedController<RecordingDelegate>) -> [[UInt8]] {
+        ScriptedController<RecordingDelegate>.l2capPDUs(c.sent).filter { $0.0 == 4 }.map(\.1)
     }
 
     @Test func scanningCommands() {
@@ -70,7 +71,7 @@ import Testing
         let started = c.host.connect(to: BDAddress(value: 1, type: 1), timeout: 5_000)
         #expect(started)
         let out = c.drain()
-        #expect(out.count == 1 && ScriptedController.opcode(out[0]) == HCIOpcode.leCreateConnection && out[0][3] == 25)
+        #expect(out.count == 1 && ScriptedController<RecordingDelegate>.opcode(out[0]) == HCIOpcode.leCreateConnection && out[0][3] == 25)
         c.status(HCIOpcode.leCreateConnection)
         c.host.tick(now: 5_000)
         #expect(c.drain() == [hex("01 0e 20 00")])
@@ -87,8 +88,8 @@ import Testing
         var c = connectedCentral()
         c.l2cap(handle: 0x40, channel: 5, hex("12 05 08 00 18 00 28 00 00 00 f4 01"))
         let out = c.drain()
-        #expect(ScriptedController.l2capPDUs(out).first?.1 == hex("13 05 02 00 00 00"))
-        #expect(out.contains { ScriptedController.opcode($0) == HCIOpcode.leConnectionUpdate })
+        #expect(ScriptedController<RecordingDelegate>.l2capPDUs(out).first?.1 == hex("13 05 02 00 00 00"))
+        #expect(out.contains { ScriptedController<RecordingDelegate>.opcode($0) == HCIOpcode.leConnectionUpdate })
     }
 
     @Test func discoveryProcedures() {
@@ -208,7 +209,7 @@ import Testing
         _ = c.drain()
         c.host.tick(now: 100 + 30_000)
         let out = c.drain()
-        #expect(out.contains { ScriptedController.opcode($0) == HCIOpcode.disconnect })
+        #expect(out.contains { ScriptedController<RecordingDelegate>.opcode($0) == HCIOpcode.disconnect })
         #expect(clientEvents(c).contains { if case .timeout(0x40, 0x02) = $0 { true } else { false } })
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import BLEHost
+import TestSupport
 
 @Suite struct H4DeframerTests {
     // Command Complete for HCI_Reset (Core Vol 4 Part E §7.7.14, §7.3.2) and an ACL packet.

@@ -1,9 +1,10 @@
 import Testing
 @testable import BLEHost
+import TestSupport
 
 @Suite struct HostBringUpTests {
     @Test func sequenceWithRandomAddressWhenPublicIsZero() {
-        var c = ScriptedController()
+        var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         // The first packet is HCI_Reset, exactly as Vol 4 Part E §7.3.2 encodes it.
         #expect(c.drain() == [hex("01 03 0c 00")])
@@ -22,13 +23,13 @@ import Testing
         #expect(info.aclDataLength == 27 && info.aclPackets == 4 && info.leBuffers)
         #expect(info.manufacturer == 0x005F && info.hciVersion == 0x0C)
         // LE Set Random Address carries the static address, little-endian, top bits 11.
-        let setRandom = c.sent.first { ScriptedController.opcode($0) == HCIOpcode.leSetRandomAddress }!
+        let setRandom = c.sent.first { ScriptedController<RecordingDelegate>.opcode($0) == HCIOpcode.leSetRandomAddress }!
         #expect(setRandom[4...].last! & 0xC0 == 0xC0)
         #expect(c.host.isReady)
     }
 
     @Test func publicAddressIsUsedWhenPresent() {
-        var c = ScriptedController()
+        var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         let opcodes = c.answerAll(publicAddress: hex("66 55 44 33 22 11"))
         #expect(!opcodes.contains(HCIOpcode.leSetRandomAddress))
@@ -36,7 +37,7 @@ import Testing
     }
 
     @Test func fallsBackToSharedBuffersWhenLEBufferIsZero() {
-        var c = ScriptedController()
+        var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         let opcodes = c.answerAll(leBuffer: [0, 0, 0])
         #expect(opcodes.contains(HCIOpcode.readBufferSize))
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func commandCreditsGateCommands() {
-        var c = ScriptedController()
+        var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         _ = c.drain()
         // No answer yet: nothing more goes out.
@@ -54,11 +55,11 @@ import Testing
         #expect(c.drain().isEmpty)
         // A NOP Command Complete (opcode 0) gives a credit back (Vol 4 Part E §7.7.14).
         c.feed(event: hex("0e 03 01 00 00"))
-        #expect(c.drain().compactMap(ScriptedController.opcode) == [HCIOpcode.readLocalVersion])
+        #expect(c.drain().compactMap(ScriptedController<RecordingDelegate>.opcode) == [HCIOpcode.readLocalVersion])
     }
 
     @Test func silentControllerIsReinitialised() {
-        var c = ScriptedController()
+        var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         _ = c.drain()
         c.host.tick(now: 2_999)
@@ -71,7 +72,7 @@ import Testing
     }
 
     @Test func malformedEventsAreDropped() {
-        var c = ScriptedController()
+        var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         c.answerAll()
         let before = c.host.droppedInput
@@ -86,8 +87,8 @@ import Testing
 
 @Suite struct HostConnectionTests {
     /// A ready host, advertising, with the controller's ACL buffers as given.
-    func readyPeripheral(buffers: [UInt8] = [27, 0, 4], maxConnections: Int = 4) -> ScriptedController {
-        var c = ScriptedController(maxConnections: maxConnections)
+    func readyPeripheral(buffers: [UInt8] = [27, 0, 4], maxConnections: Int = 4) -> ScriptedController<RecordingDelegate> {
+        var c = ScriptedController(delegate: RecordingDelegate(), maxConnections: maxConnections)
         c.host.start(now: 0)
         c.answerAll(leBuffer: buffers)
         var data = AdvertisingData()
@@ -99,14 +100,14 @@ import Testing
 
     @Test func advertisingCommands() {
         let c = readyPeripheral()
-        let opcodes = c.sent.compactMap(ScriptedController.opcode)
+        let opcodes = c.sent.compactMap(ScriptedController<RecordingDelegate>.opcode)
         let tail = Array(opcodes.suffix(4))
         #expect(tail == [HCIOpcode.leSetAdvertisingParameters, HCIOpcode.leSetAdvertisingData,
                          HCIOpcode.leSetScanResponseData, HCIOpcode.leSetAdvertiseEnable])
-        let parameters = c.sent.first { ScriptedController.opcode($0) == HCIOpcode.leSetAdvertisingParameters }!
+        let parameters = c.sent.first { ScriptedController<RecordingDelegate>.opcode($0) == HCIOpcode.leSetAdvertisingParameters }!
         // Interval 160..240 (100–150 ms), ADV_IND, own address random, all channels.
         #expect(Array(parameters[4...]) == hex("a0 00 f0 00 00 01 00 00 00 00 00 00 00 07 00"))
-        let data = c.sent.first { ScriptedController.opcode($0) == HCIOpcode.leSetAdvertisingData }!
+        let data = c.sent.first { ScriptedController<RecordingDelegate>.opcode($0) == HCIOpcode.leSetAdvertisingData }!
         #expect(data.count == 4 + 32 && data[4] == 3 && Array(data[5..<8]) == hex("02 01 06"))
         #expect(c.events.contains { if case .advertising(true) = $0 { true } else { false } })
     }
@@ -126,7 +127,7 @@ import Testing
         packets += c.drain()
         c.feed(event: hex("13 05 01 40 00 02 00"))
         packets += c.drain()
-        let pdus = ScriptedController.l2capPDUs(c.sent)
+        let pdus = ScriptedController<RecordingDelegate>.l2capPDUs(c.sent)
         #expect(pdus.count == 2 && pdus[1].0 == 4 && pdus[1].1.first == 0x11)
         // Every fragment fits the controller's 27-byte buffers; continuations use PB 0b01.
         let acl = c.sent.filter { $0.first == 0x02 }
@@ -144,7 +145,7 @@ import Testing
         c.feed(acl: hex("40 10 02 00 0a 00"))  // continuation without start
         c.l2cap(handle: 0x40, channel: 0x0040, hex("01"))  // unknown channel
         #expect(c.host.droppedInput == before + 5)
-        #expect(ScriptedController.l2capPDUs(c.drain()).isEmpty)
+        #expect(ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).isEmpty)
     }
 
     @Test func signalingAndSMPAreAnswered() {
@@ -153,7 +154,7 @@ import Testing
         _ = c.answerAll()
         c.l2cap(handle: 0x40, channel: 5, hex("06 07 04 00 40 00 40 00"))
         c.l2cap(handle: 0x40, channel: 6, hex("01 03 00 01 10 07 07"))
-        let pdus = ScriptedController.l2capPDUs(c.drain())
+        let pdus = ScriptedController<RecordingDelegate>.l2capPDUs(c.drain())
         #expect(pdus.map(\.0) == [5, 6])
         #expect(pdus[0].1 == hex("01 07 02 00 00 00") && pdus[1].1 == hex("05 05"))
         #expect(c.events.contains { if case .pairingRefused(0x40) = $0 { true } else { false } })
@@ -221,7 +222,7 @@ import Testing
         _ = c.drain()
         #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) })
         c.feed(event: hex("13 05 01 40 00 04 00"))
-        let pdus = ScriptedController.l2capPDUs(c.drain())
+        let pdus = ScriptedController<RecordingDelegate>.l2capPDUs(c.drain())
         #expect(pdus.last!.1 == [0x1B, 0x0C, 0x00] + Array(value.prefix(20)))
         // Indications are not enabled for it.
         #expect(!value.withRaw { c.host.indicate(connection: 0x40, attribute: 12, value: $0) })
@@ -251,6 +252,6 @@ import Testing
         c.host.shutdown(now: 10)
         _ = c.answerAll()
         c.host.tick(now: 10 + 1_000)
-        #expect(c.drain().compactMap(ScriptedController.opcode) == [HCIOpcode.reset])
+        #expect(c.drain().compactMap(ScriptedController<RecordingDelegate>.opcode) == [HCIOpcode.reset])
     }
 }

@@ -1,66 +1,60 @@
-@testable import BLEHost
+import BLEHost
 
 /// Byte arrays from hex strings ("04 0e 04 01 03 0c 00").
-func hex(_ text: String) -> [UInt8] {
+public func hex(_ text: String) -> [UInt8] {
     text.split(separator: " ").map { UInt8($0, radix: 16)! }
 }
 
 extension Array where Element == UInt8 {
-    func withRaw<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { withUnsafeBytes(body) }
+    public func withRaw<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { withUnsafeBytes(body) }
 }
 
 extension FixedBytes {
-    var bytes: [UInt8] { withBytes { Array($0) } }
+    public var bytes: [UInt8] { withBytes { Array($0) } }
 }
 
 /// A delegate with one dynamic readable/writable attribute for ATT tests.
-struct RecordingDelegate: GATTServerDelegate {
-    var value: [UInt8] = []
-    var writes: [(UInt16, [UInt8])] = []
-    var subscriptions: [(UInt16, UInt16)] = []
-    var refuse: UInt8 = 0
+public struct RecordingDelegate: GATTServerDelegate {
+    public var value: [UInt8] = []
+    public var writes: [(UInt16, [UInt8])] = []
+    public var subscriptions: [(UInt16, UInt16)] = []
+    public var refuse: UInt8 = 0
 
-    mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
+    public init() {}
+
+    public mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
         self.value.withRaw { _ = value.append($0) }
         return 0
     }
-    mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
+    public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
         if refuse != 0 { return refuse }
         writes.append((handle, Array(value)))
         return 0
     }
-    mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {
+    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {
         subscriptions.append((valueHandle, value))
     }
 }
 
 /// A controller played by the test: it answers the host's commands and feeds events and ACL.
-struct ScriptedController {
-    var host: Host
-    var delegate = RecordingDelegate()
-    var now: UInt64 = 0
-    var sent: [[UInt8]] = []
-    var events: [HostEvent] = []
+public struct ScriptedController<Delegate: GATTServerDelegate> {
+    public var host: Host
+    public var delegate: Delegate
+    public var now: UInt64 = 0
+    public var sent: [[UInt8]] = []
+    public var events: [HostEvent] = []
 
-    init(role: Role = .peripheral, database: GATTDatabase = ScriptedController.database(), maxConnections: Int = 4) {
+    public init(delegate: Delegate, role: Role = .peripheral, database: GATTDatabase = testDatabase(), maxConnections: Int = 4) {
         var configuration = HostConfiguration(role: role)
         configuration.maxConnections = maxConnections
         configuration.staticAddress = BDAddress.staticRandom(from: 0x1122_3344_5566)
         host = Host(configuration: configuration, database: database)
+        self.delegate = delegate
     }
 
-    /// GAP + GATT + one service with a dynamic read/write/notify characteristic.
-    static func database() -> GATTDatabase {
-        var db = GATTDatabase()
-        hex("54 65 73 74").withRaw { _ = db.addGAPAndGATTServices(name: $0, appearance: 0) }
-        db.addPrimaryService(BLEUUID(uuid16: 0x180F))
-        db.addCharacteristic(BLEUUID(uuid16: 0x2A19),
-                             properties: CharacteristicProperties.read.union(.write).union(.notify))
-        return db
-    }
 
     /// Packets the host sends now (H4 framed).
-    mutating func drain() -> [[UInt8]] {
+    public mutating func drain() -> [[UInt8]] {
         var out: [[UInt8]] = []
         var packet = HCIPacket()
         while host.nextOutgoing(into: &packet) { out.append(packet.bytes) }
@@ -69,38 +63,38 @@ struct ScriptedController {
         return out
     }
 
-    mutating func feed(event bytes: [UInt8]) {
+    public mutating func feed(event bytes: [UInt8]) {
         bytes.withRaw { host.handlePacket(type: H4PacketType.event, $0, now: now, delegate: &delegate) }
         while let event = host.nextEvent() { events.append(event) }
     }
 
-    mutating func feed(acl bytes: [UInt8]) {
+    public mutating func feed(acl bytes: [UInt8]) {
         bytes.withRaw { host.handlePacket(type: H4PacketType.acl, $0, now: now, delegate: &delegate) }
         while let event = host.nextEvent() { events.append(event) }
     }
 
     /// Command Complete for `opcode` with `parameters` after the status byte.
-    mutating func complete(_ opcode: UInt16, status: UInt8 = 0, _ parameters: [UInt8] = [], credits: UInt8 = 1) {
+    public mutating func complete(_ opcode: UInt16, status: UInt8 = 0, _ parameters: [UInt8] = [], credits: UInt8 = 1) {
         let body: [UInt8] = [credits, UInt8(opcode & 0xFF), UInt8(opcode >> 8), status] + parameters
         feed(event: [0x0E, UInt8(body.count)] + body)
     }
 
-    mutating func status(_ opcode: UInt16, status: UInt8 = 0) {
+    public mutating func status(_ opcode: UInt16, status: UInt8 = 0) {
         feed(event: [0x0F, 4, status, 1, UInt8(opcode & 0xFF), UInt8(opcode >> 8)])
     }
 
-    static func opcode(_ packet: [UInt8]) -> UInt16? {
+    public static func opcode(_ packet: [UInt8]) -> UInt16? {
         packet.first == 0x01 ? UInt16(packet[1]) | UInt16(packet[2]) << 8 : nil
     }
 
     /// Answers every command the host sends with success (and sensible return
     /// parameters) until it stops sending; returns the opcodes in order.
     @discardableResult
-    mutating func answerAll(publicAddress: [UInt8] = [0, 0, 0, 0, 0, 0], leBuffer: [UInt8] = [27, 0, 4]) -> [UInt16] {
+    public mutating func answerAll(publicAddress: [UInt8] = [0, 0, 0, 0, 0, 0], leBuffer: [UInt8] = [27, 0, 4]) -> [UInt16] {
         var opcodes: [UInt16] = []
         for _ in 0..<64 {
             let out = drain()
-            let commands = out.compactMap(ScriptedController.opcode)
+            let commands = out.compactMap(Self.opcode)
             if commands.isEmpty { break }
             for opcode in commands {
                 opcodes.append(opcode)
@@ -120,20 +114,20 @@ struct ScriptedController {
     }
 
     /// LE Connection Complete from a random-address peer.
-    mutating func connect(handle: UInt16, asCentral: Bool = false) {
+    public mutating func connect(handle: UInt16, asCentral: Bool = false) {
         feed(event: [0x3E, 19, 0x01, 0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), asCentral ? 0 : 1, 0x01,
                      1, 2, 3, 4, 5, 0xC6, 0x18, 0, 0, 0, 0x90, 0x01, 0])
     }
 
     /// One ACL packet carrying a whole L2CAP PDU on a channel.
-    mutating func l2cap(handle: UInt16, channel: UInt16, _ payload: [UInt8]) {
+    public mutating func l2cap(handle: UInt16, channel: UInt16, _ payload: [UInt8]) {
         let pdu: [UInt8] = [UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), UInt8(channel & 0xFF),
                             UInt8(channel >> 8)] + payload
         feed(acl: [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8)] + pdu)
     }
 
     /// ACL packets the host sent, reassembled into (channel, payload) per L2CAP PDU.
-    static func l2capPDUs(_ packets: [[UInt8]]) -> [(UInt16, [UInt8])] {
+    public static func l2capPDUs(_ packets: [[UInt8]]) -> [(UInt16, [UInt8])] {
         var result: [(UInt16, [UInt8])] = []
         var buffer: [UInt8] = []
         for packet in packets where packet.first == 0x02 {
@@ -150,4 +144,14 @@ struct ScriptedController {
         }
         return result
     }
+}
+
+/// GAP + GATT + one service with a dynamic read/write/notify characteristic.
+public func testDatabase() -> GATTDatabase {
+    var db = GATTDatabase()
+    hex("54 65 73 74").withRaw { _ = db.addGAPAndGATTServices(name: $0, appearance: 0) }
+    db.addPrimaryService(BLEUUID(uuid16: 0x180F))
+    db.addCharacteristic(BLEUUID(uuid16: 0x2A19),
+                         properties: CharacteristicProperties.read.union(.write).union(.notify))
+    return db
 }

@@ -1,0 +1,219 @@
+@testable import BLEHost
+import Testing
+import TestSupport
+@testable import EightBall
+
+/// The asker's state machine (SPEC §1 central flow) against a scripted 8-Ball:
+/// discovery, subscribe → write → notification → unsubscribe, and every error path.
+@Suite struct CentralSessionTests {
+    enum Behaviour { case answer, reject, silent, dropLinkOnQuestion, noService }
+
+    struct Harness {
+        var c = ScriptedController(delegate: NoGATTDelegate(), role: .central, database: GATTDatabase(), maxConnections: 1)
+        var session: EightBallCentral
+        var behaviour: Behaviour
+        var reported: [CentralEvent] = []
+        var requests: [[UInt8]] = []
+        var linkUp = false
+        var droppedOnce = false
+        var acl: [[UInt8]] = []
+        var served = 0
+
+        init(_ behaviour: Behaviour, settings: CentralSettings = CentralSettings()) {
+            self.behaviour = behaviour
+            session = EightBallCentral(settings: settings)
+            c.host.start(now: 0)
+            c.answerAll()
+            session.start(host: &c.host, now: 0)
+            pump()
+        }
+
+        static func uuid(_ u: BLEUUID) -> [UInt8] {
+            var b = FixedBytes<16>()
+            u.write128(to: &b)
+            return b.bytes
+        }
+
+        /// What the scripted 8-Ball answers to one ATT request.
+        mutating func serve(_ pdu: [UInt8]) -> [[UInt8]] {
+            requests.append(pdu)
+            switch pdu[0] {
+            case 0x02: return [hex("03 f7 00")]
+            case 0x06: return behaviour == .noService ? [hex("01 06 01 00 0a")] : [hex("07 0a 00 0f 00")]
+            case 0x08 where pdu[1] == 0x0A:
+                return [[0x09, 21, 0x0B, 0x00, 0x08, 0x0C, 0x00] + Self.uuid(EightBallUUID.question)
+                        + [0x0D, 0x00, 0x12, 0x0E, 0x00] + Self.uuid(EightBallUUID.answer)]
+            case 0x08: return [[0x01, 0x08, pdu[1], pdu[2], 0x0A]]
+            case 0x04: return [hex("05 01 0f 00 02 29")]
+            case 0x12 where pdu[1] == 0x0F: return [hex("13")]
+            case 0x12, 0x18:
+                switch behaviour {
+                case .reject: return [[0x01, pdu[0], 0x0C, 0x00, 0x0E]]
+                case .silent: return [[pdu[0] + 1]]
+                case .dropLinkOnQuestion where !droppedOnce:
+                    droppedOnce = true
+                    linkUp = false
+                    c.feed(event: hex("05 04 00 40 00 08"))
+                    return []
+                default: return [[pdu[0] + 1], Array("\u{1B}\u{0E}\u{00}SLUG-ANSWER-05".utf8)]
+                }
+            case 0x16: return [[0x17] + Array(pdu[1...])]
+            default: return [[0x01, pdu[0], 0x00, 0x00, 0x06]]
+            }
+        }
+
+        /// Runs the host, the session and the scripted peer until nothing moves.
+        mutating func pump(now: UInt64 = 0) {
+            c.now = now
+            for _ in 0..<200 {
+                var moved = false
+                let events = c.events
+                c.events.removeAll()
+                for event in events {
+                    moved = true
+                    if case .scanning(true) = event, !linkUp, session.phaseIsScanning { advertise() }
+                    session.handle(event, host: &c.host, now: now)
+                }
+                session.tick(host: &c.host, now: now)
+                while let event = session.nextEvent() {
+                    moved = true
+                    reported.append(event)
+                }
+                let out = c.drain()
+                for packet in out {
+                    moved = true
+                    switch ScriptedController<NoGATTDelegate>.opcode(packet) {
+                    case HCIOpcode.leCreateConnection?:
+                        c.status(HCIOpcode.leCreateConnection)
+                        linkUp = true
+                        c.connect(handle: 0x40, asCentral: true)
+                    case HCIOpcode.disconnect?:
+                        c.status(HCIOpcode.disconnect)
+                        linkUp = false
+                        c.feed(event: hex("05 04 00 40 00 16"))
+                    case let opcode?:
+                        c.complete(opcode)
+                    case nil:
+                        // ACL fragments: serve each L2CAP PDU once it is complete.
+                        acl.append(packet)
+                        let pdus = ScriptedController<NoGATTDelegate>.l2capPDUs(acl)
+                        for (channel, pdu) in pdus.dropFirst(served) where channel == 4 && linkUp {
+                            for response in serve(pdu) { c.l2cap(handle: 0x40, channel: 4, response) }
+                        }
+                        served = pdus.count
+                        c.feed(event: hex("13 05 01 40 00 01 00"))
+                    }
+                }
+                if !moved { return }
+            }
+        }
+
+        /// The 8-Ball's advertising report: extended, connectable, UUID + name, -50 dBm.
+        mutating func advertise(rssi: UInt8 = 0xCE, name: String = "B8") {
+            let data: [UInt8] = [2, 1, 6, 17, 7] + Self.uuid(EightBallUUID.service) + [UInt8(name.utf8.count + 1), 9] + Array(name.utf8)
+            let body: [UInt8] = [0x0D, 1, 0x13, 0x00, 0x01, 1, 2, 3, 4, 5, 0xC6, 1, 0, 0xFF, 0x7F, rssi,
+                                 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(data.count)] + data
+            c.feed(event: [0x3E, UInt8(body.count)] + body)
+        }
+
+        mutating func ask(_ text: String, now: UInt64 = 0) {
+            _ = Array(text.utf8).withRaw { session.ask($0, host: &c.host, now: now) }
+            pump(now: now)
+        }
+    }
+
+    @Test func asksAndGetsTheAnswerInITCBOrder() {
+        var h = Harness(.answer)
+        h.ask("Will it work?")
+        guard case .answered(let index, let value, _)? = h.reported.first(where: { if case .answered = $0 { true } else { false } }) else {
+            Issue.record("no answer: \(h.reported)")
+            return
+        }
+        #expect(index == 5 && value.bytes == Array("SLUG-ANSWER-05".utf8))
+        // Subscribe (CCCD 0x0001) → question → unsubscribe (CCCD 0x0000).
+        let writes = h.requests.filter { $0[0] == 0x12 }
+        #expect(writes == [hex("12 0f 00 01 00"), [0x12, 0x0C, 0x00] + Array("Will it work?".utf8), hex("12 0f 00 00 00")])
+        #expect(h.requests.first == hex("02 f7 00"))
+        #expect(h.session.isIdleForQuestion)
+    }
+
+    @Test func longQuestionUsesPreparedWrites() {
+        var h = Harness(.answer)
+        h.ask(String(repeating: "q", count: 299) + "?")
+        #expect(h.requests.filter { $0[0] == 0x16 }.count == 2)  // 242 bytes per part at MTU 247
+        #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
+    }
+
+    @Test func rejectedQuestion() {
+        var h = Harness(.reject)
+        h.ask("Tell me")
+        #expect(h.reported.contains { if case .rejected = $0 { true } else { false } })
+        #expect(h.requests.last == hex("12 0f 00 00 00"))  // still unsubscribes
+    }
+
+    @Test func silentPeripheralIsOffline() {
+        var h = Harness(.silent)
+        h.ask("Anyone?", now: 100)
+        #expect(!h.reported.contains { if case .offline = $0 { true } else { false } })
+        h.pump(now: 100 + 4_999)
+        #expect(!h.reported.contains { if case .offline = $0 { true } else { false } })
+        h.pump(now: 100 + 5_000)
+        #expect(h.reported.contains { if case .offline = $0 { true } else { false } })
+    }
+
+    @Test func linkLostMidQuestionIsRetriedOnce() {
+        var h = Harness(.dropLinkOnQuestion)
+        h.ask("Are you there?")
+        #expect(h.reported.contains { if case .retrying = $0 { true } else { false } })
+        #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
+    }
+
+    @Test func notAnEightBall() {
+        var h = Harness(.noService)
+        h.ask("Hello?")
+        #expect(h.reported.contains { if case .notAnEightBall = $0 { true } else { false } })
+        #expect(h.reported.contains { if case .finished = $0 { true } else { false } })
+    }
+
+    @Test func nothingInRangeIsNotFound() {
+        var settings = CentralSettings()
+        settings.rssiMax = -55
+        var h = Harness(.answer, settings: settings)  // its advertiser reports -50 dBm
+        h.ask("Near?")
+        h.pump(now: 5_000)
+        #expect(h.reported.contains { if case .notFound = $0 { true } else { false } })
+        #expect(!h.reported.contains { if case .found = $0 { true } else { false } })
+    }
+
+    @Test func finishDisconnects() {
+        var h = Harness(.answer)
+        h.ask("One?")
+        h.session.finish(host: &h.c.host)
+        h.pump()
+        #expect(h.reported.last.map { if case .finished = $0 { true } else { false } } == true)
+        #expect(h.session.isFinished)
+    }
+
+    @Test func filterRequiresUUIDNameAndRSSI() {
+        var settings = CentralSettings()
+        settings.peerName = Array("B8".utf8).withRaw { FixedBytes($0) }
+        let session = EightBallCentral(settings: settings)
+        var entry = ScanEntry()
+        entry.connectable = true
+        entry.rssi = -50
+        #expect(!session.matches(entry))
+        entry.summary.addService(EightBallUUID.service)
+        #expect(!session.matches(entry))  // no name
+        Array("B8".utf8).withRaw { _ = entry.summary.name.append($0) }
+        #expect(session.matches(entry))
+        entry.rssi = -61
+        #expect(!session.matches(entry))
+        entry.rssi = -50
+        entry.connectable = false
+        #expect(!session.matches(entry))
+    }
+}
+
+extension EightBallCentral {
+    var phaseIsScanning: Bool { phase == .scanning }
+}

@@ -1,0 +1,202 @@
+import BLEHost
+import Testing
+import TestSupport
+@testable import EightBall
+
+@Suite struct QuestionTests {
+    func valid(_ bytes: [UInt8]) -> Bool { bytes.withRaw { Question.isValid($0) } }
+
+    @Test func endsWithQuestionMark() {
+        #expect(valid(Array("Will it rain?".utf8)))
+        #expect(valid(Array("?".utf8)))
+        #expect(valid(Array("Ça va ? 🎱?".utf8)))
+        #expect(!valid(Array("Will it rain".utf8)))
+        #expect(!valid(Array("Will it rain? ".utf8)))
+        #expect(!valid(Array("¿".utf8)))
+        #expect(!valid([]))
+    }
+
+    @Test func mustBeValidUTF8() {
+        #expect(!valid([0xFF, 0x3F]))  // invalid byte
+        #expect(!valid([0xC0, 0xAF, 0x3F]))  // overlong "/"
+        #expect(!valid([0xED, 0xA0, 0x80, 0x3F]))  // UTF-16 surrogate
+        #expect(!valid([0xF4, 0x90, 0x80, 0x80, 0x3F]))  // beyond U+10FFFF
+        #expect(!valid([0xE2, 0x82, 0x3F]))  // truncated sequence
+        #expect(!valid([0x80, 0x3F]))  // lone continuation
+        #expect(valid([0xF0, 0x9F, 0x8E, 0xB1, 0x3F]))  // 🎱?
+    }
+
+    @Test func atMost512Bytes() {
+        #expect(valid([UInt8](repeating: 0x61, count: 511) + [0x3F]))
+        #expect(!valid([UInt8](repeating: 0x61, count: 512) + [0x3F]))
+    }
+}
+
+@Suite struct AnswersTests {
+    @Test func slugsAndPhrases() {
+        var slug = FixedBytes<16>()
+        Answers.slug(7, into: &slug)
+        #expect(slug.bytes == Array("SLUG-ANSWER-07".utf8))
+        var phrase = FixedBytes<32>()
+        Answers.phrase(3, into: &phrase)
+        #expect(phrase.bytes == Array("Yes – definitely.".utf8))
+        phrase.removeAll()
+        Answers.phrase(15, into: &phrase)
+        #expect(phrase.bytes == Array("Don’t count on it.".utf8))
+        for index in 0..<20 {
+            var s = FixedBytes<16>()
+            Answers.slug(index, into: &s)
+            #expect(s.withBytes { Answers.index(ofSlug: $0) } == index)
+            var p = FixedBytes<32>()
+            Answers.phrase(index, into: &p)
+            #expect(p.withBytes { Answers.index(of: $0) } == index)
+        }
+        #expect(Array("SLUG-ANSWER-20".utf8).withRaw { Answers.index(of: $0) } == nil)
+        #expect(Array("slug-answer-01".utf8).withRaw { Answers.index(of: $0) } == nil)
+    }
+
+    @Test func seededPickerIsReproducibleAndCoversAllAnswers() {
+        var a = AnswerPicker(seed: 42), b = AnswerPicker(seed: 42), c = AnswerPicker(seed: 43)
+        let first = (0..<50).map { _ in a.next() }
+        #expect(first == (0..<50).map { _ in b.next() })
+        #expect(first != (0..<50).map { _ in c.next() })
+        var seen = Set<Int>()
+        var d = AnswerPicker(seed: 0)
+        for _ in 0..<2000 { seen.insert(d.next()) }
+        #expect(seen == Set(0..<20))
+    }
+}
+
+/// SPEC §1 peripheral rules 1–5, through the host as a central would see them.
+@Suite struct EightBallPeripheralTests {
+    typealias Controller = ScriptedController<EightBallPeripheral>
+
+    func ready(style: AnswerStyle = .slug, seed: UInt64 = 1) -> Controller {
+        let logic = Array("Kiosk".utf8).withRaw { EightBallPeripheral(name: $0, style: style, seed: seed) }
+        var c = Controller(delegate: logic, database: logic.database)
+        c.host.start(now: 0)
+        for _ in 0..<3 {
+            c.answerAll()
+            react(&c)
+        }
+        return c
+    }
+
+    func react(_ c: inout Controller) {
+        for event in c.events { c.delegate.handle(event, host: &c.host) }
+        c.events.removeAll()
+        c.delegate.poll(host: &c.host)
+    }
+
+    /// Feeds one ATT PDU from a central and returns the ATT PDUs we answer with.
+    func att(_ c: inout Controller, _ handle: UInt16, _ pdu: [UInt8]) -> [[UInt8]] {
+        let before = Controller.l2capPDUs(c.sent).count
+        c.l2cap(handle: handle, channel: 4, pdu)
+        react(&c)
+        c.feed(event: [0x13, 0x05, 0x01, UInt8(handle), 0x00, 0x08, 0x00])  // give ACL credits back
+        _ = c.drain()
+        return Controller.l2capPDUs(c.sent).dropFirst(before).filter { $0.0 == 4 }.map(\.1)
+    }
+
+    var q: UInt16 { EightBallDatabase(name: UnsafeRawBufferPointer(start: nil, count: 0)).questionHandle }
+
+    @Test func advertisesTheContract() {
+        let c = ready()
+        let data = c.sent.first { Controller.opcode($0) == HCIOpcode.leSetAdvertisingData }!
+        let length = Int(data[4])
+        var summary = AdvertisementSummary()
+        Array(data[5..<(5 + length)]).withRaw { summary.merge($0) }
+        #expect(summary.hasService(EightBallUUID.service) && summary.name.bytes == Array("Kiosk".utf8))
+        #expect(summary.flags == 0x06)
+    }
+
+    @Test func questionThenSubscriptionGetsOneAnswer() {
+        var c = ready()
+        c.connect(handle: 0x40)
+        react(&c)
+        let handles = c.delegate.handles
+        let write = [0x12, UInt8(handles.questionHandle), 0x00] + Array("Will it work?".utf8)
+        #expect(att(&c, 0x40, write) == [hex("13")])
+        // Not subscribed yet: no notification (rule 3)...
+        let subscribe = [0x12, UInt8(handles.answerHandle + 1), 0x00, 0x01, 0x00]
+        let afterSubscribe = att(&c, 0x40, subscribe)
+        // ...until the CCCD write: its response, then the answer notification.
+        #expect(afterSubscribe.count == 2 && afterSubscribe[0] == hex("13"))
+        let notification = afterSubscribe[1]
+        #expect(Array(notification[0..<3]) == [0x1B, UInt8(handles.answerHandle), 0x00])
+        let answer = Array(notification[3...])
+        #expect(answer.withRaw { Answers.index(ofSlug: $0) } != nil)
+        // Reading Answer returns the same value; a second subscription sends nothing new.
+        #expect(att(&c, 0x40, [0x0A, UInt8(handles.answerHandle), 0x00]) == [[0x0B] + answer])
+        #expect(att(&c, 0x40, subscribe) == [hex("13")])
+    }
+
+    @Test func nonQuestionIsRefusedWithUnlikelyError() {
+        var c = ready()
+        c.connect(handle: 0x40)
+        react(&c)
+        let h = UInt8(c.delegate.handles.questionHandle)
+        #expect(att(&c, 0x40, [0x12, h, 0x00] + Array("Tell me".utf8)) == [[0x01, 0x12, h, 0x00, 0x0E]])
+        #expect(att(&c, 0x40, [0x12, h, 0x00, 0xFF, 0x3F]) == [[0x01, 0x12, h, 0x00, 0x0E]])
+        // Nothing to read yet.
+        #expect(att(&c, 0x40, [0x0A, h + 2, 0x00]) == [hex("0b")])
+    }
+
+    @Test func longQuestionThroughPreparedWrites() {
+        var c = ready()
+        c.connect(handle: 0x40)
+        react(&c)
+        let handles = c.delegate.handles
+        _ = att(&c, 0x40, [0x12, UInt8(handles.answerHandle + 1), 0x00, 0x01, 0x00])
+        let question = [UInt8](repeating: 0x62, count: 299) + [0x3F]
+        var offset = 0
+        while offset < question.count {
+            let part = Array(question[offset..<min(offset + 18, question.count)])
+            _ = att(&c, 0x40, [0x16, UInt8(handles.questionHandle), 0x00, UInt8(offset & 0xFF), UInt8(offset >> 8)] + part)
+            offset += part.count
+        }
+        let out = att(&c, 0x40, hex("18 01"))
+        #expect(out.count == 2 && out[0] == hex("19") && out[1][0] == 0x1B)
+        #expect(c.delegate.question(connection: 0x40)?.bytes == question)
+    }
+
+    @Test func eachCentralHasItsOwnState() {
+        var c = ready(style: .text, seed: 9)
+        c.connect(handle: 0x40)
+        react(&c)
+        c.connect(handle: 0x41)
+        react(&c)
+        let handles = c.delegate.handles
+        for handle: UInt16 in [0x40, 0x41] {
+            _ = att(&c, handle, [0x12, UInt8(handles.answerHandle + 1), 0x00, 0x01, 0x00])
+        }
+        let first = att(&c, 0x40, [0x12, UInt8(handles.questionHandle), 0x00] + Array("A?".utf8))
+        let second = att(&c, 0x41, [0x12, UInt8(handles.questionHandle), 0x00] + Array("B?".utf8))
+        #expect(first.count == 2 && second.count == 2)
+        // An English phrase, cut to ATT_MTU - 3 = 20 bytes at the default MTU.
+        let text = Array(first[1][3...])
+        let phrases = (0..<20).map { index -> [UInt8] in
+            var p = FixedBytes<32>()
+            Answers.phrase(index, into: &p)
+            return p.bytes
+        }
+        #expect(phrases.contains { Array($0.prefix(20)) == text })
+        #expect(c.delegate.question(connection: 0x40)?.bytes == Array("A?".utf8))
+        #expect(c.delegate.question(connection: 0x41)?.bytes == Array("B?".utf8))
+        // A disconnection forgets that central's state only.
+        c.feed(event: hex("05 04 00 40 00 13"))
+        react(&c)
+        #expect(c.delegate.question(connection: 0x40) == nil)
+        #expect(c.delegate.question(connection: 0x41) != nil)
+    }
+
+    @Test func readingOtherAttributes() {
+        var c = ready()
+        c.connect(handle: 0x40)
+        react(&c)
+        // Device Name is the advertised name; Question is not readable.
+        #expect(att(&c, 0x40, hex("0a 03 00")) == [[0x0B] + Array("Kiosk".utf8)])
+        let h = UInt8(c.delegate.handles.questionHandle)
+        #expect(att(&c, 0x40, [0x0A, h, 0x00]) == [[0x01, 0x0A, h, 0x00, 0x02]])
+    }
+}
