@@ -46,6 +46,9 @@ struct ITCBDongle: ParsableCommand {
     @Option(help: ArgumentHelp("Probe the controller every N seconds so one that stopped answering is reset (0 = off; under systemd the watchdog period is used).", valueName: "seconds"))
     var healthCheck: Double = 0
 
+    @Option(help: .hidden)
+    var udevMatch: String?
+
     // MARK: Peripheral
 
     @Option(help: ArgumentHelp("Peripheral: advertised and GAP Device Name (UTF-8, 1–248 bytes; up to 8 bytes fit whole in the advertising data).", valueName: "name"))
@@ -99,7 +102,7 @@ struct ITCBDongle: ParsableCommand {
             throw ValidationError("--log-level must be one of error, warning, info, debug, trace")
         }
         if case .failure(let error) = TransportSpec.parse(transport) { throw ValidationError(error.description) }
-        if !controllerInfo, !listControllers, role == nil {
+        if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
             throw ValidationError("choose a role: --role peripheral or --role central")
         }
         guard !name.isEmpty, name.utf8.count <= 248 else { throw ValidationError("--name must be 1 to 248 bytes of UTF-8") }
@@ -160,6 +163,7 @@ extension ITCBDongle {
         Log.level = LogLevel(name: logLevel) ?? .info
         guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
         if listControllers { return USBController.list() }
+        if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
         Signals.install()
 
         var snoop: BTSnoopWriter? = nil

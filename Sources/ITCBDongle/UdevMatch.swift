@@ -1,0 +1,86 @@
+import Glibc
+
+/// `itcb-dongle --udev-match DEVPATH` (udev's %p, or a sysfs directory): the IMPORT{program} helper of
+/// udev/70-itcb-dongle.rules. It decides, for one USB device, whether it is a
+/// Bluetooth controller (class E0/01/01 on the device or on interface 0, read
+/// from the cached descriptors in sysfs, which exist already at "add" time when
+/// the interface directories may not) and whether the administrator listed it in
+/// the dongles file. It prints udev environment assignments and always exits 0.
+enum UdevMatch {
+    static let defaultConfig = "/etc/itcb-dongle/dongles"
+
+    static func run(devpath: String) -> Int32 {
+        // udev gives %p (/devices/…); tests give a whole path to a fake sysfs tree.
+        let sysfs = devpath.hasPrefix("/devices/") ? "/sys" + devpath : devpath
+        let kernelName = sysfs.split(separator: "/").last.map(String.init) ?? ""
+        guard let descriptors = readBinary(sysfs + "/descriptors"), isBluetooth(descriptors) else {
+            printLine("ITCB_BLUETOOTH=0")
+            return 0
+        }
+        printLine("ITCB_BLUETOOTH=1")
+        let vendor = UInt16(descriptors[8]) | UInt16(descriptors[9]) << 8
+        let product = UInt16(descriptors[10]) | UInt16(descriptors[11]) << 8
+        let config = getenv("ITCB_DONGLES_FILE").map { String(cString: $0) } ?? defaultConfig
+        if configured(config: config, vendor: vendor, product: product, path: kernelName) {
+            printLine("ITCB_CONFIGURED=1")
+            printLine("ITCB_INSTANCE=\(kernelName)")
+        } else {
+            printLine("ITCB_CONFIGURED=0")
+        }
+        return 0
+    }
+
+    /// Device descriptor class E0/01/01, or the first interface descriptor
+    /// (interface 0, alternate 0) of the first configuration is E0/01/01.
+    static func isBluetooth(_ d: [UInt8]) -> Bool {
+        guard d.count >= 18, d[1] == 1 else { return false }
+        if d[4] == 0xE0, d[5] == 0x01, d[6] == 0x01 { return true }
+        var offset = Int(d[0])
+        while offset + 1 < d.count {
+            let length = Int(d[offset]), type = d[offset + 1]
+            guard length >= 2, offset + length <= d.count else { return false }
+            if type == 4, length >= 9, d[offset + 2] == 0, d[offset + 3] == 0 {
+                return d[offset + 5] == 0xE0 && d[offset + 6] == 0x01 && d[offset + 7] == 0x01
+            }
+            offset += length
+        }
+        return false
+    }
+
+    /// Lines of the dongles file: `VID:PID`, a bus-port path (`1-1.2`), or the
+    /// same with the `usb:` prefix of --transport; `#` starts a comment.
+    static func configured(config: String, vendor: UInt16, product: UInt16, path: String) -> Bool {
+        guard let text = readText(config) else { return false }
+        for rawLine in text.split(separator: "\n") {
+            var line = String(rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                .trimmingCharacters()
+            if line.isEmpty { continue }
+            if !line.hasPrefix("usb:") { line = "usb:" + line }
+            switch TransportSpec.parse(line) {
+            case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
+            case .success(.usbPath(let bus, let ports)) where "\(bus)-" + ports.map(String.init).joined(separator: ".") == path:
+                return true
+            default: continue
+            }
+        }
+        return false
+    }
+
+    static func readBinary(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            result += chunk[0..<n]
+        }
+        return result
+    }
+
+    static func readText(_ path: String) -> String? {
+        readBinary(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+}
