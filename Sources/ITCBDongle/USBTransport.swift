@@ -11,11 +11,10 @@ import Glibc
 /// streams are cut into packets by their HCI headers, so an event spanning
 /// several interrupt packets (or two events in one transfer) is handled.
 final class USBTransport: Transport {
-    static let eventTransfers = 2
-    static let aclInTransfers = 2
+    static let eventTransfers = 4
+    static let aclInTransfers = 4
     static let outTransfers = 4
     static let controlTransfers = 2
-    static let inBufferSize = 1024
 
     let context: OpaquePointer
     let handle: OpaquePointer
@@ -25,6 +24,10 @@ final class USBTransport: Transport {
     let aclInEndpoint: UInt8
     let aclOutEndpoint: UInt8
     let aclOutMaxPacket: Int
+    /// IN transfers are one max-size packet long, as btusb does: each completes
+    /// on its own, so no event waits for a short packet that never comes.
+    let eventMaxPacket: Int
+    let aclInMaxPacket: Int
     var detachedDriver = false
 
     var eventStream = H4Deframer(endpointOf: H4PacketType.event)
@@ -77,6 +80,8 @@ final class USBTransport: Transport {
         aclInEndpoint = endpoints.aclIn
         aclOutEndpoint = endpoints.aclOut
         aclOutMaxPacket = endpoints.aclOutMaxPacket
+        eventMaxPacket = endpoints.eventMaxPacket
+        aclInMaxPacket = endpoints.aclInMaxPacket
 
         // Take the interface from btusb; it is given back in close().
         if libusb_kernel_driver_active(handle, 0) == 1 {
@@ -101,27 +106,28 @@ final class USBTransport: Transport {
         Log.info("opened \(name)\(detachedDriver ? ", detached from its kernel driver" : "")")
     }
 
-    struct Endpoints { var event: UInt8; var aclIn: UInt8; var aclOut: UInt8; var aclOutMaxPacket: Int }
+    struct Endpoints {
+        var event: UInt8, aclIn: UInt8, aclOut: UInt8
+        var eventMaxPacket: Int, aclInMaxPacket: Int, aclOutMaxPacket: Int
+    }
 
     /// Interrupt IN = events, bulk IN = ACL in, bulk OUT = ACL out; nothing hard-coded.
     static func endpoints(of interface: libusb_interface_descriptor) -> Endpoints? {
-        var event: UInt8?, aclIn: UInt8?, aclOut: UInt8?, maxPacket = 64
+        var event: UInt8?, aclIn: UInt8?, aclOut: UInt8?
+        var eventSize = 16, inSize = 64, outSize = 64
         for i in 0..<Int(interface.bNumEndpoints) {
             let endpoint = interface.endpoint[i]
-            let kind = USBEndpointKind(attributes: endpoint.bmAttributes, address: endpoint.bEndpointAddress)
-            switch kind {
-            case .interruptIn: if event == nil { event = endpoint.bEndpointAddress }
-            case .bulkIn: if aclIn == nil { aclIn = endpoint.bEndpointAddress }
-            case .bulkOut:
-                if aclOut == nil {
-                    aclOut = endpoint.bEndpointAddress
-                    maxPacket = Int(endpoint.wMaxPacketSize & 0x7FF)
-                }
-            case .other: break
+            let size = max(8, Int(endpoint.wMaxPacketSize & 0x7FF))
+            switch USBEndpointKind(attributes: endpoint.bmAttributes, address: endpoint.bEndpointAddress) {
+            case .interruptIn where event == nil: (event, eventSize) = (endpoint.bEndpointAddress, size)
+            case .bulkIn where aclIn == nil: (aclIn, inSize) = (endpoint.bEndpointAddress, size)
+            case .bulkOut where aclOut == nil: (aclOut, outSize) = (endpoint.bEndpointAddress, size)
+            default: break
             }
         }
         guard let event, let aclIn, let aclOut else { return nil }
-        return Endpoints(event: event, aclIn: aclIn, aclOut: aclOut, aclOutMaxPacket: max(1, maxPacket))
+        return Endpoints(event: event, aclIn: aclIn, aclOut: aclOut,
+                         eventMaxPacket: eventSize, aclInMaxPacket: inSize, aclOutMaxPacket: outSize)
     }
 
     func allocate(_ size: Int) -> UnsafeMutablePointer<libusb_transfer> {
@@ -137,13 +143,13 @@ final class USBTransport: Transport {
     /// The fixed pool: IN transfers stay submitted; OUT and control ones are reused.
     func startTransfers() throws(TransportError) {
         for _ in 0..<USBTransport.eventTransfers {
-            let transfer = allocate(USBTransport.inBufferSize)
+            let transfer = allocate(eventMaxPacket)
             transfer.pointee.endpoint = eventEndpoint
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_INTERRUPT.rawValue)
             try submitIn(transfer)
         }
         for _ in 0..<USBTransport.aclInTransfers {
-            let transfer = allocate(USBTransport.inBufferSize)
+            let transfer = allocate(aclInMaxPacket)
             transfer.pointee.endpoint = aclInEndpoint
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_BULK.rawValue)
             try submitIn(transfer)
@@ -172,7 +178,7 @@ final class USBTransport: Transport {
     }
 
     func submitIn(_ transfer: UnsafeMutablePointer<libusb_transfer>) throws(TransportError) {
-        transfer.pointee.length = Int32(USBTransport.inBufferSize)
+        transfer.pointee.length = Int32(transfer.pointee.endpoint == eventEndpoint ? eventMaxPacket : aclInMaxPacket)
         transfer.pointee.timeout = 0
         try submit(transfer)
     }
