@@ -329,7 +329,7 @@ extension ITCBDongle {
             _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
             let host = Host(configuration: configuration, database: database)
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)" : "central on \(transport.description)")
-            let loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
+            var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
             loop.extraDescriptors = { source.descriptors }
             return loop.run()
         }

@@ -213,7 +213,8 @@ extension ITCBDongle {
         if controllerInfo {
             return { transport, snoop, _ in
                 let host = Host(configuration: configuration, database: GATTDatabase())
-                return RunLoop(host: host, logic: InfoLogic(), transport: transport, snoop: snoop).run()
+                var loop = RunLoop(host: host, logic: InfoLogic(), transport: transport, snoop: snoop)
+                return loop.run()
             }
         }
         switch role ?? .peripheral {
@@ -226,7 +227,7 @@ extension ITCBDongle {
                 }
                 let host = Host(configuration: configuration, database: logic.database)
                 Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
-                let loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
+                var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
                 loop.healthInterval = healthCheckInterval(loop)
                 return loop.run()
             }

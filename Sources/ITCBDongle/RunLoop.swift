@@ -43,7 +43,9 @@ enum Signals {
 
 /// The single-threaded run loop: poll(2) over the transport and the signal pipe,
 /// sleeping until input or the next deadline (no periodic wake-ups).
-final class RunLoop<Logic: RoleLogic> {
+/// A struct, so that passing `host` and `logic` inout together is checked at
+/// compile time (as a class, release builds trapped on a false access conflict).
+struct RunLoop<Logic: RoleLogic> {
     var host: Host
     var logic: Logic
     let transport: Transport
@@ -72,7 +74,7 @@ final class RunLoop<Logic: RoleLogic> {
     }
 
     /// Runs until the role finishes, a signal stops it, or the transport fails.
-    func run() -> Int32 {
+    mutating func run() -> Int32 {
         defer { notifier?.close() }
         host.start(now: monotonicMilliseconds())
         if let healthInterval { nextHealthCheck = monotonicMilliseconds() + healthInterval }
@@ -139,7 +141,7 @@ final class RunLoop<Logic: RoleLogic> {
         return timeout
     }
 
-    func handleSignal(_ signal: Int32) {
+    mutating func handleSignal(_ signal: Int32) {
         switch signal {
         case SIGHUP:
             let status = "\(host.isReady ? "running" : "initialising"): \(host.connectionCount) connection(s), \(host.recoveries) controller recoveries, \(host.droppedInput) inputs dropped"
@@ -153,30 +155,32 @@ final class RunLoop<Logic: RoleLogic> {
     }
 
     /// Advertising/scanning off, links closed, controller reset; at most 2 s.
-    func beginStop(now: UInt64) {
+    mutating func beginStop(now: UInt64) {
         notifier?.send("STOPPING=1")
         stopping = true
         hardStop = now + 2_000
         host.shutdown(now: now)
     }
 
-    func feed(_ bytes: [UInt8]) {
+    mutating func feed(_ bytes: [UInt8]) {
+        // Cut the stream first, then handle each packet: no closure runs while
+        // the de-framer is being mutated (the handlers may start more I/O).
+        var packets: [(UInt8, [UInt8])] = []
         bytes.withUnsafeBytes { raw in
-            deframer.push(raw) { type, packet in
-                if let snoop {
-                    var framed = [type]
-                    framed.append(contentsOf: packet)
-                    framed.withUnsafeBytes { snoop.record($0, received: true) }
-                }
-                Log.trace("< \(hex(type)) \(hexDump(packet))")
-                host.handlePacket(type: type, packet, now: monotonicMilliseconds(), delegate: &logic)
-                processEvents()
+            deframer.push(raw) { type, packet in packets.append((type, Array(packet))) }
+        }
+        for (type, packet) in packets {
+            if let snoop {
+                ([type] + packet).withUnsafeBytes { snoop.record($0, received: true) }
             }
+            Log.trace("< \(hex(type)) \(packet.withUnsafeBytes { hexDump($0) })")
+            packet.withUnsafeBytes { host.handlePacket(type: type, $0, now: monotonicMilliseconds(), delegate: &logic) }
+            processEvents()
         }
     }
 
     /// Lets the host and the role react until neither has anything more to say.
-    func processEvents() {
+    mutating func processEvents() {
         let now = monotonicMilliseconds()
         while true {
             var progressed = false
@@ -195,7 +199,7 @@ final class RunLoop<Logic: RoleLogic> {
         }
     }
 
-    func flush() throws(TransportError) {
+    mutating func flush() throws(TransportError) {
         processEvents()
         while host.nextOutgoing(into: &outgoing) {
             let packet = outgoing.array

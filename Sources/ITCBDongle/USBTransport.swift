@@ -194,11 +194,13 @@ final class USBTransport: Transport {
         case LIBUSB_TRANSFER_COMPLETED:
             if isIn {
                 let bytes = UnsafeRawBufferPointer(start: transfer.pointee.buffer, count: Int(transfer.pointee.actual_length))
+                var packets: [UInt8] = []
                 if endpoint == eventEndpoint {
-                    eventStream.push(bytes) { type, packet in appendH4(type, packet) }
+                    eventStream.push(bytes) { type, packet in packets += [type] + Array(packet) }
                 } else {
-                    aclStream.push(bytes) { type, packet in appendH4(type, packet) }
+                    aclStream.push(bytes) { type, packet in packets += [type] + Array(packet) }
                 }
+                received += packets
             }
         case LIBUSB_TRANSFER_STALL:
             // Clear the halt outside the callback, then resubmit (IN) or report (OUT).
@@ -222,11 +224,6 @@ final class USBTransport: Transport {
             freeOut.append(transfer)
             flushPending()
         }
-    }
-
-    func appendH4(_ type: UInt8, _ packet: UnsafeRawBufferPointer) {
-        received.append(type)
-        received.append(contentsOf: packet)
     }
 
     var pollDescriptors: [pollfd] {

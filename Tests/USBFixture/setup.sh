@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Prepares the USB fixture: Debian packages (QEMU, busybox, kmod, usbutils), a
+# Debian 6.1 kernel with dummy_hcd/gadgetfs/btusb/9p modules, and an initramfs
+# that mounts the host's /usr read-only and runs Tests/USBFixture/guest-init.sh.
+# Everything lands in .cache/usb-fixture and is reused while it is complete.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cache=.cache/usb-fixture
+mkdir -p "$cache"
+
+missing=()
+for p in qemu-system-x86 busybox-static cpio kmod usbutils libusb-1.0-0; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "usb-fixture: installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -e "$cache/kernel.ok" ]; then
+    [ -s /var/lib/apt/lists/lock ] || true
+    package=$(apt-cache search --names-only 'linux-image-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}' | sort -t- -k4,4n | tail -1)
+    if [ -z "$package" ]; then apt-get update -qq; package=$(apt-cache search --names-only 'linux-image-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}' | sort -t- -k4,4n | tail -1); fi
+    [ -n "$package" ] || { echo "usb-fixture: no linux-image-6.1.0-N-amd64 in apt"; exit 1; }
+    echo "usb-fixture: fetching $package"
+    rm -rf "$cache/kpkg" "$cache"/*.deb
+    (cd "$cache" && apt-get download "$package" >/dev/null)
+    dpkg-deb -x "$cache"/linux-image-*.deb "$cache/kpkg"
+    touch "$cache/kernel.ok"
+fi
+kversion=$(ls "$cache/kpkg/lib/modules")
+ln -sf "kpkg/boot/vmlinuz-$kversion" "$cache/vmlinuz"
+
+if [ ! -e "$cache/initrd.img" ] || [ Tests/USBFixture/setup.sh -nt "$cache/initrd.img" ] \
+    || [ Tests/USBFixture/initrd-init -nt "$cache/initrd.img" ]; then
+    root=$(mktemp -d)
+    trap 'rm -rf "$root"' EXIT
+    mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,usr,mnt/work,etc,lib/modules}
+    cp /bin/busybox "$root/bin/busybox"
+    # The host's /usr is the guest's: its loader and libraries must be found where Debian looks.
+    ln -s usr/lib64 "$root/lib64"
+    ln -s /usr/lib/x86_64-linux-gnu "$root/lib/x86_64-linux-gnu"
+    modules=(ecc ecdh_generic bluetooth rfkill btbcm btintel btmtk btrtl btusb virtio virtio_ring virtio_pci
+             virtio_pci_legacy_dev virtio_pci_modern_dev virtio_console usb-common usbcore udc-core dummy_hcd
+             gadgetfs libcomposite configfs 9pnet 9pnet_virtio 9p netfs fscache crc16)
+    moddir="$cache/kpkg/lib/modules/$kversion"
+    for m in "${modules[@]}"; do
+        file=$(find "$moddir/kernel" -name "$m.ko*" | head -1)
+        [ -n "$file" ] || { echo "usb-fixture: module $m not found"; exit 1; }
+        dest="$root/lib/modules/$kversion/${file#"$moddir"/}"
+        mkdir -p "$(dirname "$dest")"
+        cp "$file" "$dest"
+    done
+    cp "$moddir"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$kversion/" 2>/dev/null || true
+    depmod -b "$root" "$kversion"
+    install -m 0755 Tests/USBFixture/initrd-init "$root/init"
+    (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/initrd.img"
+fi
+echo "usb-fixture: ready (kernel $kversion)"
