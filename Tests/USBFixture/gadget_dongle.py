@@ -5,14 +5,16 @@ The device looks like a CSR-class dongle: device class E0/01/01, one interface
 E0/01/01 with interrupt IN 0x81 (events), bulk IN 0x82 and bulk OUT 0x02 (ACL).
 HCI commands arrive as class requests on EP0 (bmRequestType 0x20) and go to the
 controller as H4 commands; bulk OUT becomes H4 ACL; H4 events go to 0x81 and
-H4 ACL to 0x82. SIGUSR1 unplugs the device (closes the GadgetFS files, the host
-sees a disconnect), SIGUSR2 plugs it back.
+H4 ACL to 0x82. SIGUSR1 unplugs the device (the process serving the plug-in is
+killed, its GadgetFS files close, the host sees a disconnect), SIGUSR2 plugs it
+back.
 
 Usage: python3 gadget_dongle.py GADGETFS_DIR SERIAL_DEVICE [VID:PID]
 """
 import errno
 import glob
 import os
+import select
 import signal
 import struct
 import sys
@@ -44,7 +46,7 @@ ENDPOINTS = {0x81: ("ep1in-bulk", endpoint(0x81, 3, 16, 1), endpoint(0x81, 3, 16
              0x82: ("ep2in-bulk", endpoint(0x82, 2, 64, 0), endpoint(0x82, 2, 512, 0)),
              0x02: ("ep2out-bulk", endpoint(0x02, 2, 64, 0), endpoint(0x02, 2, 512, 0))}
 
-serial = os.open(SERIAL, os.O_RDWR | os.O_NOCTTY)
+serial = -1  # opened by each plug-in's process
 serial_lock = threading.Lock()
 state = {"control": None, "endpoints": {}, "generation": 0}
 plugged = threading.Event()
@@ -86,10 +88,15 @@ def controller_reader():
 
 
 def bulk_out_reader(fd, generation):
+    """Bulk OUT → H4 ACL. Polls, so an unplug releases the file within 0.2 s
+    (GadgetFS keeps the device busy while a read is pending)."""
     while state["generation"] == generation:
         try:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                continue
             data = os.read(fd, 4096)
-        except OSError:
+        except (OSError, ValueError):
             return
         if data:
             to_controller(b"\x02" + data)
@@ -116,69 +123,103 @@ def close_endpoints():
 
 
 def plug():
-    control = os.open(glob.glob(os.path.join(GADGET, "dummy_udc"))[0], os.O_RDWR)
+    path = glob.glob(os.path.join(GADGET, "dummy_udc"))[0]
+    for _ in range(50):  # the previous plug-in may take a moment to be released
+        try:
+            control = os.open(path, os.O_RDWR)
+            break
+        except OSError as error:
+            if error.errno != errno.EBUSY:
+                raise
+            time.sleep(0.1)
+    else:
+        log("dummy_udc stays busy")
+        return
     os.write(control, struct.pack("<I", 0) + configuration(64, 1) + configuration(512, 4) + DEVICE)
     state["control"] = control
     plugged.set()
     log("plugged in as %04x:%04x" % (VID, PID))
 
 
-def unplug():
-    plugged.clear()
-    close_endpoints()
-    control, state["control"] = state["control"], None
-    if control is not None:
-        os.close(control)
-    log("unplugged")
-
-
 def ep0_loop():
+    """EP0 events of the current plug-in; polls so that an unplug (fd closed by
+    the main thread) is noticed instead of blocking forever on a dead file."""
     while True:
         plugged.wait()
         control = state["control"]
         try:
-            event = os.read(control, 12)
-        except OSError as error:
-            if error.errno in (errno.EBADF, errno.ESHUTDOWN, errno.ENODEV) or state["control"] is not control:
+            ready, _, _ = select.select([control], [], [], 0.2)
+            if not ready:
                 continue
-            raise
+            event = os.read(control, 12)
+        except (OSError, ValueError):
+            time.sleep(0.05)  # unplugged under us
+            continue
         if len(event) < 12:
             continue
         request_type, request, value, index, length, kind = struct.unpack("<BBHHHI", event)
-        if kind == 1:  # CONNECT
-            continue
-        if kind == 2:  # DISCONNECT: the host went away (or we unplugged)
+        if kind == 2:  # DISCONNECT
             close_endpoints()
             continue
-        if kind != 3:  # SUSPEND and others
+        if kind != 3:  # CONNECT, SUSPEND, ...
             continue
-        if request_type == 0x00 and request == 9:  # SET_CONFIGURATION
-            if value and not state["endpoints"]:
-                enable_endpoints()
-            os.read(control, 0)
-        elif request_type & 0x80:
-            try:
-                os.read(control, 0)  # an IN request we do not serve: stall
-            except OSError:
-                pass
-        else:
-            data = os.read(control, length) if length else os.read(control, 0)
-            if request_type & 0x60 == 0x20 and request == 0 and data:
-                to_controller(b"\x01" + data)
+        try:
+            if request_type == 0x00 and request == 9:  # SET_CONFIGURATION
+                if value and not state["endpoints"]:
+                    enable_endpoints()
+                os.read(control, 0)
+            elif request_type & 0x80:
+                try:
+                    os.read(control, 0)  # an IN request we do not serve: stall
+                except OSError:
+                    pass
+            else:
+                data = os.read(control, length) if length else os.read(control, 0)
+                if request_type & 0x60 == 0x20 and request == 0 and data:
+                    to_controller(b"\x01" + data)
+        except OSError as error:
+            log("ep0:", error)
 
 
-def on_signal(number, _frame):
-    if number == signal.SIGUSR1 and plugged.is_set():
-        unplug()
-    elif number == signal.SIGUSR2 and not plugged.is_set():
-        plug()
-
-
-signal.signal(signal.SIGUSR1, on_signal)
-signal.signal(signal.SIGUSR2, on_signal)
-threading.Thread(target=controller_reader, daemon=True).start()
-plug()
-try:
+def run_gadget():
+    """One plug-in, in its own process: killing it unplugs the device even while
+    a thread is blocked in endpoint I/O (which would keep GadgetFS busy)."""
+    global serial
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    serial = os.open(SERIAL, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    try:  # what the controller sent while unplugged is gone, as on a real bus
+        while os.read(serial, 4096):
+            pass
+    except BlockingIOError:
+        pass
+    os.set_blocking(serial, True)
+    threading.Thread(target=controller_reader, daemon=True).start()
+    plug()
     ep0_loop()
-except KeyboardInterrupt:
-    pass
+
+
+def spawn():
+    pid = os.fork()
+    if pid == 0:
+        try:
+            run_gadget()
+        finally:
+            os._exit(1)
+    return pid
+
+
+# The supervisor: SIGUSR1 unplugs (kills the plug-in process), SIGUSR2 plugs back in.
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM})
+child = spawn()
+while True:
+    number = signal.sigwait({signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM})
+    if number in (signal.SIGUSR1, signal.SIGTERM) and child:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        child = 0
+        log("unplugged")
+    if number == signal.SIGTERM:
+        break
+    if number == signal.SIGUSR2 and not child:
+        child = spawn()

@@ -55,6 +55,7 @@ if [ ! -e "$cache/initrd.img" ] || [ Tests/USBFixture/setup.sh -nt "$cache/initr
     cp "$moddir"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$kversion/" 2>/dev/null || true
     depmod -b "$root" "$kversion"
     install -m 0755 Tests/USBFixture/initrd-init "$root/init"
+    chmod 0755 "$root"  # mktemp -d made it 0700: every other user would be locked out of /
     (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/initrd.img"
 fi
 echo "usb-fixture: ready (kernel $kversion)"

@@ -16,8 +16,9 @@ BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
 
 def start(guest, name, args, user=None):
     """Starts our binary in the guest in the background; its log is NAME.log, its exit code NAME.rc."""
-    wrap = f"setpriv --reuid={user} --regid={user} --clear-groups " if user is not None else ""
-    code, out = guest.run(f"rm -f {name}.rc; ( {wrap}./itcb-dongle {args} > {name}.log 2>&1; echo $? > {name}.rc ) &"
+    command = f"/usr/bin/setpriv --reuid={user} --regid={user} --clear-groups ./itcb-dongle" if user is not None \
+        else "./itcb-dongle"
+    code, out = guest.run(f"rm -f {name}.rc; ( {command} {args} > {name}.log 2>&1; echo $? > {name}.rc ) &"
                           f" sleep 0.2; echo started")
     assert code == 0, out
 
@@ -120,7 +121,7 @@ def test_exit_on_unplug(guest):
 
 def test_user_without_access_gets_permission_error(guest):
     code, out = guest.run("for i in $(seq 50); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && break; sleep 0.2; done;"
-                          " setpriv --reuid=65534 --regid=65534 --clear-groups ./itcb-dongle --role peripheral"
+                          " /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ./itcb-dongle --role peripheral"
                           " --transport usb 2>&1; echo rc=$?")
     assert "rc=3" in out, out
     error = [l for l in out.splitlines() if "error" in l]
