@@ -25,16 +25,20 @@ suite() {
     fi
 }
 
-suite "build" swift build --build-tests
+suite "build (debug, with tests)" swift build --build-tests
 suite "unit tests (Swift Testing)" swift test --skip-build
 suite "embedded core (-no-allocations)" scripts/embedded-check.sh
 suite "fuzzing the core (libFuzzer + ASan, 30 s)" scripts/fuzz.sh 30
-suite "interop with Bumble" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Interop
-suite "central role with Bumble" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Central
+# Everything that talks to a peer runs the binary that ships: release, Swift runtime static.
+suite "build (release, static Swift runtime)" \
+    swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release
+export ITCB_DONGLE_BIN=$PWD/.build-release/release/itcb-dongle
+export ITCB_DONGLE_RELEASE_BIN=$ITCB_DONGLE_BIN
+suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Interop
+suite "interop with Bumble (central)" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Central
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Lifecycle
-for extra in Tests/USBFixture/run-tests.sh Tests/Deployment/test_deployment.sh; do
-    [ -x "$extra" ] && suite "$(basename "$(dirname "$extra")")" "$extra"
-done
+suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
+suite "deployment (deb, unit, rule)" Tests/Deployment/test_deployment.sh
 
 echo
 ((failed)) && echo "test: failed suites: ${failures[*]}"

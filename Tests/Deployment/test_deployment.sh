@@ -32,11 +32,13 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 deb=${ITCB_DEB:-}
+binary=${ITCB_DONGLE_RELEASE_BIN:-.build-release/release/itcb-dongle}
 if [ -z "$deb" ]; then
-    scripts/build-deb.sh > "$scratch/build.log" 2>&1 || { cat "$scratch/build.log"; echo "deployment: 0 passed, 1 failed"; exit 1; }
+    build_args=()
+    [ -n "${ITCB_DONGLE_RELEASE_BIN:-}" ] && build_args=(--binary "$ITCB_DONGLE_RELEASE_BIN")
+    scripts/build-deb.sh "${build_args[@]}" > "$scratch/build.log" 2>&1 || { cat "$scratch/build.log"; echo "deployment: 0 passed, 1 failed"; exit 1; }
     deb=$(sed -n 's/^build-deb: //p' "$scratch/build.log")
 fi
-binary=.build-release/release/itcb-dongle
 
 lintian_clean() {
     local out
@@ -49,7 +51,7 @@ check "lintian: no errors or warnings" lintian_clean
 unit_verifies() {
     # verify needs the ExecStart binary: point a copy of the unit (as an instance) at ours.
     mkdir -p "$scratch/unit"
-    sed "s|/usr/bin/itcb-dongle|$PWD/$binary|" udev/itcb-dongle@.service > "$scratch/unit/itcb-dongle@1-1.2.service"
+    sed "s|/usr/bin/itcb-dongle|$(realpath "$binary")|" udev/itcb-dongle@.service > "$scratch/unit/itcb-dongle@1-1.2.service"
     local out
     out=$(systemd-analyze verify --man=no "$scratch/unit/itcb-dongle@1-1.2.service" 2>&1) || { echo "$out"; return 1; }
     echo "$out"

@@ -9,7 +9,7 @@ cache=.cache/usb-fixture
 mkdir -p "$cache"
 
 missing=()
-for p in qemu-system-x86 busybox-static cpio kmod usbutils libusb-1.0-0; do
+for p in qemu-system-x86 busybox-static cpio kmod usbutils udev libusb-1.0-0; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
