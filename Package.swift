@@ -34,5 +34,6 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BLEHost"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "TestSupport"]),
         .testTarget(name: "EightBallTests", dependencies: ["EightBall", "BLEHost", "TestSupport"]),
+        .testTarget(name: "ITCBDongleTests", dependencies: ["ITCBDongle", "BLEHost", "CLibUSB"]),
     ]
 )

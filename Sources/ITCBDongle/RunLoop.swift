@@ -120,8 +120,12 @@ struct RunLoop<Logic: RoleLogic> {
                 // The controller went away during shutdown: nothing left to tidy.
                 return logic.exitCode ?? Exit.success
             }
+            if error.isUnplug {
+                Log.warning(error.description)
+                return Exit.unplugged
+            }
             Log.error(error.description)
-            return error.isUnplug ? Exit.unplugged : Exit.transport
+            return Exit.transport
         }
     }
 

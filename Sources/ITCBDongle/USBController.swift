@@ -101,16 +101,18 @@ enum USBController {
     /// Waits for a matching device (re-scanning once a second); false when a
     /// SIGINT/SIGTERM asks us to stop instead.
     static func waitForDevice(_ spec: TransportSpec) -> Bool {
-        var context: OpaquePointer? = nil
-        guard libusb_init(&context) == 0, let context else { return false }
-        defer { libusb_exit(context) }
         while true {
             var fds = [pollfd(fd: Signals.pipeFDs[0], events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 1, 1000)
             for signal in Signals.drain() where signal != SIGHUP { return false }
+            // A fresh context per scan: a long-lived one only learns of new devices
+            // through hotplug events, which nobody would be handling here.
+            var context: OpaquePointer? = nil
+            guard libusb_init(&context) == 0, let context else { continue }
             let (list, devices) = enumerate(context)
             let present = devices.contains { $0.matches(spec) }
             if let list { libusb_free_device_list(list, 1) }
+            libusb_exit(context)
             if present { return true }
         }
     }

@@ -1,0 +1,110 @@
+import CLibUSB
+import Testing
+import BLEHost
+@testable import ITCBDongle
+
+/// The platform layer's pure parts: --transport parsing, USB endpoint mapping,
+/// the udev matcher and the JSON output encoding.
+@Suite struct TransportSpecTests {
+    @Test func validSelectors() throws {
+        #expect(try TransportSpec.parse("usb").get() == .usbAny)
+        #expect(try TransportSpec.parse("usb:0a12:0001").get() == .usbID(vendor: 0x0A12, product: 0x0001))
+        #expect(try TransportSpec.parse("usb:0A5C:21E8").get() == .usbID(vendor: 0x0A5C, product: 0x21E8))
+        #expect(try TransportSpec.parse("usb:1-1").get() == .usbPath(bus: 1, ports: [1]))
+        #expect(try TransportSpec.parse("usb:3-1.4.2").get() == .usbPath(bus: 3, ports: [1, 4, 2]))
+        #expect(try TransportSpec.parse("tcp:127.0.0.1:9001").get() == .tcp(host: "127.0.0.1", port: 9001))
+        #expect(try TransportSpec.parse("tcp:[::1]:9001").get() == .tcp(host: "::1", port: 9001))
+        #expect(try TransportSpec.parse("tcp:localhost:1").get() == .tcp(host: "localhost", port: 1))
+        #expect(try TransportSpec.parse("serial:/dev/ttyACM0").get() == .serial(path: "/dev/ttyACM0", baud: 115_200))
+        #expect(try TransportSpec.parse("serial:/dev/ttyUSB1@1000000").get() == .serial(path: "/dev/ttyUSB1", baud: 1_000_000))
+    }
+
+    @Test func invalidSelectorsExplainThemselves() {
+        for bad in ["", "usb:", "usb:0a12", "usb:0a12:1", "usb:zzzz:0001", "usb:1-", "usb:0-1", "usb:1-1..2",
+                    "usb:1-300", "tcp:", "tcp:host", "tcp:host:0", "tcp:host:70000", "tcp::1234", "serial:",
+                    "serial:/dev/ttyS0@12345", "bluetooth", "USB"] {
+            guard case .failure(let error) = TransportSpec.parse(bad) else {
+                Issue.record("'\(bad)' was accepted")
+                continue
+            }
+            #expect(!error.description.isEmpty && !error.description.contains("\n"))
+        }
+    }
+}
+
+@Suite struct USBEndpointTests {
+    func interface(_ endpoints: [(UInt8, UInt8, UInt16)]) -> USBTransport.Endpoints? {
+        var descriptors = endpoints.map { address, attributes, size in
+            var e = libusb_endpoint_descriptor()
+            e.bEndpointAddress = address
+            e.bmAttributes = attributes
+            e.wMaxPacketSize = size
+            return e
+        }
+        return descriptors.withUnsafeMutableBufferPointer { buffer in
+            var i = libusb_interface_descriptor()
+            i.bNumEndpoints = UInt8(buffer.count)
+            i.endpoint = UnsafePointer(buffer.baseAddress)
+            return USBTransport.endpoints(of: i)
+        }
+    }
+
+    @Test func mapsByTypeAndDirectionNotByAddress() {
+        // A dongle whose endpoints sit at unusual addresses (as FunctionFS gadgets pick them).
+        let e = interface([(0x02, 0x02, 64), (0x86, 0x02, 512), (0x83, 0x03, 16)])
+        #expect(e?.event == 0x83 && e?.aclIn == 0x86 && e?.aclOut == 0x02)
+        #expect(e?.eventMaxPacket == 16 && e?.aclInMaxPacket == 512 && e?.aclOutMaxPacket == 64)
+    }
+
+    @Test func missingEndpointMeansNotAController() {
+        #expect(interface([(0x81, 0x03, 16), (0x82, 0x02, 64)]) == nil)  // no bulk OUT
+        #expect(interface([(0x81, 0x01, 16), (0x82, 0x02, 64), (0x02, 0x02, 64)]) == nil)  // isochronous, no interrupt
+        #expect(interface([]) == nil)
+    }
+
+    @Test func endpointKinds() {
+        #expect(USBEndpointKind(attributes: 0x03, address: 0x81) == .interruptIn)
+        #expect(USBEndpointKind(attributes: 0x03, address: 0x01) == .other)
+        #expect(USBEndpointKind(attributes: 0x02, address: 0x82) == .bulkIn)
+        #expect(USBEndpointKind(attributes: 0x02, address: 0x02) == .bulkOut)
+        #expect(USBEndpointKind(attributes: 0x01, address: 0x83) == .other)
+    }
+}
+
+@Suite struct UdevMatchTests {
+    static func device(class c: UInt8, interface0 i: UInt8, interface1: UInt8? = nil) -> [UInt8] {
+        let sub: (UInt8) -> UInt8 = { $0 == 0xE0 ? 1 : 0 }
+        var d: [UInt8] = [18, 1, 0x00, 0x02, c, sub(c), sub(c), 64, 0x12, 0x0A, 0x01, 0x00, 0x00, 0x01, 0, 0, 0, 1]
+        var body: [UInt8] = [9, 4, 0, 0, 1, i, sub(i), sub(i), 0, 7, 5, 0x81, 3, 16, 0, 1]
+        if let interface1 { body += [9, 4, 1, 0, 1, interface1, sub(interface1), sub(interface1), 0] }
+        d += [9, 2, UInt8(9 + body.count), 0, 1, 1, 0, 0x80, 50] + body
+        return d
+    }
+
+    @Test func bluetoothOnDeviceOrInterfaceZeroOnly() {
+        #expect(UdevMatch.isBluetooth(Self.device(class: 0xE0, interface0: 0xE0)))
+        #expect(UdevMatch.isBluetooth(Self.device(class: 0x00, interface0: 0xE0)))
+        #expect(!UdevMatch.isBluetooth(Self.device(class: 0xEF, interface0: 0xFF, interface1: 0xE0)))
+        #expect(!UdevMatch.isBluetooth(Self.device(class: 0x00, interface0: 0x08)))
+        #expect(!UdevMatch.isBluetooth([]))
+        #expect(!UdevMatch.isBluetooth(Array(Self.device(class: 0x00, interface0: 0xE0).prefix(20))))
+        var broken = Self.device(class: 0x00, interface0: 0xE0)
+        broken[18] = 0  // a zero-length descriptor must not loop forever
+        #expect(!UdevMatch.isBluetooth(broken))
+    }
+}
+
+@Suite struct OutputTests {
+    @Test func jsonStringsAreEscaped() {
+        #expect(jsonString("plain") == "\"plain\"")
+        #expect(jsonString("say \"hi\"\\ \n\t") == "\"say \\\"hi\\\"\\\\ \\n\\t\"")
+        #expect(jsonString("\u{01}é🎱") == "\"\\u0001é🎱\"")
+    }
+
+    @Test func addressesRoundTrip() {
+        let address = BDAddress(string: "C0:12:34:56:78:9A", type: 1)
+        #expect(address?.string == "C0:12:34:56:78:9A")
+        #expect(BDAddress(string: "C0:12:34:56:78", type: 1) == nil)
+        #expect(BDAddress(string: "C0:12:34:56:78:9G", type: 1) == nil)
+    }
+}
