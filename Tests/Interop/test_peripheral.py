@@ -360,3 +360,32 @@ def test_controller_info(link):
     assert result.returncode == 0, result.stderr
     assert "HCI version:" in result.stdout and "Public address: 00:00:00:00:00:00 (none)" in result.stdout
     assert "ACL buffers:    27 bytes x 64 (LE)" in result.stdout
+
+
+def test_serial_transport_over_a_pty(workdir):
+    """H4 over a UART (serial:PATH@BAUD), with a Bumble controller on a pseudo-terminal."""
+    from harness import Controllers, Dongle
+
+    tty = os.path.join(workdir, "hci-uart")
+    link = Controllers(1, extra=[f"pty:{tty}"])
+    dongle = None
+    try:
+        for _ in range(50):
+            if os.path.exists(tty):
+                break
+            asyncio.run(asyncio.sleep(0.1))
+        dongle = Dongle("--role", "peripheral", "--transport", f"serial:{tty}@1000000", "--name", "Uart8")
+        dongle.wait_for("info: advertising")
+
+        async def scenario():
+            async with central(link.ports[0]) as device:
+                ball = await EightBall.connect(device, "Uart8", mtu=247)
+                return [await ball.ask(f"Over the UART {i}?") for i in range(5)]
+
+        assert all(a.decode() in SLUGS for a in run(scenario()))
+        dongle.process.terminate()
+        assert dongle.process.wait(5) == 0
+    finally:
+        if dongle:
+            dongle.stop()
+        link.stop()

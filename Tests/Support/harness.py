@@ -25,8 +25,8 @@ CONTROLLERS_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "c
 class Controllers:
     """N Bumble controllers on one LocalLink, each an H4 tcp-server on a free port."""
 
-    def __init__(self, count=2):
-        self.process = subprocess.Popen([sys.executable, CONTROLLERS_SCRIPT, str(count)],
+    def __init__(self, count=2, extra=()):
+        self.process = subprocess.Popen([sys.executable, CONTROLLERS_SCRIPT, str(count), *extra],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         start_new_session=True)
         deadline = time.time() + 60
