@@ -34,9 +34,9 @@ suite "build (release, static Swift runtime)" \
     swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release
 export ITCB_DONGLE_BIN=$PWD/.build-release/release/itcb-dongle
 export ITCB_DONGLE_RELEASE_BIN=$ITCB_DONGLE_BIN
-suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Interop
-suite "interop with Bumble (central)" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Central
-suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/Lifecycle
+suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q Tests/Interop
+suite "interop with Bumble (central)" .venv/bin/python -m pytest -q Tests/Central
+suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q Tests/Lifecycle
 suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
 suite "deployment (deb, unit, rule)" Tests/Deployment/test_deployment.sh
 

@@ -137,14 +137,7 @@ extension Host {
             let parameters = ConnectionParameters(
                 intervalMin: reader.u16(), intervalMax: reader.u16(), latency: reader.u16(), timeout: reader.u16())
             if parameters.isValid {
-                var command = HCIPacket.command(HCIOpcode.leRemoteConnectionParameterReply)
-                command.appendUInt16(handle)
-                command.appendUInt16(parameters.intervalMin)
-                command.appendUInt16(parameters.intervalMax)
-                command.appendUInt16(parameters.latency)
-                command.appendUInt16(parameters.timeout)
-                command.appendZeros(4)  // minimum/maximum CE length
-                queueCommand(command)
+                queueConnectionParameters(HCIOpcode.leRemoteConnectionParameterReply, handle, parameters)
             } else {
                 var command = HCIPacket.command(HCIOpcode.leRemoteConnectionParameterNegativeReply)
                 command.appendUInt16(handle)
@@ -158,6 +151,19 @@ extension Host {
         default:
             break
         }
+    }
+
+    /// LE Connection Update and LE Remote Connection Parameter Request Reply share
+    /// their parameters: handle, interval min/max, latency, timeout, CE lengths.
+    mutating func queueConnectionParameters(_ opcode: UInt16, _ handle: UInt16, _ parameters: ConnectionParameters) {
+        var command = HCIPacket.command(opcode)
+        command.appendUInt16(handle)
+        command.appendUInt16(parameters.intervalMin)
+        command.appendUInt16(parameters.intervalMax)
+        command.appendUInt16(parameters.latency)
+        command.appendUInt16(parameters.timeout)
+        command.appendZeros(4)  // minimum/maximum CE length
+        queueCommand(command)
     }
 
     mutating func connectionCompleted(status: UInt8, handle: UInt16, isCentral: Bool, peer: BDAddress, interval: UInt16) {
@@ -250,14 +256,7 @@ extension Host {
             let note = L2CAPSignaling.handle(pdu, isCentral: connections[index].isCentral, response: &response)
             if !response.isEmpty { response.withBytes { _ = sendL2CAP(handle, channel: L2CAPChannel.leSignaling, $0) } }
             if case .updateConnection(let parameters) = note {
-                var command = HCIPacket.command(HCIOpcode.leConnectionUpdate)
-                command.appendUInt16(handle)
-                command.appendUInt16(parameters.intervalMin)
-                command.appendUInt16(parameters.intervalMax)
-                command.appendUInt16(parameters.latency)
-                command.appendUInt16(parameters.timeout)
-                command.appendZeros(4)
-                queueCommand(command)
+                queueConnectionParameters(HCIOpcode.leConnectionUpdate, handle, parameters)
             }
         case L2CAPChannel.smp:
             var response = FixedBytes<64>()

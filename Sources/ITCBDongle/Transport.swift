@@ -58,13 +58,36 @@ func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, what: String)
     }
 }
 
-/// H4 over TCP: Bumble's and Android's virtual controllers (`tcp:HOST:PORT`).
-final class TCPTransport: Transport {
+/// A transport over one file descriptor carrying H4 both ways (TCP, serial).
+class DescriptorTransport: Transport {
     let fd: Int32
     let description: String
 
+    init(fd: Int32, description: String) {
+        self.fd = fd
+        self.description = description
+    }
+
+    var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
+    var timeoutHint: Int32? { nil }
+
+    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8] {
+        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return [] }
+        return try readDescriptor(fd, what: description)
+    }
+
+    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
+        try writeDescriptor(fd, packet, what: description)
+    }
+
+    func close() { Glibc.close(fd) }
+}
+
+/// H4 over TCP: Bumble's and Android's virtual controllers (`tcp:HOST:PORT`).
+final class TCPTransport: DescriptorTransport {
+
     init(host: String, port: UInt16) throws(TransportError) {
-        description = "tcp:\(host):\(port)"
+        let description = "tcp:\(host):\(port)"
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -92,33 +115,17 @@ final class TCPTransport: Transport {
         guard connected >= 0 else {
             throw .unavailable("cannot connect to controller at \(host):\(port): \(lastError) (is the virtual controller running?)")
         }
-        fd = connected
+        super.init(fd: connected, description: description)
         // Without TCP_NODELAY, Nagle + delayed ACK add ~40 ms to every ATT round trip.
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
-
-    var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
-    var timeoutHint: Int32? { nil }
-
-    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8] {
-        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return [] }
-        return try readDescriptor(fd, what: description)
-    }
-
-    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
-        try writeDescriptor(fd, packet, what: description)
-    }
-
-    func close() { Glibc.close(fd) }
 }
 
 /// H4 over a UART (`serial:/dev/ttyACM0[@BAUD]`), e.g. Zephyr's hci_uart. The
 /// UART transport requires RTS/CTS flow control (Core Vol 4 Part A §1).
-final class SerialTransport: Transport {
-    let fd: Int32
-    let description: String
+final class SerialTransport: DescriptorTransport {
 
     static func speed(_ baud: Int) -> speed_t? {
         switch baud {
@@ -138,7 +145,7 @@ final class SerialTransport: Transport {
     }
 
     init(path: String, baud: Int) throws(TransportError) {
-        description = "serial:\(path)@\(baud)"
+        let description = "serial:\(path)@\(baud)"
         guard let speed = SerialTransport.speed(baud) else {
             throw .unavailable("unsupported baud rate \(baud)")
         }
@@ -147,31 +154,17 @@ final class SerialTransport: Transport {
             let hint = errno == EACCES ? " (add your user to the 'dialout' group)" : ""
             throw .unavailable("cannot open \(path): \(errnoString())\(hint)")
         }
-        fd = opened
         var tio = termios()
-        guard tcgetattr(fd, &tio) == 0 else {
-            Glibc.close(fd)
+        guard tcgetattr(opened, &tio) == 0 else {
+            Glibc.close(opened)
             throw .unavailable("\(path) is not a serial port: \(errnoString())")
         }
         cfmakeraw(&tio)
         cfsetispeed(&tio, speed)
         cfsetospeed(&tio, speed)
         tio.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD) | tcflag_t(CRTSCTS)
-        tcsetattr(fd, TCSANOW, &tio)
-        tcflush(fd, TCIOFLUSH)
+        tcsetattr(opened, TCSANOW, &tio)
+        tcflush(opened, TCIOFLUSH)
+        super.init(fd: opened, description: description)
     }
-
-    var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
-    var timeoutHint: Int32? { nil }
-
-    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8] {
-        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return [] }
-        return try readDescriptor(fd, what: description)
-    }
-
-    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
-        try writeDescriptor(fd, packet, what: description)
-    }
-
-    func close() { Glibc.close(fd) }
 }

@@ -1,10 +1,5 @@
-import os
-import sys
-
 import pytest
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "Support"))
-from harness import Controllers  # noqa: E402
+from harness import Controllers
 
 
 @pytest.fixture

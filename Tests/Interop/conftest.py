@@ -1,11 +1,5 @@
-import os
-import sys
-import tempfile
-
 import pytest
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "Support"))
-from harness import Controllers, Dongle  # noqa: E402
+from harness import Controllers, Dongle
 
 
 @pytest.fixture
@@ -14,12 +8,6 @@ def link():
     c = Controllers(3)
     yield c
     c.stop()
-
-
-@pytest.fixture
-def workdir():
-    with tempfile.TemporaryDirectory() as d:
-        yield d
 
 
 @pytest.fixture

@@ -1,21 +1,10 @@
-import os
-import sys
-import tempfile
-
 import pytest
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "Support"))
-from harness import Controllers  # noqa: E402
+from harness import Controllers
 
 
 @pytest.fixture
 def controllers():
+    """Two Bumble controllers on one link: our peripheral and a Bumble central."""
     c = Controllers(2)
     yield c
     c.stop()
-
-
-@pytest.fixture
-def workdir():
-    with tempfile.TemporaryDirectory() as d:
-        yield d

@@ -5,7 +5,6 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Support"))
 from fixture import Guest  # noqa: E402
 from harness import Controllers  # noqa: E402
 
