@@ -126,3 +126,11 @@ def test_user_without_access_gets_permission_error(guest):
     assert "rc=3" in out, out
     error = [l for l in out.splitlines() if "error" in l]
     assert len(error) == 1 and "permission denied" in error[0] and "udev rule" in error[0], out
+
+
+def test_controller_info_over_usb_after_reset(guest):
+    code, out = guest.run("for i in $(seq 50); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && break; sleep 0.2; done;"
+                          " ./itcb-dongle --controller-info --transport usb:0a12:0001 --usb-reset 2>&1", timeout=60)
+    assert code == 0, out
+    assert "HCI version:" in out and "ACL buffers:" in out, out
+    assert btusb_bound(guest)
