@@ -8,7 +8,6 @@ struct ScanState {
     /// Create Connection Cancel was sent; its failed Connection Complete is expected.
     var cancelling = false
     var deadline: UInt64? = nil
-    var target = BDAddress.zero
 
     mutating func resetForRecovery() {
         let wanted = desired
@@ -56,7 +55,6 @@ extension Host {
         scan.desired = false
         scan.connecting = true
         scan.cancelling = false
-        scan.target = peer
         scan.deadline = now + timeout
         var command = HCIPacket.command(HCIOpcode.leCreateConnection)
         command.appendUInt16(Host.scanInterval)

@@ -57,7 +57,6 @@ struct RunLoop<Logic: RoleLogic> {
     var wasReady = false
     var stopping = false
     var hardStop: UInt64 = 0
-    var onReady: ((ControllerInfo) -> Void)? = nil
     let notifier: SystemdNotifier? = SystemdNotifier()
     /// --health-check: probe the controller this often (ms) so a silent one is noticed.
     var healthInterval: UInt64? = nil
@@ -192,10 +191,7 @@ struct RunLoop<Logic: RoleLogic> {
                 progressed = true
                 logHostEvent(event)
                 notifier?.observe(event, host: host, role: host.configuration.role)
-                if case .ready(let info) = event {
-                    wasReady = true
-                    onReady?(info)
-                }
+                if case .ready = event { wasReady = true }
                 logic.handle(event, host: &host, now: now)
             }
             logic.poll(host: &host, now: now)
