@@ -29,6 +29,7 @@ suite "build (debug, with tests)" swift build --build-tests
 suite "unit tests (Swift Testing)" swift test --skip-build
 suite "embedded core (-no-allocations)" scripts/embedded-check.sh
 suite "fuzzing the core (libFuzzer + ASan, 30 s)" scripts/fuzz.sh 30
+suite "core steady state allocation-free (bench, valgrind)" scripts/bench.sh
 # Everything that talks to a peer runs the binary that ships: release, Swift runtime static.
 suite "build (release, static Swift runtime)" \
     swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release

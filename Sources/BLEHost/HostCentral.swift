@@ -17,8 +17,8 @@ struct ScanState {
 }
 
 extension Host {
-    /// Scan interval and window in 0.625 ms units: 60 ms every 60 ms... halved window
-    /// keeps a kiosk's radio friendly to Wi-Fi while finding 100 ms advertisers quickly.
+    /// Scan interval 60 ms, window 30 ms (0.625 ms units): finds 100 ms advertisers
+    /// within a few intervals while leaving the radio half free for Wi-Fi coexistence.
     static let scanInterval: UInt16 = 0x0060
     static let scanWindow: UInt16 = 0x0030
 

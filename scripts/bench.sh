@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Measures the core's steady state: time per question through Host +
+# EightBallPeripheral (Bench/CoreBench.swift), then, under valgrind, the
+# instructions per question (callgrind: repeatable, unlike seconds) and heap
+# usage for 1,000 and 2,000 questions — equal allocation counts show that the
+# steady state allocates nothing. Figures only; nothing is asserted but the
+# allocation count (which is not a speed). Usage: scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.build/bench
+mkdir -p "$out"
+flags=(-O -wmo -parse-as-library)
+swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
+    -c Sources/BLEHost/*.swift -o "$out/BLEHost.o"
+swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \
+    -c Sources/EightBall/*.swift -o "$out/EightBall.o"
+swiftc "${flags[@]}" -I "$out" Bench/CoreBench.swift "$out/BLEHost.o" "$out/EightBall.o" -o "$out/core-bench"
+"$out/core-bench" 200000
+if ! command -v valgrind >/dev/null; then
+    echo "bench: valgrind not installed (apt-get install valgrind) — no instruction or allocation figures"
+    exit 0
+fi
+allocs() {
+    valgrind --tool=memcheck "$out/core-bench" "$1" 2>&1 >/dev/null | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,
+}
+a1=$(allocs 1000)
+a2=$(allocs 2000)
+echo "heap allocations: $a1 for 1,000 questions, $a2 for 2,000"
+for n in 1000 2000; do
+    valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$n" "$out/core-bench" "$n" >/dev/null 2>&1
+done
+i1=$(callgrind_annotate "$out/callgrind.1000" 2>/dev/null | sed -n 's/^\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+i2=$(callgrind_annotate "$out/callgrind.2000" 2>/dev/null | sed -n 's/^\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+echo "instructions per question (callgrind): $(( (i2 - i1) / 1000 ))"
+if [ "$a1" != "$a2" ]; then
+    echo "bench: the steady state allocates ($a1 vs $a2 allocations)"
+    exit 1
+fi
+echo "bench: steady state allocation-free"
