@@ -306,9 +306,13 @@ extension Host {
             finishProcedure(index, .writeCompleted(connection: connection, handle: client.handle))
         case .prepareWrite:
             // The echo must match what we sent (§4.9.4); otherwise cancel.
-            let sent = client.value.withBytes { UnsafeRawBufferPointer(rebasing: $0[client.offset..<(client.offset + client.chunk)]) }
+            // (The comparison stays inside withBytes: the pointer is valid only there.)
             let echoOK = pdu.count == 5 + client.chunk && readUInt16(pdu, 1) == client.handle
-                && Int(readUInt16(pdu, 3)) == client.offset && valuesEqual(UnsafeRawBufferPointer(rebasing: pdu[5...]), sent)
+                && Int(readUInt16(pdu, 3)) == client.offset
+                && client.value.withBytes { all in
+                    valuesEqual(UnsafeRawBufferPointer(rebasing: pdu[5...]),
+                                UnsafeRawBufferPointer(rebasing: all[client.offset..<(client.offset + client.chunk)]))
+                }
             guard echoOK else {
                 return cancelLongWrite(index, request: ATTOpcode.prepareWriteRequest, code: ATTError.invalidPDU)
             }
