@@ -18,13 +18,19 @@ BINARY = os.environ.get("ITCB_DONGLE_RELEASE_BIN", os.path.join(REPO, ".build-re
 
 
 class Guest:
-    def __init__(self, controller_port, boot_timeout=120):
+    def __init__(self, controller_port, boot_timeout=120, systemd=False):
         assert os.path.exists(BINARY), f"release binary missing at {BINARY} (swift build -c release --static-swift-stdlib --scratch-path .build-release)"
         self.work = tempfile.mkdtemp(prefix="usb-fixture-")
+        os.chmod(self.work, 0o755)  # the guest's unprivileged users run the binary from here
         os.makedirs(os.path.join(self.work, "cmd"))
         shutil.copy(BINARY, os.path.join(self.work, "itcb-dongle"))
         for name in ("gadget_dongle.py", "guest.sh"):
             shutil.copy(os.path.join(HERE, name), self.work)
+        if systemd:
+            # systemd as PID 1 with the project's rule, unit and options installed.
+            shutil.copy(os.path.join(HERE, "systemd-root.sh"), self.work)
+            for name in ("70-itcb-dongle.rules", "itcb-dongle@.service", "itcb-dongle.default"):
+                shutil.copy(os.path.join(REPO, "udev", name), self.work)
         self.counter = 0
         self.log = open(os.path.join(self.work, "console.log"), "w")
         self.qemu = subprocess.Popen([

@@ -1,0 +1,57 @@
+"""The whole appliance under systemd as PID 1 in the guest (issue 5): plugging
+the configured dongle starts itcb-dongle@1-1.service through the udev rule, the
+hardened Type=notify unit becomes active (READY=1 after advertising), answers a
+Bumble central, and pulling the dongle makes the unit inactive; plugging it in
+again starts it again."""
+import asyncio
+import time
+
+import pytest
+from bumble_client import EightBall, central
+from fixture import Guest
+from harness import Controllers, SLUGS
+
+
+@pytest.fixture(scope="module")
+def system():
+    link = Controllers(2)
+    guest = Guest(link.ports[0], systemd=True, boot_timeout=180)
+    yield guest, link
+    guest.stop()
+    link.stop()
+
+
+def unit_state(guest):
+    return guest.run("systemctl is-active itcb-dongle@1-1.service; true")[1].strip()
+
+
+def wait_state(guest, wanted, timeout=60):
+    deadline = time.time() + timeout
+    state = ""
+    while time.time() < deadline:
+        state = unit_state(guest)
+        if state == wanted:
+            return
+        time.sleep(1)
+    _, status = guest.run("systemctl status itcb-dongle@1-1.service --no-pager -l; journalctl -u 'itcb-dongle@*'"
+                          " --no-pager -n 40; true")
+    raise AssertionError(f"unit is {state!r}, not {wanted!r}:\n{status}")
+
+
+def test_plug_starts_hardened_unit_and_unplug_stops_it(system):
+    guest, link = system
+    wait_state(guest, "active")
+    _, status = guest.run("systemctl show -p StatusText -p User -p MainPID itcb-dongle@1-1.service;"
+                          " ps -o user,comm | grep itcb-dongle; true")
+    assert "StatusText=advertising" in status and "User=itcb" in status, status
+
+    async def ask():
+        async with central(link.ports[1]) as device:
+            ball = await EightBall.connect(device, "Unit8")
+            return await ball.ask("Running under systemd?")
+
+    assert asyncio.run(asyncio.wait_for(ask(), 60)).decode() in SLUGS
+    guest.run("kill -USR1 $(cat /run/gadget.pid)")
+    wait_state(guest, "inactive")
+    guest.run("kill -USR2 $(cat /run/gadget.pid)")
+    wait_state(guest, "active")
