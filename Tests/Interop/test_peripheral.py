@@ -1,5 +1,8 @@
 """Our peripheral (issue 2) asked by Bumble GATT clients over Bumble virtual
-controllers: the 8-Ball contract of SPEC §1, ATT behaviour, and the CLI."""
+controllers: the 8-Ball contract of SPEC §1, ATT behaviour, and the CLI.
+
+ITCB_PERIPHERAL=bumble runs the contract tests against the Bumble 8-Ball
+instead (see conftest.py); checks of our binary's own log lines are then left out."""
 import asyncio
 import os
 import shutil
@@ -7,6 +10,7 @@ import subprocess
 
 import pytest
 from bumble.att import ATT_Error
+from bumble.core import ProtocolError
 from bumble_client import ANSWER, QUESTION, SERVICE, EightBall, central, find
 from harness import BINARY, SLUGS
 
@@ -81,7 +85,8 @@ def test_twenty_questions_on_one_connection(link, peripheral):
 
     answers = run(scenario())
     assert len(answers) == 20 and all(a.decode() in SLUGS for a in answers)
-    assert dongle.count("info: connected:") == 1
+    if dongle.ours:
+        assert dongle.count("info: connected:") == 1
 
 
 def test_non_question_gets_unlikely_error_and_no_answer(link, peripheral):
@@ -113,7 +118,8 @@ def test_long_question_with_prepared_writes(link, peripheral, mtu):
             return await ball.ask(question)
 
     assert run(scenario()).decode() in SLUGS
-    assert dongle.count(question) == 1
+    if dongle.ours:
+        assert dongle.count(question) == 1
 
 
 def test_question_of_512_bytes_and_too_long(link, peripheral):
@@ -181,9 +187,13 @@ def test_mtu(link, peripheral, mtu):
     assert full.decode() in PHRASES
     if mtu == 247:
         assert all(a.decode() in PHRASES for a in answers)
-        assert "MTU 247" in dongle.log
+        if dongle.ours:
+            assert "MTU 247" in dongle.log
 
 
+# Ours only: the Bumble 8-Ball stops advertising once connected; ours keeps
+# advertising below --max-centrals (README, command line).
+@pytest.mark.ours_only
 def test_two_centrals_at_once(link, peripheral):
     dongle = peripheral("Duo8")
 
@@ -205,9 +215,11 @@ def test_two_centrals_at_once(link, peripheral):
 
     answers = run(scenario())
     assert all(a.decode() in SLUGS for a in answers)
-    assert dongle.wait_count("info: connected:", 2) == 2
+    if dongle.ours:
+        assert dongle.wait_count("info: connected:", 2) == 2
 
 
+@pytest.mark.ours_only
 def test_max_centrals_stops_advertising(link, peripheral):
     dongle = peripheral("Solo8", "--max-centrals", "1")
 
@@ -237,7 +249,8 @@ def test_disconnect_and_reconnect(link, peripheral):
                 await ball.disconnect()
 
     run(scenario())
-    assert dongle.wait_count("info: disconnected:", 3) == 3
+    if dongle.ours:
+        assert dongle.wait_count("info: disconnected:", 3) == 3
 
 
 def test_answers_text(link, peripheral):
@@ -251,49 +264,47 @@ def test_answers_text(link, peripheral):
     assert all(a.decode("utf-8") in PHRASES for a in run(scenario()))
 
 
-def test_seed_makes_answers_reproducible(link):
-    from harness import Dongle
-
+def test_seed_makes_answers_reproducible(link, peripheral):
     def answers_with(seed):
-        dongle = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[0]}", "--name", "Seed8",
-                        "--seed", str(seed))
+        dongle = peripheral("Seed8", "--seed", str(seed))
+
+        async def scenario():
+            async with central(link.ports[1]) as device:
+                ball = await EightBall.connect(device, "Seed8")
+                result = [await ball.ask(f"Seeded {i}?") for i in range(8)]
+                await ball.disconnect()
+                return result
+
         try:
-            dongle.wait_for("info: advertising")
-
-            async def scenario():
-                async with central(link.ports[1]) as device:
-                    ball = await EightBall.connect(device, "Seed8")
-                    result = [await ball.ask(f"Seeded {i}?") for i in range(8)]
-                    await ball.disconnect()
-                    return result
-
             return run(scenario())
         finally:
-            dongle.process.terminate()
-            assert dongle.process.wait(5) == 0
-            dongle.stop()
+            dongle.stop_cleanly()
 
     first, again, other = answers_with(42), answers_with(42), answers_with(43)
     assert first == again
     assert first != other
 
 
+@pytest.mark.ours_only
 def test_pairing_is_refused_and_link_keeps_working(link, peripheral):
     dongle = peripheral()
 
     async def scenario():
         async with central(link.ports[1]) as device:
             ball = await EightBall.connect(device, "Ball8")
-            with pytest.raises(Exception) as failure:
+            # Bumble's SMP turns the peer's Pairing Failed into ProtocolError(reason, "smp").
+            with pytest.raises(ProtocolError) as failure:
                 await asyncio.wait_for(ball.connection.pair(), 15)
-            assert "PAIRING_NOT_SUPPORTED" in repr(failure.value).upper() or "0x05" in repr(failure.value) \
-                or "5" in repr(getattr(failure.value, "error_code", ""))
+            assert failure.value.error_namespace == "smp"
+            assert failure.value.error_code == 0x05, failure.value  # Pairing Not Supported
+            assert ball.connection.is_encrypted is False
             return await ball.ask("Still fine?")
 
     assert run(scenario()).decode() in SLUGS
     assert "pairing refused" in dongle.log
 
 
+@pytest.mark.ours_only
 def test_btsnoop_decodes_in_tshark(link, peripheral, workdir):
     tshark = shutil.which("tshark")
     assert tshark, "tshark is missing: scripts/setup.sh installs it"
@@ -324,6 +335,7 @@ def test_btsnoop_decodes_in_tshark(link, peripheral, workdir):
     assert tshark_count("bthci_cmd.opcode == 0x0c03") >= 2  # reset at start and at stop
 
 
+@pytest.mark.ours_only
 def test_cli_errors_are_one_line_with_exit_codes():
     cases = [
         (["--role", "peripheral", "--bogus"], 2),
@@ -344,6 +356,7 @@ def test_cli_errors_are_one_line_with_exit_codes():
         assert "Fatal" not in result.stderr and "Stack" not in result.stderr
 
 
+@pytest.mark.ours_only
 def test_help_documents_every_flag():
     result = subprocess.run([BINARY, "--help"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0
@@ -354,6 +367,7 @@ def test_help_documents_every_flag():
         assert flag in result.stdout, flag
 
 
+@pytest.mark.ours_only
 def test_controller_info(link):
     result = subprocess.run([BINARY, "--controller-info", "--transport", f"tcp:127.0.0.1:{link.ports[0]}"],
                             capture_output=True, text=True, timeout=30)
@@ -362,6 +376,7 @@ def test_controller_info(link):
     assert "ACL buffers:    27 bytes x 64 (LE)" in result.stdout
 
 
+@pytest.mark.ours_only
 def test_serial_transport_over_a_pty(workdir):
     """H4 over a UART (serial:PATH@BAUD), with a Bumble controller on a pseudo-terminal."""
     from harness import Controllers, Dongle
