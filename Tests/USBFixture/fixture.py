@@ -1,12 +1,23 @@
 """Boots the QEMU guest of the USB fixture and runs shell commands in it.
 
-The guest (Debian 6.1 kernel, TCG) mounts the host's /usr read-only and a fresh
-work folder read-write over 9p; a virtio serial port named "hci" is a TCP
-connection from QEMU to a Bumble virtual controller on the host's loopback, so
-no guest networking is involved. Tests/USBFixture/setup.sh prepares kernel and
-initramfs."""
+Tests/USBFixture/run-guest.sh boots the guest (Debian 6.1 kernel, TCG): the
+host's /usr read-only and a fresh work folder read-write over 9p, and a virtio
+serial port named "hci" that is QEMU's TCP connection to a Bumble virtual
+controller on the host's loopback (no guest networking). In the guest,
+guest.sh plugs in the emulated dongle (gadget_dongle.py), waits until btusb has
+bound it (hci0), then runs the host's commands: cmd/N.sh → cmd/N.out, cmd/N.rc.
+
+Commands run as root in /mnt/work with these shell helpers defined:
+  unplug / plug      pull the dongle out / plug it in, and wait until done
+  wait_dongle        wait until the dongle is enumerated (1-1)
+  wait_btusb         wait until btusb is bound and hci0 exists
+  dongle_node        /dev/bus/usb/BBB/DDD of the dongle
+  mark LABEL         write LABEL into the kernel log (dmesg since a mark:
+  dmesg_since LABEL  ... prints the kernel log after it)
+"""
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -15,62 +26,128 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CACHE = os.path.join(REPO, ".cache", "usb-fixture")
 BINARY = os.environ.get("ITCB_DONGLE_RELEASE_BIN", os.path.join(REPO, ".build-release", "release", "itcb-dongle"))
+VID_PID = "0a12:0001"
+
+HELPERS = r"""
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+cd /mnt/work
+wait_dongle() { for i in $(seq 100); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && return 0; sleep 0.1; done; echo "dongle not enumerated"; return 1; }
+wait_gone() { for i in $(seq 100); do [ -e /sys/bus/usb/devices/1-1 ] || return 0; sleep 0.1; done; echo "dongle still there"; return 1; }
+wait_btusb() { for i in $(seq 150); do [ -e /sys/class/bluetooth/hci0 ] && [ "$(basename "$(readlink /sys/bus/usb/devices/1-1:1.0/driver)")" = btusb ] && return 0; sleep 0.1; done; echo "btusb/hci0 missing"; return 1; }
+unplug() { kill -USR1 "$(cat /run/gadget.pid)" && wait_gone; }
+plug() { kill -USR2 "$(cat /run/gadget.pid)" && wait_dongle; }
+dongle_node() { printf /dev/bus/usb/%03d/%03d "$(cat /sys/bus/usb/devices/1-1/busnum)" "$(cat /sys/bus/usb/devices/1-1/devnum)"; }
+mark() { echo "usb-fixture: $1" > /dev/kmsg; }
+dmesg_since() { dmesg | sed -n "/usb-fixture: $1\$/,\$p" | sed 1d; }
+"""
+
+
+class Link:
+    """Bumble virtual controllers on one link (bumble_link.py) on free loopback
+    ports: [0] behind the guest's dongle, the others for Bumble peers."""
+
+    def __init__(self, count=3, ports=None):
+        import sys
+
+        arguments = ["--ports", ",".join(map(str, ports))] if ports else [str(count)]
+        self.process = subprocess.Popen([sys.executable, os.path.join(HERE, "bumble_link.py"), *arguments],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=True)
+        deadline = time.time() + 60
+        line = ""
+        while time.time() < deadline:
+            line = self.process.stdout.readline()
+            if line.startswith("PORTS") or not line:
+                break
+        if not line.startswith("PORTS"):
+            self.stop()
+            raise RuntimeError(f"Bumble controllers did not start: {line!r}")
+        self.ports = [int(p) for p in line.split()[1:]]
+
+    def restart(self):
+        """A new link on the same ports (QEMU reconnects to port 0 by itself)."""
+        self.stop()
+        self.__init__(ports=self.ports)
+
+    def stop(self):
+        stop_process(self.process)
+
+
+def stop_process(process, grace=3.0):
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(5)
 
 
 class Guest:
-    def __init__(self, controller_port, boot_timeout=120, systemd=False):
-        assert os.path.exists(BINARY), f"release binary missing at {BINARY} (swift build -c release --static-swift-stdlib --scratch-path .build-release)"
+    """One booted guest serving many commands. `hard_timeout` bounds its whole
+    life (run-guest.sh kills QEMU then, and as soon as this process is gone)."""
+
+    def __init__(self, controller_port, boot_timeout=120, systemd=False, hard_timeout=900):
+        if not os.access(BINARY, os.X_OK):
+            raise AssertionError(f"release binary missing at {BINARY}: swift build -c release --static-swift-stdlib"
+                                 " --product itcb-dongle --scratch-path .build-release (or set ITCB_DONGLE_RELEASE_BIN)")
         self.work = tempfile.mkdtemp(prefix="usb-fixture-")
         os.chmod(self.work, 0o755)  # the guest's unprivileged users run the binary from here
         os.makedirs(os.path.join(self.work, "cmd"))
         shutil.copy(BINARY, os.path.join(self.work, "itcb-dongle"))
-        for name in ("gadget_dongle.py", "guest.sh"):
-            shutil.copy(os.path.join(HERE, name), self.work)
+        with open(os.path.join(self.work, "gadget.options"), "w") as f:
+            f.write(os.environ.get("USB_FIXTURE_GADGET_OPTIONS", "") + "\n")  # e.g. --trace
         if systemd:
             # systemd as PID 1 with the project's rule, unit and options installed.
             shutil.copy(os.path.join(HERE, "systemd-root.sh"), self.work)
             for name in ("70-itcb-dongle.rules", "itcb-dongle@.service", "itcb-dongle.default"):
                 shutil.copy(os.path.join(REPO, "udev", name), self.work)
         self.counter = 0
-        self.log = open(os.path.join(self.work, "console.log"), "w")
-        self.qemu = subprocess.Popen([
-            "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "2",
-            "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
-            "-kernel", os.path.join(CACHE, "vmlinuz"), "-initrd", os.path.join(CACHE, "initrd.img"),
-            "-append", "console=ttyS0 panic=-1 quiet",
-            "-virtfs", "local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on",
-            "-virtfs", f"local,path={self.work},mount_tag=work,security_model=none",
-            "-chardev", f"socket,id=hci,host=127.0.0.1,port={controller_port}",
-            "-device", "virtio-serial-pci", "-device", "virtserialport,chardev=hci,name=hci",
-        ], stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.started = time.time()
+        self.runner = subprocess.Popen(
+            [os.path.join(HERE, "run-guest.sh"), "--work", self.work, "--hci-port", str(controller_port),
+             "--timeout", str(hard_timeout), "--parent", str(os.getpid())],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "run-guest.log"), "w"),
+            start_new_session=True)
         deadline = time.time() + boot_timeout
         while not os.path.exists(os.path.join(self.work, "agent.ready")):
-            if self.qemu.poll() is not None or time.time() > deadline:
+            if self.runner.poll() is not None or time.time() > deadline:
                 details = self.diagnostics()
                 self.stop()
-                raise RuntimeError(f"guest did not come up:\n{details}")
+                raise RuntimeError(f"guest did not come up within {boot_timeout} s:\n{details}")
             time.sleep(0.2)
+        self.boot_seconds = time.time() - self.started
 
     def run(self, script, timeout=60):
-        """Runs a shell script in the guest; returns (exit code, output)."""
+        """Runs a shell script in the guest (as root, in /mnt/work, with the
+        helpers above); returns (exit code, stdout+stderr)."""
         n = self.counter
         self.counter += 1
         path = os.path.join(self.work, "cmd", f"{n}.sh")
         with open(path + ".tmp", "w") as f:
-            f.write("export PATH=/bin:/sbin:/usr/bin:/usr/sbin\ncd /mnt/work\n" + script + "\n")
+            f.write(HELPERS + script + "\n")
         os.rename(path + ".tmp", path)
         rc_path = os.path.join(self.work, "cmd", f"{n}.rc")
         deadline = time.time() + timeout
         while not os.path.exists(rc_path):
-            if self.qemu.poll() is not None:
+            if self.runner.poll() is not None:
                 raise RuntimeError(f"guest died:\n{self.diagnostics()}")
             if time.time() > deadline:
-                raise TimeoutError(f"guest command {n} timed out:\n{script}\n{self.diagnostics()}")
+                raise TimeoutError(f"guest command {n} timed out after {timeout} s:\n{script}\n{self.diagnostics()}")
             time.sleep(0.1)
         with open(rc_path) as f:
             code = int(f.read().strip() or "255")
         with open(os.path.join(self.work, "cmd", f"{n}.out"), errors="replace") as f:
             return code, f.read()
+
+    def check(self, script, timeout=60):
+        """run() that must succeed; returns the output."""
+        code, out = self.run(script, timeout)
+        assert code == 0, f"guest command failed ({code}):\n{script}\n--- output\n{out}"
+        return out
 
     def file(self, name):
         try:
@@ -84,22 +161,22 @@ class Guest:
         while time.time() < deadline:
             if self.file(name).count(text) > after:
                 return
+            if self.runner.poll() is not None:
+                break
             time.sleep(0.2)
         raise AssertionError(f"{text!r} not in {name} within {timeout} s:\n{self.file(name)[-3000:]}")
 
     def diagnostics(self):
-        self.log.flush()
-        return "\n".join(f"--- {name}\n{self.file(name)[-2500:]}" for name in ("console.log", "guest.log", "gadget.log"))
+        return "\n".join(f"--- {name}\n{self.file(name)[-2500:]}"
+                         for name in ("run-guest.log", "console.log", "guest.log", "gadget.log"))
 
     def stop(self):
         open(os.path.join(self.work, "cmd", "stop"), "w").close()
         try:
-            self.qemu.wait(15)
+            self.runner.wait(20)
         except subprocess.TimeoutExpired:
-            self.qemu.kill()
-            self.qemu.wait(5)
-        self.log.close()
+            stop_process(self.runner)  # run-guest.sh kills QEMU on its way out
         if os.environ.get("USB_FIXTURE_KEEP"):
-            print(f"usb-fixture: kept {self.work}")
+            print(f"\nusb-fixture: kept {self.work}")
         else:
             shutil.rmtree(self.work, ignore_errors=True)

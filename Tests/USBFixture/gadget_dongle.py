@@ -1,19 +1,40 @@
-"""A USB Bluetooth dongle in the guest, made with GadgetFS on dummy_hcd, bridged
-to a Bumble virtual controller over H4 on a virtio serial port.
+"""A USB Bluetooth dongle in the guest, made with GadgetFS on dummy_hcd and
+bridged to a Bumble virtual controller over H4 on a virtio serial port.
 
-The device looks like a CSR-class dongle: device class E0/01/01, one interface
-E0/01/01 with interrupt IN 0x81 (events), bulk IN 0x82 and bulk OUT 0x02 (ACL).
-HCI commands arrive as class requests on EP0 (bmRequestType 0x20) and go to the
-controller as H4 commands; bulk OUT becomes H4 ACL; H4 events go to 0x81 and
-H4 ACL to 0x82. SIGUSR1 unplugs the device (the process serving the plug-in is
-killed, its GadgetFS files close, the host sees a disconnect), SIGUSR2 plugs it
-back.
+The device looks like a CSR8510 A10 class dongle (0a12:0001, full speed):
+device class E0/01/01 and one interface E0/01/01 with interrupt IN 0x81
+(events, 16-byte packets), bulk IN 0x82 and bulk OUT 0x02 (ACL, 64-byte
+packets). Core Spec Vol 4 Part B mapping:
 
-Usage: python3 gadget_dongle.py GADGETFS_DIR SERIAL_DEVICE [VID:PID]
+  EP0 class request (bmRequestType 0x20) → H4 command (0x01) to the controller
+  bulk OUT 0x02                          → H4 ACL (0x02), cut by ACL headers
+  H4 event (0x04)                        → interrupt IN 0x81 (one transfer per
+                                           event: 16-byte packets, short last one)
+  H4 ACL (0x02)                          → bulk IN 0x82 (one transfer per packet,
+                                           a zero-length packet after a transfer
+                                           that is a multiple of 64 bytes)
+
+Control requests it does not serve are stalled (IN: wrong-direction read; OUT:
+wrong-direction write). String descriptors are served (manufacturer, product,
+serial). A port reset or re-enumeration by the host closes the endpoints and
+SET_CONFIGURATION opens them again. The virtio serial link may go away and come
+back (QEMU reconnects to Bumble): packets are dropped meanwhile, never a crash.
+
+Signals to the supervisor (its pid is what the caller records):
+  SIGUSR1  unplug: the process serving the plug-in is killed, its GadgetFS files
+           close and the host sees the device disappear (a real unplug);
+  SIGUSR2  plug in again;  SIGTERM  unplug and exit.
+
+Log lines (stdout) name every plug, configuration, stall and anomaly, e.g.
+"acl-out: 128-byte packet ended by a zero-length packet".
+
+Usage: python3 gadget_dongle.py [--id VID:PID] [--high-speed] [--trace] GADGETFS_DIR SERIAL_DEVICE
 """
+import argparse
+import collections
 import errno
-import glob
 import os
+import queue
 import select
 import signal
 import struct
@@ -21,205 +42,519 @@ import sys
 import threading
 import time
 
-GADGET, SERIAL = sys.argv[1], sys.argv[2]
-VID, PID = (int(x, 16) for x in (sys.argv[3] if len(sys.argv) > 3 else "0a12:0001").split(":"))
+# GadgetFS event types (linux/usb/gadgetfs.h) and USB speeds (linux/usb/ch9.h).
+NOP, CONNECT, DISCONNECT, SETUP, SUSPEND = range(5)
+SPEEDS = {1: "low", 2: "full", 3: "high", 5: "super"}
+EVENT_MAX_PACKET = 16
+STRINGS = {1: "ITCB test fixture", 2: "Emulated Bluetooth dongle", 3: "ITCB0001"}
+
+options = None
+
+
+log_lock = threading.Lock()
 
 
 def log(*args):
-    print("gadget:", *args, flush=True)
+    with log_lock:
+        print("gadget:", *args, flush=True)
 
 
-def endpoint(address, attributes, max_packet, interval):
+def trace(*args):
+    if options.trace:
+        log(*args)
+
+
+# ---------------------------------------------------------------- descriptors
+
+def endpoint_descriptor(address, attributes, max_packet, interval):
     return struct.pack("<BBBBHB", 7, 5, address, attributes, max_packet, interval)
 
 
-def configuration(bulk_max_packet, interrupt_interval):
+def endpoint_descriptors(high_speed):
+    """Per endpoint: its GadgetFS file on dummy_udc, full-speed and high-speed descriptors."""
+    return {
+        0x81: ("ep1in-bulk", endpoint_descriptor(0x81, 3, EVENT_MAX_PACKET, 1),
+               endpoint_descriptor(0x81, 3, EVENT_MAX_PACKET, 4)),
+        0x82: ("ep2in-bulk", endpoint_descriptor(0x82, 2, 64, 0), endpoint_descriptor(0x82, 2, 512, 0)),
+        0x02: ("ep2out-bulk", endpoint_descriptor(0x02, 2, 64, 0), endpoint_descriptor(0x02, 2, 512, 0)),
+    }
+
+
+def configuration_descriptor(high_speed):
     interface = struct.pack("<9B", 9, 4, 0, 0, 3, 0xE0, 0x01, 0x01, 0)
-    body = (interface + endpoint(0x81, 3, 16, interrupt_interval) + endpoint(0x82, 2, bulk_max_packet, 0)
-            + endpoint(0x02, 2, bulk_max_packet, 0))
+    body = interface + b"".join(d[2 if high_speed else 1] for d in endpoint_descriptors(high_speed).values())
     return struct.pack("<BBHBBBBB", 9, 2, 9 + len(body), 1, 1, 0, 0xC0, 50) + body
 
 
-DEVICE = struct.pack("<BBHBBBBHHHBBBB", 18, 1, 0x0200, 0xE0, 0x01, 0x01, 64, VID, PID, 0x0100, 0, 0, 0, 1)
-# dummy_udc endpoint files: ep1in-bulk serves as the interrupt endpoint 0x81.
-ENDPOINTS = {0x81: ("ep1in-bulk", endpoint(0x81, 3, 16, 1), endpoint(0x81, 3, 16, 4)),
-             0x82: ("ep2in-bulk", endpoint(0x82, 2, 64, 0), endpoint(0x82, 2, 512, 0)),
-             0x02: ("ep2out-bulk", endpoint(0x02, 2, 64, 0), endpoint(0x02, 2, 512, 0))}
-
-serial = -1  # opened by each plug-in's process
-serial_lock = threading.Lock()
-state = {"control": None, "endpoints": {}, "generation": 0}
-plugged = threading.Event()
+def device_descriptor(vid, pid):
+    return struct.pack("<BBHBBBBHHHBBBB", 18, 1, 0x0200, 0xE0, 0x01, 0x01, 64, vid, pid, 0x8891, 1, 2, 3, 1)
 
 
-def to_controller(data):
-    with serial_lock:
-        os.write(serial, data)
+def string_descriptor(index):
+    if index == 0:
+        return b"\x04\x03\x09\x04"  # English (US)
+    text = STRINGS.get(index)
+    if text is None:
+        return None
+    data = text.encode("utf-16-le")
+    return bytes([2 + len(data), 3]) + data
 
 
-def controller_reader():
-    """H4 from the controller → interrupt IN (events) / bulk IN (ACL); dropped while unplugged."""
+# ---------------------------------------------------------------- the controller side (virtio serial, H4)
+
+class ControllerLink:
+    """The H4 byte stream to the Bumble controller. Non-blocking: while QEMU's
+    socket to Bumble is down, writes are dropped after a short wait and reads
+    see a hang-up; when it comes back, traffic resumes."""
+
+    def __init__(self, path):
+        for _ in range(50):  # the previous plug-in's process may still hold the port for a moment
+            try:
+                self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+                break
+            except OSError as error:
+                if error.errno != errno.EBUSY:
+                    raise
+                time.sleep(0.1)
+        else:
+            raise RuntimeError(f"{path} stays busy")
+        self.lock = threading.Lock()
+        self.up = True
+        self.dropped = 0
+        stale = 0
+        try:  # what the controller sent while unplugged is gone, as on a real bus
+            while True:
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    break
+                stale += len(chunk)
+        except BlockingIOError:
+            pass
+        if stale:
+            log(f"discarded {stale} stale bytes from the controller")
+
+    def send(self, packet, what):
+        with self.lock:
+            deadline = time.time() + 2
+            view = memoryview(packet)
+            while view:
+                try:
+                    written = os.write(self.fd, view)
+                    view = view[written:]
+                    continue
+                except BlockingIOError:
+                    pass
+                except OSError as error:
+                    log(f"controller link: write failed ({error}); {what} dropped")
+                    return False
+                remaining = deadline - time.time()
+                if remaining <= 0:
+                    if len(view) != len(packet):
+                        log(f"controller link: stalled in the middle of a {what}; the H4 stream is now out of step")
+                    else:
+                        log(f"controller link down: {what} dropped")
+                    return False
+                select.select([], [self.fd], [], min(remaining, 0.2))
+            return True
+
+    def read(self):
+        """Blocks until bytes arrive; returns b"" when the link is down (hang-up)."""
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], 1.0)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.fd, 4096)
+            except BlockingIOError:
+                continue
+            except OSError as error:
+                log(f"controller link: read failed ({error})")
+                time.sleep(0.2)
+                return b""
+            if data:
+                if not self.up:
+                    log("controller link is back")
+                    self.up = True
+                return data
+            if self.up:
+                log("controller link is down (QEMU lost its connection to the controller)")
+                self.up = False
+            time.sleep(0.2)
+            return b""
+
+
+def h4_packets(link):
+    """Yields (type, packet without the H4 byte) from the controller; a link
+    hang-up resets the stream (a partial packet is dropped)."""
     buffer = b""
+    headers = {0x04: (2, lambda b: b[2]), 0x02: (4, lambda b: struct.unpack_from("<H", b, 3)[0]),
+               0x03: (3, lambda b: b[3]), 0x05: (4, lambda b: struct.unpack_from("<H", b, 3)[0] & 0x3FFF)}
     while True:
-        data = os.read(serial, 4096)
+        data = link.read()
         if not data:
-            time.sleep(0.05)
+            if buffer:
+                log(f"dropped a partial {len(buffer)}-byte H4 packet at a link hang-up")
+            buffer = b""
             continue
         buffer += data
         while buffer:
             kind = buffer[0]
-            if kind not in (0x02, 0x04):
+            if kind not in headers:
+                log(f"H4 stream out of step: skipping byte 0x{kind:02x}")
                 buffer = buffer[1:]
                 continue
-            header = 2 if kind == 0x04 else 4
-            if len(buffer) < 1 + header:
+            size, length_of = headers[kind]
+            if len(buffer) < 1 + size:
                 break
-            length = buffer[2] if kind == 0x04 else struct.unpack_from("<H", buffer, 3)[0]
-            if len(buffer) < 1 + header + length:
+            end = 1 + size + length_of(buffer)
+            if len(buffer) < end:
                 break
-            packet, buffer = buffer[1:1 + header + length], buffer[1 + header + length:]
-            fd = state["endpoints"].get(0x81 if kind == 0x04 else 0x82)
-            if fd is None:
-                continue  # unplugged or not configured: the controller's output is lost, as on a real bus
+            packet, buffer = buffer[1:end], buffer[end:]
+            yield kind, packet
+
+
+# ---------------------------------------------------------------- the USB side
+
+class Configuration:
+    """The endpoints of one configured state, from SET_CONFIGURATION to the next
+    disconnect or reset. Each endpoint's file is closed by the thread using it,
+    so no thread ever touches a file number that was reused."""
+
+    def __init__(self, dongle, speed):
+        self.dongle = dongle
+        self.alive = True
+        self.high_speed = speed >= 3
+        self.bulk_max_packet = 512 if self.high_speed else 64
+        self.events = queue.Queue(maxsize=512)
+        self.acl = queue.Queue(maxsize=512)
+        # Controller order across the two IN endpoints (see _write_loop).
+        self.order = threading.Condition()
+        self.sequence = 0
+        self.unfinished = {0x81: collections.deque(), 0x82: collections.deque()}
+        self.stuck = None  # the IN endpoint the host stopped reading, if any
+        self.files = {}
+        for address, (name, full, high) in endpoint_descriptors(self.high_speed).items():
+            self.files[address] = self._open(name, full + (high if options.high_speed else b""))
+        threading.Thread(target=self._write_loop, args=(0x81, self.events, EVENT_MAX_PACKET, False),
+                         daemon=True).start()
+        threading.Thread(target=self._write_loop, args=(0x82, self.acl, self.bulk_max_packet, True),
+                         daemon=True).start()
+        threading.Thread(target=self._acl_out_loop, daemon=True).start()
+        log(f"configured ({SPEEDS.get(speed, speed)} speed: interrupt IN 0x81 {EVENT_MAX_PACKET} bytes,"
+            f" bulk 0x82/0x02 {self.bulk_max_packet} bytes)")
+
+    def _open(self, name, descriptors):
+        path = os.path.join(options.gadgetfs, name)
+        deadline = time.time() + 3
+        while True:  # the previous configuration's thread may still be closing its file
             try:
-                os.write(fd, packet)
+                fd = os.open(path, os.O_RDWR)
+                break
             except OSError as error:
-                log("write to endpoint failed:", error)
+                if error.errno != errno.EBUSY or time.time() > deadline:
+                    raise
+                time.sleep(0.02)
+        os.write(fd, struct.pack("<I", 1) + descriptors)
+        return fd
 
+    def close(self):
+        self.alive = False
 
-def bulk_out_reader(fd, generation):
-    """Bulk OUT → H4 ACL. Polls, so an unplug releases the file within 0.2 s
-    (GadgetFS keeps the device busy while a read is pending)."""
-    while state["generation"] == generation:
+    def deliver(self, kind, packet):
+        address, target = (0x81, self.events) if kind == 0x04 else (0x82, self.acl)
+        with self.order:
+            if target.full():
+                log(f"{'event' if kind == 0x04 else 'acl-in'}: the host does not read; packet dropped")
+                return
+            sequence = self.sequence
+            self.sequence += 1
+            self.unfinished[address].append(sequence)
+            target.put_nowait((sequence, packet))
+
+    def _wait_for_turn(self, address, sequence):
+        """A packet goes out only after the controller's earlier packets on the
+        other IN endpoint were read by the host. Over the radio, a peer's first
+        ACL packet comes a connection interval after the connection event; the
+        virtual link has no such gap, and without this the host could see ACL
+        for a connection it has not heard of yet. A host that does not read the
+        other endpoint is waited for 2 s, then not at all until it reads again."""
+        other = 0x82 if address == 0x81 else 0x81
+        deadline = time.time() + 2
+        with self.order:
+            while self.alive and self.unfinished[other] and self.unfinished[other][0] < sequence:
+                remaining = deadline - time.time()
+                if remaining <= 0 or self.stuck == other:
+                    if self.stuck != other:
+                        log(f"endpoint 0x{other:02x} is not read by the host; order kept no longer")
+                        self.stuck = other
+                    return
+                self.order.wait(remaining)
+
+    def _finished(self, address, sequence):
+        with self.order:
+            queue_ = self.unfinished[address]
+            if queue_ and queue_[0] == sequence:
+                queue_.popleft()
+            if self.stuck == address and not queue_:
+                log(f"endpoint 0x{address:02x} is read again; order kept again")
+                self.stuck = None
+            self.order.notify_all()
+
+    def _write_loop(self, address, packets, max_packet, zero_length_packets):
+        fd = self.files[address]
+        name = "event" if address == 0x81 else "acl-in"
         try:
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if not ready:
-                continue
-            data = os.read(fd, 4096)
-        except (OSError, ValueError):
-            return
-        if data:
-            to_controller(b"\x02" + data)
-
-
-def enable_endpoints():
-    generation = state["generation"]
-    for address, (name, full, high) in ENDPOINTS.items():
-        fd = os.open(os.path.join(GADGET, name), os.O_RDWR)
-        os.write(fd, struct.pack("<I", 1) + full + high)
-        state["endpoints"][address] = fd
-    threading.Thread(target=bulk_out_reader, args=(state["endpoints"][0x02], generation), daemon=True).start()
-    log("endpoints enabled")
-
-
-def close_endpoints():
-    state["generation"] += 1
-    for fd in state["endpoints"].values():
-        try:
+            while self.alive:
+                try:
+                    sequence, packet = packets.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                self._wait_for_turn(address, sequence)
+                try:
+                    os.write(fd, packet)  # returns when the host has read the whole transfer
+                    if zero_length_packets and len(packet) % max_packet == 0:
+                        os.write(fd, b"")  # ends a transfer that is a multiple of the max packet size
+                        log(f"{name}: {len(packet)}-byte packet sent with a zero-length packet after it")
+                    else:
+                        trace(f"{name}: {len(packet)} bytes {packet[:8].hex()}")
+                    self.dongle.note_size(name, len(packet), max_packet)
+                except OSError as error:
+                    if self.alive:
+                        log(f"{name}: {len(packet)}-byte packet lost ({os.strerror(error.errno)})")
+                finally:
+                    self._finished(address, sequence)
+        finally:
             os.close(fd)
+
+    def _acl_out_loop(self):
+        """Reads one max-size packet at a time, as a controller's USB engine sees
+        them, and cuts the stream into ACL packets by their headers. Records
+        whether a packet that is a multiple of the max packet size was ended by a
+        zero-length packet (Vol 4 Part B; libusb's LIBUSB_TRANSFER_ADD_ZERO_PACKET)."""
+        fd = self.files[0x02]
+        size = self.bulk_max_packet
+        buffer = b""
+        expect_zlp = 0  # length of the packet that ended on a max-packet boundary
+        try:
+            while self.alive:
+                try:
+                    chunk = os.read(fd, size)
+                except OSError as error:
+                    if self.alive and error.errno != errno.ESHUTDOWN:  # ESHUTDOWN: a reset, reported on EP0
+                        log(f"acl-out: read failed ({os.strerror(error.errno)})")
+                    time.sleep(0.05)
+                    continue
+                if not chunk:
+                    if expect_zlp:
+                        log(f"acl-out: {expect_zlp}-byte packet ended by a zero-length packet")
+                        expect_zlp = 0
+                    else:
+                        log("acl-out: unexpected zero-length packet")
+                    continue
+                if expect_zlp:
+                    log(f"acl-out: {expect_zlp}-byte packet NOT ended by a zero-length packet")
+                    expect_zlp = 0
+                buffer += chunk
+                while len(buffer) >= 4:
+                    end = 4 + struct.unpack_from("<H", buffer, 2)[0]
+                    if len(buffer) < end:
+                        break
+                    packet, buffer = buffer[:end], buffer[end:]
+                    trace(f"acl-out: {len(packet)} bytes {packet[:8].hex()}")
+                    self.dongle.note_size("acl-out", len(packet), size)
+                    if not buffer and len(chunk) == size and end % size == 0:
+                        expect_zlp = end
+                    self.dongle.link.send(b"\x02" + packet, "ACL packet")
+                if len(chunk) < size and buffer:
+                    log(f"acl-out: a short packet left {len(buffer)} bytes of an incomplete ACL packet; dropped")
+                    buffer = b""
+        finally:
+            os.close(fd)
+
+
+class Dongle:
+    """One plug-in: the dummy_udc control file (EP0) and the controller link."""
+
+    def __init__(self):
+        self.link = ControllerLink(options.serial)
+        self.configuration = None
+        self.speed = 2
+        self.lock = threading.Lock()
+        self.largest = {}
+        path = os.path.join(options.gadgetfs, "dummy_udc")
+        for _ in range(50):  # the previous plug-in may take a moment to be released
+            try:
+                self.control = os.open(path, os.O_RDWR)
+                break
+            except OSError as error:
+                if error.errno != errno.EBUSY:
+                    raise
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("dummy_udc stays busy")
+        high = configuration_descriptor(True) if options.high_speed else b""
+        os.write(self.control, struct.pack("<I", 0) + configuration_descriptor(False) + high
+                 + device_descriptor(options.vid, options.pid))
+        log("plugged in as %04x:%04x (%s speed)" % (options.vid, options.pid,
+                                                    "high" if options.high_speed else "full"))
+        threading.Thread(target=self.controller_loop, daemon=True).start()
+
+    def controller_loop(self):
+        """H4 from the controller → interrupt IN (events) / bulk IN (ACL); lost while not configured."""
+        lost = 0
+        for kind, packet in h4_packets(self.link):
+            with self.lock:
+                configuration = self.configuration
+            if kind not in (0x02, 0x04):
+                log(f"controller sent an H4 packet of type 0x{kind:02x}; no endpoint carries it, dropped")
+            elif configuration is None:
+                lost += 1
+                if lost in (1, 10, 100) or lost % 1000 == 0:
+                    log(f"{lost} packet(s) from the controller dropped: the device is not configured")
+            else:
+                configuration.deliver(kind, packet)
+
+    def note_size(self, name, size, max_packet):
+        """Logs each new largest packet per direction (so logs show fragments crossed packet boundaries)."""
+        if size > self.largest.get(name, 0):
+            self.largest[name] = size
+            log(f"{name}: largest packet so far {size} bytes ({-(-size // max_packet)} USB packets)")
+
+    def deconfigure(self, why):
+        with self.lock:
+            configuration, self.configuration = self.configuration, None
+        if configuration:
+            configuration.close()
+            log(f"endpoints closed ({why})")
+
+    def configure(self):
+        self.deconfigure("new configuration")
+        configuration = Configuration(self, self.speed)
+        with self.lock:
+            self.configuration = configuration
+
+    def stall(self, request_type, request, value, index, length):
+        log(f"stalled request {request_type:02x} {request:02x} value {value:04x} index {index:04x} length {length}")
+        try:
+            if request_type & 0x80:
+                os.read(self.control, 0)  # an IN request: a read is the wrong direction, so EP0 stalls
+            else:
+                os.write(self.control, b"\0")  # an OUT request: a write stalls
         except OSError:
             pass
-    state["endpoints"] = {}
 
-
-def plug():
-    path = glob.glob(os.path.join(GADGET, "dummy_udc"))[0]
-    for _ in range(50):  # the previous plug-in may take a moment to be released
-        try:
-            control = os.open(path, os.O_RDWR)
-            break
-        except OSError as error:
-            if error.errno != errno.EBUSY:
-                raise
-            time.sleep(0.1)
-    else:
-        log("dummy_udc stays busy")
-        return
-    os.write(control, struct.pack("<I", 0) + configuration(64, 1) + configuration(512, 4) + DEVICE)
-    state["control"] = control
-    plugged.set()
-    log("plugged in as %04x:%04x" % (VID, PID))
-
-
-def ep0_loop():
-    """EP0 events of the current plug-in; polls so that an unplug (fd closed by
-    the main thread) is noticed instead of blocking forever on a dead file."""
-    while True:
-        plugged.wait()
-        control = state["control"]
-        try:
-            ready, _, _ = select.select([control], [], [], 0.2)
-            if not ready:
-                continue
-            event = os.read(control, 12)
-        except (OSError, ValueError):
-            time.sleep(0.05)  # unplugged under us
-            continue
-        if len(event) < 12:
-            continue
-        request_type, request, value, index, length, kind = struct.unpack("<BBHHHI", event)
-        if kind == 2:  # DISCONNECT
-            close_endpoints()
-            continue
-        if kind != 3:  # CONNECT, SUSPEND, ...
-            continue
-        try:
-            if request_type == 0x00 and request == 9:  # SET_CONFIGURATION
-                if value and not state["endpoints"]:
-                    enable_endpoints()
-                os.read(control, 0)
-            elif request_type & 0x80:
-                try:
-                    os.read(control, 0)  # an IN request we do not serve: stall
-                except OSError:
-                    pass
+    def setup(self, request_type, request, value, index, length):
+        if request_type == 0x00 and request == 9:  # SET_CONFIGURATION (cannot be stalled)
+            if value:
+                if self.configuration is None:
+                    self.configure()
             else:
-                data = os.read(control, length) if length else os.read(control, 0)
-                if request_type & 0x60 == 0x20 and request == 0 and data:
-                    to_controller(b"\x01" + data)
-        except OSError as error:
-            log("ep0:", error)
+                self.deconfigure("configuration 0")
+            os.read(self.control, 0)
+        elif request_type == 0x80 and request == 6 and value >> 8 == 3:  # GET_DESCRIPTOR (string)
+            descriptor = string_descriptor(value & 0xFF)
+            if descriptor is None:
+                self.stall(request_type, request, value, index, length)
+            else:
+                os.write(self.control, descriptor[:length])
+        elif request_type == 0x01 and request == 11 and value == 0 and index == 0:  # SET_INTERFACE 0, alt 0
+            os.read(self.control, 0)
+        elif request_type in (0x20, 0x21) and request == 0 and length >= 3:  # HCI command
+            data = os.read(self.control, length)
+            trace(f"command: {data.hex()}")
+            self.link.send(b"\x01" + data, "HCI command 0x%04x" % struct.unpack_from("<H", data)[0])
+        else:
+            self.stall(request_type, request, value, index, length)
+
+    def ep0_loop(self):
+        while True:
+            try:
+                data = os.read(self.control, 12 * 8)
+            except OSError as error:
+                if error.errno in (errno.EINTR, errno.EAGAIN):
+                    continue
+                log(f"ep0: read failed ({os.strerror(error.errno)})")
+                time.sleep(0.1)
+                continue
+            for offset in range(0, len(data) - 11, 12):
+                event = data[offset:offset + 12]
+                kind = struct.unpack_from("<I", event, 8)[0]
+                if kind == CONNECT:
+                    self.speed = struct.unpack_from("<I", event)[0]
+                    log(f"connected at {SPEEDS.get(self.speed, self.speed)} speed")
+                elif kind == DISCONNECT:
+                    self.deconfigure("disconnect or reset by the host")
+                elif kind == SUSPEND:
+                    trace("suspended")
+                elif kind == SETUP:
+                    request = struct.unpack_from("<BBHHH", event)
+                    try:
+                        self.setup(*request)
+                    except OSError as error:
+                        log(f"ep0: request {request} failed ({os.strerror(error.errno)})")
 
 
-def run_gadget():
-    """One plug-in, in its own process: killing it unplugs the device even while
-    a thread is blocked in endpoint I/O (which would keep GadgetFS busy)."""
-    global serial
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM})
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    serial = os.open(SERIAL, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-    try:  # what the controller sent while unplugged is gone, as on a real bus
-        while os.read(serial, 4096):
-            pass
-    except BlockingIOError:
-        pass
-    os.set_blocking(serial, True)
-    threading.Thread(target=controller_reader, daemon=True).start()
-    plug()
-    ep0_loop()
+# ---------------------------------------------------------------- supervisor
+
+def serve_plug_in():
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM, signal.SIGCHLD})
+    for number in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+    Dongle().ep0_loop()
 
 
 def spawn():
     pid = os.fork()
     if pid == 0:
+        code = 1
         try:
-            run_gadget()
+            serve_plug_in()
+        except BaseException as error:  # noqa: BLE001 - the supervisor restarts us; say why
+            log(f"plug-in process failed: {error!r}")
         finally:
-            os._exit(1)
+            os._exit(code)
     return pid
 
 
-# The supervisor: SIGUSR1 unplugs (kills the plug-in process), SIGUSR2 plugs back in.
-signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM})
-child = spawn()
-while True:
-    number = signal.sigwait({signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM})
-    if number in (signal.SIGUSR1, signal.SIGTERM) and child:
-        os.kill(child, signal.SIGKILL)
-        os.waitpid(child, 0)
-        child = 0
-        log("unplugged")
-    if number == signal.SIGTERM:
-        break
-    if number == signal.SIGUSR2 and not child:
-        child = spawn()
+def main():
+    global options
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--id", default="0a12:0001", help="VID:PID in hex (default: CSR 0a12:0001)")
+    parser.add_argument("--high-speed", action="store_true", help="also offer high-speed descriptors (bulk 512 bytes)")
+    parser.add_argument("--trace", action="store_true", help="log every packet")
+    parser.add_argument("gadgetfs")
+    parser.add_argument("serial")
+    options = parser.parse_args()
+    options.vid, options.pid = (int(x, 16) for x in options.id.split(":"))
+
+    watched = {signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM, signal.SIGCHLD}
+    signal.pthread_sigmask(signal.SIG_BLOCK, watched)
+    child = spawn()
+    wanted = True  # plugged in, unless SIGUSR1 said otherwise
+    while True:
+        number = signal.sigwait(watched)
+        if number == signal.SIGCHLD:
+            if child and os.waitpid(child, os.WNOHANG)[0] == child:
+                child = 0
+                if wanted:
+                    log("plug-in process ended; plugging in again")
+                    time.sleep(1)
+                    child = spawn()
+            continue
+        if number in (signal.SIGUSR1, signal.SIGTERM):
+            wanted = False
+            if child:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+                child = 0
+                log("unplugged")
+            if number == signal.SIGTERM:
+                return
+        elif number == signal.SIGUSR2:
+            wanted = True
+            if not child:
+                child = spawn()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,19 +1,37 @@
 # Runs inside the guest (sh from busybox; tools from the host's /usr over 9p).
-# Brings up the emulated dongle, then executes the host's commands one by one:
-# cmd/N.sh → cmd/N.out and cmd/N.rc, until cmd/stop appears.
+# Plugs in the emulated dongle, waits until btusb has bound it (hci0, as on a
+# real machine), then runs commands.sh if present (run-guest.sh --run) or else
+# executes the host's commands one by one: cmd/N.sh → cmd/N.out and cmd/N.rc,
+# until cmd/stop appears.
 W=/mnt/work
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 for m in dummy_hcd gadgetfs btusb; do modprobe $m || echo "modprobe $m failed"; done
-mkdir -p /dev/gadget && mount -t gadgetfs gadgetfs /dev/gadget
+mkdir -p /dev/gadget
+grep -q " /dev/gadget " /proc/mounts || mount -t gadgetfs gadgetfs /dev/gadget
 port=""
 for p in /sys/class/virtio-ports/*; do
     [ "$(cat "$p/name" 2>/dev/null)" = hci ] && port=$(basename "$p")
 done
 [ -n "$port" ] || { echo "no virtio port named hci"; exit 1; }
-/usr/bin/python3 -u $W/gadget_dongle.py /dev/gadget /dev/$port > $W/gadget.log 2>&1 &
+# gadget.options (optional, one line): extra options, e.g. --trace to log every packet.
+/usr/bin/python3 -u $W/gadget_dongle.py $(cat $W/gadget.options 2>/dev/null) /dev/gadget /dev/$port > $W/gadget.log 2>&1 &
 echo $! > /run/gadget.pid
 for i in $(seq 100); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && break; sleep 0.1; done
-echo ready > $W/agent.ready
+for i in $(seq 100); do [ -e /sys/class/bluetooth/hci0 ] && break; sleep 0.1; done
+{
+    echo "kernel $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
+    echo "dongle $(cat /sys/bus/usb/devices/1-1/idVendor 2>/dev/null):$(cat /sys/bus/usb/devices/1-1/idProduct 2>/dev/null)" \
+         "speed $(cat /sys/bus/usb/devices/1-1/speed 2>/dev/null) Mbit/s" \
+         "driver $(basename "$(readlink /sys/bus/usb/devices/1-1:1.0/driver 2>/dev/null)" 2>/dev/null)" \
+         "$(ls /sys/class/bluetooth 2>/dev/null)"
+} > $W/agent.tmp
+mv $W/agent.tmp $W/agent.ready
+if [ -e $W/commands.sh ]; then  # run-guest.sh --run: one batch, then power off with its status
+    (export PATH=/bin:/sbin:/usr/bin:/usr/sbin; cd $W && sh $W/commands.sh) > $W/commands.out 2>&1
+    status=$?
+    kill "$(cat /run/gadget.pid)" 2>/dev/null
+    exit $status
+fi
 n=0
 while [ ! -e $W/cmd/stop ]; do
     if [ -e $W/cmd/$n.sh ]; then

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Tests/USBFixture/setup.sh
+scripts/bootstrap-venv.sh
 if [ -z "${ITCB_DONGLE_RELEASE_BIN:-}" ]; then
     swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release 2>&1 \
         | grep -E "error|warning: unre|Compiling|Build" | tail -n 3

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Prepares the USB fixture: Debian packages (QEMU, busybox, kmod, usbutils), a
-# Debian 6.1 kernel with dummy_hcd/gadgetfs/btusb/9p modules, and an initramfs
-# that mounts the host's /usr read-only and runs Tests/USBFixture/guest-init.sh.
+# Prepares the USB fixture: Debian packages (QEMU, busybox, kmod, usbutils, udev,
+# libusb), a Debian 6.1 kernel with dummy_hcd/gadgetfs/btusb/9p modules, and an
+# initramfs whose init (initrd-init) mounts the host's /usr read-only and the work
+# folder over 9p and runs the work folder's guest.sh (see run-guest.sh).
 # Everything lands in .cache/usb-fixture and is reused while it is complete.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cache=.cache/usb-fixture
 mkdir -p "$cache"
+# Concurrent runs (several suites, several engineers) share the cache: one at a time.
+exec 9>"$cache/.lock"
+flock 9
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
 
 missing=()
 for p in qemu-system-x86 busybox-static cpio kmod usbutils udev libusb-1.0-0; do
@@ -14,18 +20,19 @@ for p in qemu-system-x86 busybox-static cpio kmod usbutils udev libusb-1.0-0; do
 done
 if ((${#missing[@]})); then
     echo "usb-fixture: installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 if [ ! -e "$cache/kernel.ok" ]; then
-    [ -s /var/lib/apt/lists/lock ] || true
     package=$(apt-cache search --names-only 'linux-image-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}' | sort -t- -k4,4n | tail -1)
-    if [ -z "$package" ]; then apt-get update -qq; package=$(apt-cache search --names-only 'linux-image-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}' | sort -t- -k4,4n | tail -1); fi
+    if [ -z "$package" ]; then $sudo apt-get update -qq; package=$(apt-cache search --names-only 'linux-image-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}' | sort -t- -k4,4n | tail -1); fi
     [ -n "$package" ] || { echo "usb-fixture: no linux-image-6.1.0-N-amd64 in apt"; exit 1; }
     echo "usb-fixture: fetching $package"
     rm -rf "$cache/kpkg" "$cache"/*.deb
-    (cd "$cache" && apt-get download "$package" >/dev/null)
+    sandbox=()  # as root, apt's _apt user could not write into the cache (and apt says so): download as root
+    [ -n "$sudo" ] || sandbox=(-o APT::Sandbox::User=root)
+    (cd "$cache" && apt-get download "${sandbox[@]}" "$package" >/dev/null)
     dpkg-deb -x "$cache"/linux-image-*.deb "$cache/kpkg"
     touch "$cache/kernel.ok"
 fi
@@ -56,6 +63,8 @@ if [ ! -e "$cache/initrd.img" ] || [ Tests/USBFixture/setup.sh -nt "$cache/initr
     depmod -b "$root" "$kversion"
     install -m 0755 Tests/USBFixture/initrd-init "$root/init"
     chmod 0755 "$root"  # mktemp -d made it 0700: every other user would be locked out of /
-    (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/initrd.img"
+    # Written aside and renamed: a guest booting meanwhile reads the old or the new one, never half of one.
+    (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/initrd.img.new"
+    mv "$cache/initrd.img.new" "$cache/initrd.img"
 fi
 echo "usb-fixture: ready (kernel $kversion)"

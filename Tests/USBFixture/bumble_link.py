@@ -1,0 +1,47 @@
+"""Bumble virtual controllers for the USB fixture: N controllers on one
+LocalLink, each an H4 tcp-server on a free loopback port (bound to port 0).
+Controller 0 sits behind the guest's emulated dongle (QEMU connects to it);
+the others carry Bumble peers on the host.
+
+Every controller announces 251-byte LE ACL buffers (Bumble's default is 27), so
+hosts send full-size fragments and ACL packets over the emulated USB bus are
+longer than the bulk endpoints' 64-byte max packet size; that is what exercises
+the splitting of ACL into several bulk packets and the zero-length packets.
+
+Prints "PORTS p0 p1 …" and runs until killed. With --ports it listens on the
+given ports instead (a restarted link, to which QEMU reconnects).
+Usage: python Tests/USBFixture/bumble_link.py [--acl-length 251] [--ports P0,P1,…] [N=3]"""
+import argparse
+import asyncio
+import socket
+
+from bumble.controller import Controller
+from bumble.link import LocalLink
+from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+
+
+async def main(count, acl_length, wanted_ports):
+    link = LocalLink()
+    keep, ports = [], []
+    for index in range(count):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", wanted_ports[index] if wanted_ports else 0))
+        ports.append(sock.getsockname()[1])
+        transport = await open_tcp_server_transport_with_socket(sock)
+        controller = Controller(f"U{index}", host_source=transport.source, host_sink=transport.sink, link=link)
+        controller.le_acl_data_packet_length = acl_length
+        controller.acl_data_packet_length = acl_length
+        keep.append((transport, controller))
+    print("PORTS", *ports, flush=True)
+    await asyncio.get_running_loop().create_future()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("count", nargs="?", type=int, default=3)
+    parser.add_argument("--acl-length", type=int, default=251)
+    parser.add_argument("--ports", default="")
+    args = parser.parse_args()
+    ports = [int(p) for p in args.ports.split(",") if p]
+    asyncio.run(main(len(ports) or args.count, args.acl_length, ports))
