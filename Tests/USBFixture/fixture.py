@@ -171,10 +171,10 @@ class Guest:
                          for name in ("run-guest.log", "console.log", "guest.log", "gadget.log"))
 
     def stop(self):
-        open(os.path.join(self.work, "cmd", "stop"), "w").close()
         try:
+            open(os.path.join(self.work, "cmd", "stop"), "w").close()
             self.runner.wait(20)
-        except subprocess.TimeoutExpired:
+        except (OSError, subprocess.TimeoutExpired):  # work folder gone, or the guest does not stop
             stop_process(self.runner)  # run-guest.sh kills QEMU on its way out
         if os.environ.get("USB_FIXTURE_KEEP"):
             print(f"\nusb-fixture: kept {self.work}")
