@@ -62,6 +62,12 @@ public struct Host {
     var outstandingParameter: UInt8 = 0
     var commandDeadline: UInt64 = 0
 
+    /// ACL that arrived before its LE Connection Complete: events and data travel
+    /// on different USB endpoints, so the first PDU of a link can overtake the
+    /// event that announces it. Held briefly, replayed when the link appears.
+    var earlyACL = FixedQueue<2, FixedBytes<260>>()
+    var linkAppeared = false
+
     // ACL flow: credits from Number Of Completed Packets (§4.1.1).
     var aclCredits = 0
     var aclQueue = ACLTransmitQueue()

@@ -48,6 +48,7 @@ extension Host {
         }
         commandQueue.removeAll()
         aclQueue.removeAll()
+        earlyACL.removeAll()
         outstandingOpcode = nil
         commandCredits = 1
         aclCredits = 0

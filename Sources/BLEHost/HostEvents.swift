@@ -7,9 +7,25 @@ extension Host {
     ) {
         self.now = now
         switch type {
-        case H4PacketType.event: handleEvent(packet)
+        case H4PacketType.event:
+            handleEvent(packet)
+            if linkAppeared { replayEarlyACL(delegate: &delegate) }
         case H4PacketType.acl: handleACL(packet, delegate: &delegate)
         default: break  // SCO/ISO: not used on LE fixed channels
+        }
+    }
+
+    /// After a connection completed: hand over held ACL of links that now
+    /// exist; what still has no link was not early but wrong, and is dropped.
+    mutating func replayEarlyACL<D: GATTServerDelegate>(delegate: inout D) {
+        linkAppeared = false
+        while let held = earlyACL.pop() {
+            let handle = UInt16(held[0]) | UInt16(held[1] & 0x0F) &<< 8
+            if connectionIndex(handle) != nil {
+                held.withBytes { handleACL($0, delegate: &delegate) }
+            } else {
+                dropped(.aclUnknownHandle)
+            }
         }
     }
 
@@ -201,6 +217,7 @@ extension Host {
         connection.isCentral = isCentral
         connection.peer = peer
         connections[index] = connection
+        linkAppeared = true
         push(.connected(handle: handle, peer: peer, isCentral: isCentral, interval: interval))
         updateAdvertising()
     }
@@ -228,7 +245,15 @@ extension Host {
         let header = readUInt16(packet, 0)
         let handle = header & 0x0FFF
         let boundary = (header &>> 12) & 0x3
-        guard let index = connectionIndex(handle) else { return dropped(.aclUnknownHandle) }
+        guard let index = connectionIndex(handle) else {
+            // Possibly early (see earlyACL): keep the newest two, drop what they push out.
+            if earlyACL.isFull {
+                _ = earlyACL.pop()
+                dropped(.aclUnknownHandle)
+            }
+            if packet.count > 260 || !earlyACL.push(FixedBytes(packet)) { dropped(.aclUnknownHandle) }
+            return
+        }
         let payload = UnsafeRawBufferPointer(rebasing: packet[4...])
         // 0b10 (and 0b00) start a PDU, 0b01 continues one; 0b11 is reserved.
         guard boundary != 0b11 else { return dropped(.aclMalformed) }

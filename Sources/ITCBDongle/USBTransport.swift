@@ -58,11 +58,6 @@ final class USBTransport: Transport {
             throw .unavailable("cannot open \(name): \(libusbError(status))")
         }
         handle = opened
-        if reset {
-            let result = libusb_reset_device(handle)
-            if result != 0 { Log.warning("USB reset of \(name) failed: \(libusbError(result))") }
-        }
-
         // Endpoints come from interface 0's descriptors (Vol 4 Part B §2.1.1).
         var config: UnsafeMutablePointer<libusb_config_descriptor>? = nil
         guard libusb_get_active_config_descriptor(candidate.device, &config) == 0, let config,
@@ -101,6 +96,12 @@ final class USBTransport: Transport {
                 throw .unavailable("\(name) is busy: another process holds it (another itcb-dongle instance?)")
             }
             throw .unavailable("cannot claim interface 0 of \(name): \(libusbError(claim))")
+        }
+        // Reset only once the interface is ours: reset first, and btusb re-binds and
+        // starts its own HCI set-up before we could detach it again.
+        if reset {
+            let result = libusb_reset_device(handle)
+            if result != 0 { Log.warning("USB reset of \(name) failed: \(libusbError(result))") }
         }
         try startTransfers()
         Log.info("opened \(name)\(detachedDriver ? ", detached from its kernel driver" : "")")

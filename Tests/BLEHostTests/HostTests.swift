@@ -144,8 +144,23 @@ import TestSupport
         c.feed(acl: hex("40 30 05 00 01 00 04 00 0a"))  // reserved PB 0b11
         c.feed(acl: hex("40 10 02 00 0a 00"))  // continuation without start
         c.l2cap(handle: 0x40, channel: 0x0040, hex("01"))  // unknown channel
-        #expect(c.host.droppedInput == before + 5)
+        // The unknown handle's packet is held (it may be early); the other four are dropped.
+        #expect(c.host.droppedInput == before + 4)
         #expect(ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).isEmpty)
+        // Another link appears: the held packet was not early but wrong.
+        c.connect(handle: 0x42)
+        #expect(c.host.droppedInput == before + 5)
+    }
+
+    @Test func aclOvertakingItsConnectionCompleteIsReplayed() {
+        // Over USB, events and ACL use different endpoints: the first ATT request
+        // of a link can arrive before the LE Connection Complete that announces it.
+        var c = readyPeripheral()
+        c.l2cap(handle: 0x40, channel: 4, hex("02 f7 00"))
+        #expect(ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).isEmpty)
+        c.connect(handle: 0x40)
+        let pdus = ScriptedController<RecordingDelegate>.l2capPDUs(c.drain())
+        #expect(pdus.count == 1 && pdus[0].1 == hex("03 f7 00"))
     }
 
     @Test func signalingAndSMPAreAnswered() {
