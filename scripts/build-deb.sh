@@ -1,47 +1,122 @@
 #!/usr/bin/env bash
-# Builds out/itcb-dongle_<version>_<arch>.deb: the binary with the Swift runtime
-# linked statically (at run time it needs only libusb-1.0 and the C/C++ runtime every Debian has), the udev
-# rule, the systemd unit, /etc/default/itcb-dongle, /etc/itcb-dongle/dongles,
-# and maintainer scripts that create and remove the "itcb" user.
-# Usage: scripts/build-deb.sh [--binary PATH]   (default: build it now)
+# Builds out/itcb-dongle_<version>_<arch>.deb (version: the VERSION file) with
+# dpkg-deb, no debhelper:
+#   /usr/bin/itcb-dongle                       release build, the Swift runtime
+#                                              linked in (see "Linking" below)
+#   /lib/udev/rules.d/70-itcb-dongle.rules     udev/70-itcb-dongle.rules
+#   /lib/systemd/system/itcb-dongle@.service   udev/itcb-dongle@.service
+#   /etc/default/itcb-dongle                   udev/itcb-dongle.default (conffile)
+#   /etc/itcb-dongle/dongles                   udev/dongles (conffile)
+#   /usr/share/doc/itcb-dongle/                README.md, copyright, changelog.gz
+#   DEBIAN/ postinst (creates the itcb system user and group, reloads udev),
+#           prerm (stops running instances), postrm (purge: removes the user)
+#
+# Usage: scripts/build-deb.sh [--binary PATH]   package a prebuilt binary
+#        scripts/build-deb.sh --build-only      only build; prints the binary path
+# Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils. Set SOURCE_DATE_EPOCH for
+# a reproducible package (default: the last commit's time).
+#
+# Linking: `swift build -c release --static-swift-stdlib` links the Swift
+# runtime in, but the runtime itself needs the C++ runtime (libstdc++.so.6) and
+# libgcc_s.so.1 dynamically. A small linker wrapper (found by clang through
+# COMPILER_PATH) links those two statically too, and adds -z relro -z now, so
+# the binary needs only glibc and libusb-1.0 at run time: Depends: libc6,
+# libusb-1.0-0. It builds into its own scratch path (.build-deb), so the
+# development builds in .build and .build-release are left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=$(cat VERSION)
+version=$(tr -d ' \n' < VERSION)
 arch=$(dpkg --print-architecture)
+scratch=${ITCB_DEB_SCRATCH:-.build-deb}
 binary=""
-if [ "${1:-}" = "--binary" ]; then binary=$2; fi
-if [ -z "$binary" ]; then
-    swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Linking' || true
-    binary=.build-release/release/itcb-dongle
-fi
-[ -x "$binary" ] || { echo "build-deb: no binary at $binary"; exit 1; }
-if ldd "$binary" | grep -q libswift; then echo "build-deb: $binary links Swift shared libraries"; exit 1; fi
+build_only=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --binary) binary=$2; shift ;;
+        --build-only) build_only=1 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "build-deb: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-package="$root/itcb-dongle"
+build() {
+    install -d "$work/ld"
+    cat > "$work/ld/wrapper" <<'WRAPPER'
+#!/bin/sh
+# clang calls this as ld.gold / ld.lld / ld: the C++ runtime and libgcc static.
+real=/usr/bin/$(basename "$0")
+for a; do
+    shift
+    case "$a" in
+        -lstdc++) set -- "$@" -l:libstdc++.a ;;
+        -lgcc_s) set -- "$@" -lgcc_eh ;;
+        *) set -- "$@" "$a" ;;
+    esac
+done
+exec "$real" -z relro -z now "$@"
+WRAPPER
+    chmod 0755 "$work/ld/wrapper"
+    for name in ld ld.gold ld.lld; do ln -s wrapper "$work/ld/$name"; done
+    # Relink every time: the wrapper is not part of SwiftPM's build description.
+    rm -f "$scratch/release/itcb-dongle"
+    local log="$work/swift-build.log"
+    if ! COMPILER_PATH="$work/ld" swift build -c release --static-swift-stdlib --product itcb-dongle \
+        --scratch-path "$scratch" > "$log" 2>&1; then
+        grep -E "error|warning: unre" "$log" | head -n 40 >&2 || tail -n 40 "$log" >&2
+        echo "build-deb: swift build failed" >&2
+        exit 1
+    fi
+    echo "$scratch/release/itcb-dongle"
+}
+
+if [ -z "$binary" ]; then binary=$(build); fi
+[ -x "$binary" ] || { echo "build-deb: no binary at $binary" >&2; exit 1; }
+# Shared libraries it may need: glibc's and libusb's, nothing else (no libswift*.so).
+needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort)
+unexpected=$(echo "$needed" | grep -Ev '^(libusb-1\.0\.so\.0|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux.*\.so\.[0-9])$' || true)
+if [ -n "$unexpected" ]; then
+    echo "build-deb: $binary needs shared libraries beyond glibc and libusb: $(echo $unexpected)" >&2
+    echo "build-deb: (libswift*: not --static-swift-stdlib; libstdc++/libgcc_s: not built by this script)" >&2
+    exit 1
+fi
+if [ "$build_only" = 1 ]; then echo "$binary"; exit 0; fi
+
+epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+package="$work/itcb-dongle"
+doc="$package/usr/share/doc/itcb-dongle"
 install -d "$package/DEBIAN" "$package/usr/bin" "$package/lib/udev/rules.d" "$package/lib/systemd/system" \
-    "$package/etc/default" "$package/etc/itcb-dongle" "$package/usr/share/doc/itcb-dongle" \
-    "$package/usr/share/lintian/overrides"
+    "$package/etc/default" "$package/etc/itcb-dongle" "$doc" "$package/usr/share/lintian/overrides"
 install -m 0755 "$binary" "$package/usr/bin/itcb-dongle"
-strip --strip-unneeded "$package/usr/bin/itcb-dongle"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/itcb-dongle"
 install -m 0644 udev/70-itcb-dongle.rules "$package/lib/udev/rules.d/70-itcb-dongle.rules"
 install -m 0644 udev/itcb-dongle@.service "$package/lib/systemd/system/itcb-dongle@.service"
 install -m 0644 udev/itcb-dongle.default "$package/etc/default/itcb-dongle"
 install -m 0644 udev/dongles "$package/etc/itcb-dongle/dongles"
-install -m 0644 packaging/debian/copyright README.md "$package/usr/share/doc/itcb-dongle/"
+install -m 0644 packaging/debian/copyright README.md "$doc/"
 install -m 0644 packaging/debian/lintian-overrides "$package/usr/share/lintian/overrides/itcb-dongle"
-cat > "$root/changelog" <<CHANGELOG
+cat > "$work/changelog" <<CHANGELOG
 itcb-dongle ($version) unstable; urgency=medium
 
   * Release $version: peripheral and central 8-Ball roles over USB (libusb),
-    H4 over TCP and serial; udev/systemd deployment.
+    H4 over TCP and serial; udev/systemd appliance deployment.
 
- -- itcb-dongle developers <maintainers@itcb-dongle.org>  $(date -R -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")
+ -- itcb-dongle developers <maintainers@itcb-dongle.org>  $(LC_ALL=C date -R -u -d @"$epoch")
 CHANGELOG
-gzip -9n -c "$root/changelog" > "$package/usr/share/doc/itcb-dongle/changelog.gz"
-install -m 0755 packaging/debian/postinst packaging/debian/postrm "$package/DEBIAN/"
+gzip -9n -c "$work/changelog" > "$doc/changelog.gz"
+install -m 0755 packaging/debian/postinst packaging/debian/prerm packaging/debian/postrm "$package/DEBIAN/"
 printf '/etc/default/itcb-dongle\n/etc/itcb-dongle/dongles\n' > "$package/DEBIAN/conffiles"
+
+# Depends from what the binary links, with minimum versions (dpkg-shlibdeps);
+# nothing but libc6 and libusb-1.0-0 may come out.
+install -d "$work/shlibs/debian"
+printf 'Source: itcb-dongle\n\nPackage: itcb-dongle\nArchitecture: any\n' > "$work/shlibs/debian/control"
+depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$package/usr/bin/itcb-dongle" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+names=$(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/ //g' | sort | tr '\n' ' ')
+[ "$names" = "libc6 libusb-1.0-0 " ] || { echo "build-deb: unexpected Depends: $depends" >&2; exit 1; }
+
 size=$(du -sk --exclude=DEBIAN "$package" | cut -f1)
 cat > "$package/DEBIAN/control" <<CONTROL
 Package: itcb-dongle
@@ -49,18 +124,22 @@ Version: $version
 Architecture: $arch
 Maintainer: itcb-dongle developers <maintainers@itcb-dongle.org>
 Installed-Size: $size
-Depends: libc6, libgcc-s1, libstdc++6, libusb-1.0-0
+Depends: $depends
 Section: misc
 Priority: optional
-Homepage: https://github.com/itcb-dongle/itcb-dongle
 Description: Magic 8-Ball BLE appliance on a USB Bluetooth dongle
  itcb-dongle drives a USB Bluetooth controller directly over libusb with its
  own BLE host stack and plays the Magic 8-Ball game of the ITCB sample apps,
- as the peripheral (answers questions) or the central (asks them). udev starts
- one systemd service per configured dongle when it is plugged in.
+ as the peripheral (answers questions) or the central (asks them).
+ .
+ For kiosks: udev starts one hardened systemd service per configured dongle
+ (listed in /etc/itcb-dongle/dongles) when it is plugged in and the service
+ ends when it is pulled. Options live in /etc/default/itcb-dongle.
 CONTROL
-(cd "$package" && find . -type f ! -path './DEBIAN/*' -printf '%P\n' | sort | xargs md5sum > DEBIAN/md5sums)
+(cd "$package" && find . -type f ! -path './DEBIAN/*' -printf '%P\n' | LC_ALL=C sort | xargs md5sum > DEBIAN/md5sums)
+chmod 0644 "$package/DEBIAN/md5sums" "$package/DEBIAN/conffiles" "$package/DEBIAN/control"
+find "$package" -exec touch -h -d @"$epoch" {} +
 mkdir -p out
 deb="out/itcb-dongle_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$package" "$deb" >/dev/null
+SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz --build "$package" "$deb" >/dev/null
 echo "build-deb: $deb"

@@ -1,54 +1,110 @@
 #!/usr/bin/env bash
-# Installs itcb-dongle on a system without dpkg: binary, udev rule, systemd unit,
-# default options (kept if present), dongles file, and the "itcb" user.
-# Usage: sudo scripts/install.sh [--binary PATH] [--uninstall]
-# DESTDIR installs into a staging root (no users created, nothing reloaded);
-# PREFIX (default /usr/local) is where the binary goes.
+# Installs itcb-dongle on a system without dpkg (what the .deb does, by hand):
+#   $PREFIX/bin/itcb-dongle                       (PREFIX default /usr/local)
+#   /etc/udev/rules.d/70-itcb-dongle.rules         the udev rule
+#   /etc/systemd/system/itcb-dongle@.service       the systemd template unit
+#   /etc/default/itcb-dongle                       options (kept if present)
+#   /etc/itcb-dongle/dongles                       which dongles start (kept if present)
+#   $PREFIX/share/doc/itcb-dongle/README.md
+# then creates the system user and group "itcb" and reloads udev and systemd.
+# The rule and unit name /usr/bin/itcb-dongle; they are rewritten to
+# $PREFIX/bin/itcb-dongle.
+#
+# Usage: sudo scripts/install.sh [--binary PATH]    (default: build it, as the .deb does)
+#        sudo scripts/install.sh --uninstall        stops the instances, removes the
+#             files above but the two in /etc that hold your settings, the user
+#             and group; --purge removes those two files as well.
+# DESTDIR=DIR stages everything under DIR (for packaging and tests): no root
+# needed, no user created, nothing reloaded or stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DESTDIR=${DESTDIR:-}
 PREFIX=${PREFIX:-/usr/local}
-binary=.build-release/release/itcb-dongle
-uninstall=0
+binary=""
+mode=install
 while [ $# -gt 0 ]; do
     case "$1" in
         --binary) binary=$2; shift ;;
-        --uninstall) uninstall=1 ;;
-        *) echo "install: unknown option $1"; exit 2 ;;
+        --uninstall) mode=uninstall ;;
+        --purge) mode=purge ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install: unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
+
+bin="$DESTDIR$PREFIX/bin/itcb-dongle"
+doc="$DESTDIR$PREFIX/share/doc/itcb-dongle"
 rules="$DESTDIR/etc/udev/rules.d/70-itcb-dongle.rules"
 unit="$DESTDIR/etc/systemd/system/itcb-dongle@.service"
+defaults="$DESTDIR/etc/default/itcb-dongle"
+dongles="$DESTDIR/etc/itcb-dongle/dongles"
 live() { [ -z "$DESTDIR" ]; }
+systemd_running() { live && [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; }
+udev_running() { live && [ -S /run/udev/control ] && command -v udevadm >/dev/null 2>&1; }
+if live && [ "$(id -u)" -ne 0 ]; then
+    echo "install: run as root (sudo), or set DESTDIR to stage the files" >&2
+    exit 1
+fi
 
-if [ "$uninstall" = 1 ]; then
-    rm -f "$DESTDIR$PREFIX/bin/itcb-dongle" "$rules" "$unit"
-    if live; then
-        userdel itcb 2>/dev/null || true
-        groupdel itcb 2>/dev/null || true
-        udevadm control --reload-rules 2>/dev/null || true
-        systemctl daemon-reload 2>/dev/null || true
+if [ "$mode" != install ]; then
+    if systemd_running; then
+        for u in $(systemctl list-units --plain --no-legend --state=active 'itcb-dongle@*.service' | awk '{ print $1 }'); do
+            systemctl stop "$u" || true
+        done
     fi
-    echo "install: removed (kept /etc/default/itcb-dongle and /etc/itcb-dongle/dongles)"
+    rm -f "$bin" "$rules" "$unit" "$defaults.dist" "$dongles.dist"
+    rm -rf "$doc"
+    if [ "$mode" = purge ]; then
+        rm -f "$defaults" "$dongles"
+        rmdir "$(dirname "$dongles")" 2>/dev/null || true
+    fi
+    if live; then
+        getent passwd itcb >/dev/null && { userdel itcb || true; }
+        getent group itcb >/dev/null && { groupdel itcb || true; }
+        rm -rf /var/log/itcb-dongle
+    fi
+    if systemd_running; then systemctl daemon-reload || true; fi
+    if udev_running; then udevadm control --reload || true; fi
+    if [ "$mode" = purge ]; then
+        echo "install: removed itcb-dongle and its settings"
+    else
+        echo "install: removed itcb-dongle (kept /etc/default/itcb-dongle and /etc/itcb-dongle/dongles; --purge removes them)"
+    fi
     exit 0
 fi
 
-[ -x "$binary" ] || swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release
-install -d "$DESTDIR$PREFIX/bin" "$(dirname "$rules")" "$(dirname "$unit")" "$DESTDIR/etc/default" "$DESTDIR/etc/itcb-dongle"
-install -m 0755 "$binary" "$DESTDIR$PREFIX/bin/itcb-dongle"
-# The rule and unit name /usr/bin/itcb-dongle: point them at PREFIX.
+if [ -z "$binary" ]; then binary=$(scripts/build-deb.sh --build-only); fi
+[ -x "$binary" ] || { echo "install: no binary at $binary" >&2; exit 1; }
+install -d "$(dirname "$bin")" "$doc" "$(dirname "$rules")" "$(dirname "$unit")" "$(dirname "$defaults")" \
+    "$(dirname "$dongles")"
+install -m 0755 "$binary" "$bin"
 sed "s|/usr/bin/itcb-dongle|$PREFIX/bin/itcb-dongle|g" udev/70-itcb-dongle.rules > "$rules"
-sed "s|/usr/bin/itcb-dongle|$PREFIX/bin/itcb-dongle|g" udev/itcb-dongle@.service > "$unit"
+sed -e "s|/usr/bin/itcb-dongle|$PREFIX/bin/itcb-dongle|g" \
+    -e "s|/usr/share/doc/itcb-dongle|$PREFIX/share/doc/itcb-dongle|g" udev/itcb-dongle@.service > "$unit"
 chmod 0644 "$rules" "$unit"
-[ -e "$DESTDIR/etc/default/itcb-dongle" ] || install -m 0644 udev/itcb-dongle.default "$DESTDIR/etc/default/itcb-dongle"
-[ -e "$DESTDIR/etc/itcb-dongle/dongles" ] || install -m 0644 udev/dongles "$DESTDIR/etc/itcb-dongle/dongles"
+install -m 0644 README.md "$doc/README.md"
+# Settings: never overwritten (a new default goes next to it, as dpkg does).
+for pair in "udev/itcb-dongle.default:$defaults" "udev/dongles:$dongles"; do
+    src=${pair%%:*} dst=${pair#*:}
+    if [ ! -e "$dst" ]; then
+        install -m 0644 "$src" "$dst"
+    elif ! cmp -s "$src" "$dst"; then
+        install -m 0644 "$src" "$dst.dist"
+        echo "install: kept $dst; the shipped one is $dst.dist"
+    fi
+done
+
 if live; then
+    nologin=$(command -v nologin || echo /usr/sbin/nologin)
     getent group itcb >/dev/null || groupadd --system itcb
     getent passwd itcb >/dev/null || useradd --system --gid itcb --no-create-home --home-dir /nonexistent \
-        --shell /usr/sbin/nologin itcb
-    udevadm control --reload-rules 2>/dev/null || true
-    udevadm trigger --subsystem-match=usb --action=change 2>/dev/null || true
-    systemctl daemon-reload 2>/dev/null || true
+        --shell "$nologin" --comment "itcb-dongle appliance" itcb
 fi
-echo "install: done; list your dongle in $DESTDIR/etc/itcb-dongle/dongles"
+if systemd_running; then systemctl daemon-reload; fi
+if udev_running; then
+    udevadm control --reload
+    udevadm trigger --subsystem-match=usb --action=change
+fi
+echo "install: done. List your dongle in ${DESTDIR}/etc/itcb-dongle/dongles (itcb-dongle --list-controllers shows it),"
+echo "install: then: sudo udevadm trigger --subsystem-match=usb (or re-plug it)."
