@@ -19,7 +19,8 @@ public struct FixedBytes<let capacity: Int> {
     public var freeSpace: Int { capacity - count }
 
     public subscript(index: Int) -> UInt8 {
-        get { storage[index] }
+        // Addressable: without it, a read through a borrowed buffer copies all of it.
+        @_addressableSelf get { storage[index] }
         set { storage[index] = newValue }
     }
 
@@ -46,26 +47,21 @@ public struct FixedBytes<let capacity: Int> {
         return true
     }
 
+    /// Appends with one bulk copy (memcpy), not byte by byte.
     @discardableResult
     public mutating func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard count + bytes.count <= capacity else { return false }
-        for byte in bytes {
-            storage[count] = byte
-            count += 1
-        }
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return true }
+        let start = count
+        var span = storage.mutableSpan
+        span.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: start).copyMemory(from: source, byteCount: bytes.count) }
+        count += bytes.count
         return true
     }
 
     @discardableResult
     public mutating func append<let other: Int>(contentsOf bytes: FixedBytes<other>) -> Bool {
-        guard count + bytes.count <= capacity else { return false }
-        var index = 0
-        while index < bytes.count {
-            storage[count] = bytes[index]
-            count += 1
-            index += 1
-        }
-        return true
+        bytes.withBytes { append($0) }
     }
 
     /// Appends `count` zero bytes (padding of fixed-size HCI parameters).
@@ -84,13 +80,13 @@ public struct FixedBytes<let capacity: Int> {
 
     /// Gives the valid bytes to `body` as a raw buffer; the pointer must not escape.
     @discardableResult
-    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    @_addressableSelf public func withBytes<R: ~Copyable>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         storage.span.withUnsafeBytes { raw in
             body(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
         }
     }
 
-    public func equals(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    @_addressableSelf public func equals(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count == count else { return false }
         var index = 0
         for byte in bytes {
@@ -103,12 +99,13 @@ public struct FixedBytes<let capacity: Int> {
     /// Removes the first `n` bytes, moving the rest to the front.
     public mutating func removeFirst(_ n: Int) {
         let n = min(n, count)
-        var index = n
-        while index < count {
-            storage[index - n] = storage[index]
-            index += 1
+        guard n > 0 else { return }
+        let remaining = count - n
+        var span = storage.mutableSpan
+        span.withUnsafeMutableBytes { raw in
+            if remaining > 0 { raw.baseAddress!.copyMemory(from: raw.baseAddress! + n, byteCount: remaining) }
         }
-        count -= n
+        count = remaining
     }
 }
 
@@ -121,7 +118,7 @@ public struct ByteReader {
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     public var remaining: Int { bytes.count - offset }
-    public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
+    @_addressableSelf public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
 
     public mutating func u8() -> UInt8 {
         let value = bytes[offset]

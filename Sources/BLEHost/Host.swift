@@ -23,8 +23,9 @@ public struct HostConfiguration {
     public init(role: Role) { self.role = role }
 }
 
-/// One LE link and its per-link protocol state.
-public struct Connection {
+/// One LE link and its per-link protocol state. Lives in place in the host's
+/// connection table: reset, never replaced or copied.
+public struct Connection: ~Copyable {
     public var handle: UInt16 = 0
     public var inUse = false
     /// True when we are the central of this link.
@@ -38,6 +39,19 @@ public struct Connection {
     public var client = GATTClient()
 
     public init() {}
+
+    /// Back to a free slot, in place.
+    mutating func reset() {
+        handle = 0
+        inUse = false
+        isCentral = false
+        peer = BDAddress.zero
+        reassembler.reset()
+        bearer.reset()
+        inFlight = 0
+        disconnecting = false
+        client.reset()
+    }
 }
 
 /// The sans-IO BLE host: HCI packets and time in; HCI packets and HostEvents out.
@@ -45,17 +59,19 @@ public struct Connection {
 /// The platform feeds every packet from the controller to `handlePacket`, calls
 /// `tick` when `nextDeadline` passes, sends whatever `nextOutgoing` yields and
 /// drains `nextEvent`. Nothing here does I/O, reads a clock or allocates.
-public struct Host {
-    public static let connectionCapacity = 8
+/// Non-copyable: the host is one block of static memory (see Capacity), reached
+/// only in place; a copy would be a compile error.
+public struct Host: ~Copyable {
+    public static var connectionCapacity: Int { Capacity.links }
 
     public var configuration: HostConfiguration
     public internal(set) var controller = ControllerInfo()
     public internal(set) var server: ATTServer
-    public internal(set) var connections: InlineArray<8, Connection> = InlineArray(repeating: Connection())
+    public internal(set) var connections: Capacity.PerLink<Connection> = InlineArray { _ in Connection() }
     public internal(set) var now: UInt64 = 0
 
     // HCI command flow (Vol 4 Part E §4.4).
-    var commandQueue = FixedQueue<12, HCIPacket>()
+    var commandQueue = Capacity.CommandRing(filler: HCIPacket())
     var commandCredits = 1
     var outstandingOpcode: UInt16? = nil
     /// First parameter byte of the outstanding command (enable flags).
@@ -65,14 +81,14 @@ public struct Host {
     /// ACL that arrived before its LE Connection Complete: events and data travel
     /// on different USB endpoints, so the first PDU of a link can overtake the
     /// event that announces it. Held briefly, replayed when the link appears.
-    var earlyACL = FixedQueue<2, FixedBytes<260>>()
+    var earlyACL = Capacity.EarlyACLRing(filler: HCIPacket())
     var linkAppeared = false
 
     // ACL flow: credits from Number Of Completed Packets (§4.1.1).
     var aclCredits = 0
     var aclQueue = ACLTransmitQueue()
 
-    var events = FixedQueue<32, HostEvent>()
+    var events = Capacity.EventRing(filler: .shutdownComplete)
 
     enum State: Equatable { case off, initializing, ready, shuttingDown, stopped }
     var state = State.off
@@ -99,7 +115,7 @@ public struct Host {
     public internal(set) var recoveries = 0
     public internal(set) var droppedInput = 0
 
-    public init(configuration: HostConfiguration, database: GATTDatabase) {
+    public init(configuration: HostConfiguration, database: consuming GATTDatabase) {
         self.configuration = configuration
         self.configuration.maxConnections = max(1, min(configuration.maxConnections, Host.connectionCapacity))
         server = ATTServer(database: database)
@@ -110,6 +126,10 @@ public struct Host {
     public var isReady: Bool { state == .ready }
     public var isStopped: Bool { state == .stopped }
     public var connectionCount: Int {
+        @_addressableSelf get { countConnections() }
+    }
+
+    @_addressableSelf func countConnections() -> Int {
         var n = 0
         for i in 0..<Host.connectionCapacity where connections[i].inUse { n += 1 }
         return n
@@ -122,7 +142,7 @@ public struct Host {
     }
 
     /// The next time `tick` must run, if any timer is armed.
-    public func nextDeadline() -> UInt64? {
+    @_addressableSelf public func nextDeadline() -> UInt64? {
         var deadline: UInt64? = nil
         func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
         if outstandingOpcode != nil { consider(commandDeadline) }
@@ -248,13 +268,13 @@ public struct Host {
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).
-    public func subscription(connection handle: UInt16, valueHandle: UInt16) -> UInt16 {
+    @_addressableSelf public func subscription(connection handle: UInt16, valueHandle: UInt16) -> UInt16 {
         guard let index = connectionIndex(handle),
               let cccd = server.database.cccdIndex(forValue: valueHandle) else { return 0 }
         return connections[index].bearer.cccd[cccd]
     }
 
-    public func mtu(connection handle: UInt16) -> UInt16 {
+    @_addressableSelf public func mtu(connection handle: UInt16) -> UInt16 {
         guard let index = connectionIndex(handle) else { return ATT.defaultMTU }
         return connections[index].bearer.mtu
     }
@@ -265,16 +285,19 @@ public struct Host {
         guard let index = connectionIndex(handle), !connections[index].disconnecting,
               let cccd = server.database.cccdIndex(forValue: attribute),
               connections[index].bearer.cccd[cccd] & bit != 0 else { return false }
-        if opcode == ATTOpcode.handleValueIndication {
-            guard !connections[index].bearer.indicationPending else { return false }
+        let isIndication = opcode == ATTOpcode.handleValueIndication
+        if isIndication, connections[index].bearer.indicationPending { return false }
+        // Written straight into the transmit slot; the value is cut to ATT_MTU - 3.
+        guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
+            push(.dropped(what: .txQueueFull))
+            return false
         }
-        var pdu = ATTPDU()
-        pdu.append(opcode)
-        pdu.appendUInt16(attribute)
         let length = min(value.count, Int(connections[index].bearer.mtu) - 3)
-        pdu.append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
-        guard sendATT(handle, pdu) else { return false }
-        if opcode == ATTOpcode.handleValueIndication { connections[index].bearer.indicationPending = true }
+        aclQueue.pdus[slot].append(opcode)
+        aclQueue.pdus[slot].appendUInt16(attribute)
+        aclQueue.pdus[slot].append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
+        aclQueue.commit()
+        if isIndication { connections[index].bearer.indicationPending = true }
         return true
     }
 
@@ -284,14 +307,14 @@ public struct Host {
         if !events.push(event) { droppedInput += 1 }
     }
 
-    func connectionIndex(_ handle: UInt16) -> Int? {
+    @_addressableSelf func connectionIndex(_ handle: UInt16) -> Int? {
         for i in 0..<Host.connectionCapacity where connections[i].inUse && connections[i].handle == handle {
             return i
         }
         return nil
     }
 
-    func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
+    @_addressableSelf func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
 
     mutating func queueCommand(_ command: HCIPacket) {
         var packet = command

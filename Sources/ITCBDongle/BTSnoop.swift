@@ -23,19 +23,27 @@ final class BTSnoopWriter {
     /// Logs one H4 packet (indicator byte included).
     func record(_ packet: UnsafeRawBufferPointer, received: Bool) {
         guard let type = packet.first else { return }
+        record(type, UnsafeRawBufferPointer(rebasing: packet[1...]), received: received)
+    }
+
+    /// Logs one packet given without its indicator: one writev, no allocation.
+    func record(_ type: UInt8, _ packet: UnsafeRawBufferPointer, received: Bool) {
         var flags: UInt32 = received ? 1 : 0
         if type == 0x01 || type == 0x04 { flags |= 2 }  // command or event
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let micros = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec / 1000) + BTSnoopWriter.epochOffset
-        var record = BTSnoopWriter.bigEndian(UInt32(packet.count))
-        record += BTSnoopWriter.bigEndian(UInt32(packet.count))
-        record += BTSnoopWriter.bigEndian(flags)
-        record += BTSnoopWriter.bigEndian(0)  // cumulative drops
-        record += BTSnoopWriter.bigEndian(UInt32(micros >> 32))
-        record += BTSnoopWriter.bigEndian(UInt32(micros & 0xFFFF_FFFF))
-        record += packet
-        record.withUnsafeBytes { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
+        let length = UInt32(packet.count + 1)
+        // Record header (lengths, flags, drops, timestamp; big-endian) and the indicator.
+        var header: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt8) = (
+            length.bigEndian, length.bigEndian, flags.bigEndian, 0,
+            UInt32(micros >> 32).bigEndian, UInt32(micros & 0xFFFF_FFFF).bigEndian, type)
+        withUnsafeBytes(of: &header) { head in
+            var parts = (
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: 25),
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: packet.baseAddress), iov_len: packet.count))
+            _ = withUnsafeBytes(of: &parts) { writev(fd, $0.baseAddress!.assumingMemoryBound(to: iovec.self), 2) }
+        }
     }
 
     func close() { Glibc.close(fd) }

@@ -158,7 +158,7 @@ func jsonString(_ s: String) -> String {
 }
 
 /// The central role in the run loop: the asker session plus questions and output.
-struct CentralLogic: RoleLogic {
+struct CentralLogic: RoleLogic, ~Copyable {
     var session: EightBallCentral
     let source: QuestionSource
     let printer: AnswerPrinter
@@ -327,10 +327,10 @@ extension ITCBDongle {
             let logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
             var database = GATTDatabase()
             _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
-            let host = Host(configuration: configuration, database: database)
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)" : "central on \(transport.description)")
-            var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
-            loop.extraDescriptors = { source.descriptors }
+            var loop = RunLoop(
+                host: Host(configuration: configuration, database: database), logic: logic, transport: transport, snoop: snoop)
+            loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
             return loop.run()
         }
     }

@@ -212,8 +212,9 @@ extension ITCBDongle {
     func makeSession(configuration: HostConfiguration) -> (Transport, BTSnoopWriter?, Int) -> Int32 {
         if controllerInfo {
             return { transport, snoop, _ in
-                let host = Host(configuration: configuration, database: GATTDatabase())
-                var loop = RunLoop(host: host, logic: InfoLogic(), transport: transport, snoop: snoop)
+                var loop = RunLoop(
+                    host: Host(configuration: configuration, database: GATTDatabase()), logic: InfoLogic(),
+                    transport: transport, snoop: snoop)
                 return loop.run()
             }
         }
@@ -222,13 +223,18 @@ extension ITCBDongle {
             let firstSeed = seed ?? UInt64.random(in: 0...UInt64.max)
             let style: AnswerStyle = answers == .text ? .text : .slug
             return { [name, maxCentrals, answers] transport, snoop, session in
-                let logic = Array(name.utf8).withUnsafeBytes {
-                    EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session - 1))
+                // The 8-Ball's services are built into the one database the host keeps.
+                var database = GATTDatabase()
+                var nameBytes = FixedBytes<248>()
+                Array(name.utf8.prefix(248)).withUnsafeBytes { _ = nameBytes.append($0) }
+                let logic = nameBytes.withBytes {
+                    EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session - 1), database: &database)
                 }
-                let host = Host(configuration: configuration, database: logic.database)
                 Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
-                var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
-                loop.healthInterval = healthCheckInterval(loop)
+                var loop = RunLoop(
+                    host: Host(configuration: configuration, database: database), logic: logic,
+                    transport: transport, snoop: snoop)
+                loop.healthInterval = healthCheckInterval(loop.notifier)
                 return loop.run()
             }
         case .central:
@@ -237,9 +243,9 @@ extension ITCBDongle {
     }
 
     /// --health-check, or the systemd watchdog period when it is set.
-    func healthCheckInterval(_ loop: RunLoop<some RoleLogic>) -> UInt64? {
+    func healthCheckInterval(_ notifier: SystemdNotifier?) -> UInt64? {
         if healthCheck > 0 { return UInt64(healthCheck * 1000) }
-        return loop.notifier?.watchdogInterval
+        return notifier?.watchdogInterval
     }
 
     func openTransport(_ spec: TransportSpec) throws(TransportError) -> Transport {

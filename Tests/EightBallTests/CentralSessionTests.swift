@@ -8,7 +8,7 @@ import TestSupport
 @Suite struct CentralSessionTests {
     enum Behaviour { case answer, reject, silent, dropLinkOnQuestion, noService }
 
-    struct Harness {
+    struct Harness: ~Copyable {
         var c = ScriptedController(delegate: NoGATTDelegate(), role: .central, database: GATTDatabase(), maxConnections: 1)
         var session: EightBallCentral
         var behaviour: Behaviour
@@ -134,7 +134,8 @@ import TestSupport
         let writes = h.requests.filter { $0[0] == 0x12 }
         #expect(writes == [hex("12 0f 00 01 00"), [0x12, 0x0C, 0x00] + Array("Will it work?".utf8), hex("12 0f 00 00 00")])
         #expect(h.requests.first == hex("02 f7 00"))
-        #expect(h.session.isIdleForQuestion)
+        let idle = h.session.isIdleForQuestion
+        #expect(idle)
     }
 
     @Test func longQuestionUsesPreparedWrites() {
@@ -191,7 +192,8 @@ import TestSupport
         h.session.finish(host: &h.c.host)
         h.pump()
         #expect(h.reported.last.map { if case .finished = $0 { true } else { false } } == true)
-        #expect(h.session.isFinished)
+        let finished = h.session.isFinished
+        #expect(finished)
     }
 
     @Test func filterRequiresUUIDNameAndRSSI() {
@@ -201,16 +203,21 @@ import TestSupport
         var entry = ScanEntry()
         entry.connectable = true
         entry.rssi = -50
-        #expect(!session.matches(entry))
+        let m1 = session.matches(entry)
+        #expect(!m1)
         entry.summary.addService(EightBallUUID.service)
-        #expect(!session.matches(entry))  // no name
+        let m2 = session.matches(entry)
+        #expect(!m2)  // no name
         Array("B8".utf8).withRaw { _ = entry.summary.name.append($0) }
-        #expect(session.matches(entry))
+        let m3 = session.matches(entry)
+        #expect(m3)
         entry.rssi = -61
-        #expect(!session.matches(entry))
+        let m4 = session.matches(entry)
+        #expect(!m4)
         entry.rssi = -50
         entry.connectable = false
-        #expect(!session.matches(entry))
+        let m5 = session.matches(entry)
+        #expect(!m5)
     }
 }
 
