@@ -85,13 +85,15 @@ public typealias ATTPDU = FixedBytes<256>
 /// its response or the Error Response the specification prescribes; commands and
 /// PDUs we do not handle are dropped.
 public struct ATTServer: ~Copyable {
-    public let database: GATTDatabase
+    public internal(set) var database: GATTDatabase
 
     public init(database: consuming GATTDatabase) { self.database = database }
 
     /// Handles one request/command/confirmation. A response, if any, is left in
     /// `response` (empty otherwise).
-    @_addressableSelf public func handle<D: GATTServerDelegate & ~Copyable>(
+    // Mutating, though it changes nothing of its own: the database is then
+    // reached in place (a borrowed InlineArray is copied when subscripted).
+    public mutating func handle<D: GATTServerDelegate & ~Copyable>(
         _ pdu: UnsafeRawBufferPointer, connection: UInt16, bearer: inout ATTBearer,
         delegate: inout D, response: inout ATTPDU
     ) -> ATTServerNote {
@@ -168,7 +170,7 @@ public struct ATTServer: ~Copyable {
     /// Validates a handle range (§3.4.3.1): start 0 or start > end is Invalid Handle.
     static func rangeError(_ start: UInt16, _ end: UInt16) -> Bool { start == 0 || start > end }
 
-    @_addressableSelf func findInformation(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func findInformation(_ request: ATTRequest, _ response: inout ATTPDU) {
         guard request.pdu.count == 5 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let start = readUInt16(request.pdu, 1), end = readUInt16(request.pdu, 3)
         guard !ATTServer.rangeError(start, end) else { return request.error(ATTError.invalidHandle, start, &response) }
@@ -192,7 +194,7 @@ public struct ATTServer: ~Copyable {
         if format == 0 { request.error(ATTError.attributeNotFound, start, &response) }
     }
 
-    @_addressableSelf func findByTypeValue(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func findByTypeValue(_ request: ATTRequest, _ response: inout ATTPDU) {
         let pdu = request.pdu
         guard pdu.count >= 7 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let start = readUInt16(pdu, 1), end = readUInt16(pdu, 3)
@@ -204,7 +206,7 @@ public struct ATTServer: ~Copyable {
         while handle <= end, Int(handle) <= database.count {
             let attribute = database.attributes[Int(handle) - 1]
             if attribute.type == type, !attribute.dynamic, !attribute.isCCCD,
-               database.withStaticValue(handle, { value in valuesEqual(value, wanted) }) {
+               database.staticValueEquals(handle, wanted) {
                 if response.count + 4 > request.mtu { break }
                 response.appendUInt16(handle)
                 response.appendUInt16(attribute.isServiceDeclaration ? attribute.groupEnd : handle)
@@ -222,7 +224,7 @@ public struct ATTServer: ~Copyable {
         return (readUInt16(pdu, 1), readUInt16(pdu, 3), type)
     }
 
-    @_addressableSelf func readByType<D: GATTServerDelegate & ~Copyable>(
+    mutating func readByType<D: GATTServerDelegate & ~Copyable>(
         _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) {
         guard let (start, end, type) = ATTServer.parseTypedRange(request.pdu) else {
@@ -260,7 +262,7 @@ public struct ATTServer: ~Copyable {
         if entryLength == 0 { request.error(ATTError.attributeNotFound, start, &response) }
     }
 
-    @_addressableSelf func readByGroupType(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func readByGroupType(_ request: ATTRequest, _ response: inout ATTPDU) {
         guard let (start, end, type) = ATTServer.parseTypedRange(request.pdu) else {
             return request.error(ATTError.invalidPDU, 0, &response)
         }
@@ -275,18 +277,18 @@ public struct ATTServer: ~Copyable {
         while handle <= end, Int(handle) <= database.count {
             let attribute = database.attributes[Int(handle) - 1]
             if attribute.type == type {
-                let fits = database.withStaticValue(handle) { value -> Bool in
-                    let length = value.count + 4
-                    if entryLength == 0 {
-                        entryLength = length
-                        response[1] = UInt8(length)
-                    } else if length != entryLength || response.count + length > request.mtu {
-                        return false
-                    }
+                let length = database.staticValueLength(handle) + 4
+                var fits = true
+                if entryLength == 0 {
+                    entryLength = length
+                    response[1] = UInt8(length)
+                } else if length != entryLength || response.count + length > request.mtu {
+                    fits = false
+                }
+                if fits {
                     response.appendUInt16(handle)
                     response.appendUInt16(attribute.groupEnd)
-                    response.append(value)
-                    return true
+                    database.appendStaticValue(handle, to: &response)
                 }
                 if !fits { break }
             }
@@ -299,7 +301,7 @@ public struct ATTServer: ~Copyable {
     // MARK: - Reading (§3.4.4)
 
     /// Reads an attribute value: static, CCCD (per bearer) or from the delegate.
-    @_addressableSelf func readValue<D: GATTServerDelegate & ~Copyable>(
+    mutating func readValue<D: GATTServerDelegate & ~Copyable>(
         _ handle: UInt16, _ attribute: GATTAttribute, _ connection: UInt16, _ bearer: borrowing ATTBearer,
         _ delegate: inout D, _ value: inout AttributeValue
     ) -> UInt8 {
@@ -309,11 +311,11 @@ public struct ATTServer: ~Copyable {
             return 0
         }
         if attribute.dynamic { return delegate.gattRead(connection: connection, handle: handle, into: &value) }
-        database.withStaticValue(handle) { value.append($0) }
+        database.appendStaticValue(handle, to: &value)
         return 0
     }
 
-    @_addressableSelf func read<D: GATTServerDelegate & ~Copyable>(
+    mutating func read<D: GATTServerDelegate & ~Copyable>(
         _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) {
         let isBlob = request.opcode == ATTOpcode.readBlobRequest
@@ -333,7 +335,7 @@ public struct ATTServer: ~Copyable {
         value.withBytes { response.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)])) }
     }
 
-    @_addressableSelf func readMultiple<D: GATTServerDelegate & ~Copyable>(
+    mutating func readMultiple<D: GATTServerDelegate & ~Copyable>(
         _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) {
         let pdu = request.pdu
@@ -360,7 +362,7 @@ public struct ATTServer: ~Copyable {
     // MARK: - Writing (§3.4.5, §3.4.6)
 
     /// Applies a whole value to an attribute; returns 0 or an ATT error code.
-    @_addressableSelf func applyWrite<D: GATTServerDelegate & ~Copyable>(
+    mutating func applyWrite<D: GATTServerDelegate & ~Copyable>(
         _ handle: UInt16, _ value: UnsafeRawBufferPointer, _ connection: UInt16, _ bearer: inout ATTBearer,
         _ delegate: inout D, _ note: inout ATTServerNote
     ) -> UInt8 {
@@ -384,7 +386,7 @@ public struct ATTServer: ~Copyable {
         return delegate.gattWrite(connection: connection, handle: handle, value: value)
     }
 
-    @_addressableSelf func write<D: GATTServerDelegate & ~Copyable>(
+    mutating func write<D: GATTServerDelegate & ~Copyable>(
         _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) -> ATTServerNote {
         let isCommand = request.opcode == ATTOpcode.writeCommand
@@ -409,7 +411,7 @@ public struct ATTServer: ~Copyable {
         return note
     }
 
-    @_addressableSelf func prepareWrite(_ request: ATTRequest, _ bearer: inout ATTBearer, _ response: inout ATTPDU) {
+    mutating func prepareWrite(_ request: ATTRequest, _ bearer: inout ATTBearer, _ response: inout ATTPDU) {
         let pdu = request.pdu
         guard pdu.count >= 5 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let handle = readUInt16(pdu, 1)
@@ -426,7 +428,7 @@ public struct ATTServer: ~Copyable {
         response.append(UnsafeRawBufferPointer(rebasing: pdu[1...]))
     }
 
-    @_addressableSelf func executeWrite<D: GATTServerDelegate & ~Copyable>(
+    mutating func executeWrite<D: GATTServerDelegate & ~Copyable>(
         _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) -> ATTServerNote {
         var note = ATTServerNote.none

@@ -105,13 +105,13 @@ public struct GATTClient: ~Copyable {
 
     public var isBusy: Bool { procedure != .idle }
 
-    @_addressableSelf public func characteristic(_ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+    public mutating func characteristic(_ uuid: BLEUUID) -> DiscoveredCharacteristic? {
         for i in 0..<characteristicCount where characteristics[i].uuid == uuid { return characteristics[i] }
         return nil
     }
 
     /// The first descriptor of a type after a value handle (e.g. its CCCD).
-    @_addressableSelf public func descriptor(_ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
+    public mutating func descriptor(_ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
         for i in 0..<descriptorCount where descriptors[i].uuid == uuid && descriptors[i].handle > valueHandle {
             return descriptors[i]
         }
@@ -135,9 +135,23 @@ struct GATTClientProgress {
 
 extension Host {
     /// The GATT client state of a connection (discovery results, read value), in place.
-    @_addressableSelf public func withGATTClient<R>(connection: UInt16, _ body: (borrowing GATTClient) -> R) -> R? {
+    // Mutating only so that callers in other modules reach the table in place
+    // (a borrowed call from there copies the whole host).
+    public mutating func withGATTClient<R>(connection: UInt16, _ body: (inout GATTClient) -> R) -> R? {
         guard let index = connectionIndex(connection) else { return nil }
-        return body(connections[index].client)
+        return body(&connections[index].client)
+    }
+
+    /// A characteristic discovery found on a connection (Vol 3 Part G §4.6).
+    public mutating func gattCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+        guard let index = connectionIndex(connection) else { return nil }
+        return connections[index].client.characteristic(uuid)
+    }
+
+    /// The first descriptor of a type after a value handle (e.g. its CCCD).
+    public mutating func gattDescriptor(connection: UInt16, _ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
+        guard let index = connectionIndex(connection) else { return nil }
+        return connections[index].client.descriptor(uuid, after: valueHandle)
     }
 
     /// Exchange MTU: asks for ATT.maxMTU (Vol 3 Part G §4.3.1).

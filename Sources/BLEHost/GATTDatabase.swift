@@ -44,18 +44,35 @@ public struct GATTDatabase: ~Copyable {
 
     public var lastHandle: UInt16 { UInt16(count) }
 
-    @_addressableSelf public func attribute(_ handle: UInt16) -> GATTAttribute? {
+    public mutating func attribute(_ handle: UInt16) -> GATTAttribute? {
         guard handle >= 1, Int(handle) <= count else { return nil }
         return attributes[Int(handle) - 1]
     }
 
     /// The stored value of a static attribute.
     @discardableResult
-    @_addressableSelf public func withStaticValue<R>(_ handle: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    public mutating func withStaticValue<R>(_ handle: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let attribute = attributes[Int(handle) - 1]
         return pool.withBytes { all in
             body(UnsafeRawBufferPointer(rebasing: all[attribute.valueStart..<(attribute.valueStart + attribute.valueLength)]))
         }
+    }
+
+    // Closure-free forms for the ATT server's loops: a closure there made the
+    // compiler copy the whole database into the caller's frame.
+
+    /// The length of a static attribute's stored value.
+    public mutating func staticValueLength(_ handle: UInt16) -> Int { attributes[Int(handle) - 1].valueLength }
+
+    /// Whether a static attribute's value equals `bytes`.
+    public mutating func staticValueEquals(_ handle: UInt16, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        withStaticValue(handle) { valuesEqual($0, bytes) }
+    }
+
+    /// Appends a static attribute's value to `out`; false when it does not fit.
+    @discardableResult
+    public mutating func appendStaticValue<let n: Int>(_ handle: UInt16, to out: inout FixedBytes<n>) -> Bool {
+        withStaticValue(handle) { out.append($0) }
     }
 
     mutating func add(_ attribute: GATTAttribute, value: UnsafeRawBufferPointer) -> UInt16 {
@@ -142,13 +159,13 @@ public struct GATTDatabase: ~Copyable {
     }
 
     /// The CCCD handle of a characteristic value handle, if it has one.
-    @_addressableSelf public func cccdHandle(forValue handle: UInt16) -> UInt16? {
+    public mutating func cccdHandle(forValue handle: UInt16) -> UInt16? {
         guard let next = attribute(handle + 1), next.isCCCD else { return nil }
         return handle + 1
     }
 
     /// The CCCD table index of a characteristic value handle.
-    @_addressableSelf public func cccdIndex(forValue handle: UInt16) -> Int? {
+    public mutating func cccdIndex(forValue handle: UInt16) -> Int? {
         guard let cccd = cccdHandle(forValue: handle) else { return nil }
         return attributes[Int(cccd) - 1].cccdIndex
     }

@@ -126,7 +126,7 @@ public struct Host: ~Copyable {
     public var isReady: Bool { state == .ready }
     public var isStopped: Bool { state == .stopped }
     public var connectionCount: Int {
-        @_addressableSelf get { countConnections() }
+        countConnections()
     }
 
     @_addressableSelf func countConnections() -> Int {
@@ -216,7 +216,7 @@ public struct Host: ~Copyable {
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             disconnect(handle: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
         }
-        if connectionCount == 0 { queueShutdownReset() }
+        if countConnections() == 0 { queueShutdownReset() }
     }
 
     /// Sends a harmless command (Read Local Version Information) when nothing is
@@ -268,13 +268,17 @@ public struct Host: ~Copyable {
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).
-    @_addressableSelf public func subscription(connection handle: UInt16, valueHandle: UInt16) -> UInt16 {
+    // Mutating only so that callers in other modules reach the table in place
+    // (a borrowed call from there copies the whole host).
+    public mutating func subscription(connection handle: UInt16, valueHandle: UInt16) -> UInt16 {
         guard let index = connectionIndex(handle),
               let cccd = server.database.cccdIndex(forValue: valueHandle) else { return 0 }
         return connections[index].bearer.cccd[cccd]
     }
 
-    @_addressableSelf public func mtu(connection handle: UInt16) -> UInt16 {
+    // Mutating only so that callers in other modules reach the table in place
+    // (a borrowed call from there copies the whole host).
+    public mutating func mtu(connection handle: UInt16) -> UInt16 {
         guard let index = connectionIndex(handle) else { return ATT.defaultMTU }
         return connections[index].bearer.mtu
     }

@@ -50,7 +50,7 @@ extension Host {
     /// connection (then .connectionFailed). Scanning stops first.
     @discardableResult
     public mutating func connect(to peer: BDAddress, timeout: UInt64) -> Bool {
-        guard state == .ready, !scan.connecting, connectionCount < configuration.maxConnections else { return false }
+        guard state == .ready, !scan.connecting, countConnections() < configuration.maxConnections else { return false }
         if scan.requested ?? scan.enabled { queueScanEnable(false) }
         scan.desired = false
         scan.connecting = true

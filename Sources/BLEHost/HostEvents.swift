@@ -202,7 +202,7 @@ extension Host {
             slot = i
             break
         }
-        guard let index = slot, connectionCount < configuration.maxConnections, state == .ready else {
+        guard let index = slot, countConnections() < configuration.maxConnections, state == .ready else {
             // Over the limit (a race with advertising): refuse politely.
             push(.connectionRejected(handle: handle, peer: peer))
             var command = HCIPacket.command(HCIOpcode.disconnect)
@@ -229,7 +229,7 @@ extension Host {
         push(.disconnected(handle: handle, reason: reason))
         centralConnectionClosed(handle)
         if state == .shuttingDown {
-            if connectionCount == 0, !shutdownResetQueued { queueShutdownReset() }
+            if countConnections() == 0, !shutdownResetQueued { queueShutdownReset() }
             return
         }
         advertisingBlockedWhileConnected = false

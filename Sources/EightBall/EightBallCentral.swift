@@ -185,10 +185,8 @@ public struct EightBallCentral: ~Copyable {
         case .serviceNotFound:
             notAnEightBall(&host)
         case .characteristicsDiscovered:
-            let found = host.withGATTClient(connection: connection) {
-                ($0.characteristic(EightBallUUID.question), $0.characteristic(EightBallUUID.answer))
-            }
-            guard let (question, answer) = found, let question, let answer,
+            guard let question = host.gattCharacteristic(connection: connection, EightBallUUID.question),
+                  let answer = host.gattCharacteristic(connection: connection, EightBallUUID.answer),
                   question.properties.contains(.write), answer.properties.contains(.notify) else {
                 return notAnEightBall(&host)
             }
@@ -197,9 +195,9 @@ public struct EightBallCentral: ~Copyable {
             host.gattDiscoverDescriptors(connection: connection, start: answerHandle + 1, end: serviceEnd)
         case .descriptorsDiscovered:
             let cccdType = BLEUUID(uuid16: GATTType.clientCharacteristicConfiguration)
-            let answerHandle = self.answerHandle
-            guard let found = host.withGATTClient(connection: connection, { $0.descriptor(cccdType, after: answerHandle) }),
-                  let cccd = found else { return notAnEightBall(&host) }
+            guard let cccd = host.gattDescriptor(connection: connection, cccdType, after: answerHandle) else {
+                return notAnEightBall(&host)
+            }
             cccdHandle = cccd.handle
             phase = .ready
             events.push(.ready(mtu: host.mtu(connection: connection)))

@@ -12,7 +12,8 @@ extension EightBallPeripheral: RoleLogic {
         while let event = nextEvent() {
             switch event {
             case .questionAccepted(let connection):
-                Log.debug("question on 0x\(String(connection, radix: 16)): \"\(withQuestion(connection: connection) { String(decoding: $0, as: UTF8.self) })\"")
+                // The text goes out once, with its answer (the info line below).
+                Log.debug("question on 0x\(String(connection, radix: 16)) (\(withQuestion(connection: connection) { $0.count }) bytes)")
             case .questionRejected(let connection, let length):
                 Log.info("not a question on 0x\(String(connection, radix: 16)) (\(length) bytes): answered ATT error 0x0E")
             case .answered(let connection, let answer):

@@ -125,11 +125,10 @@ import TestSupport
         #expect(events.contains { if case .serviceDiscovered(0x40, 0x0A, 0x0F) = $0 { true } else { false } })
         #expect(events.contains { if case .characteristicsDiscovered(0x40, 1) = $0 { true } else { false } })
         #expect(events.contains { if case .descriptorsDiscovered(0x40, 1) = $0 { true } else { false } })
-        let found = c.host.withGATTClient(connection: 0x40) {
-            ($0.characteristic(BLEUUID(uuid16: 0x2A19))?.valueHandle, $0.descriptor(BLEUUID(uuid16: 0x2902), after: 0x0C)?.handle)
-        }
-        #expect(found?.0 == 0x0C)
-        #expect(found?.1 == 0x0E)
+        let characteristic = c.host.gattCharacteristic(connection: 0x40, BLEUUID(uuid16: 0x2A19))
+        let descriptor = c.host.gattDescriptor(connection: 0x40, BLEUUID(uuid16: 0x2902), after: 0x0C)
+        #expect(characteristic?.valueHandle == 0x0C)
+        #expect(descriptor?.handle == 0x0E)
     }
 
     @Test func writeLongValueWithPreparedWrites() {
