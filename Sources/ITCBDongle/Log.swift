@@ -158,7 +158,7 @@ func logHostEvent(_ event: HostEvent) {
     case .mtuExchanged(let handle, let mtu):
         Log.info("MTU \(mtu) on handle 0x\(String(handle, radix: 16))")
     case .subscriptionChanged(let handle, let valueHandle, let value):
-        Log.info("\(value & 1 != 0 ? "subscribed" : "unsubscribed"): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
+        Log.info("\(cccdDescription(value)): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
     case .pairingRefused(let handle):
         Log.info("pairing refused (not supported) on handle 0x\(String(handle, radix: 16))")
     case .controllerTimeout(let opcode):
