@@ -25,7 +25,11 @@ extension Host {
     public var isScanning: Bool { scan.enabled }
     public var isConnecting: Bool { scan.connecting }
 
-    /// Active scanning with duplicate filtering (SPEC §1 central flow).
+    /// Active scanning without controller duplicate filtering (SPEC §1 central
+    /// flow): with filtering on, a controller reports each advertiser once per
+    /// scan, so its first RSSI sample would decide for the whole scan. Real
+    /// radios (and RootCanal) report a different RSSI every time; the central
+    /// judges its RSSI window on every report instead, in a fixed-size table.
     public mutating func startScanning() {
         scan.desired = true
         guard state == .ready, !scan.connecting else { return }
@@ -75,7 +79,7 @@ extension Host {
     mutating func queueScanEnable(_ enable: Bool) {
         var command = HCIPacket.command(HCIOpcode.leSetScanEnable)
         command.append(enable ? 1 : 0)
-        command.append(0x01)  // filter duplicates
+        command.append(0x00)  // no duplicate filtering: every report counts (see startScanning)
         queueCommand(command)
         scan.requested = enable
         scan.pendingEnables += 1

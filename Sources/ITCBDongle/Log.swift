@@ -219,7 +219,7 @@ func logHostEvent(_ event: HostEvent) {
         Log.info("MTU \(mtu) on handle 0x\(String(handle, radix: 16))")
     case .subscriptionChanged(let handle, let valueHandle, let value):
         // Per question (the ITCB central subscribes and unsubscribes each time): debug only.
-        Log.debug("\(cccdName(value)): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
+        Log.debug("\(cccdDescription(value)): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
     case .pairingRefused(let handle):
         Log.info("pairing refused (not supported) on handle 0x\(String(handle, radix: 16))")
     case .controllerTimeout(let opcode):
@@ -239,12 +239,3 @@ func logHostEvent(_ event: HostEvent) {
     }
 }
 
-/// A CCCD value in words (Vol 3 Part G §3.3.3.3): notifications, indications, or off.
-func cccdName(_ value: UInt16) -> String {
-    switch value & 0x3 {
-    case 0x1: "notifications on"
-    case 0x2: "indications on"
-    case 0x3: "notifications and indications on"
-    default: "notifications and indications off"
-    }
-}

@@ -36,14 +36,15 @@ import TestSupport
         var c = readyCentral()
         c.host.startScanning()
         // Active scan, 60 ms interval / 30 ms window, random own address, then enable
-        // with duplicates filtered; one command at a time.
+        // without controller duplicate filtering (every report's RSSI is judged by the
+        // central, not only the first); one command at a time.
         #expect(c.drain() == [hex("01 0b 20 07 01 60 00 30 00 01 00")])
         c.complete(HCIOpcode.leSetScanParameters)
-        #expect(c.drain() == [hex("01 0c 20 02 01 01")])
+        #expect(c.drain() == [hex("01 0c 20 02 01 00")])
         c.complete(HCIOpcode.leSetScanEnable)
         #expect({ c.host.isScanning }())
         c.host.stopScanning()
-        #expect(c.drain() == [hex("01 0c 20 02 00 01")])
+        #expect(c.drain() == [hex("01 0c 20 02 00 00")])
         c.complete(HCIOpcode.leSetScanEnable)
         #expect({ !c.host.isScanning }())
     }
