@@ -1,25 +1,49 @@
 #!/usr/bin/env bash
 # The whole game with no hardware: two Bumble virtual controllers on one link,
 # our peripheral on one, our central on the other, three questions.
-# Installs what is missing, builds, and cleans up every process it started.
+# Installs what is missing, builds (the compiler's output goes to a log file,
+# not between the answers), and stops every process it started. Ctrl-C stops
+# it at once, quietly, with exit status 130.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-scripts/setup.sh
-echo "demo: building itcb-dongle…"
-swift build -q 2>&1 | grep -v "^\[" || true
-bin=.build/debug/itcb-dongle
-[ -x "$bin" ] || { echo "demo: build failed"; exit 1; }
 
 work=$(mktemp -d)
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    sleep 0.5
+    for _ in 1 2 3 4 5; do
+        alive=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        ((alive)) || break
+        sleep 0.1
+    done
     for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+stopped() {  # stopped STATUS: Ctrl-C (130) or SIGTERM (143)
+    trap - EXIT INT TERM
+    cleanup
+    exit "$1"
+}
+trap cleanup EXIT
+trap 'stopped 130' INT
+trap 'stopped 143' TERM
+
+scripts/setup.sh
+mkdir -p .build
+log=.build/demo-build.log
+echo "demo: building itcb-dongle (swift build; the first build takes a few minutes; log: $log)…"
+# In the background with `wait`, so that Ctrl-C is handled at once.
+swift build > "$log" 2>&1 &
+build=$!
+pids+=("$build")
+if ! wait "$build"; then
+    grep -E "error:" "$log" | head -n 20 || tail -n 20 "$log"
+    echo "demo: build failed; the whole output is in $log"
+    exit 1
+fi
+bin=.build/debug/itcb-dongle
+[ -x "$bin" ] || { echo "demo: build failed (no $bin)"; exit 1; }
 
 # Two virtual controllers on free loopback ports (the script prints "PORTS p1 p2").
 .venv/bin/python Tests/Support/controllers.py 2 > "$work/controllers.log" 2>&1 &
@@ -32,11 +56,15 @@ pids+=($!)
 for _ in $(seq 100); do grep -q 'advertising' "$work/peripheral.log" && break; sleep 0.1; done
 
 echo "demo: our central asks our peripheral three questions over two Bumble virtual controllers"
-status=0
+# In the background with `wait` as well: the INT trap runs at once, not after the central.
 timeout 60 "$bin" --role central --transport "tcp:127.0.0.1:$p2" --peer Demo8 --log-level warning \
     --question "Will the demo work?" \
     --question "Is Swift a good language for firmware?" \
-    --question "Should I plug in a real dongle?" || status=$?
+    --question "Should I plug in a real dongle?" &
+central=$!
+pids+=("$central")
+status=0
+wait "$central" || status=$?
 echo "demo: central exited with $status; the peripheral's log:"
 sed 's/^/  /' "$work/peripheral.log"
 exit $status

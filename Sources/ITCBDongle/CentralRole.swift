@@ -11,6 +11,8 @@ final class QuestionSource {
     var stdinBuffer: [UInt8] = []
     var stdinClosed = false
     var prompted = false
+    /// Lines taken as questions so far (0 at EOF: stdin was empty).
+    var taken = 0
 
     init(questions: [String], count: Int) {
         fromStdin = questions.isEmpty
@@ -59,8 +61,9 @@ final class QuestionSource {
         var bytes = line
         if bytes.last == 0x0D { bytes.removeLast() }
         let text = String(decoding: bytes, as: UTF8.self)
+        prompted = false  // an empty line gets the prompt again
         guard !text.trimmingCharacters().isEmpty else { return }
-        prompted = false
+        taken += 1
         queue += Array(repeating: text, count: count)
     }
 
@@ -120,6 +123,11 @@ final class AnswerPrinter {
         }
     }
 
+    /// --scan --json that found nothing: an empty list, so the output still parses.
+    func foundNothing() {
+        if json { printLine("[]") }
+    }
+
     func emit(_ fields: KeyValuePairs<String, JSONValue>) {
         let body = fields.map { "\(jsonString($0.key)):\($0.value.encoded)" }.joined(separator: ",")
         printLine("{\(body)}")
@@ -166,6 +174,19 @@ struct CentralLogic: RoleLogic, ~Copyable {
     var current: String? = nil
     var finishing = false
     var exitCode: Int32? = nil
+    /// --peer NAME, matched in any case: the core is given the address of the
+    /// first 8-Ball with that name (until then an address nothing has).
+    var peerName: String? = nil
+    /// Advertisers seen, for "no 8-Ball found" (what was seen, and why not).
+    var seen = ScanTable()
+    /// The session reached .ready once: an 8-Ball that goes away later is
+    /// "device offline" for the question, and the next question reconnects.
+    var everReady = false
+    var restartPending = false
+    /// Seconds the scan ran before "no 8-Ball found" (nil: until stopped).
+    var scanSeconds: Double? = nil
+
+    static let unresolvedPeer = UInt64.max
 
     mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
         ATTError.readNotPermitted
@@ -176,8 +197,21 @@ struct CentralLogic: RoleLogic, ~Copyable {
     mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
-        if case .gattClient(let client) = event { logClientEvent(client) }
+        switch event {
+        case .gattClient(let client): logClientEvent(client)
+        case .advertisingReport(let report): noteAdvertiser(report)
+        default: break
+        }
         session.handle(event, host: &host, now: now)
+    }
+
+    /// Keeps what was seen and resolves --peer NAME (any case) to an address.
+    mutating func noteAdvertiser(_ report: AdvertisingReport) {
+        let entry = seen.entries[seen.add(report)]
+        guard let peerName, session.settings.peerAddress == CentralLogic.unresolvedPeer,
+              entry.summary.hasService(EightBallUUID.service),
+              entry.summary.name.string.lowercased() == peerName.lowercased() else { return }
+        session.settings.peerAddress = entry.address.value
     }
 
     func nextDeadline() -> UInt64? { session.nextDeadline() }
@@ -190,7 +224,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.tick(host: &host, now: now)
         if !source.descriptors.isEmpty { source.readStdin() }
         while let event = session.nextEvent() { report(event, &host) }
-        guard exitCode == nil, !session.settings.listOnly else { return }
+        guard exitCode == nil, !session.settings.listOnly, StopSignal.received == 0 else { return }
         if session.isIdleForQuestion, !finishing {
             if let next = source.next() {
                 current = next
@@ -198,7 +232,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
             } else if source.exhausted {
                 finishing = true
                 session.finish(host: &host)
-            } else {
+            } else if everReady {
+                // Interactive: the prompt comes once the 8-Ball is ready, after its log lines.
                 source.prompt()
             }
         }
@@ -207,6 +242,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
 
     mutating func report(_ event: CentralEvent, _ host: inout Host) {
         let question = current ?? ""
+        // Stopped by a signal: the link is being closed on purpose; what the
+        // session says about that is not an outcome of the question.
+        let stopped = StopSignal.received != 0
         switch event {
         case .found(let entry):
             if session.settings.listOnly {
@@ -221,6 +259,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             Log.debug("connected to \(address.string)")
         case .ready(let mtu):
             Log.info("8-Ball ready (MTU \(mtu))")
+            everReady = true
         case .answered(let answer, let value, let latency):
             printer.answered(question: question, answer: answer, value: value.string, latency: latency)
             current = nil
@@ -229,27 +268,95 @@ struct CentralLogic: RoleLogic, ~Copyable {
             printer.fail(Exit.rejected)
             current = nil
         case .failed(let code):
+            guard !stopped else { break }
             printer.problem(question: question, error: "att_error", message: "the 8-Ball refused the question (ATT error 0x\(hex(code)))")
             printer.fail(Exit.failure)
             current = nil
         case .offline:
+            guard !stopped else { break }
             printer.problem(question: question, error: "offline", message: "device offline")
             printer.fail(Exit.timeout)
             current = nil
         case .notFound:
-            Log.error("no 8-Ball found (service 8E38140A-…, a name, RSSI \(session.settings.rssiMin)…\(session.settings.rssiMax) dBm)")
-            printer.fail(Exit.notFound)
+            guard !stopped else { break }
+            if source.fromStdin, everReady {
+                // The 8-Ball went away mid-session: this question is offline;
+                // the next one looks for it again.
+                Log.warning("the 8-Ball is gone; the next question looks for it again")
+                if let current { printer.problem(question: current, error: "offline", message: "device offline") }
+                printer.fail(Exit.timeout)
+                current = nil
+                restartPending = true
+            } else {
+                for line in notFoundLines() { Log.error(line) }
+                printer.fail(Exit.notFound)
+            }
         case .notAnEightBall:
             Log.error("the device found does not offer the 8-Ball service")
             printer.fail(Exit.notFound)
         case .retrying:
+            guard !stopped else { break }
             Log.warning("link lost mid-question; asking again on a fresh connection")
         case .scanComplete:
-            if printer.exitCode == Exit.success, session.reportedAny == false { printer.fail(Exit.notFound) }
+            if session.reportedAny == false {
+                for line in notFoundLines() { Log.error(line) }
+                printer.foundNothing()
+                printer.fail(Exit.notFound)
+            }
             exitCode = printer.exitCode
         case .finished:
+            if restartPending {
+                restartPending = false
+                let settings = session.settings
+                session = EightBallCentral(settings: settings)  // scans again on the next question
+                return
+            }
+            if source.fromStdin, source.taken == 0, !stopped, printer.exitCode == Exit.success {
+                Log.error("no questions: standard input was empty (type questions, pipe them in, or use --question)")
+                printer.fail(Exit.usage)
+            }
             exitCode = printer.exitCode
         }
+    }
+
+    /// What was looked for and what was seen instead, in words.
+    func notFoundLines() -> [String] {
+        let settings = session.settings
+        var wanted = "a device advertising the 8-Ball service and a name"
+        if let peerName {
+            wanted += ", named \"\(peerName)\" (any case)"
+        } else if let address = settings.peerAddress {
+            wanted += ", at \(BDAddress(value: address, type: 0).string)"
+        }
+        wanted += ", signal from \(settings.rssiMin) to \(settings.rssiMax) dBm (--rssi-min/--rssi-max)"
+        let within = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
+        var lines = ["no 8-Ball found\(within); looked for \(wanted)"]
+        if seen.count == 0 {
+            lines.append("seen: nothing at all; is the 8-Ball on, in range, and this the right controller?")
+        }
+        for index in 0..<seen.count {
+            let entry = seen.entries[index]
+            let name = entry.summary.name.isEmpty ? "(no name)" : "\"\(entry.summary.name.string)\""
+            let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"
+            lines.append("seen: \(name) \(entry.address.string) \(rssi): \(whyNot(entry))")
+        }
+        return lines
+    }
+
+    /// Why a device seen is not the 8-Ball wanted (mirrors EightBallCentral's filter).
+    func whyNot(_ entry: ScanEntry) -> String {
+        let settings = session.settings
+        if !entry.summary.hasService(EightBallUUID.service) { return "not an 8-Ball (no 8-Ball service)" }
+        if entry.summary.name.isEmpty { return "an 8-Ball service but no name" }
+        if entry.rssi == 127 || entry.rssi < settings.rssiMin || entry.rssi > settings.rssiMax {
+            return "signal outside \(settings.rssiMin)…\(settings.rssiMax) dBm"
+        }
+        if let peerName, entry.summary.name.string.lowercased() != peerName.lowercased() {
+            return "not named \"\(peerName)\""
+        }
+        if peerName == nil, let address = settings.peerAddress, entry.address.value != address { return "not the --peer address" }
+        if !entry.connectable, !settings.listOnly { return "not connectable" }
+        return "an 8-Ball, but not found in time"
     }
 
     func logClientEvent(_ event: GATTClientEvent) {
@@ -281,21 +388,16 @@ struct InfoLogic: RoleLogic {
 }
 
 func controllerInfoText(_ info: ControllerInfo) -> String {
-    let leFeatureNames: [(Int, String)] = [
-        (0, "LE Encryption"), (1, "Connection Parameters Request"), (2, "Extended Reject Indication"),
-        (3, "Peripheral-initiated Features Exchange"), (4, "LE Ping"), (5, "LE Data Packet Length Extension"),
-        (6, "LL Privacy"), (7, "Extended Scanner Filter Policies"), (8, "LE 2M PHY"), (11, "LE Coded PHY"),
-        (12, "LE Extended Advertising"), (13, "LE Periodic Advertising"), (16, "Channel Selection Algorithm #2"),
-    ]
-    let features = leFeatureNames.filter { info.leFeatures & (1 << UInt64($0.0)) != 0 }.map(\.1)
+    let features = leFeatureList(info.leFeatures)
+    let featureLines = features.isEmpty ? "" : "\n" + features.map { "                \($0)" }.joined(separator: "\n")
     return """
     HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(String(info.hciRevision, radix: 16)))
     LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(String(info.lmpSubversion, radix: 16)))
-    Manufacturer:   0x\(hex4(info.manufacturer))
+    Manufacturer:   \(companyName(info.manufacturer))
     Public address: \(info.publicAddress.string)\(info.publicAddress.isZero ? " (none)" : "")
     Address in use: \(info.address.string) (\(info.address.typeName))
     ACL buffers:    \(info.aclDataLength) bytes x \(info.aclPackets) (\(info.leBuffers ? "LE" : "shared BR/EDR"))
-    LE features:    0x\(String(info.leFeatures, radix: 16)) \(features.isEmpty ? "" : "(" + features.joined(separator: ", ") + ")")
+    LE features:    0x\(String(info.leFeatures, radix: 16))\(features.isEmpty ? " (none)" : "")\(featureLines)
     """
 }
 
@@ -311,27 +413,42 @@ extension ITCBDongle {
         var settings = CentralSettings()
         settings.rssiMin = Int8(rssiMin)
         settings.rssiMax = Int8(rssiMax)
-        settings.answerTimeout = UInt64(timeout * 1000)
-        settings.scanTimeout = max(UInt64(timeout * 1000), 3_000)
+        let seconds = timeout ?? 5
+        settings.answerTimeout = UInt64(seconds * 1000)
+        // --scan without --timeout: until stopped (Ctrl-C); 100 years will do.
+        let scanSeconds: Double? = scan && timeout == nil ? nil : max(seconds, 3)
+        settings.scanTimeout = scanSeconds.map { UInt64($0 * 1000) } ?? 3_153_600_000_000
         settings.listOnly = scan
+        var peerName: String? = nil
         if let peer {
             if let address = BDAddress(string: peer, type: 0) {
                 settings.peerAddress = address.value
             } else {
-                settings.peerName = Array(peer.utf8.prefix(31)).withUnsafeBytes { FixedBytes($0) }
+                peerName = peer
+                settings.peerAddress = CentralLogic.unresolvedPeer
             }
         }
         let source = QuestionSource(questions: scan ? ["-"] : question, count: count)
         let printer = AnswerPrinter(json: json)
         return { [scan] transport, snoop, _ in
-            let logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
+            var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
+            logic.peerName = peerName
+            logic.scanSeconds = scanSeconds
             var database = GATTDatabase()
             _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
-            Log.info(scan ? "scanning for 8-Balls on \(transport.description)" : "central on \(transport.description)")
+            Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
             var loop = RunLoop(
                 host: Host(configuration: configuration, database: database), logic: logic, transport: transport, snoop: snoop)
             loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
-            return loop.run()
+            let code = loop.run()
+            guard let stopCode = StopSignal.exitCode else { return code }
+            // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.
+            if source.interactive, source.prompted { writeStandardError("\n") }
+            if scan, !loop.logic.session.reportedAny {
+                for line in loop.logic.notFoundLines() { Log.error(line) }
+                printer.foundNothing()
+            }
+            return stopCode
         }
     }
 }

@@ -7,18 +7,27 @@ struct ITCBDongle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "itcb-dongle",
         abstract: "A Magic 8-Ball BLE appliance on a USB Bluetooth dongle (or any H4 controller).",
+        usage: """
+        itcb-dongle --role peripheral [--name <name>] [--transport <transport>] [<options>]
+        itcb-dongle --role central [--question <question> ...] [--transport <transport>] [<options>]
+        itcb-dongle --role central --scan [--timeout <seconds>] [--json]
+        itcb-dongle --list-controllers | --controller-info [--transport <transport>]
+        """,
         discussion: """
         Peripheral: advertises the 8-Ball service and answers questions written to it.
         Central: finds 8-Balls in range, asks questions, prints the answers.
 
-        Exit codes: 0 success, 1 internal error, 2 bad command line, 3 transport error,
+        Exit codes: 0 success, 1 internal error, 2 bad command line or environment (bad
+        value, unwritable --btsnoop file, no questions on standard input), 3 transport error,
         4 controller not responding, 5 question rejected (central), 6 no 8-Ball found
-        (central), 7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug).
+        (central), 7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug),
+        130 central stopped by Ctrl-C (SIGINT; 143: SIGTERM).
 
         Examples:
           itcb-dongle --role peripheral --transport tcp:127.0.0.1:9001 --name Kiosk
           itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question "Rain?"
-        """)
+        """,
+        version: itcbDongleVersion)
 
     // MARK: Both roles
 
@@ -43,10 +52,10 @@ struct ITCBDongle: ParsableCommand {
     @Flag(help: "List USB Bluetooth controllers (VID:PID, bus-port path, product, kernel driver) and exit.")
     var listControllers = false
 
-    @Option(help: ArgumentHelp("Probe the controller every N seconds so one that stopped answering is reset (0 = off; under systemd the watchdog period is used).", valueName: "seconds"))
-    var healthCheck: Double = 0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Probe the controller every N seconds (up to 3600) so one that stopped answering is reset. Default: off, or the watchdog period under systemd.", valueName: "seconds"))
+    var healthCheck: Double?
 
-    @Option(help: .hidden)
+    @Option(help: ArgumentHelp("For the udev rule: print ITCB_BLUETOOTH, ITCB_CONFIGURED and ITCB_INSTANCE for the USB device at this sysfs path, and exit.", valueName: "sysfs-path"))
     var udevMatch: String?
 
     // MARK: Peripheral
@@ -57,10 +66,10 @@ struct ITCBDongle: ParsableCommand {
     @Option(help: ArgumentHelp("Peripheral: send answers as slugs (SLUG-ANSWER-NN, what the ITCB apps expect) or as English text.", valueName: "slug|text"))
     var answers: AnswersOption = .slug
 
-    @Option(help: ArgumentHelp("Peripheral: how many centrals may be connected at once (1–\(Host.connectionCapacity)).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: how many centrals may be connected at once (1–\(Host.connectionCapacity)).", valueName: "n"))
     var maxCentrals: Int = 4
 
-    @Option(help: ArgumentHelp("Peripheral: seed for the answer sequence (same seed, same answers). Default: random.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: seed for the answer sequence (same seed, same answers), 0 to 18446744073709551615. Default: random.", valueName: "n"), transform: parseSeed)
     var seed: UInt64?
 
     // MARK: Central
@@ -74,16 +83,16 @@ struct ITCBDongle: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Central: strongest RSSI accepted, dBm.", valueName: "dBm"))
     var rssiMax: Int = -20
 
-    @Option(help: ArgumentHelp("Central: seconds to wait for an answer (and for an 8-Ball to be found).", valueName: "seconds"))
-    var timeout: Double = 5
+    @Option(parsing: .unconditional, help: ArgumentHelp("Central: seconds (more than 0, up to 600) to wait for an answer (\"device offline\" after) and at least as long (3 s or more) to find an 8-Ball. Default: 5; --scan without it runs until Ctrl-C.", valueName: "seconds"))
+    var timeout: Double?
 
-    @Option(help: ArgumentHelp("Central: ask each question N times (soak runs).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Central: ask each question N times (soak runs), N >= 1.", valueName: "n"))
     var count: Int = 1
 
-    @Option(help: ArgumentHelp("Central: only this 8-Ball (its name or address).", valueName: "name|address"))
+    @Option(help: ArgumentHelp("Central: only this 8-Ball: its name (any case) or its address.", valueName: "name|address"))
     var peer: String?
 
-    @Flag(help: "Central: list the 8-Balls in range (name, address, RSSI) and exit.")
+    @Flag(help: "Central: list the 8-Balls in range (name, address, RSSI) as they appear; stops after --timeout, or at Ctrl-C without it.")
     var scan = false
 
     @Flag(help: "Central: print one JSON object per answer.")
@@ -97,30 +106,47 @@ struct ITCBDongle: ParsableCommand {
     @Flag(help: "USB: exit (code 8) when the dongle is unplugged instead of waiting for it to come back.")
     var exitOnUnplug = false
 
-    func validate() throws {
+    /// Value checks, run after parsing succeeded (so that an unknown option or
+    /// a stray argument is reported first, not a missing role).
+    func check() throws(ValidationError) {
         guard LogLevel(name: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of error, warning, info, debug, trace")
+            throw ValidationError("--log-level must be one of error, warning, info, debug, trace (got '\(logLevel)')")
         }
         if case .failure(let error) = TransportSpec.parse(transport) { throw ValidationError(error.description) }
         if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
-            throw ValidationError("choose a role: --role peripheral or --role central")
+            throw ValidationError("choose a role: --role peripheral (the 8-Ball) or --role central (the asker)")
         }
-        guard !name.isEmpty, name.utf8.count <= 248 else { throw ValidationError("--name must be 1 to 248 bytes of UTF-8") }
+        guard !name.isEmpty, name.utf8.count <= 248 else {
+            throw ValidationError("--name must be 1 to 248 bytes of UTF-8 (got \(name.utf8.count) bytes)")
+        }
         guard (1...Host.connectionCapacity).contains(maxCentrals) else {
-            throw ValidationError("--max-centrals must be between 1 and \(Host.connectionCapacity)")
+            throw ValidationError("--max-centrals must be between 1 and \(Host.connectionCapacity) (got \(maxCentrals))")
         }
         guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
-            throw ValidationError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max")
+            throw ValidationError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max (got \(rssiMin)/\(rssiMax))")
         }
-        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
-        guard healthCheck >= 0, healthCheck <= 3600 else { throw ValidationError("--health-check must be between 0 and 3600 seconds") }
-        guard count >= 1 else { throw ValidationError("--count must be at least 1") }
-        for q in question where q.utf8.count > Question.maxLength {
-            throw ValidationError("a --question is longer than \(Question.maxLength) bytes")
+        if let timeout {
+            guard timeout > 0, timeout <= 600 else {
+                throw ValidationError("--timeout must be more than 0 and at most 600 seconds (got \(formatNumber(timeout)))")
+            }
+        }
+        if let healthCheck {
+            guard healthCheck >= 0, healthCheck <= 3600 else {
+                throw ValidationError("--health-check must be from 0 (off) to 3600 seconds (got \(formatNumber(healthCheck)))")
+            }
+        }
+        guard count >= 1 else { throw ValidationError("--count must be at least 1 (got \(count))") }
+        for q in question {
+            guard !q.trimmingCharacters().isEmpty else {
+                throw ValidationError("--question must not be empty: ask something, ending in '?'")
+            }
+            guard q.utf8.count <= Question.maxLength else {
+                throw ValidationError("--question is longer than \(Question.maxLength) bytes (got \(q.utf8.count))")
+            }
         }
         if let address {
             guard let parsed = BDAddress(string: address, type: 1) else {
-                throw ValidationError("--address must look like C0:12:34:56:78:9A")
+                throw ValidationError("--address must look like C0:12:34:56:78:9A (got '\(address)')")
             }
             guard parsed.value >> 46 == 0b11, parsed.value & 0x3FFF_FFFF_FFFF != 0,
                   parsed.value & 0x3FFF_FFFF_FFFF != 0x3FFF_FFFF_FFFF else {
@@ -128,6 +154,20 @@ struct ITCBDongle: ParsableCommand {
             }
         }
     }
+}
+
+/// --seed: a whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
+func parseSeed(_ text: String) throws -> UInt64 {
+    if let value = UInt64(text) { return value }
+    if text.hasPrefix("-"), Int64(text) != nil || text.dropFirst().allSatisfy(\.isNumber) {
+        throw ValidationError("a seed cannot be negative; use 0 to 18446744073709551615")
+    }
+    throw ValidationError("a seed is a whole number from 0 to 18446744073709551615")
+}
+
+/// 5 → "5", 0.5 → "0.5", -1 → "-1".
+func formatNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
 }
 
 enum RoleOption: String, ExpressibleByArgument, CaseIterable {
@@ -141,9 +181,19 @@ enum AnswersOption: String, ExpressibleByArgument, CaseIterable {
 @main
 enum Main {
     static func main() {
+        if let problem = invalidUTF8Argument(rawArguments()) { fail(problem) }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.isEmpty {
+            writeStandardError("""
+            usage: \(ITCBDongle.configuration.usage?.replacingNewlines(with: "\n       ") ?? "itcb-dongle --role peripheral|central")
+            choose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option
+
+            """)
+            exit(Exit.usage)
+        }
         let command: ITCBDongle
         do {
-            command = try ITCBDongle.parse()
+            command = try ITCBDongle.parse(arguments)
         } catch {
             let code = ITCBDongle.exitCode(for: error)
             if code == .success {
@@ -151,10 +201,38 @@ enum Main {
                 exit(Exit.success)
             }
             let message = ITCBDongle.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad command line"
-            writeStandardError("itcb-dongle: error: \(message) (see --help)\n")
-            exit(Exit.usage)
+            fail(message + roleHint(message))
+        }
+        do {
+            try command.check()
+        } catch {
+            fail(error.message)
+        }
+        for warning in ignoredOptionWarnings(arguments: arguments, role: command.role, controllerInfo: command.controllerInfo,
+                                             listControllers: command.listControllers) {
+            Log.warning(warning)
         }
         exit(command.execute())
+    }
+
+    /// One line on stderr, exit 2 (README "Exit codes").
+    static func fail(_ message: String) -> Never {
+        writeStandardError("itcb-dongle: error: \(message) (see --help)\n")
+        exit(Exit.usage)
+    }
+
+    /// `itcb-dongle peripheral` → "Unexpected argument 'peripheral'. Did you mean '--role peripheral'?"
+    static func roleHint(_ message: String) -> String {
+        for role in RoleOption.allCases where message.hasPrefix("Unexpected argument '\(role.rawValue)'") {
+            return ". Did you mean '--role \(role.rawValue)'?"
+        }
+        return ""
+    }
+}
+
+extension String {
+    func replacingNewlines(with separator: String) -> String {
+        split(separator: "\n", omittingEmptySubsequences: false).joined(separator: separator)
     }
 }
 
@@ -165,14 +243,16 @@ extension ITCBDongle {
         if listControllers { return USBController.list() }
         if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
         Signals.install()
+        StopSignal.install()
 
         var snoop: BTSnoopWriter? = nil
         if let btsnoop {
             do throws(TransportError) {
                 snoop = try BTSnoopWriter(path: btsnoop)
             } catch {
+                // The environment, not a bug: exit 2 as for a bad value (README "Exit codes").
                 Log.error(error.description)
-                return Exit.failure
+                return Exit.usage
             }
         }
         defer { snoop?.close() }
@@ -244,7 +324,7 @@ extension ITCBDongle {
 
     /// --health-check, or the systemd watchdog period when it is set.
     func healthCheckInterval(_ notifier: SystemdNotifier?) -> UInt64? {
-        if healthCheck > 0 { return UInt64(healthCheck * 1000) }
+        if let healthCheck, healthCheck > 0 { return UInt64(healthCheck * 1000) }
         return notifier?.watchdogInterval
     }
 

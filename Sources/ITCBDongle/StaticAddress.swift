@@ -25,14 +25,19 @@ func readSmallFile(_ path: String) -> String? {
     defer { fclose(file) }
     var buffer = [CChar](repeating: 0, count: 256)
     guard fgets(&buffer, 256, file) != nil else { return nil }
-    let text = String(cString: buffer).trimmingCharacters()
+    let text = string(fromCString: buffer).trimmingCharacters()
     return text.isEmpty ? nil : text
 }
 
 func hostName() -> String {
     var buffer = [CChar](repeating: 0, count: 256)
     gethostname(&buffer, 255)
-    return String(cString: buffer)
+    return string(fromCString: buffer)
+}
+
+/// The text of a NUL-terminated C buffer (up to the first NUL, or all of it).
+func string(fromCString buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 extension String {

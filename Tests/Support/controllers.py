@@ -1,9 +1,11 @@
 """Starts N Bumble virtual controllers on one LocalLink, each an H4 tcp-server on
-a free loopback port (bound to port 0, so no race), plus one controller per
-extra Bumble transport given (e.g. pty:/tmp/x/tty for the serial transport),
-prints "PORTS p1 … pN" and runs until killed.
-Usage: python Tests/Support/controllers.py [N=2] [TRANSPORT…]"""
+a free loopback port (bound to port 0, so no race) or on the ports given with
+--ports, plus one controller per extra Bumble transport given (e.g.
+pty:/tmp/x/tty for the serial transport), prints "PORTS p1 … pN" and runs until
+killed or Ctrl-C (exit status 130, no traceback).
+Usage: python Tests/Support/controllers.py [N=2] [TRANSPORT…] [--ports P1 … PN]"""
 import asyncio
+import signal
 import socket
 import sys
 
@@ -13,12 +15,13 @@ from bumble.transport import open_transport
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
 
-async def main(count, extra):
+async def main(count, extra, fixed_ports=()):
     link = LocalLink()
     keep, ports = [], []
     for index in range(count):
         sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", fixed_ports[index] if index < len(fixed_ports) else 0))
         ports.append(sock.getsockname()[1])
         transport = await open_tcp_server_transport_with_socket(sock)
         keep.append((transport, Controller(f"C{index}", host_source=transport.source, host_sink=transport.sink,
@@ -31,5 +34,26 @@ async def main(count, extra):
     await asyncio.get_running_loop().create_future()
 
 
+def parse(argv):
+    """[N] [TRANSPORT…] [--ports P…] → (count, transports, ports); N defaults to
+    the number of ports given, else 2."""
+    ports = []
+    if "--ports" in argv:
+        at = argv.index("--ports")
+        ports = [int(p) for p in argv[at + 1:]]
+        argv = argv[:at]
+    count = int(argv[0]) if argv else (len(ports) or 2)
+    if ports and len(ports) != count:
+        sys.exit(f"controllers.py: {count} controllers but {len(ports)} ports given")
+    return count, argv[1:], ports
+
+
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2, sys.argv[2:]))
+    count, extra, ports = parse(sys.argv[1:])
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        asyncio.run(main(count, extra, ports))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as error:  # e.g. a --ports port in use
+        sys.exit(f"controllers.py: {error}")

@@ -86,9 +86,7 @@ public struct ScriptedController<Delegate: GATTServerDelegate & ~Copyable>: ~Cop
         feed(event: [0x0F, 4, status, 1, UInt8(opcode & 0xFF), UInt8(opcode >> 8)])
     }
 
-    public static func opcode(_ packet: [UInt8]) -> UInt16? {
-        packet.first == 0x01 ? UInt16(packet[1]) | UInt16(packet[2]) << 8 : nil
-    }
+    public static func opcode(_ packet: [UInt8]) -> UInt16? { commandOpcode(packet) }
 
     /// Answers every command the host sends with success (and sensible return
     /// parameters) until it stops sending; returns the opcodes in order.
@@ -97,7 +95,7 @@ public struct ScriptedController<Delegate: GATTServerDelegate & ~Copyable>: ~Cop
         var opcodes: [UInt16] = []
         for _ in 0..<64 {
             let out = drain()
-            let commands = out.compactMap(Self.opcode)
+            let commands = out.compactMap(commandOpcode)
             if commands.isEmpty { break }
             for opcode in commands {
                 opcodes.append(opcode)
@@ -157,4 +155,10 @@ public func testDatabase() -> GATTDatabase {
     db.addCharacteristic(BLEUUID(uuid16: 0x2A19),
                          properties: CharacteristicProperties.read.union(.write).union(.notify))
     return db
+}
+
+/// The opcode of an H4 command packet, nil for other packets. A free function:
+/// `compactMap(Self.opcode)` would capture the generic metatype (a Sendable warning).
+func commandOpcode(_ packet: [UInt8]) -> UInt16? {
+    packet.first == 0x01 ? UInt16(packet[1]) | UInt16(packet[2]) << 8 : nil
 }
