@@ -91,6 +91,13 @@ public struct H4Deframer {
         return .none
     }
 
+    /// Part of a packet has arrived and the rest is awaited (or being skipped).
+    public var isMidPacket: Bool { fixedType == nil ? state != .indicator : state != .header || !buffer.isEmpty }
+
+    /// Bytes that were not part of any packet: unknown indicators, and packets
+    /// too large to be real. On a stream link either means lost framing.
+    public var framingErrors: Int { droppedBytes + droppedPackets }
+
     /// The packet `next` returned as `.buffered`.
     public func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytes(body) }
 

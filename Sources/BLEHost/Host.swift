@@ -19,6 +19,9 @@ public struct HostConfiguration {
     public var commandTimeout: UInt64 = 3_000
     /// Shutdown waits this long for disconnections before resetting anyway.
     public var shutdownGrace: UInt64 = 1_000
+    /// A central that sends no ATT request for this long (ms) is disconnected, so
+    /// idle links cannot hold every slot of a kiosk (0: never).
+    public var idleTimeout: UInt64 = 60_000
 
     public init(role: Role) { self.role = role }
 }
@@ -37,6 +40,8 @@ public struct Connection: ~Copyable {
     public var inFlight = 0
     public var disconnecting = false
     public var client = GATTClient()
+    /// When the peer last sent an ATT request (or connected): the idle-link clock.
+    public var lastRequest: UInt64 = 0
 
     public init() {}
 
@@ -51,6 +56,7 @@ public struct Connection: ~Copyable {
         inFlight = 0
         disconnecting = false
         client.reset()
+        lastRequest = 0
     }
 }
 
@@ -135,6 +141,11 @@ public struct Host: ~Copyable {
         return n
     }
 
+    /// The peer of connection slot `slot` (0..<connectionCapacity) when it is in use.
+    public mutating func peer(slot: Int) -> BDAddress? {
+        connections[slot].inUse ? connections[slot].peer : nil
+    }
+
     /// Starts controller bring-up.
     public mutating func start(now: UInt64) {
         self.now = now
@@ -150,6 +161,7 @@ public struct Host: ~Copyable {
         if let t = scan.deadline { consider(t) }
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             if let t = connections[i].client.deadline { consider(t) }
+            if let t = idleDeadline(i) { consider(t) }
         }
         return deadline
     }
@@ -170,7 +182,29 @@ public struct Host: ~Copyable {
         if state == .shuttingDown, !shutdownResetQueued, now >= shutdownStarted + configuration.shutdownGrace {
             queueShutdownReset()
         }
+        for i in 0..<Host.connectionCapacity where connections[i].inUse && !connections[i].disconnecting {
+            guard let deadline = idleDeadline(i), now >= deadline else { continue }
+            push(.idleDisconnect(handle: connections[i].handle, peer: connections[i].peer))
+            disconnect(handle: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+        }
         tickCentral()
+    }
+
+    /// When an idle link of a central (we are its peripheral) is due to be closed.
+    @_addressableSelf func idleDeadline(_ index: Int) -> UInt64? {
+        guard configuration.idleTimeout > 0, state == .ready, !connections[index].isCentral,
+              !connections[index].disconnecting else { return nil }
+        return connections[index].lastRequest + configuration.idleTimeout
+    }
+
+    /// The platform lost the H4 framing (noise on a UART, garbage on a socket):
+    /// everything in flight is suspect, so the controller is reset and brought
+    /// up again, and advertising or scanning resumes as after any recovery.
+    public mutating func resynchronize(now: UInt64) {
+        self.now = now
+        guard state != .off, state != .stopped else { return }
+        if state == .shuttingDown { return finishShutdown() }
+        reinitialize()
     }
 
     public var hasEvents: Bool { !events.isEmpty }

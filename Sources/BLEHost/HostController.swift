@@ -43,7 +43,7 @@ extension Host {
         recoveries += 1
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             let handle = connections[i].handle
-            connections[i] = Connection()
+            connections[i].reset()
             push(.disconnected(handle: handle, reason: HCIStatus.hardwareFailure))
         }
         commandQueue.removeAll()

@@ -215,6 +215,7 @@ extension Host {
         connections[index].handle = handle
         connections[index].isCentral = isCentral
         connections[index].peer = peer
+        connections[index].lastRequest = now
         linkAppeared = true
         push(.connected(handle: handle, peer: peer, isCentral: isCentral, interval: interval))
         updateAdvertising()
@@ -314,6 +315,7 @@ extension Host {
             }
             return handleClientPDU(index, pdu)
         }
+        connections[index].lastRequest = now
         // The response is written into its transmit slot, the bearer updated in place.
         guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
             // No room to answer: the request is still served (its effects must not

@@ -45,6 +45,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     var name = FixedBytes<248>()
     var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
     var events = FixedQueue<16, EightBallEvent>(filler: .questionAccepted(connection: 0))
+    /// Answers notified since start (for status lines).
+    public private(set) var answeredCount = 0
 
     /// `name` is the advertised and Device Name (at most 248 bytes of UTF-8). The
     /// 8-Ball's services are added to `database`, which the host then owns.
@@ -106,6 +108,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
             answerValue(centrals[index].answer, into: &value)
             let sent = value.withBytes { host.notify(connection: connection, attribute: handles.answerHandle, value: $0) }
             if sent {
+                answeredCount += 1
                 centrals[index].pending = false
                 events.push(.answered(connection: connection, answer: centrals[index].answer))
             }

@@ -183,6 +183,11 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// "device offline" for the question, and the next question reconnects.
     var everReady = false
     var restartPending = false
+    /// The transport, to name the controller when it stops answering.
+    var controllerName = "the controller"
+    /// A command timed out (or a hardware error came) and no bring-up finished since:
+    /// a scan that finds nothing then says so instead of "no 8-Ball found".
+    var controllerLost = false
     /// Seconds the scan ran before "no 8-Ball found" (nil: until stopped).
     var scanSeconds: Double? = nil
 
@@ -200,6 +205,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
         switch event {
         case .gattClient(let client): logClientEvent(client)
         case .advertisingReport(let report): noteAdvertiser(report)
+        case .controllerTimeout, .hardwareError: controllerLost = true
+        case .ready: controllerLost = false
         default: break
         }
         session.handle(event, host: &host, now: now)
@@ -287,6 +294,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
                 printer.fail(Exit.timeout)
                 current = nil
                 restartPending = true
+            } else if controllerLost {
+                Log.error("controller at \(controllerName) stopped answering HCI commands while scanning; nothing could be heard")
+                printer.fail(Exit.controller)
             } else {
                 for line in notFoundLines() { Log.error(line) }
                 printer.fail(Exit.notFound)
@@ -434,6 +444,7 @@ extension ITCBDongle {
             var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
             logic.peerName = peerName
             logic.scanSeconds = scanSeconds
+            logic.controllerName = transport.description
             var database = GATTDatabase()
             _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")

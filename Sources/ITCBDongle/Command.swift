@@ -69,6 +69,9 @@ struct ITCBDongle: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: how many centrals may be connected at once (1–\(Host.connectionCapacity)).", valueName: "n"))
     var maxCentrals: Int = 4
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: disconnect a central that sends no ATT request for this many seconds (up to 86400), so idle links cannot fill every slot; 0 = never. Default: 60.", valueName: "seconds"))
+    var idleTimeout: Double = 60
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: seed for the answer sequence (same seed, same answers), 0 to 18446744073709551615. Default: random.", valueName: "n"), transform: parseSeed)
     var seed: UInt64?
 
@@ -121,6 +124,9 @@ struct ITCBDongle: ParsableCommand {
         }
         guard (1...Host.connectionCapacity).contains(maxCentrals) else {
             throw ValidationError("--max-centrals must be between 1 and \(Host.connectionCapacity) (got \(maxCentrals))")
+        }
+        guard idleTimeout >= 0, idleTimeout <= 86_400 else {
+            throw ValidationError("--idle-timeout must be from 0 (never) to 86400 seconds (got \(formatNumber(idleTimeout)))")
         }
         guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
             throw ValidationError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max (got \(rssiMin)/\(rssiMax))")
@@ -259,6 +265,7 @@ extension ITCBDongle {
 
         var configuration = HostConfiguration(role: role == .central ? .central : .peripheral)
         configuration.maxConnections = role == .central ? 1 : maxCentrals
+        configuration.idleTimeout = UInt64(idleTimeout * 1000)
         if let address, let parsed = BDAddress(string: address, type: 1) {
             configuration.staticAddress = parsed
             configuration.forceRandomAddress = true

@@ -198,7 +198,7 @@ func logHostEvent(_ event: HostEvent) {
     case .ready(let info):
         Log.info("controller ready: address \(info.address.string) (\(info.address.typeName)), \(coreVersionName(info.hciVersion)), manufacturer 0x\(String(info.manufacturer, radix: 16)), ACL \(info.aclDataLength) bytes x \(info.aclPackets)")
     case .commandFailed(let opcode, let status):
-        Log.warning("HCI command 0x\(String(opcode, radix: 16)) failed: \(hciStatusName(status))")
+        Log.warning("HCI command \(hciCommandName(opcode)) failed: \(hciStatusName(status))")
     case .advertising(let enabled):
         Log.info(enabled ? "advertising" : "advertising stopped")
     case .advertisingWhileConnectedUnsupported:
@@ -220,10 +220,12 @@ func logHostEvent(_ event: HostEvent) {
     case .subscriptionChanged(let handle, let valueHandle, let value):
         // Per question (the ITCB central subscribes and unsubscribes each time): debug only.
         Log.debug("\(cccdDescription(value)): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
+    case .idleDisconnect(let handle, let peer):
+        Log.info("disconnecting idle central \(peer.string) on handle 0x\(String(handle, radix: 16)): no ATT request within --idle-timeout")
     case .pairingRefused(let handle):
         Log.info("pairing refused (not supported) on handle 0x\(String(handle, radix: 16))")
     case .controllerTimeout(let opcode):
-        Log.error("controller did not answer HCI command 0x\(String(opcode, radix: 16)); resetting it")
+        Log.error("controller did not answer HCI command \(hciCommandName(opcode)); resetting it")
     case .hardwareError(let code):
         Log.error("controller hardware error 0x\(hex(code)); resetting it")
     case .dataBufferOverflow:
@@ -233,7 +235,7 @@ func logHostEvent(_ event: HostEvent) {
     case .advertisingReport(let report):
         Log.trace("advertising report from \(report.address.string) RSSI \(report.rssi)")
     case .gattClient(let event):
-        Log.trace("GATT client: \(event)")
+        Log.trace("GATT client: \(describe(event))")
     case .shutdownComplete:
         Log.info("controller reset; stopped")
     }

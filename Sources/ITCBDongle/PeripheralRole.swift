@@ -36,5 +36,6 @@ extension EightBallPeripheral: RoleLogic {
     }
 
     func nextDeadline() -> UInt64? { nil }
+    var statusDetail: String? { "\(answeredCount) question(s) answered" }
     var exitCode: Int32? { nil }
 }

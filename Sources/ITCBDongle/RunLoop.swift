@@ -10,6 +10,12 @@ protocol RoleLogic: GATTServerDelegate, ~Copyable {
     func nextDeadline() -> UInt64?
     /// Set when the role finished by itself (central: all questions asked).
     var exitCode: Int32? { get }
+    /// The role's part of the SIGHUP status line ("12 question(s) answered").
+    var statusDetail: String? { get }
+}
+
+extension RoleLogic where Self: ~Copyable {
+    var statusDetail: String? { nil }
 }
 
 /// Signals arrive through a self-pipe so the run loop sees them in poll(2).
@@ -66,6 +72,14 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     /// --health-check: probe the controller this often (ms) so a silent one is noticed.
     var healthInterval: UInt64? = nil
     var nextHealthCheck: UInt64 = 0
+    /// When input last arrived, and when the run loop started (for the status line).
+    var lastInput: UInt64 = 0
+    let started = monotonicMilliseconds()
+    /// A central's scan is quiet this long: the controller is probed (it may be dead).
+    static var scanProbeInterval: UInt64 { 1_000 }
+    /// A packet begun but not finished for this long means the framing is lost.
+    static var stallLimit: UInt64 { 1_000 }
+    var nextScanProbe: UInt64 = 0
     /// Another descriptor to wake up for (the central's stdin), -1 for none.
     var extraDescriptor: () -> Int32 = { -1 }
     /// Input buffer, allocated once per session.
@@ -124,10 +138,18 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     }
                 }
                 let after = monotonicMilliseconds()
+                if deframer.isMidPacket, after >= lastInput + RunLoop.stallLimit {
+                    framingLost("a packet began and never finished", now: after)
+                }
                 host.tick(now: after)
                 notifier?.tick(now: after)
                 if let healthInterval, after >= nextHealthCheck {
                     nextHealthCheck = after + healthInterval
+                    host.probeController()
+                }
+                if let probe = scanProbeDeadline(), after >= probe {
+                    // A scan that hears nothing may mean a dead controller: ask it something.
+                    nextScanProbe = after + RunLoop.scanProbeInterval
                     host.probeController()
                 }
                 if n > 0, fds[transportCount].revents != 0 { processEvents() }
@@ -147,6 +169,22 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         }
     }
 
+    /// While a central scans, a quiet transport is probed once a second.
+    func scanProbeDeadline() -> UInt64? {
+        guard host.configuration.role == .central, host.isScanning else { return nil }
+        return max(lastInput + RunLoop.scanProbeInterval, nextScanProbe)
+    }
+
+    /// The H4 stream lost its framing (noise on a UART, garbage on a socket): a
+    /// de-framer that guesses on would swallow every packet after it, so start
+    /// over: a fresh de-framer and a reset controller, which advertises again.
+    mutating func framingLost(_ why: String, now: UInt64) {
+        Log.warning("H4 stream from \(transport.description) out of sync (\(why)); resetting the controller")
+        deframer = H4Deframer()
+        host.resynchronize(now: now)
+        processEvents()
+    }
+
     func pollTimeout(now: UInt64) -> Int32 {
         var first = UInt64.max
         if let d = host.nextDeadline() { first = min(first, d) }
@@ -155,6 +193,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         if let d = notifier?.deadline { first = min(first, d) }
         if healthInterval != nil { first = min(first, nextHealthCheck) }
         if !wasReady { first = min(first, readyDeadline) }
+        if deframer.isMidPacket { first = min(first, lastInput + RunLoop.stallLimit) }
+        if let probe = scanProbeDeadline() { first = min(first, probe) }
         var timeout: Int32 = -1
         if first != UInt64.max {
             timeout = first <= now ? 0 : Int32(min(first - now, 60_000))
@@ -166,7 +206,16 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     mutating func handleSignal(_ signal: Int32) {
         switch signal {
         case SIGHUP:
-            let status = "\(host.isReady ? "running" : "initialising"): \(host.connectionCount) connection(s), \(host.recoveries) controller recoveries, \(host.droppedInput) inputs dropped"
+            var peers: [String] = []
+            for slot in 0..<Host.connectionCapacity {
+                if let peer = host.peer(slot: slot) { peers.append(peer.string) }
+            }
+            var parts = ["\(host.connectionCount) connection(s)" + (peers.isEmpty ? "" : " (" + peers.joined(separator: ", ") + ")")]
+            if let detail = logic.statusDetail { parts.append(detail) }
+            parts.append("uptime \(durationText(monotonicMilliseconds() - started))")
+            parts.append("\(host.recoveries) controller recoveries")
+            parts.append("\(host.droppedInput) inputs dropped")
+            let status = "\(host.isReady ? "running" : "initialising"): " + parts.joined(separator: ", ")
             Log.info("status: " + status)
             notifier?.status(status)
         default:
@@ -188,9 +237,16 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     /// where it lies (a packet split across reads comes from the de-framer).
     mutating func feed(_ count: Int) {
         let bytes = UnsafeRawBufferPointer(rebasing: input[0..<count])
+        lastInput = monotonicMilliseconds()
         var offset = 0
         while true {
-            switch deframer.next(bytes, offset: &offset) {
+            let errors = deframer.framingErrors
+            let frame = deframer.next(bytes, offset: &offset)
+            if deframer.framingErrors != errors {
+                // Unknown packet type or an impossible length: the rest of this read is suspect too.
+                return framingLost("\(deframer.framingErrors - errors) byte(s) or packet(s) that are not HCI", now: lastInput)
+            }
+            switch frame {
             case .none:
                 return
             case .inPlace(let type, let start, let length):
@@ -207,7 +263,10 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
 
     mutating func handle(_ type: UInt8, _ packet: UnsafeRawBufferPointer) {
         snoop?.record(type, packet, received: true)
-        if Log.level >= .trace { Log.trace("< \(hex(type)) \(hexDump(packet))") }
+        if Log.level >= .debug {
+            if type == H4PacketType.acl, let line = attNarration(packet, outgoing: false) { Log.debug(line) }
+            Log.trace("< \(hex(type)) \(hexDump(packet))")
+        }
         host.handlePacket(type: type, packet, now: monotonicMilliseconds(), delegate: &logic)
         processEvents()
     }
@@ -237,7 +296,12 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             var failure: TransportError? = nil
             outgoing.withBytes { raw in
                 snoop?.record(raw, received: false)
-                if Log.level >= .trace { Log.trace("> \(hexDump(raw))") }
+                if Log.level >= .debug {
+                    if raw.first == H4PacketType.acl, let line = attNarration(UnsafeRawBufferPointer(rebasing: raw[1...]), outgoing: true) {
+                        Log.debug(line)
+                    }
+                    Log.trace("> \(hexDump(raw))")
+                }
                 do throws(TransportError) { try transport.write(raw) } catch { failure = error }
             }
             if let failure { throw failure }
@@ -251,4 +315,14 @@ extension TransportError {
         if case .unplugged = self { return true }
         return false
     }
+}
+
+/// "3d 04h05m06s", "04h05m06s" or "5m06s": uptime for status lines.
+func durationText(_ milliseconds: UInt64) -> String {
+    let total = milliseconds / 1000
+    let (days, hours, minutes, seconds) = (total / 86_400, total / 3600 % 24, total / 60 % 60, total % 60)
+    func two(_ n: UInt64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    if days > 0 { return "\(days)d \(two(hours))h\(two(minutes))m\(two(seconds))s" }
+    if hours > 0 { return "\(hours)h\(two(minutes))m\(two(seconds))s" }
+    return "\(minutes)m\(two(seconds))s"
 }
