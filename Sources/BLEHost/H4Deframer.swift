@@ -92,11 +92,11 @@ public struct H4Deframer {
     }
 
     /// Part of a packet has arrived and the rest is awaited (or being skipped).
-    public var isMidPacket: Bool { fixedType == nil ? state != .indicator : state != .header || !buffer.isEmpty }
+    public var isMidPacket: Bool { mutating get { fixedType == nil ? state != .indicator : state != .header || !buffer.isEmpty } }
 
     /// Bytes that were not part of any packet: unknown indicators, and packets
     /// too large to be real. On a stream link either means lost framing.
-    public var framingErrors: Int { droppedBytes + droppedPackets }
+    public var framingErrors: Int { mutating get { droppedBytes + droppedPackets } }
 
     /// The packet `next` returned as `.buffered`.
     public func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytes(body) }

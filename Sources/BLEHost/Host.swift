@@ -129,11 +129,11 @@ public struct Host: ~Copyable {
 
     // MARK: - Platform API
 
-    public var isReady: Bool { state == .ready }
-    public var isStopped: Bool { state == .stopped }
-    public var connectionCount: Int {
-        countConnections()
-    }
+    // State reached from the platform is read through mutating accessors: a
+    // borrowed read of a non-copyable value from another module copies all of it.
+    public var isReady: Bool { mutating get { state == .ready } }
+    public var isStopped: Bool { mutating get { state == .stopped } }
+    public var connectionCount: Int { mutating get { countConnections() } }
 
     @_addressableSelf func countConnections() -> Int {
         var n = 0
@@ -153,7 +153,7 @@ public struct Host: ~Copyable {
     }
 
     /// The next time `tick` must run, if any timer is armed.
-    @_addressableSelf public func nextDeadline() -> UInt64? {
+    public mutating func nextDeadline() -> UInt64? {
         var deadline: UInt64? = nil
         func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
         if outstandingOpcode != nil { consider(commandDeadline) }
@@ -207,7 +207,7 @@ public struct Host: ~Copyable {
         reinitialize()
     }
 
-    public var hasEvents: Bool { !events.isEmpty }
+    public var hasEvents: Bool { mutating get { !events.isEmpty } }
 
     /// Takes the next HostEvent.
     public mutating func nextEvent() -> HostEvent? { events.pop() }

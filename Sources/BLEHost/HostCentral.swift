@@ -22,8 +22,8 @@ extension Host {
     static let scanInterval: UInt16 = 0x0060
     static let scanWindow: UInt16 = 0x0030
 
-    public var isScanning: Bool { scan.enabled }
-    public var isConnecting: Bool { scan.connecting }
+    public var isScanning: Bool { mutating get { scan.enabled } }
+    public var isConnecting: Bool { mutating get { scan.connecting } }
 
     /// Active scanning without controller duplicate filtering (SPEC §1 central
     /// flow): with filtering on, a controller reports each advertiser once per

@@ -221,7 +221,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.settings.peerAddress = entry.address.value
     }
 
-    func nextDeadline() -> UInt64? { session.nextDeadline() }
+    mutating func nextDeadline() -> UInt64? { session.nextDeadline() }
 
     mutating func poll(host: inout Host, now: UInt64) {
         if !started {
@@ -387,7 +387,7 @@ struct InfoLogic: RoleLogic {
     mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 { ATTError.readNotPermitted }
     mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 { ATTError.writeNotPermitted }
     mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
-    func nextDeadline() -> UInt64? { nil }
+    mutating func nextDeadline() -> UInt64? { nil }
     mutating func poll(host: inout Host, now: UInt64) {}
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {

@@ -35,7 +35,7 @@ extension EightBallPeripheral: RoleLogic {
         }
     }
 
-    func nextDeadline() -> UInt64? { nil }
-    var statusDetail: String? { "\(answeredCount) question(s) answered" }
-    var exitCode: Int32? { nil }
+    mutating func nextDeadline() -> UInt64? { nil }
+    var statusDetail: String? { mutating get { "\(answeredCount) question(s) answered" } }
+    var exitCode: Int32? { mutating get { nil } }
 }

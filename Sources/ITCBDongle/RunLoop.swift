@@ -7,15 +7,17 @@ protocol RoleLogic: GATTServerDelegate, ~Copyable {
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64)
     /// Work after every input (send due notifications, next step of a session).
     mutating func poll(host: inout Host, now: UInt64)
-    func nextDeadline() -> UInt64?
+    /// (Mutating like every accessor the loop calls each pass: a borrowed call
+    /// on the non-copyable logic would copy it.)
+    mutating func nextDeadline() -> UInt64?
     /// Set when the role finished by itself (central: all questions asked).
-    var exitCode: Int32? { get }
+    var exitCode: Int32? { mutating get }
     /// The role's part of the SIGHUP status line ("12 question(s) answered").
-    var statusDetail: String? { get }
+    var statusDetail: String? { mutating get }
 }
 
 extension RoleLogic where Self: ~Copyable {
-    var statusDetail: String? { nil }
+    var statusDetail: String? { mutating get { nil } }
 }
 
 /// Signals arrive through a self-pipe so the run loop sees them in poll(2).
@@ -170,7 +172,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     }
 
     /// While a central scans, a quiet transport is probed once a second.
-    func scanProbeDeadline() -> UInt64? {
+    mutating func scanProbeDeadline() -> UInt64? {
         guard host.configuration.role == .central, host.isScanning else { return nil }
         return max(lastInput + RunLoop.scanProbeInterval, nextScanProbe)
     }
@@ -185,7 +187,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         processEvents()
     }
 
-    func pollTimeout(now: UInt64) -> Int32 {
+    mutating func pollTimeout(now: UInt64) -> Int32 {
         var first = UInt64.max
         if let d = host.nextDeadline() { first = min(first, d) }
         if let d = logic.nextDeadline() { first = min(first, d) }
@@ -279,7 +281,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             while let event = host.nextEvent() {
                 progressed = true
                 logHostEvent(event)
-                notifier?.observe(event, host: host, role: host.configuration.role)
+                notifier?.observe(event, host: &host, role: host.configuration.role)
                 if case .ready = event { wasReady = true }
                 logic.handle(event, host: &host, now: now)
             }
