@@ -44,6 +44,14 @@ public struct GATTDatabase: ~Copyable {
 
     public var lastHandle: UInt16 { UInt16(count) }
 
+    /// Empties the database in place (Host.initialize builds firmware hosts so).
+    public mutating func removeAll() {
+        count = 0
+        cccdCount = 0
+        pool.removeAll()
+        isComplete = true
+    }
+
     public mutating func attribute(_ handle: UInt16) -> GATTAttribute? {
         guard handle >= 1, Int(handle) <= count else { return nil }
         return attributes[Int(handle) - 1]

@@ -96,5 +96,6 @@ public struct L2CAPReassembler: ~Copyable {
         buffer.removeAll()
         active = false
         discarding = false
+        dropped = 0
     }
 }

@@ -39,7 +39,7 @@ struct CentralState: ~Copyable {
 /// driven by the host's delegate calls, HostEvents and `poll`. Non-copyable:
 /// its per-central buffers are reached in place only.
 public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
-    public let handles: EightBallDatabase
+    public internal(set) var handles: EightBallDatabase
     public var style: AnswerStyle
     var picker: AnswerPicker
     var name = FixedBytes<248>()
@@ -56,6 +56,24 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         self.style = style
         picker = AnswerPicker(seed: seed)
         self.name.append(name)
+    }
+
+    /// Builds an 8-Ball at `pointer` in place (firmware: no stack temporary of
+    /// its per-central buffers), adding its services to the host's `database`.
+    /// The memory may hold anything beforehand, as for `Host.initialize`.
+    public static func initialize(
+        _ pointer: UnsafeMutablePointer<EightBallPeripheral>, name: UnsafeRawBufferPointer, style: AnswerStyle,
+        seed: UInt64, database: inout GATTDatabase
+    ) {
+        let name = UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, 248)])
+        pointer.pointee.handles = EightBallDatabase.build(name: name, into: &database)
+        pointer.pointee.style = style
+        pointer.pointee.picker = AnswerPicker(seed: seed)
+        pointer.pointee.name.removeAll()
+        pointer.pointee.name.append(name)
+        for index in 0..<Capacity.links { pointer.pointee.centrals[index].inUse = false }
+        pointer.pointee.events.removeAll()
+        pointer.pointee.answeredCount = 0
     }
 
     public mutating func nextEvent() -> EightBallEvent? { events.pop() }
