@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Stack guard of the core (issue 8): compiles BLEHost and EightBall exactly as
-# scripts/embedded-check.sh does (its flags: Embedded Swift,
-# armv7em-none-none-eabi, -Osize, -no-allocations) and reads every function's stack frame from LLVM's
+# scripts/embedded-check.sh does (its flags: Embedded Swift, armv7em, -Osize,
+# -no-allocations) and reads every function's stack frame from LLVM's
 # prologue/epilogue inserter (the "N stack bytes in function" analysis remark
 # that clang's -Wframe-larger-than is built on; swiftc 6.3 has no
 # -warn-stack-size option, so the remarks are saved as an optimization record).
 # Prints the largest frames and fails when any frame exceeds the limit,
 # listing each such function with its size and demangled name.
-# Usage: scripts/stack-check.sh [LIMIT_BYTES=2048]   (env: STACK_LIMIT, STACK_TOP)
+# Usage: scripts/stack-check.sh [LIMIT_BYTES=2048]
+# (env: STACK_LIMIT, STACK_TOP=5 frames printed, STACK_REPORT_ONLY=1 never fails)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIMIT=${1:-${STACK_LIMIT:-2048}}
@@ -57,6 +58,10 @@ over=$(awk -v limit="$LIMIT" '$1 > limit' "$out/frames.txt")
 if [ -n "$over" ]; then
     echo "stack-check: FAIL: $(printf '%s\n' "$over" | wc -l) function(s) with a frame over $LIMIT bytes:"
     printf '%s\n' "$over" | demangle
+    if [ "${STACK_REPORT_ONLY:-0}" = 1 ]; then
+        echo "stack-check: report only (STACK_REPORT_ONLY=1): not failing"
+        exit 0
+    fi
     exit 1
 fi
 echo "stack-check: every frame is within $LIMIT bytes"
