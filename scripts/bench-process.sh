@@ -193,6 +193,19 @@ run() {
 
 # Measurements per (kind, tool, n), extracted from the run folders.
 instructions() { sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$OUT/$1-callgrind-$2/callgrind.out" | head -1; }
+# calls NAME FILE: how often NAME (e.g. poll) was called in a callgrind.out file
+# (function names are compressed: "(id) name" the first time, "(id)" after).
+calls() {
+    awk -v name="$1" '
+        /^c?fn=\(/ {
+            id = $0; sub(/^c?fn=\(/, "", id); sub(/\).*/, "", id)
+            rest = $0; sub(/^c?fn=\([0-9]+\) ?/, "", rest)
+            if (rest != "") names[id] = rest
+            if ($0 ~ /^cfn=/) callee = names[id]
+        }
+        /^calls=/ { n = $0; sub(/^calls=/, "", n); sub(/ .*/, "", n); if (callee == name) total += n }
+        END { print total + 0 }' "$2"
+}
 allocations() {
     sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' "$OUT/$1-memcheck-$2/valgrind.log" | tr -d , | head -1
 }
@@ -241,6 +254,10 @@ done
 export OUT VALGRIND_N1 VALGRIND_N2 PLAIN_N1 PLAIN_N2 MAX_INSTRUCTIONS MAX_ALLOCATIONS MAX_SYSCALLS REPORT_ONLY
 export I1=$(instructions ours "$VALGRIND_N1") I2=$(instructions ours "$VALGRIND_N2")
 export A1=$(allocations ours "$VALGRIND_N1") A2=$(allocations ours "$VALGRIND_N2")
+# Wake-ups (poll calls) under callgrind: the slowed-down peripheral finds more
+# packets per wake-up than at full speed, so per-wake costs count fewer times.
+export W1=$(calls poll "$OUT/ours-callgrind-$VALGRIND_N1/callgrind.out")
+export W2=$(calls poll "$OUT/ours-callgrind-$VALGRIND_N2/callgrind.out")
 export BI1="" BI2=""
 if [ "$BUMBLE_CALLGRIND" = 1 ]; then
     BI1=$(instructions bumble "$VALGRIND_N1")
@@ -300,12 +317,17 @@ print(f"valgrind runs {v1}/{v2} questions, strace and CPU runs {p1}/{p2}):")
 print(f"  instructions (callgrind)   {instr:>12,.0f}   ({i1:,} and {i2:,} in all)")
 print(f"  heap allocations (memcheck){allocs:>12,.2f}   ({a1:,} and {a2:,} in all)")
 print(f"  syscalls (strace -f -c)    {sys_ours:>12.1f}   {syscall_list(names_ours)}")
+wakes_callgrind = (int(env["W2"]) - int(env["W1"])) / (v2 - v1)
+wakes_strace = dict(names_ours).get("poll", 0.0)
+print(f"  poll calls (wake-ups)      {wakes_callgrind:>12.1f}   under callgrind; {wakes_strace:.1f} at full speed (strace):"
+      f" instructions spent per wake-up count {wakes_callgrind:.1f} times")
 print(f"  CPU user+system            {cpu_ours:>10.1f} µs")
 print(f"  peak RSS (VmHWM)           {hwm_ours:>10.1f} MB")
 print()
 print("                         itcb-dongle   Bumble 8-Ball   ours/Bumble   budget   BTstack (2026-11-23)")
 bi = f"{bumble_instr:,.0f}" if bumble_instr is not None else "-"
-print(f"  instructions/question {instr:>13,.0f}  {bi:>14}  {(instr / bumble_instr if bumble_instr else float('nan')):>12.3f}"
+ratio = f"{instr / bumble_instr:.3f}" if bumble_instr else "-"
+print(f"  instructions/question {instr:>13,.0f}  {bi:>14}  {ratio:>12}"
       f"   {int(env['MAX_INSTRUCTIONS']):>6,}   63,000")
 print(f"  allocations/question  {allocs:>13,.2f}  {'-':>14}  {'':>12}   {int(env['MAX_ALLOCATIONS']):>6}")
 print(f"  syscalls/question     {sys_ours:>13.1f}  {sys_bumble:>14.1f}  {sys_ours / sys_bumble:>12.2f}"
