@@ -28,13 +28,15 @@ suite() {
 suite "build (debug, with tests)" swift build --build-tests
 suite "unit tests (Swift Testing)" swift test --skip-build
 suite "embedded core (-no-allocations)" scripts/embedded-check.sh
+suite "core stack frames <= 2 KB (armv7em)" scripts/stack-check.sh
 suite "fuzzing the core (libFuzzer + ASan, 30 s)" scripts/fuzz.sh 30
-suite "core steady state allocation-free (bench, valgrind)" scripts/bench.sh
+suite "core bench: <= 8,000 instructions and 0 allocations per question (valgrind)" scripts/bench.sh
 # Everything that talks to a peer runs the binary that ships: release, Swift runtime static.
 suite "build (release, static Swift runtime)" \
     swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release
 export ITCB_DONGLE_BIN=$PWD/.build-release/release/itcb-dongle
 export ITCB_DONGLE_RELEASE_BIN=$ITCB_DONGLE_BIN
+suite "process bench: <= 40,000 instructions, 0 allocations, <= 20 syscalls per question" scripts/bench-process.sh
 suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q Tests/Interop
 suite "interop with Bumble (central)" .venv/bin/python -m pytest -q Tests/Central
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q Tests/Lifecycle

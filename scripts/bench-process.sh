@@ -1,0 +1,362 @@
+#!/usr/bin/env bash
+# Whole-process benchmark of the peripheral (issue 8): counts per question, not
+# times. Two Bumble virtual controllers on one link; our release peripheral on
+# the first; a Bumble central (Tests/Support/bench_central.py) on the second
+# asks N questions over ONE connection, each a full ITCB cycle (CCCD 0x0001
+# Write Request, question Write Request, answer notification, CCCD 0x0000).
+# Every figure is measured twice, with N1 and N2 questions, and reported as
+# (run N2 - run N1) / (N2 - N1): start-up, connection set-up and shutdown are
+# identical in both runs and cancel out.
+#
+#   instructions  valgrind --tool=callgrind: user-space instructions of the
+#                 whole process (Swift runtime, libc and all)
+#   allocations   valgrind --tool=memcheck: "total heap usage: N allocs"
+#                 (malloc, calloc, realloc, memalign, new) of the whole process
+#   syscalls      strace -f -c: calls by name
+#   CPU           plain run: user+system time from /proc/PID/schedstat (ns)
+#                 read just before SIGTERM; also for the Bumble 8-Ball
+#                 peripheral (Tests/Support/bumble_8ball.py) with the same
+#                 central in the same run, and the ratio ours/Bumble
+#   VmHWM         plain run: peak RSS from /proc/PID/status before SIGTERM
+#
+# Fails (exit 1, one line per budget) when instructions, allocations or
+# syscalls per question exceed the budgets below, unless BENCH_REPORT_ONLY=1
+# or --report-only. Needs the release binary ($ITCB_DONGLE_BIN, else
+# .build-release/release/itcb-dongle), valgrind, strace and the Bumble venv
+# (scripts/setup.sh). About 2-3 minutes on 2 cores.
+#
+# Usage: scripts/bench-process.sh [--report-only]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# Budgets per question (issue 8). Aim: 20,000 instructions, one syscall per wake-up.
+MAX_INSTRUCTIONS=${BENCH_MAX_INSTRUCTIONS:-40000}
+MAX_ALLOCATIONS=${BENCH_MAX_ALLOCATIONS:-0}
+MAX_SYSCALLS=${BENCH_MAX_SYSCALLS:-20}
+# Question counts of the two runs: under valgrind (slow) and without (strace, CPU).
+VALGRIND_N1=${BENCH_VALGRIND_N1:-100}
+VALGRIND_N2=${BENCH_VALGRIND_N2:-300}
+PLAIN_N1=${BENCH_PLAIN_N1:-500}
+PLAIN_N2=${BENCH_PLAIN_N2:-2500}
+# 1: also count the Bumble 8-Ball's instructions under callgrind (slow: minutes).
+BUMBLE_CALLGRIND=${BENCH_BUMBLE_CALLGRIND:-0}
+REPORT_ONLY=${BENCH_REPORT_ONLY:-0}
+[ "${1:-}" = "--report-only" ] && REPORT_ONLY=1
+# Extra peripheral flags (e.g. "--log-level warning"); default: the shipped defaults.
+EXTRA_FLAGS=${BENCH_PERIPHERAL_FLAGS:-}
+# Extra central flags: "--bumble-subscribe" repeats the issue's first measurement
+# (Bumble's subscribe()/unsubscribe(): 5 ATT round trips per cycle instead of 3).
+CENTRAL_FLAGS=${BENCH_CENTRAL_FLAGS:-}
+
+BIN=${ITCB_DONGLE_BIN:-$PWD/.build-release/release/itcb-dongle}
+PY=$PWD/.venv/bin/python
+OUT=${BENCH_OUT:-$PWD/.build/bench-process}
+NAME=Bench
+
+die() { echo "bench-process: $*" >&2; exit 1; }
+[ -x "$BIN" ] || die "no release binary at $BIN (swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release)"
+[ -x "$PY" ] || die "no Bumble venv at .venv (scripts/setup.sh)"
+for tool in valgrind callgrind_annotate strace; do
+    command -v "$tool" >/dev/null || die "$tool is not installed (apt-get install valgrind strace)"
+done
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+# Every process is started in its own process group and recorded; all groups
+# are killed on exit, interruption or failure.
+groups=()
+cleanup() {
+    local g
+    for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null; done
+    for g in "${groups[@]}"; do
+        for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- "-$g" 2>/dev/null || break; sleep 0.2; done
+        kill -KILL -- "-$g" 2>/dev/null
+    done
+    groups=()
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# start LOG CMD…: runs CMD in a new session (its own process group), output to LOG; sets $started.
+start() {
+    local log=$1
+    shift
+    setsid "$@" > "$log" 2>&1 < /dev/null &
+    started=$!
+    groups+=("$started")
+}
+# wait_for FILE TEXT COUNT SECONDS PID: until FILE has COUNT lines with TEXT (0 if PID died first).
+wait_for() {
+    local file=$1 text=$2 count=$3 pid=$5 end=$((SECONDS + $4)) seen
+    while ((SECONDS < end)); do
+        seen=$(grep -c -- "$text" "$file" 2>/dev/null)
+        ((${seen:-0} >= count)) && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+# wait_exit PID SECONDS: waits for a child; its exit status, or 124 after SECONDS (then SIGKILL).
+wait_exit() {
+    local pid=$1 end=$((SECONDS + $2))
+    while ((SECONDS < end)) && kill -0 "$pid" 2>/dev/null; do
+        [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]; then
+        kill -KILL -- "-$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        return 124
+    fi
+    wait "$pid"
+}
+
+# run KIND TOOL N: one measured run. KIND ours|bumble; TOOL callgrind|memcheck|strace|plain.
+# Writes $OUT/KIND-TOOL-N/ with the peripheral's log, the tool's output and
+# stats (cpu_ns, vmhwm_kb of the plain runs). Exits the script on any failure.
+run() {
+    local kind=$1 tool=$2 n=$3
+    local dir="$OUT/$kind-$tool-$n" slow=1
+    mkdir -p "$dir"
+    printf 'bench-process: %-6s %-9s %5d questions … ' "$kind" "$tool" "$n"
+    local t0=$SECONDS
+
+    start "$dir/controllers.log" "$PY" Tests/Support/controllers.py 2
+    local controllers=$started
+    wait_for "$dir/controllers.log" '^PORTS' 1 60 "$controllers" || { echo; cat "$dir/controllers.log"; die "Bumble controllers did not start"; }
+    local p1 p2
+    read -r _ p1 p2 < <(grep '^PORTS' "$dir/controllers.log")
+
+    local wrap=() cmd=()
+    case $tool in
+        callgrind) wrap=(valgrind --tool=callgrind --trace-children=no --log-file="$dir/valgrind.log"
+                         --callgrind-out-file="$dir/callgrind.out"); slow=20 ;;
+        memcheck) wrap=(valgrind --tool=memcheck --trace-children=no --leak-check=no --log-file="$dir/valgrind.log"
+                        --xtree-memory=full --xtree-memory-file="$dir/xtmemory.kcg"); slow=20 ;;
+        strace) wrap=(strace -f -c -o "$dir/strace.txt"); slow=3 ;;
+        plain) ;;
+    esac
+    local ready
+    if [ "$kind" = ours ]; then
+        # shellcheck disable=SC2206
+        cmd=("$BIN" --role peripheral --transport "tcp:127.0.0.1:$p1" --name "$NAME" --seed 1 $EXTRA_FLAGS)
+        ready=advertising
+    else
+        cmd=("$PY" Tests/Support/bumble_8ball.py --transport "tcp-client:127.0.0.1:$p1" --name "$NAME" --seed 1)
+        ready=READY
+    fi
+    start "$dir/peripheral.log" "${wrap[@]}" "${cmd[@]}"
+    local leader=$started
+    wait_for "$dir/peripheral.log" "$ready" 1 $((30 * slow)) "$leader" \
+        || { echo; tail -20 "$dir/peripheral.log"; die "$kind peripheral did not get ready ($tool)"; }
+    # The measured process: under strace its child; valgrind runs the guest in its own process.
+    local target=$leader
+    if [ "$tool" = strace ]; then
+        target=$(cat "/proc/$leader/task/$leader/children" 2>/dev/null | awk '{print $1}')
+        [ -n "$target" ] || die "no traced child under strace"
+    fi
+
+    # shellcheck disable=SC2086
+    start "$dir/central.log" "$PY" Tests/Support/bench_central.py --port "$p2" --name "$NAME" --count "$n" \
+        --step $((10 * slow)) $CENTRAL_FLAGS
+    local central=$started status=0
+    wait_exit "$central" $((60 + n * slow / 5 + 30 * slow)) || status=$?
+    if ((status != 0)) || ! grep -q '^DONE' "$dir/central.log"; then
+        echo
+        cat "$dir/central.log"
+        echo "--- peripheral log (last 20 lines):"
+        tail -20 "$dir/peripheral.log"
+        die "the central failed (status $status) against the $kind peripheral under $tool"
+    fi
+    # Identical shutdown in both runs: our peripheral has seen the disconnection
+    # and advertises again (second "advertising" line) before it is stopped.
+    if [ "$kind" = ours ] && [ -z "$EXTRA_FLAGS" ]; then
+        wait_for "$dir/peripheral.log" advertising 2 $((10 * slow)) "$leader" \
+            || die "our peripheral did not advertise again after the disconnection ($tool)"
+    fi
+    sleep 0.5
+    if [ "$tool" = plain ]; then
+        awk '{print $1}' "/proc/$target/schedstat" > "$dir/cpu_ns"
+        awk '/^VmHWM:/ {print $2}' "/proc/$target/status" > "$dir/vmhwm_kb"
+        awk '{print $14 + $15}' "/proc/$target/stat" > "$dir/cpu_ticks"
+    fi
+    kill -TERM "$target" 2>/dev/null
+    status=0
+    wait_exit "$leader" $((10 * slow + 10)) || status=$?
+    if [ "$kind" = ours ] && ((status != 0)); then
+        tail -20 "$dir/peripheral.log"
+        die "our peripheral did not exit 0 on SIGTERM (status $status, $tool)"
+    fi
+    kill -TERM -- "-$controllers" 2>/dev/null
+    wait_exit "$controllers" 10 >/dev/null 2>&1
+    echo "$((SECONDS - t0)) s"
+}
+
+# Measurements per (kind, tool, n), extracted from the run folders.
+instructions() { sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$OUT/$1-callgrind-$2/callgrind.out" | head -1; }
+# calls NAME FILE: how often NAME (e.g. poll) was called in a callgrind.out file
+# (function names are compressed: "(id) name" the first time, "(id)" after).
+calls() {
+    awk -v name="$1" '
+        /^c?fn=\(/ {
+            id = $0; sub(/^c?fn=\(/, "", id); sub(/\).*/, "", id)
+            rest = $0; sub(/^c?fn=\([0-9]+\) ?/, "", rest)
+            if (rest != "") names[id] = rest
+            if ($0 ~ /^cfn=/) callee = names[id]
+        }
+        /^calls=/ { n = $0; sub(/^calls=/, "", n); sub(/ .*/, "", n); if (callee == name) total += n }
+        END { print total + 0 }' "$2"
+}
+allocations() {
+    sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' "$OUT/$1-memcheck-$2/valgrind.log" | tr -d , | head -1
+}
+
+echo "bench-process: $BIN"
+run ours callgrind "$VALGRIND_N1"
+run ours callgrind "$VALGRIND_N2"
+run ours memcheck "$VALGRIND_N1"
+run ours memcheck "$VALGRIND_N2"
+for kind in ours bumble; do
+    for tool in strace plain; do
+        run "$kind" "$tool" "$PLAIN_N1"
+        run "$kind" "$tool" "$PLAIN_N2"
+    done
+done
+if [ "$BUMBLE_CALLGRIND" = 1 ]; then
+    run bumble callgrind "$VALGRIND_N1"
+    run bumble callgrind "$VALGRIND_N2"
+fi
+
+# Where the cost goes, from the longer runs (start-up included, about a tenth):
+# callgrind by self and inclusive cost and with each function's callers, and
+# the allocation call trees (memcheck --xtree-memory, by blocks allocated);
+# Swift names demangled when `swift demangle` is there.
+readable() { if command -v swift >/dev/null; then swift demangle --simplified; else cat; fi; }
+profile=$OUT/ours-callgrind-$VALGRIND_N2/callgrind.out
+callgrind_annotate "$profile" 2>/dev/null | readable > "$OUT/callgrind-self.txt"
+callgrind_annotate --inclusive=yes "$profile" 2>/dev/null | readable > "$OUT/callgrind-inclusive.txt"
+callgrind_annotate --tree=caller "$profile" 2>/dev/null | readable > "$OUT/callgrind-callers.txt"
+callgrind_annotate --inclusive=yes --sort=totBk "$OUT/ours-memcheck-$VALGRIND_N2/xtmemory.kcg" 2>/dev/null \
+    | readable > "$OUT/allocations-inclusive.txt"
+echo
+echo "bench-process: the 5 costliest functions by self cost ($VALGRIND_N2-question run), each with its top callers:"
+sed -n '/file:function/,$p' "$OUT/callgrind-self.txt" | grep '^ *[0-9]' | head -5 | while read -r cost _ where; do
+    fn=${where#*:}
+    fn=${fn% \[*}
+    printf '  %s  %s\n' "$cost" "$fn" | cut -c1-160
+    # The caller block of this function in the --tree=caller listing: "< caller" lines before its "*" line.
+    awk -v fn="$fn" 'BEGIN { RS = "" } {
+            n = split($0, line, "\n")
+            for (i = 1; i <= n; i++) if (index(line[i], "*  ") && index(line[i], fn)) { print; exit }
+        }' "$OUT/callgrind-callers.txt" \
+        | grep ' < ' | sed 's/,//g' | sort -k1,1nr | head -3 | sed 's/^ *\([0-9]*\) [^<]*< /      \1 from /; s/ \[[^]]*\]$//' | cut -c1-160
+done
+
+export OUT VALGRIND_N1 VALGRIND_N2 PLAIN_N1 PLAIN_N2 MAX_INSTRUCTIONS MAX_ALLOCATIONS MAX_SYSCALLS REPORT_ONLY
+export I1=$(instructions ours "$VALGRIND_N1") I2=$(instructions ours "$VALGRIND_N2")
+export A1=$(allocations ours "$VALGRIND_N1") A2=$(allocations ours "$VALGRIND_N2")
+# Wake-ups (poll calls) under callgrind: the slowed-down peripheral finds more
+# packets per wake-up than at full speed, so per-wake costs count fewer times.
+export W1=$(calls poll "$OUT/ours-callgrind-$VALGRIND_N1/callgrind.out")
+export W2=$(calls poll "$OUT/ours-callgrind-$VALGRIND_N2/callgrind.out")
+export BI1="" BI2=""
+if [ "$BUMBLE_CALLGRIND" = 1 ]; then
+    BI1=$(instructions bumble "$VALGRIND_N1")
+    BI2=$(instructions bumble "$VALGRIND_N2")
+fi
+"$PY" - <<'PYTHON'
+import os
+
+env = os.environ
+out = env["OUT"]
+v1, v2 = int(env["VALGRIND_N1"]), int(env["VALGRIND_N2"])
+p1, p2 = int(env["PLAIN_N1"]), int(env["PLAIN_N2"])
+
+
+def read(kind, tool, n, name):
+    with open(f"{out}/{kind}-{tool}-{n}/{name}") as f:
+        return f.read()
+
+
+def syscalls(kind, n):
+    """strace -c table -> {name: calls}."""
+    counts = {}
+    for line in read(kind, "strace", n, "strace.txt").splitlines():
+        fields = line.split()
+        if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
+            counts[fields[-1]] = int(fields[3])
+    return counts
+
+
+def per_question(kind):
+    a, b = syscalls(kind, p1), syscalls(kind, p2)
+    names = sorted(set(a) | set(b), key=lambda s: -(b.get(s, 0) - a.get(s, 0)))
+    by_name = [(s, (b.get(s, 0) - a.get(s, 0)) / (p2 - p1)) for s in names]
+    total = (sum(b.values()) - sum(a.values())) / (p2 - p1)
+    cpu = (int(read(kind, "plain", p2, "cpu_ns")) - int(read(kind, "plain", p1, "cpu_ns"))) / (p2 - p1) / 1000
+    hwm = max(int(read(kind, "plain", n, "vmhwm_kb")) for n in (p1, p2)) / 1024
+    return total, [(s, v) for s, v in by_name if abs(v) >= 0.05], cpu, hwm
+
+
+i1, i2, a1, a2 = (int(env[k]) for k in ("I1", "I2", "A1", "A2"))
+instr = (i2 - i1) / (v2 - v1)
+allocs = (a2 - a1) / (v2 - v1)
+sys_ours, names_ours, cpu_ours, hwm_ours = per_question("ours")
+sys_bumble, names_bumble, cpu_bumble, hwm_bumble = per_question("bumble")
+bumble_instr = None
+if env.get("BI1") and env.get("BI2"):
+    bumble_instr = (int(env["BI2"]) - int(env["BI1"])) / (v2 - v1)
+
+
+def syscall_list(names):
+    return ", ".join(f"{s} {v:.1f}" for s, v in names)
+
+
+print()
+print(f"whole process, per question (run of N2 minus run of N1 questions, one connection;")
+print(f"valgrind runs {v1}/{v2} questions, strace and CPU runs {p1}/{p2}):")
+print(f"  instructions (callgrind)   {instr:>12,.0f}   ({i1:,} and {i2:,} in all)")
+print(f"  heap allocations (memcheck){allocs:>12,.2f}   ({a1:,} and {a2:,} in all)")
+print(f"  syscalls (strace -f -c)    {sys_ours:>12.1f}   {syscall_list(names_ours)}")
+wakes_callgrind = (int(env["W2"]) - int(env["W1"])) / (v2 - v1)
+wakes_strace = dict(names_ours).get("poll", 0.0)
+print(f"  poll calls (wake-ups)      {wakes_callgrind:>12.1f}   under callgrind; {wakes_strace:.1f} at full speed (strace):"
+      f" instructions spent per wake-up count {wakes_callgrind:.1f} times")
+print(f"  CPU user+system            {cpu_ours:>10.1f} µs")
+print(f"  peak RSS (VmHWM)           {hwm_ours:>10.1f} MB")
+print()
+print("                         itcb-dongle   Bumble 8-Ball   ours/Bumble   budget   BTstack (2026-11-23)")
+bi = f"{bumble_instr:,.0f}" if bumble_instr is not None else "-"
+ratio = f"{instr / bumble_instr:.3f}" if bumble_instr else "-"
+print(f"  instructions/question {instr:>13,.0f}  {bi:>14}  {ratio:>12}"
+      f"   {int(env['MAX_INSTRUCTIONS']):>6,}   63,000")
+print(f"  allocations/question  {allocs:>13,.2f}  {'-':>14}  {'':>12}   {int(env['MAX_ALLOCATIONS']):>6}")
+print(f"  syscalls/question     {sys_ours:>13.1f}  {sys_bumble:>14.1f}  {sys_ours / sys_bumble:>12.2f}"
+      f"   {int(env['MAX_SYSCALLS']):>6}   86")
+print(f"  CPU µs/question       {cpu_ours:>13.1f}  {cpu_bumble:>14.1f}  {cpu_ours / cpu_bumble:>12.3f}")
+print(f"  peak RSS (VmHWM) MB   {hwm_ours:>13.1f}  {hwm_bumble:>14.1f}  {hwm_ours / hwm_bumble:>12.3f}            1.7")
+print(f"  Bumble syscalls: {syscall_list(names_bumble)}")
+print()
+print(f"details: {out}/callgrind-{{self,inclusive,callers}}.txt (cost by function), allocations-inclusive.txt")
+print(f"         (allocation call trees), {out}/KIND-TOOL-N/ (each run's logs and tool outputs)")
+
+failures = []
+if instr > int(env["MAX_INSTRUCTIONS"]):
+    failures.append(f"{instr:,.0f} instructions per question exceed the budget of {int(env['MAX_INSTRUCTIONS']):,}")
+if a2 - a1 > int(env["MAX_ALLOCATIONS"]) * (v2 - v1):
+    failures.append(f"the steady state allocates: {a2 - a1:,} more heap allocations for {v2 - v1} more questions "
+                    f"({allocs:.2f} per question; budget {env['MAX_ALLOCATIONS']})")
+if sys_ours > int(env["MAX_SYSCALLS"]):
+    failures.append(f"{sys_ours:.1f} syscalls per question exceed the budget of {env['MAX_SYSCALLS']}")
+with open(f"{out}/failures", "w") as f:
+    f.write("".join(line + "\n" for line in failures))
+PYTHON
+[ -f "$OUT/failures" ] || die "could not compute the figures"
+if [ -s "$OUT/failures" ]; then
+    sed 's/^/bench-process: FAIL: /' "$OUT/failures"
+    if [ "$REPORT_ONLY" = 1 ]; then
+        echo "bench-process: report only (BENCH_REPORT_ONLY=1 / --report-only): not failing"
+        exit 0
+    fi
+    exit 1
+fi
+echo "bench-process: within budget (instructions, allocations, syscalls per question)"

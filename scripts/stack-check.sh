@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Stack guard of the core (issue 8): compiles BLEHost and EightBall exactly as
+# scripts/embedded-check.sh does (its flags: Embedded Swift, armv7em, -Osize,
+# -no-allocations) and reads every function's stack frame from LLVM's
+# prologue/epilogue inserter (the "N stack bytes in function" analysis remark
+# that clang's -Wframe-larger-than is built on; swiftc 6.3 has no
+# -warn-stack-size option, so the remarks are saved as an optimization record).
+# Prints the largest frames and fails when any frame exceeds the limit,
+# listing each such function with its size and demangled name.
+# Usage: scripts/stack-check.sh [LIMIT_BYTES=2048]
+# (env: STACK_LIMIT, STACK_TOP=5 frames printed, STACK_REPORT_ONLY=1 never fails)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LIMIT=${1:-${STACK_LIMIT:-2048}}
+TOP=${STACK_TOP:-5}
+out="${STACK_OUT:-.build/stack}"
+rm -rf "$out"
+mkdir -p "$out"
+# The flags of scripts/embedded-check.sh (its `flags=(…)` lines), so both build the same core.
+eval "$(sed -n '/^flags=(/,/)$/p' scripts/embedded-check.sh)"
+case " ${flags[*]:-} " in
+    *" Embedded "*"armv7em-none-none-eabi"*) ;;
+    *) echo "stack-check: cannot read the Embedded flags from scripts/embedded-check.sh"; exit 1 ;;
+esac
+flags+=(-save-optimization-record=yaml -save-optimization-record-passes prologepilog)
+
+swiftc "${flags[@]}" -save-optimization-record-path "$out/BLEHost.opt.yaml" \
+    -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
+    -c Sources/BLEHost/*.swift -o "$out/BLEHost.o"
+swiftc "${flags[@]}" -save-optimization-record-path "$out/EightBall.opt.yaml" \
+    -module-name EightBall -I "$out" \
+    -c Sources/EightBall/*.swift -o "$out/EightBall.o"
+
+# One "BYTES MODULE MANGLED" line per function, largest first.
+for module in BLEHost EightBall; do
+    awk -v module="$module" '
+        /^--- !Analysis/ { pass = ""; name = ""; fn = "" }
+        /^Pass:/ { pass = $2 }
+        /^Name:/ { name = $2 }
+        /^Function:/ { fn = $2; gsub("\047", "", fn) }
+        /NumStackBytes:/ { if (pass == "prologepilog" && name == "StackSize") { b = $3; gsub("\047", "", b); print b, module, fn } }
+    ' "$out/$module.opt.yaml"
+done | sort -k1,1nr -k3 > "$out/frames.txt"
+[ -s "$out/frames.txt" ] || { echo "stack-check: no stack size records (does swiftc still emit prologepilog remarks?)"; exit 1; }
+
+# Appends the demangled name to each line.
+demangle() {
+    local bytes module mangled
+    while read -r bytes module mangled; do
+        printf '%6d  %-9s  %s  (%s)\n' "$bytes" "$module" \
+            "$(swift demangle --compact --simplified "$mangled" 2>/dev/null || echo "$mangled")" "$mangled"
+    done
+}
+count=$(wc -l < "$out/frames.txt")
+echo "stack-check: $count functions (armv7em, -Osize); the $TOP largest frames (bytes):"
+head -n "$TOP" "$out/frames.txt" | demangle
+over=$(awk -v limit="$LIMIT" '$1 > limit' "$out/frames.txt")
+if [ -n "$over" ]; then
+    echo "stack-check: FAIL: $(printf '%s\n' "$over" | wc -l) function(s) with a frame over $LIMIT bytes:"
+    printf '%s\n' "$over" | demangle
+    if [ "${STACK_REPORT_ONLY:-0}" = 1 ]; then
+        echo "stack-check: report only (STACK_REPORT_ONLY=1): not failing"
+        exit 0
+    fi
+    exit 1
+fi
+echo "stack-check: every frame is within $LIMIT bytes"
