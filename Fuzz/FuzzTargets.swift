@@ -63,7 +63,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 var copy = FixedBytes<1028>()
                 switch frame {
                 case .inPlace(_, let start, let count): copy.append(UnsafeRawBufferPointer(rebasing: part[start..<(start + count)]))
-                case .buffered: deframer.withPacket { copy.append($0) }
+                case .buffered: _ = deframer.withPacket { copy.append($0) }
                 case .none: break
                 }
                 let type: UInt8 = switch frame { case .inPlace(let t, _, _), .buffered(let t): t; case .none: 0 }

@@ -51,6 +51,42 @@ demangle() {
             "$(swift demangle --compact --simplified "$mangled" 2>/dev/null || echo "$mangled")" "$mangled"
     done
 }
+# Value initialisers (a Swift `init` and a stored property's initial value)
+# build the value they return in their own frame: Host(configuration:database:)
+# holds a whole ~40 KB host. Only the Linux binary and the tests call them,
+# with megabytes of stack; firmware builds the same state in its static storage
+# with Host.initialize / EightBallPeripheral.initialize (Sources/BLEHost/InPlace.swift,
+# a few dozen bytes of frame, checked below like every other function) and the
+# firmware suite checks every frame of the linked ELF, start-up included. So
+# value initialisers are listed, bounded by INIT_LIMIT, and not held to LIMIT.
+INIT_LIMIT=${STACK_INIT_LIMIT:-49152}
+: > "$out/initialisers.txt"
+: > "$out/others.txt"
+while read -r bytes module mangled; do
+    name=$(swift demangle --compact --simplified "$mangled" 2>/dev/null || echo "$mangled")
+    case "$name" in
+        *".init("*|*"variable initialization expression of "*) echo "$bytes $module $mangled" >> "$out/initialisers.txt" ;;
+        *) echo "$bytes $module $mangled" >> "$out/others.txt" ;;
+    esac
+done < "$out/frames.txt"
+for required in 'static Host.initialize(_:configuration:)' 'static EightBallPeripheral.initialize('; do
+    grep -q . "$out/others.txt" || break
+    found=$(while read -r bytes module mangled; do
+        name=$(swift demangle --compact --simplified "$mangled" 2>/dev/null)
+        case "$name" in "$required"*) echo "$bytes $name" ;; esac
+    done < "$out/others.txt")
+    [ -n "$found" ] || { echo "stack-check: FAIL: the in-place constructor $required is missing"; exit 1; }
+    echo "stack-check: in-place constructor: $found bytes" | sed 's/^\(stack-check: in-place constructor: \)\([0-9]*\) \(.*\) bytes/\1\3: \2 bytes/'
+done
+echo "stack-check: value initialisers (Linux and tests only; firmware builds in place), largest:"
+head -n 3 "$out/initialisers.txt" | demangle
+init_over=$(awk -v limit="$INIT_LIMIT" '$1 > limit' "$out/initialisers.txt")
+if [ -n "$init_over" ]; then
+    echo "stack-check: FAIL: value initialiser(s) over $INIT_LIMIT bytes:"
+    printf '%s\n' "$init_over" | demangle
+    [ "${STACK_REPORT_ONLY:-0}" = 1 ] || exit 1
+fi
+mv "$out/others.txt" "$out/frames.txt"
 count=$(wc -l < "$out/frames.txt")
 echo "stack-check: $count functions (armv7em, -Osize); the $TOP largest frames (bytes):"
 head -n "$TOP" "$out/frames.txt" | demangle

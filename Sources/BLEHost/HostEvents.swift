@@ -268,7 +268,7 @@ extension Host {
             // The handlers reach into the connection table, so the reassembled PDU
             // (only ever a fragmented one) is copied out of it once.
             var pdu = HCIPacket()
-            connections[index].reassembler.withPayload { pdu.append($0) }
+            _ = connections[index].reassembler.withPayload { pdu.append($0) }
             pdu.withBytes { handleL2CAP(index, channel, $0, delegate: &delegate) }
         }
     }

@@ -7,7 +7,7 @@ public enum Answers {
     /// "SLUG-ANSWER-NN" for index NN.
     public static func slug<let n: Int>(_ index: Int, into buffer: inout FixedBytes<n>) {
         let prefix: StaticString = "SLUG-ANSWER-"
-        prefix.withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
+        _ = prefix.withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
         buffer.append(UInt8(48 + index / 10))
         buffer.append(UInt8(48 + index % 10))
     }
@@ -51,7 +51,7 @@ public enum Answers {
     }
 
     public static func phrase<let n: Int>(_ index: Int, into buffer: inout FixedBytes<n>) {
-        phrase(index).withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
+        _ = phrase(index).withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
     }
 
     /// The index of an answer given either as a slug or as its English phrase.

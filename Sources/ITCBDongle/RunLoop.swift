@@ -257,7 +257,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 // Rare (a packet split across reads): one copy, so the handlers never
                 // run while the de-framer is borrowed.
                 var packet = FixedBytes<1028>()
-                deframer.withPacket { packet.append($0) }
+                _ = deframer.withPacket { packet.append($0) }
                 packet.withBytes { handle(type, $0) }
             }
         }
