@@ -14,18 +14,19 @@ struct ITCBDongle: ParsableCommand {
         itcb-dongle --list-controllers | --controller-info [--transport <transport>]
         """,
         discussion: """
-        Peripheral: advertises the 8-Ball service and answers questions written to it.
+        Peripheral: advertises the 8-Ball service and answers questions written to it. \
         Central: finds 8-Balls in range, asks questions, prints the answers.
 
-        Exit codes: 0 success, 1 internal error, 2 bad command line or environment (bad
-        value, unwritable --btsnoop file, no questions on standard input), 3 transport error,
-        4 controller not responding, 5 question rejected (central), 6 no 8-Ball found
-        (central), 7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug),
-        130 central stopped by Ctrl-C (SIGINT; 143: SIGTERM).
+        Exit codes: 0 success, 1 internal error, 2 bad command line or environment (bad value, \
+        unwritable --btsnoop file, no questions on standard input), 3 transport error, \
+        4 controller not responding, 5 question rejected (central), 6 no 8-Ball found (central), \
+        7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug), \
+        130 central stopped by Ctrl-C (143: SIGTERM).
 
         Examples:
           itcb-dongle --role peripheral --transport tcp:127.0.0.1:9001 --name Kiosk
           itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question "Rain?"
+          itcb-dongle --role central --scan
         """,
         version: itcbDongleVersion)
 
