@@ -111,7 +111,8 @@ install -m 0644 packaging/debian/copyright README.md "$doc/"
 # Man page and shell completion, from the packaged binary's own help.
 python3 scripts/manpage.py "$package/usr/bin/itcb-dongle" --date "$(date -u -d @"$epoch" +%Y-%m-%d)" \
     | gzip -9n > "$package/usr/share/man/man1/itcb-dongle.1.gz"
-"$package/usr/bin/itcb-dongle" --generate-completion-script bash \
+# (bash-completion sources the file: no #! line, lintian's bash-completion-with-hashbang)
+"$package/usr/bin/itcb-dongle" --generate-completion-script bash | sed '1{/^#!/d}' \
     > "$package/usr/share/bash-completion/completions/itcb-dongle"
 "$package/usr/bin/itcb-dongle" --generate-completion-script zsh > "$package/usr/share/zsh/vendor-completions/_itcb-dongle"
 chmod 0644 "$package/usr/share/man/man1/itcb-dongle.1.gz" "$package/usr/share/bash-completion/completions/itcb-dongle" \

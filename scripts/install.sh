@@ -87,7 +87,7 @@ install -d "$(dirname "$bin")" "$doc" "$(dirname "$rules")" "$(dirname "$unit")"
 install -m 0755 "$binary" "$bin"
 # Man page and completion from the installed binary's own help.
 python3 scripts/manpage.py "$bin" > "$man"
-"$bin" --generate-completion-script bash > "$bash_completion"
+"$bin" --generate-completion-script bash | sed '1{/^#!/d}' > "$bash_completion"
 "$bin" --generate-completion-script zsh > "$zsh_completion"
 chmod 0644 "$man" "$bash_completion" "$zsh_completion"
 sed "s|/usr/bin/itcb-dongle|$PREFIX/bin/itcb-dongle|g" udev/70-itcb-dongle.rules > "$rules"

@@ -141,9 +141,14 @@ package_depends() {
     needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
     echo "NEEDED: $(echo $needed)"
     ! grep -Eq 'libswift|libstdc\+\+|libgcc_s|libdispatch|libFoundation' <<< "$needed" || return 1
-    ldd "$binary" | grep -q 'libusb-1.0.so.0 => /' || { ldd "$binary"; return 1; }
-    ! ldd "$binary" | grep -q 'not found' || { ldd "$binary"; return 1; }
-    "$binary" --help | grep -q -- '--exit-on-unplug'
+    # Whole outputs first: `ldd | grep -q` under pipefail fails when grep stops
+    # reading before ldd is done writing (SIGPIPE).
+    local libraries help
+    libraries=$(ldd "$binary")
+    grep -q 'libusb-1.0.so.0 => /' <<< "$libraries" || { echo "$libraries"; return 1; }
+    ! grep -q 'not found' <<< "$libraries" || { echo "$libraries"; return 1; }
+    help=$("$binary" --help)
+    grep -q -- '--exit-on-unplug' <<< "$help"
 }
 check "package: Depends only libc6 + libusb-1.0-0; binary has no Swift/C++ runtime .so" package_depends
 
