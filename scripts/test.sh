@@ -38,6 +38,7 @@ export ITCB_DONGLE_RELEASE_BIN=$ITCB_DONGLE_BIN
 suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q Tests/Interop
 suite "interop with Bumble (central)" .venv/bin/python -m pytest -q Tests/Central
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q Tests/Lifecycle
+suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
 suite "deployment (deb, unit, rule)" Tests/Deployment/test_deployment.sh
 
