@@ -200,6 +200,9 @@ struct CentralLogic: RoleLogic {
         switch event {
         case .gattClient(let client): logClientEvent(client)
         case .advertisingReport(let report): noteAdvertiser(report)
+        case .disconnected:
+            // Its log line went out after the prompt: prompt again below it.
+            if current == nil { source.prompted = false }
         default: break
         }
         session.handle(event, host: &host, now: now)

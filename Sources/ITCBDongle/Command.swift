@@ -115,6 +115,9 @@ struct ITCBDongle: ParsableCommand {
         }
         if case .failure(let error) = TransportSpec.parse(transport) { throw ValidationError(error.description) }
         if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
+            if scan || !question.isEmpty || peer != nil || json {
+                throw ValidationError("choose a role: add --role central (--scan, --question, --peer and --json are the asker's)")
+            }
             throw ValidationError("choose a role: --role peripheral (the 8-Ball) or --role central (the asker)")
         }
         guard !name.isEmpty, name.utf8.count <= 248 else {

@@ -64,6 +64,8 @@ def test_version_is_the_version_file():
 def test_missing_role_still_says_choose_a_role():
     result = run("--name", "X")
     assert result.returncode == 2 and "choose a role" in result.stderr
+    result = run("--scan")
+    assert result.returncode == 2 and "choose a role: add --role central" in result.stderr
 
 
 # --- item 11: values and what is wrong with them ---------------------------------------

@@ -307,14 +307,17 @@ def test_interactive_prompt_offline_and_reconnect(link):
         terminal.wait(lambda: b"First? -> " in terminal.out and terminal.prompts() == 3)
         # The 8-Ball goes away: that question is offline, the prompt stays.
         peripheral.stop()
-        time.sleep(1)
+        # Its disconnection is logged, and the prompt comes again below that line.
+        terminal.wait(lambda: terminal.prompts() == 4)
+        assert terminal.err.endswith(b"\nAsk the 8-Ball: ")
+        assert terminal.err.rindex(b"disconnected") < terminal.err.rindex(b"Ask the 8-Ball: ")
         terminal.type("Gone?")
-        terminal.wait(lambda: b"Gone? -> device offline" in terminal.out and terminal.prompts() == 4)
+        terminal.wait(lambda: b"Gone? -> device offline" in terminal.out and terminal.prompts() == 5)
         assert terminal.process.poll() is None
         # It comes back: the next question finds it again.
         peripheral = ours()
         terminal.type("Back?")
-        terminal.wait(lambda: b"Back? -> " in terminal.out and terminal.prompts() == 5, timeout=30)
+        terminal.wait(lambda: b"Back? -> " in terminal.out and terminal.prompts() == 6, timeout=30)
         assert b"Back? -> device offline" not in terminal.out
         terminal.process.send_signal(signal.SIGINT)
         assert terminal.process.wait(5) == 130
