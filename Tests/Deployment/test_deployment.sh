@@ -56,7 +56,7 @@ finish() {
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
 missing=()
-for p in lintian systemd udev dpkg-dev passwd binutils python3 util-linux; do
+for p in lintian systemd udev dpkg-dev passwd binutils python3 util-linux man-db; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
