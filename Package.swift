@@ -13,9 +13,12 @@ let package = Package(
         // Sans-IO BLE host core: HCI, L2CAP, ATT/GATT, GAP, SMP refusal.
         // Foundation-free, fixed-size buffers; also compiled as Embedded Swift
         // with -no-allocations by scripts/embedded-check.sh.
-        .target(name: "BLEHost"),
+        // AddressableParameters: @_addressableSelf keeps borrowed reads of the
+        // InlineArray-backed state in place (without it Swift 6.3 copies the array).
+        .target(name: "BLEHost", swiftSettings: [.enableExperimentalFeature("AddressableParameters")]),
         // The 8-Ball game: GATT table, peripheral policy, central session.
-        .target(name: "EightBall", dependencies: ["BLEHost"]),
+        .target(name: "EightBall", dependencies: ["BLEHost"],
+                swiftSettings: [.enableExperimentalFeature("AddressableParameters")]),
         // libusb-1.0 through pkg-config (Debian: libusb-1.0-0-dev).
         .systemLibrary(
             name: "CLibUSB",

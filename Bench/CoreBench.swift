@@ -21,8 +21,9 @@ func now() -> UInt64 {
 struct CoreBench {
     static func main() {
         let n = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000 : 10_000
-        var logic = EightBallPeripheral(name: bytes("Bench8"), style: .slug, seed: 1)
-        var host = Host(configuration: HostConfiguration(role: .peripheral), database: logic.database)
+        var database = GATTDatabase()
+        var logic = EightBallPeripheral(name: bytes("Bench8"), style: .slug, seed: 1, database: &database)
+        var host = Host(configuration: HostConfiguration(role: .peripheral), database: database)
         var packet = HCIPacket()
         var event = FixedBytes<64>()
         host.start(now: 0)

@@ -4,10 +4,17 @@
 import BLEHost
 import EightBall
 
+/// The host and the 8-Ball it serves (non-copyable, so built afresh per input).
+struct Rig: ~Copyable {
+    var host: Host
+    var logic: EightBallPeripheral
+}
+
 /// A host brought up against a scripted controller, with one central connected.
-func connectedPeripheral() -> (Host, EightBallPeripheral) {
-    var logic = EightBallPeripheral(name: bytes("Fuzz8"), style: .slug, seed: 1)
-    var host = Host(configuration: HostConfiguration(role: .peripheral), database: logic.database)
+func connectedPeripheral() -> Rig {
+    var database = GATTDatabase()
+    var logic = EightBallPeripheral(name: bytes("Fuzz8"), style: .slug, seed: 1, database: &database)
+    var host = Host(configuration: HostConfiguration(role: .peripheral), database: database)
     host.start(now: 0)
     var packet = HCIPacket()
     var now: UInt64 = 0
@@ -27,28 +34,41 @@ func connectedPeripheral() -> (Host, EightBallPeripheral) {
     let complete: [UInt8] = [0x3E, 19, 0x01, 0x00, 0x40, 0x00, 0x01, 0x01, 1, 2, 3, 4, 5, 0xC6, 0x18, 0, 0, 0, 0x90, 0x01, 0]
     complete.withUnsafeBytes { host.handlePacket(type: H4PacketType.event, $0, now: now, delegate: &logic) }
     while let event = host.nextEvent() { logic.handle(event, host: &host) }
-    return (host, logic)
+    return Rig(host: host, logic: logic)
 }
 
 func bytes(_ s: StaticString) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
 }
 
-nonisolated(unsafe) var baseline: (Host, EightBallPeripheral)? = nil
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let input = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
-    if baseline == nil { baseline = connectedPeripheral() }
-    var (host, logic) = baseline!
+    let rig = connectedPeripheral()
+    var host = rig.host
+    var logic = rig.logic
     var packet = HCIPacket()
     switch data[0] % 4 {
     case 0:
-        // A raw H4 stream from the controller: events and ACL for the live link.
+        // A raw H4 stream from the controller, cut as the run loop cuts it
+        // (in place, and across two reads), for the live link.
         var deframer = H4Deframer()
-        deframer.push(input) { type, packet in
-            host.handlePacket(type: type, packet, now: 100, delegate: &logic)
+        let split = input.isEmpty ? 0 : Int(input[0]) % (input.count + 1)
+        for part in [UnsafeRawBufferPointer(rebasing: input[..<split]), UnsafeRawBufferPointer(rebasing: input[split...])] {
+            var offset = 0
+            while true {
+                let frame = deframer.next(part, offset: &offset)
+                if case .none = frame { break }
+                var copy = FixedBytes<1028>()
+                switch frame {
+                case .inPlace(_, let start, let count): copy.append(UnsafeRawBufferPointer(rebasing: part[start..<(start + count)]))
+                case .buffered: deframer.withPacket { copy.append($0) }
+                case .none: break
+                }
+                let type: UInt8 = switch frame { case .inPlace(let t, _, _), .buffered(let t): t; case .none: 0 }
+                copy.withBytes { host.handlePacket(type: type, $0, now: 100, delegate: &logic) }
+            }
         }
     case 1:
         // L2CAP B-frames in ACL packets of the connected link, split at arbitrary points.
@@ -65,7 +85,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 2:
         // One ATT PDU straight into the server, with MTU 23 and 247.
         var bearer = ATTBearer()
-        var server = ATTServer(database: logic.database)
+        let server = ATTServer(database: EightBallDatabase.makeDatabase(name: bytes("Fuzz8")))
         var response = ATTPDU()
         for mtu: UInt16 in [23, 247] {
             bearer.mtu = mtu

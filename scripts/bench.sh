@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/bench
 mkdir -p "$out"
-flags=(-O -wmo -parse-as-library)
+flags=(-O -wmo -parse-as-library -enable-experimental-feature AddressableParameters)
 swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
     -c Sources/BLEHost/*.swift -o "$out/BLEHost.o"
 swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \

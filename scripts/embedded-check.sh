@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${EMBEDDED_OUT:-.build/embedded}"
 mkdir -p "$out"
-flags=(-enable-experimental-feature Embedded -wmo -parse-as-library
+flags=(-enable-experimental-feature Embedded -enable-experimental-feature AddressableParameters -wmo -parse-as-library
        -target armv7em-none-none-eabi -Osize -no-allocations)
 
 swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \

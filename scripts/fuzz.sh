@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 out=.build/fuzz
 mkdir -p "$out/corpus"
-flags=(-sanitize=fuzzer,address -parse-as-library -Onone)
+flags=(-sanitize=fuzzer,address -parse-as-library -Onone -enable-experimental-feature AddressableParameters)
 swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
     -c -wmo Sources/BLEHost/*.swift -o "$out/BLEHost.o" 2>&1 | grep -v "warning:" || true
 swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \

@@ -39,6 +39,9 @@ suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q Tests/Int
 suite "interop with Bumble (central)" .venv/bin/python -m pytest -q Tests/Central
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q Tests/Lifecycle
 suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
+# RootCanal needs a newer glibc: a debootstrapped trixie tree, cached in ~/.cache/itcb-dongle.
+suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh
+suite "interop on RootCanal controllers" .venv/bin/python -m pytest -q Tests/RootCanal
 suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
 suite "deployment (deb, unit, rule)" Tests/Deployment/test_deployment.sh
 

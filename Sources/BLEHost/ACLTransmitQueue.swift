@@ -1,29 +1,43 @@
 /// Outgoing L2CAP PDUs, fragmented to the controller's ACL data length only when
 /// a buffer credit is available (Core Vol 4 Part E §4.1.1, Vol 3 Part A §7.2).
-/// Fixed capacity: a full queue refuses the PDU and the caller reports it.
-public struct ACLTransmitQueue {
-    public static let capacity = 16
+///
+/// Responses are built where they are sent (as BTstack's att_server.c does):
+/// `reserve` hands out the next free slot, the ATT server or signaling writes
+/// the L2CAP payload straight into `pdus[slot]`, and `commit` queues it. The
+/// basic L2CAP header (length, channel) is not stored: `nextFragment` writes it
+/// in front of the first fragment. Fixed capacity: a full queue refuses the PDU
+/// and the caller reports it.
+public struct ACLTransmitQueue: ~Copyable {
+    public static var capacity: Int { Capacity.transmitPDUs }
 
-    var handles: InlineArray<16, UInt16> = InlineArray(repeating: 0)
-    var pdus: InlineArray<16, FixedBytes<260>> = InlineArray(repeating: FixedBytes())
+    var handles: Capacity.TransmitSlots<UInt16> = InlineArray(repeating: 0)
+    var channels: Capacity.TransmitSlots<UInt16> = InlineArray(repeating: 0)
+    /// L2CAP payloads (ATT PDUs, signaling, SMP); at most ATT.maxMTU + headroom.
+    var pdus: Capacity.TransmitSlots<ATTPDU> = InlineArray { _ in ATTPDU() }
     var head = 0
     public private(set) var count = 0
-    /// Bytes of the head PDU already sent.
+    /// Bytes of the head PDU (basic header included) already sent.
     var sent = 0
 
     public init() {}
 
-    /// Queues a B-frame: basic header (length, channel id) + payload.
-    public mutating func enqueue(handle: UInt16, channel: UInt16, payload: UnsafeRawBufferPointer) -> Bool {
-        guard count < ACLTransmitQueue.capacity, payload.count + 4 <= L2CAPReassembler.capacity else { return false }
+    /// The slot the next PDU is written into (emptied), or nil when the queue is full.
+    mutating func reserve(handle: UInt16, channel: UInt16) -> Int? {
+        guard count < ACLTransmitQueue.capacity else { return nil }
         let slot = (head + count) % ACLTransmitQueue.capacity
-        var pdu = FixedBytes<260>()
-        pdu.appendUInt16(UInt16(payload.count))
-        pdu.appendUInt16(channel)
-        pdu.append(payload)
-        pdus[slot] = pdu
         handles[slot] = handle
-        count += 1
+        channels[slot] = channel
+        pdus[slot].removeAll()
+        return slot
+    }
+
+    /// Queues the PDU written into the slot `reserve` returned.
+    mutating func commit() { count += 1 }
+
+    /// Queues a copy of a payload (the paths that did not build in place).
+    public mutating func enqueue(handle: UInt16, channel: UInt16, payload: UnsafeRawBufferPointer) -> Bool {
+        guard let slot = reserve(handle: handle, channel: channel), pdus[slot].append(payload) else { return false }
+        commit()
         return true
     }
 
@@ -31,7 +45,8 @@ public struct ACLTransmitQueue {
     public mutating func nextFragment(maxLength: Int, into packet: inout HCIPacket) -> UInt16? {
         guard count > 0, maxLength > 0 else { return nil }
         let handle = handles[head]
-        let total = pdus[head].count
+        let payloadLength = pdus[head].count
+        let total = 4 + payloadLength
         let length = min(maxLength, total - sent)
         // First fragment: PB 0b00 (host to controller, non-flushable start); then 0b01.
         let boundary: UInt16 = sent == 0 ? 0x0000 : 0x1000
@@ -39,9 +54,20 @@ public struct ACLTransmitQueue {
         packet.append(H4PacketType.acl)
         packet.appendUInt16(handle | boundary)
         packet.appendUInt16(UInt16(length))
-        let start = sent
-        pdus[head].withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
-        sent += length
+        var from = sent
+        if from < 4 {
+            // The basic header goes out with the first fragment (maxLength >= 4 in practice).
+            var header = FixedBytes<4>()
+            header.appendUInt16(UInt16(payloadLength))
+            header.appendUInt16(channels[head])
+            header.withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[from..<min(4, from + length)])) }
+            from = min(4, from + length)
+        }
+        let end = sent + length
+        if end > from {
+            pdus[head].withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[(from - 4)..<(end - 4)])) }
+        }
+        sent = end
         if sent == total {
             sent = 0
             head = (head + 1) % ACLTransmitQueue.capacity
@@ -50,23 +76,28 @@ public struct ACLTransmitQueue {
         return handle
     }
 
-    /// Drops every PDU of a link that went away (a partly sent head PDU included).
+    /// Drops every PDU of a link that went away (a partly sent head PDU included),
+    /// compacting the others in place, in order.
     public mutating func remove(handle: UInt16) {
-        var kept = ACLTransmitQueue()
+        var kept = 0
         var index = 0
+        let capacity = ACLTransmitQueue.capacity
         while index < count {
-            let slot = (head + index) % ACLTransmitQueue.capacity
-            if handles[slot] != handle {
-                if index == 0, sent > 0 {
-                    kept.sent = sent  // keep the partly sent head of another link intact
+            let from = (head + index) % capacity
+            if handles[from] != handle {
+                let to = (head + kept) % capacity
+                if to != from {
+                    handles[to] = handles[from]
+                    channels[to] = channels[from]
+                    pdus.swapAt(to, from)
                 }
-                kept.handles[kept.count] = handles[slot]
-                kept.pdus[kept.count] = pdus[slot]
-                kept.count += 1
+                kept += 1
+            } else if index == 0 {
+                sent = 0  // the partly sent head belonged to the link that went away
             }
             index += 1
         }
-        self = kept
+        count = kept
     }
 
     public mutating func removeAll() {

@@ -1,10 +1,10 @@
 /// A value read from or written to a dynamic attribute.
-public typealias AttributeValue = FixedBytes<512>
+public typealias AttributeValue = Capacity.ValueBuffer
 
 /// The application behind dynamic attributes. Calls are synchronous: the ATT
 /// response is built from what the delegate returns. Return 0 for success or an
 /// ATT error code (ATTError).
-public protocol GATTServerDelegate {
+public protocol GATTServerDelegate: ~Copyable {
     mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8
     mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8
     mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16)
@@ -23,12 +23,12 @@ public struct NoGATTDelegate: GATTServerDelegate {
 }
 
 /// Queued Prepare Write values of one client (Vol 3 Part F §3.4.6.1), fixed size.
-public struct PrepareWriteQueue {
-    public static let maxEntries = 32
-    var handles: InlineArray<32, UInt16> = InlineArray(repeating: 0)
-    var offsets: InlineArray<32, UInt16> = InlineArray(repeating: 0)
-    var ends: InlineArray<32, UInt16> = InlineArray(repeating: 0)
-    var data = FixedBytes<640>()
+public struct PrepareWriteQueue: ~Copyable {
+    public static var maxEntries: Int { Capacity.PreparedWriteSlots<UInt16>.count }
+    var handles: Capacity.PreparedWriteSlots<UInt16> = InlineArray(repeating: 0)
+    var offsets: Capacity.PreparedWriteSlots<UInt16> = InlineArray(repeating: 0)
+    var ends: Capacity.PreparedWriteSlots<UInt16> = InlineArray(repeating: 0)
+    var data = Capacity.PreparedWriteBytes()
     public private(set) var count = 0
 
     public init() {}
@@ -48,18 +48,25 @@ public struct PrepareWriteQueue {
         data.removeAll()
     }
 
-    func start(_ index: Int) -> Int { index == 0 ? 0 : Int(ends[index - 1]) }
+    @_addressableSelf func start(_ index: Int) -> Int { index == 0 ? 0 : Int(ends[index - 1]) }
 }
 
 /// Per-connection ATT server state.
-public struct ATTBearer {
+public struct ATTBearer: ~Copyable {
     public var mtu: UInt16 = ATT.defaultMTU
-    public var cccd: InlineArray<4, UInt16> = InlineArray(repeating: 0)
+    public var cccd: Capacity.CCCDSlots<UInt16> = InlineArray(repeating: 0)
     public var prepareQueue = PrepareWriteQueue()
     /// An indication waits for its confirmation (one at a time, Vol 3 Part F §3.4.7.2).
     public var indicationPending = false
 
     public init() {}
+
+    mutating func reset() {
+        mtu = ATT.defaultMTU
+        for i in 0..<cccd.count { cccd[i] = 0 }
+        prepareQueue.clear()
+        indicationPending = false
+    }
 }
 
 /// What a handled PDU means for the host, besides the response.
@@ -77,14 +84,16 @@ public typealias ATTPDU = FixedBytes<256>
 /// BTstack's att_server.c and Bumble's att.py/gatt_server.py). Every request gets
 /// its response or the Error Response the specification prescribes; commands and
 /// PDUs we do not handle are dropped.
-public struct ATTServer {
-    public var database: GATTDatabase
+public struct ATTServer: ~Copyable {
+    public internal(set) var database: GATTDatabase
 
-    public init(database: GATTDatabase) { self.database = database }
+    public init(database: consuming GATTDatabase) { self.database = database }
 
     /// Handles one request/command/confirmation. A response, if any, is left in
     /// `response` (empty otherwise).
-    public mutating func handle<D: GATTServerDelegate>(
+    // Mutating, though it changes nothing of its own: the database is then
+    // reached in place (a borrowed InlineArray is copied when subscripted).
+    public mutating func handle<D: GATTServerDelegate & ~Copyable>(
         _ pdu: UnsafeRawBufferPointer, connection: UInt16, bearer: inout ATTBearer,
         delegate: inout D, response: inout ATTPDU
     ) -> ATTServerNote {
@@ -161,7 +170,7 @@ public struct ATTServer {
     /// Validates a handle range (§3.4.3.1): start 0 or start > end is Invalid Handle.
     static func rangeError(_ start: UInt16, _ end: UInt16) -> Bool { start == 0 || start > end }
 
-    func findInformation(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func findInformation(_ request: ATTRequest, _ response: inout ATTPDU) {
         guard request.pdu.count == 5 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let start = readUInt16(request.pdu, 1), end = readUInt16(request.pdu, 3)
         guard !ATTServer.rangeError(start, end) else { return request.error(ATTError.invalidHandle, start, &response) }
@@ -185,7 +194,7 @@ public struct ATTServer {
         if format == 0 { request.error(ATTError.attributeNotFound, start, &response) }
     }
 
-    func findByTypeValue(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func findByTypeValue(_ request: ATTRequest, _ response: inout ATTPDU) {
         let pdu = request.pdu
         guard pdu.count >= 7 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let start = readUInt16(pdu, 1), end = readUInt16(pdu, 3)
@@ -197,7 +206,7 @@ public struct ATTServer {
         while handle <= end, Int(handle) <= database.count {
             let attribute = database.attributes[Int(handle) - 1]
             if attribute.type == type, !attribute.dynamic, !attribute.isCCCD,
-               database.withStaticValue(handle, { value in valuesEqual(value, wanted) }) {
+               database.staticValueEquals(handle, wanted) {
                 if response.count + 4 > request.mtu { break }
                 response.appendUInt16(handle)
                 response.appendUInt16(attribute.isServiceDeclaration ? attribute.groupEnd : handle)
@@ -215,8 +224,8 @@ public struct ATTServer {
         return (readUInt16(pdu, 1), readUInt16(pdu, 3), type)
     }
 
-    func readByType<D: GATTServerDelegate>(
-        _ request: ATTRequest, _ bearer: ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+    mutating func readByType<D: GATTServerDelegate & ~Copyable>(
+        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) {
         guard let (start, end, type) = ATTServer.parseTypedRange(request.pdu) else {
             return request.error(ATTError.invalidPDU, 0, &response)
@@ -253,7 +262,7 @@ public struct ATTServer {
         if entryLength == 0 { request.error(ATTError.attributeNotFound, start, &response) }
     }
 
-    func readByGroupType(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func readByGroupType(_ request: ATTRequest, _ response: inout ATTPDU) {
         guard let (start, end, type) = ATTServer.parseTypedRange(request.pdu) else {
             return request.error(ATTError.invalidPDU, 0, &response)
         }
@@ -268,18 +277,18 @@ public struct ATTServer {
         while handle <= end, Int(handle) <= database.count {
             let attribute = database.attributes[Int(handle) - 1]
             if attribute.type == type {
-                let fits = database.withStaticValue(handle) { value -> Bool in
-                    let length = value.count + 4
-                    if entryLength == 0 {
-                        entryLength = length
-                        response[1] = UInt8(length)
-                    } else if length != entryLength || response.count + length > request.mtu {
-                        return false
-                    }
+                let length = database.staticValueLength(handle) + 4
+                var fits = true
+                if entryLength == 0 {
+                    entryLength = length
+                    response[1] = UInt8(length)
+                } else if length != entryLength || response.count + length > request.mtu {
+                    fits = false
+                }
+                if fits {
                     response.appendUInt16(handle)
                     response.appendUInt16(attribute.groupEnd)
-                    response.append(value)
-                    return true
+                    database.appendStaticValue(handle, to: &response)
                 }
                 if !fits { break }
             }
@@ -292,8 +301,8 @@ public struct ATTServer {
     // MARK: - Reading (§3.4.4)
 
     /// Reads an attribute value: static, CCCD (per bearer) or from the delegate.
-    func readValue<D: GATTServerDelegate>(
-        _ handle: UInt16, _ attribute: GATTAttribute, _ connection: UInt16, _ bearer: ATTBearer,
+    mutating func readValue<D: GATTServerDelegate & ~Copyable>(
+        _ handle: UInt16, _ attribute: GATTAttribute, _ connection: UInt16, _ bearer: borrowing ATTBearer,
         _ delegate: inout D, _ value: inout AttributeValue
     ) -> UInt8 {
         value.removeAll()
@@ -302,12 +311,12 @@ public struct ATTServer {
             return 0
         }
         if attribute.dynamic { return delegate.gattRead(connection: connection, handle: handle, into: &value) }
-        database.withStaticValue(handle) { value.append($0) }
+        database.appendStaticValue(handle, to: &value)
         return 0
     }
 
-    func read<D: GATTServerDelegate>(
-        _ request: ATTRequest, _ bearer: ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+    mutating func read<D: GATTServerDelegate & ~Copyable>(
+        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) {
         let isBlob = request.opcode == ATTOpcode.readBlobRequest
         guard request.pdu.count == (isBlob ? 5 : 3) else { return request.error(ATTError.invalidPDU, 0, &response) }
@@ -326,8 +335,8 @@ public struct ATTServer {
         value.withBytes { response.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)])) }
     }
 
-    func readMultiple<D: GATTServerDelegate>(
-        _ request: ATTRequest, _ bearer: ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+    mutating func readMultiple<D: GATTServerDelegate & ~Copyable>(
+        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) {
         let pdu = request.pdu
         // At least two handles (Vol 3 Part F §3.4.4.7).
@@ -353,7 +362,7 @@ public struct ATTServer {
     // MARK: - Writing (§3.4.5, §3.4.6)
 
     /// Applies a whole value to an attribute; returns 0 or an ATT error code.
-    func applyWrite<D: GATTServerDelegate>(
+    mutating func applyWrite<D: GATTServerDelegate & ~Copyable>(
         _ handle: UInt16, _ value: UnsafeRawBufferPointer, _ connection: UInt16, _ bearer: inout ATTBearer,
         _ delegate: inout D, _ note: inout ATTServerNote
     ) -> UInt8 {
@@ -377,7 +386,7 @@ public struct ATTServer {
         return delegate.gattWrite(connection: connection, handle: handle, value: value)
     }
 
-    func write<D: GATTServerDelegate>(
+    mutating func write<D: GATTServerDelegate & ~Copyable>(
         _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) -> ATTServerNote {
         let isCommand = request.opcode == ATTOpcode.writeCommand
@@ -402,7 +411,7 @@ public struct ATTServer {
         return note
     }
 
-    func prepareWrite(_ request: ATTRequest, _ bearer: inout ATTBearer, _ response: inout ATTPDU) {
+    mutating func prepareWrite(_ request: ATTRequest, _ bearer: inout ATTBearer, _ response: inout ATTPDU) {
         let pdu = request.pdu
         guard pdu.count >= 5 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let handle = readUInt16(pdu, 1)
@@ -419,7 +428,7 @@ public struct ATTServer {
         response.append(UnsafeRawBufferPointer(rebasing: pdu[1...]))
     }
 
-    func executeWrite<D: GATTServerDelegate>(
+    mutating func executeWrite<D: GATTServerDelegate & ~Copyable>(
         _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
     ) -> ATTServerNote {
         var note = ATTServerNote.none
@@ -429,25 +438,25 @@ public struct ATTServer {
         }
         defer { bearer.prepareQueue.clear() }
         if request.pdu[1] == 1 {
-            let queue = bearer.prepareQueue
             // Each attribute's parts are assembled in queue order; the first error
-            // aborts the rest (§3.4.6.3).
+            // aborts the rest (§3.4.6.3). The queue is read in place, and only
+            // between writes (which never touch it).
             var entry = 0
-            while entry < queue.count {
-                let handle = queue.handles[entry]
+            while entry < bearer.prepareQueue.count {
+                let handle = bearer.prepareQueue.handles[entry]
                 var seenBefore = false
                 var earlier = 0
                 while earlier < entry {
-                    if queue.handles[earlier] == handle { seenBefore = true }
+                    if bearer.prepareQueue.handles[earlier] == handle { seenBefore = true }
                     earlier += 1
                 }
                 if !seenBefore {
                     var value = AttributeValue()
                     var status: UInt8 = 0
                     var part = entry
-                    while part < queue.count, status == 0 {
-                        if queue.handles[part] == handle {
-                            status = PrepareWriteQueue.place(queue, part, into: &value)
+                    while part < bearer.prepareQueue.count, status == 0 {
+                        if bearer.prepareQueue.handles[part] == handle {
+                            status = bearer.prepareQueue.place(part, into: &value)
                         }
                         part += 1
                     }
@@ -470,14 +479,14 @@ public struct ATTServer {
 extension PrepareWriteQueue {
     /// Writes entry `index` into `value` at its offset: Invalid Offset past the end,
     /// Invalid Attribute Value Length beyond 512 bytes.
-    static func place(_ queue: PrepareWriteQueue, _ index: Int, into value: inout AttributeValue) -> UInt8 {
-        let offset = Int(queue.offsets[index])
-        let start = queue.start(index)
-        let length = Int(queue.ends[index]) - start
+    @_addressableSelf func place(_ index: Int, into value: inout AttributeValue) -> UInt8 {
+        let offset = Int(offsets[index])
+        let start = self.start(index)
+        let length = Int(ends[index]) - start
         guard offset <= value.count else { return ATTError.invalidOffset }
         guard offset + length <= ATT.maxValueLength else { return ATTError.invalidAttributeValueLength }
         value.truncate(to: offset)
-        queue.data.withBytes { value.append(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+        data.withBytes { value.append(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
         return 0
     }
 }
@@ -496,7 +505,7 @@ struct ATTRequest {
     }
 
     /// Replaces the response with an Error Response (§3.4.1.1).
-    func error(_ code: UInt8, _ handle: UInt16, _ response: inout ATTPDU) {
+    @_addressableSelf func error(_ code: UInt8, _ handle: UInt16, _ response: inout ATTPDU) {
         response.removeAll()
         response.append(ATTOpcode.errorResponse)
         response.append(opcode)

@@ -89,7 +89,7 @@ public struct AdvertisementSummary {
 
     public init() {}
 
-    public func hasService(_ uuid: BLEUUID) -> Bool {
+    @_addressableSelf public func hasService(_ uuid: BLEUUID) -> Bool {
         var index = 0
         while index < serviceCount {
             if services[index] == uuid { return true }

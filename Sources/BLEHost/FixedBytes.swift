@@ -3,95 +3,92 @@
 /// always a decision of the caller (error response, drop, disconnect), never growth.
 public struct FixedBytes<let capacity: Int> {
     @usableFromInline var storage: InlineArray<capacity, UInt8>
-    public private(set) var count: Int
+    @usableFromInline var length: Int
+    @inlinable public var count: Int { length }
 
-    public init() {
+    @inlinable public init() {
         storage = InlineArray(repeating: 0)
-        count = 0
+        length = 0
     }
 
-    public init(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable public init(_ bytes: UnsafeRawBufferPointer) {
         self.init()
         _ = append(bytes)
     }
 
-    public var isEmpty: Bool { count == 0 }
-    public var freeSpace: Int { capacity - count }
+    @inlinable public var isEmpty: Bool { length == 0 }
+    @inlinable public var freeSpace: Int { capacity - length }
 
-    public subscript(index: Int) -> UInt8 {
-        get { storage[index] }
+    @inlinable public subscript(index: Int) -> UInt8 {
+        // Addressable: without it, a read through a borrowed buffer copies all of it.
+        @_addressableSelf get { storage[index] }
         set { storage[index] = newValue }
     }
 
-    public mutating func removeAll() { count = 0 }
+    @inlinable public mutating func removeAll() { length = 0 }
 
     /// Shortens the buffer; a no-op when `newCount` is not smaller.
-    public mutating func truncate(to newCount: Int) {
-        if newCount < count { count = max(0, newCount) }
+    @inlinable public mutating func truncate(to newCount: Int) {
+        if newCount < length { length = max(0, newCount) }
     }
 
     @discardableResult
-    public mutating func append(_ byte: UInt8) -> Bool {
-        guard count < capacity else { return false }
-        storage[count] = byte
-        count += 1
+    @inlinable public mutating func append(_ byte: UInt8) -> Bool {
+        guard length < capacity else { return false }
+        storage[length] = byte
+        length += 1
         return true
     }
 
     @discardableResult
-    public mutating func appendUInt16(_ value: UInt16) -> Bool {
-        guard count + 2 <= capacity else { return false }
+    @inlinable public mutating func appendUInt16(_ value: UInt16) -> Bool {
+        guard length + 2 <= capacity else { return false }
         append(UInt8(truncatingIfNeeded: value))
         append(UInt8(truncatingIfNeeded: value &>> 8))
         return true
     }
 
+    /// Appends with one bulk copy (memcpy), not byte by byte.
     @discardableResult
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard count + bytes.count <= capacity else { return false }
-        for byte in bytes {
-            storage[count] = byte
-            count += 1
-        }
+    @inlinable public mutating func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard length + bytes.count <= capacity else { return false }
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return true }
+        let start = length
+        var span = storage.mutableSpan
+        span.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: start).copyMemory(from: source, byteCount: bytes.count) }
+        length += bytes.count
         return true
     }
 
     @discardableResult
-    public mutating func append<let other: Int>(contentsOf bytes: FixedBytes<other>) -> Bool {
-        guard count + bytes.count <= capacity else { return false }
-        var index = 0
-        while index < bytes.count {
-            storage[count] = bytes[index]
-            count += 1
-            index += 1
-        }
-        return true
+    @inlinable public mutating func append<let other: Int>(contentsOf bytes: FixedBytes<other>) -> Bool {
+        bytes.withBytes { append($0) }
     }
 
-    /// Appends `count` zero bytes (padding of fixed-size HCI parameters).
+    /// Appends `zeros` zero bytes (padding of fixed-size HCI parameters).
     @discardableResult
-    public mutating func appendZeros(_ zeros: Int) -> Bool {
-        guard zeros >= 0, count + zeros <= capacity else { return false }
+    @inlinable public mutating func appendZeros(_ zeros: Int) -> Bool {
+        guard zeros >= 0, length + zeros <= capacity else { return false }
         for _ in 0..<zeros { append(0) }
         return true
     }
 
     /// Writes a little-endian UInt16 at an existing position (length fields written last).
-    public mutating func setUInt16(_ value: UInt16, at index: Int) {
+    @inlinable public mutating func setUInt16(_ value: UInt16, at index: Int) {
         storage[index] = UInt8(truncatingIfNeeded: value)
         storage[index + 1] = UInt8(truncatingIfNeeded: value &>> 8)
     }
 
     /// Gives the valid bytes to `body` as a raw buffer; the pointer must not escape.
     @discardableResult
-    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    @inlinable @_addressableSelf public func withBytes<R: ~Copyable>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         storage.span.withUnsafeBytes { raw in
-            body(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+            body(UnsafeRawBufferPointer(rebasing: raw[0..<length]))
         }
     }
 
-    public func equals(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count == count else { return false }
+    @inlinable @_addressableSelf public func equals(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == length else { return false }
         var index = 0
         for byte in bytes {
             if storage[index] != byte { return false }
@@ -101,14 +98,15 @@ public struct FixedBytes<let capacity: Int> {
     }
 
     /// Removes the first `n` bytes, moving the rest to the front.
-    public mutating func removeFirst(_ n: Int) {
-        let n = min(n, count)
-        var index = n
-        while index < count {
-            storage[index - n] = storage[index]
-            index += 1
+    @inlinable public mutating func removeFirst(_ n: Int) {
+        let n = min(n, length)
+        guard n > 0 else { return }
+        let remaining = length - n
+        var span = storage.mutableSpan
+        span.withUnsafeMutableBytes { raw in
+            if remaining > 0 { raw.baseAddress!.copyMemory(from: raw.baseAddress! + n, byteCount: remaining) }
         }
-        count -= n
+        length = remaining
     }
 }
 
@@ -121,7 +119,7 @@ public struct ByteReader {
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     public var remaining: Int { bytes.count - offset }
-    public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
+    @_addressableSelf public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
 
     public mutating func u8() -> UInt8 {
         let value = bytes[offset]

@@ -49,7 +49,7 @@ enum GATTProcedure: Equatable {
 
 /// Per-connection GATT client state: the outstanding request, the procedure's
 /// progress and the discovery results, all fixed size.
-public struct GATTClient {
+public struct GATTClient: ~Copyable {
     public static let maxCharacteristics = 8
     public static let maxDescriptors = 8
 
@@ -79,15 +79,39 @@ public struct GATTClient {
 
     public init() {}
 
+    mutating func reset() {
+        procedure = .idle
+        requestOpcode = 0
+        deadline = nil
+        rangeEnd = 0
+        characteristicCount = 0
+        descriptorCount = 0
+        handle = 0
+        value.removeAll()
+        offset = 0
+        chunk = 0
+        readValue.removeAll()
+        cancelRequest = 0
+        cancelCode = 0
+    }
+
+    /// The scalar part of the state, read at once; the buffers stay in place.
+    var progress: GATTClientProgress {
+        GATTClientProgress(
+            procedure: procedure, requestOpcode: requestOpcode, handle: handle, offset: offset, chunk: chunk,
+            valueCount: value.count, rangeEnd: rangeEnd, characteristicCount: characteristicCount,
+            descriptorCount: descriptorCount, cancelRequest: cancelRequest, cancelCode: cancelCode)
+    }
+
     public var isBusy: Bool { procedure != .idle }
 
-    public func characteristic(_ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+    public mutating func characteristic(_ uuid: BLEUUID) -> DiscoveredCharacteristic? {
         for i in 0..<characteristicCount where characteristics[i].uuid == uuid { return characteristics[i] }
         return nil
     }
 
     /// The first descriptor of a type after a value handle (e.g. its CCCD).
-    public func descriptor(_ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
+    public mutating func descriptor(_ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
         for i in 0..<descriptorCount where descriptors[i].uuid == uuid && descriptors[i].handle > valueHandle {
             return descriptors[i]
         }
@@ -95,10 +119,39 @@ public struct GATTClient {
     }
 }
 
+struct GATTClientProgress {
+    var procedure: GATTProcedure
+    var requestOpcode: UInt8
+    var handle: UInt16
+    var offset: Int
+    var chunk: Int
+    var valueCount: Int
+    var rangeEnd: UInt16
+    var characteristicCount: Int
+    var descriptorCount: Int
+    var cancelRequest: UInt8
+    var cancelCode: UInt8
+}
+
 extension Host {
-    public func gattClient(connection: UInt16) -> GATTClient? {
+    /// The GATT client state of a connection (discovery results, read value), in place.
+    // Mutating only so that callers in other modules reach the table in place
+    // (a borrowed call from there copies the whole host).
+    public mutating func withGATTClient<R>(connection: UInt16, _ body: (inout GATTClient) -> R) -> R? {
         guard let index = connectionIndex(connection) else { return nil }
-        return connections[index].client
+        return body(&connections[index].client)
+    }
+
+    /// A characteristic discovery found on a connection (Vol 3 Part G §4.6).
+    public mutating func gattCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+        guard let index = connectionIndex(connection) else { return nil }
+        return connections[index].client.characteristic(uuid)
+    }
+
+    /// The first descriptor of a type after a value handle (e.g. its CCCD).
+    public mutating func gattDescriptor(connection: UInt16, _ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
+        guard let index = connectionIndex(connection) else { return nil }
+        return connections[index].client.descriptor(uuid, after: valueHandle)
     }
 
     /// Exchange MTU: asks for ATT.maxMTU (Vol 3 Part G §4.3.1).
@@ -142,7 +195,8 @@ extension Host {
     public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> Bool {
         guard value.count <= ATT.maxValueLength, let index = idleClient(connection) else { return false }
         connections[index].client.handle = handle
-        connections[index].client.value = FixedBytes(value)
+        connections[index].client.value.removeAll()
+        connections[index].client.value.append(value)
         connections[index].client.offset = 0
         if value.count <= Int(connections[index].bearer.mtu) - 3 {
             return startRequest(connection, .write) { pdu in
@@ -169,7 +223,7 @@ extension Host {
 
     // MARK: - Requests
 
-    func idleClient(_ connection: UInt16) -> Int? {
+    @_addressableSelf func idleClient(_ connection: UInt16) -> Int? {
         guard let index = connectionIndex(connection), !connections[index].disconnecting,
               !connections[index].client.isBusy else { return nil }
         return index
@@ -220,14 +274,18 @@ extension Host {
     }
 
     mutating func sendPrepareWrite(_ index: Int) -> Bool {
-        let client = connections[index].client
-        let chunk = min(client.value.count - client.offset, Int(connections[index].bearer.mtu) - 5)
+        let client = connections[index].client.progress
+        let chunk = min(client.valueCount - client.offset, Int(connections[index].bearer.mtu) - 5)
         connections[index].client.chunk = chunk
+        var part = ATTPDU()
+        connections[index].client.value.withBytes {
+            part.append(UnsafeRawBufferPointer(rebasing: $0[client.offset..<(client.offset + chunk)]))
+        }
         return startRequest(connections[index].handle, .prepareWrite) { pdu in
             pdu.append(ATTOpcode.prepareWriteRequest)
             pdu.appendUInt16(client.handle)
             pdu.appendUInt16(UInt16(client.offset))
-            client.value.withBytes { pdu.append(UnsafeRawBufferPointer(rebasing: $0[client.offset..<(client.offset + chunk)])) }
+            pdu.append(contentsOf: part)
         }
     }
 
@@ -259,7 +317,7 @@ extension Host {
                 : .indication(connection: connection, handle: handle, value: value)))
             return
         }
-        let client = connections[index].client
+        let client = connections[index].client.progress
         let expected = client.requestOpcode &+ 1
         guard client.procedure != .idle, opcode == expected || opcode == ATTOpcode.errorResponse else {
             return push(.gattClient(.unexpectedResponse(connection: connection, opcode: opcode)))
@@ -309,7 +367,7 @@ extension Host {
             // (The comparison stays inside withBytes: the pointer is valid only there.)
             let echoOK = pdu.count == 5 + client.chunk && readUInt16(pdu, 1) == client.handle
                 && Int(readUInt16(pdu, 3)) == client.offset
-                && client.value.withBytes { all in
+                && connections[index].client.value.withBytes { all in
                     valuesEqual(UnsafeRawBufferPointer(rebasing: pdu[5...]),
                                 UnsafeRawBufferPointer(rebasing: all[client.offset..<(client.offset + client.chunk)]))
                 }
@@ -318,7 +376,7 @@ extension Host {
             }
             connections[index].client.offset += client.chunk
             connections[index].client.procedure = .idle
-            if connections[index].client.offset < client.value.count {
+            if connections[index].client.offset < client.valueCount {
                 _ = sendPrepareWrite(index)
             } else {
                 _ = sendExecuteWrite(index, commit: true)
@@ -364,7 +422,7 @@ extension Host {
     }
 
     mutating func malformedResponse(_ index: Int) {
-        let client = connections[index].client
+        let client = connections[index].client.progress
         finishProcedure(index, .error(connection: connections[index].handle, request: client.requestOpcode,
                                       handle: 0, code: ATTError.invalidPDU))
     }
@@ -416,7 +474,7 @@ extension Host {
 
     /// Asks for the next part of a discovery, or finishes it at the range end.
     mutating func continueDiscovery(_ index: Int, after last: UInt16, _ next: (inout Host, Int, UInt16) -> Bool) {
-        let client = connections[index].client
+        let client = connections[index].client.progress
         let connection = connections[index].handle
         // A server that does not advance would loop forever: treat it as the end.
         if last >= client.rangeEnd || last == 0xFFFF || last == 0 {

@@ -28,14 +28,15 @@ public struct GATTAttribute: Sendable {
 
 /// A static GATT database: built once at start-up, never changed while running
 /// (so Service Changed never has to be indicated). Handles are 1...count.
-public struct GATTDatabase {
-    public static let capacity = 24
-    public static let cccdCapacity = 4
+/// Non-copyable: it is stored once, in the host's ATT server.
+public struct GATTDatabase: ~Copyable {
+    public static var capacity: Int { Capacity.AttributeSlots<UInt8>.count }
+    public static var cccdCapacity: Int { Capacity.CCCDSlots<UInt8>.count }
 
-    var attributes: InlineArray<24, GATTAttribute> = InlineArray(repeating: GATTAttribute.empty)
+    var attributes: Capacity.AttributeSlots<GATTAttribute> = InlineArray(repeating: GATTAttribute.empty)
     public private(set) var count = 0
     public private(set) var cccdCount = 0
-    var pool = FixedBytes<512>()
+    var pool = Capacity.AttributeValuePool()
     /// False once an add did not fit; the builder checks it.
     public private(set) var isComplete = true
 
@@ -43,18 +44,43 @@ public struct GATTDatabase {
 
     public var lastHandle: UInt16 { UInt16(count) }
 
-    public func attribute(_ handle: UInt16) -> GATTAttribute? {
+    /// Empties the database in place (Host.initialize builds firmware hosts so).
+    public mutating func removeAll() {
+        count = 0
+        cccdCount = 0
+        pool.removeAll()
+        isComplete = true
+    }
+
+    public mutating func attribute(_ handle: UInt16) -> GATTAttribute? {
         guard handle >= 1, Int(handle) <= count else { return nil }
         return attributes[Int(handle) - 1]
     }
 
     /// The stored value of a static attribute.
     @discardableResult
-    public func withStaticValue<R>(_ handle: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    public mutating func withStaticValue<R>(_ handle: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let attribute = attributes[Int(handle) - 1]
         return pool.withBytes { all in
             body(UnsafeRawBufferPointer(rebasing: all[attribute.valueStart..<(attribute.valueStart + attribute.valueLength)]))
         }
+    }
+
+    // Closure-free forms for the ATT server's loops: a closure there made the
+    // compiler copy the whole database into the caller's frame.
+
+    /// The length of a static attribute's stored value.
+    public mutating func staticValueLength(_ handle: UInt16) -> Int { attributes[Int(handle) - 1].valueLength }
+
+    /// Whether a static attribute's value equals `bytes`.
+    public mutating func staticValueEquals(_ handle: UInt16, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        withStaticValue(handle) { valuesEqual($0, bytes) }
+    }
+
+    /// Appends a static attribute's value to `out`; false when it does not fit.
+    @discardableResult
+    public mutating func appendStaticValue<let n: Int>(_ handle: UInt16, to out: inout FixedBytes<n>) -> Bool {
+        withStaticValue(handle) { out.append($0) }
     }
 
     mutating func add(_ attribute: GATTAttribute, value: UnsafeRawBufferPointer) -> UInt16 {
@@ -141,13 +167,13 @@ public struct GATTDatabase {
     }
 
     /// The CCCD handle of a characteristic value handle, if it has one.
-    public func cccdHandle(forValue handle: UInt16) -> UInt16? {
+    public mutating func cccdHandle(forValue handle: UInt16) -> UInt16? {
         guard let next = attribute(handle + 1), next.isCCCD else { return nil }
         return handle + 1
     }
 
     /// The CCCD table index of a characteristic value handle.
-    public func cccdIndex(forValue handle: UInt16) -> Int? {
+    public mutating func cccdIndex(forValue handle: UInt16) -> Int? {
         guard let cccd = cccdHandle(forValue: handle) else { return nil }
         return attributes[Int(cccd) - 1].cccdIndex
     }

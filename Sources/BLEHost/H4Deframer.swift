@@ -7,6 +7,15 @@ public enum H4PacketType {
     public static let iso: UInt8 = 0x05
 }
 
+/// What `H4Deframer.next` found.
+public enum H4Frame: Equatable {
+    case none
+    /// A packet (without its indicator) at `input[start..<start + count]`.
+    case inPlace(type: UInt8, start: Int, count: Int)
+    /// A packet gathered across reads: `withPacket` gives it.
+    case buffered(type: UInt8)
+}
+
 /// Splits an H4 byte stream into HCI packets, whatever the read boundaries.
 ///
 /// The stream carries no resynchronisation marks, so the packet header decides
@@ -49,41 +58,98 @@ public struct H4Deframer {
 
     /// Feeds bytes; `deliver` gets each complete packet (without the indicator byte).
     public mutating func push(_ bytes: UnsafeRawBufferPointer, deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
-        for byte in bytes {
-            switch state {
-            case .indicator:
-                switch byte {
-                case H4PacketType.event: begin(byte, header: 2)
-                case H4PacketType.acl: begin(byte, header: 4)
-                case H4PacketType.sco: begin(byte, header: 3)
-                case H4PacketType.iso: begin(byte, header: 4)
-                case H4PacketType.command: begin(byte, header: 3)
-                default: droppedBytes += 1
+        for byte in bytes where consume(byte) { finish(deliver) }
+    }
+
+    /// Cuts the next packet out of `input` from `offset` (advanced past what was
+    /// used). A packet that lies whole in the input is returned where it lies
+    /// (`.inPlace`), without a copy; only a packet split across reads is gathered
+    /// in the buffer (`.buffered`: read it with `withPacket` before the next call).
+    public mutating func next(_ input: UnsafeRawBufferPointer, offset: inout Int) -> H4Frame {
+        if state == .indicator, fixedType == nil, offset < input.count {
+            let type = input[offset]
+            let header = H4Deframer.headerLength(type)
+            if header > 0, input.count - offset > header {
+                let payload = H4Deframer.payloadLength(type, UnsafeRawBufferPointer(rebasing: input[(offset + 1)...]))
+                let length = header + payload
+                if length <= H4Deframer.capacity, input.count - offset - 1 >= length {
+                    let start = offset + 1
+                    offset = start + length
+                    return .inPlace(type: type, start: start, count: length)
                 }
-            case .header:
-                buffer.append(byte)
-                if buffer.count == headerLength {
-                    let payload = payloadLength()
-                    if headerLength + payload > H4Deframer.capacity {
-                        droppedPackets += 1
-                        needed = payload
-                        if needed == 0 { expectNext() } else { state = .discard }
-                    } else if payload == 0 {
-                        finish(deliver)
-                    } else {
-                        needed = payload
-                        state = .payload
-                    }
-                }
-            case .payload:
-                buffer.append(byte)
-                needed -= 1
-                if needed == 0 { finish(deliver) }
-            case .discard:
-                needed -= 1
-                if needed == 0 { expectNext() }
             }
         }
+        while offset < input.count {
+            let byte = input[offset]
+            offset += 1
+            if consume(byte) {
+                let packetType = type
+                state = .indicator  // the buffer keeps the packet until the next one begins
+                return .buffered(type: packetType)
+            }
+        }
+        return .none
+    }
+
+    /// Part of a packet has arrived and the rest is awaited (or being skipped).
+    public var isMidPacket: Bool { mutating get { fixedType == nil ? state != .indicator : state != .header || !buffer.isEmpty } }
+
+    /// Bytes that were not part of any packet: unknown indicators, and packets
+    /// too large to be real. On a stream link either means lost framing.
+    public var framingErrors: Int { mutating get { droppedBytes + droppedPackets } }
+
+    /// The packet `next` returned as `.buffered`.
+    public func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytes(body) }
+
+    /// Header length after the indicator byte, 0 for an unknown indicator.
+    static func headerLength(_ type: UInt8) -> Int {
+        switch type {
+        case H4PacketType.event: 2
+        case H4PacketType.acl, H4PacketType.iso: 4
+        case H4PacketType.sco, H4PacketType.command: 3
+        default: 0
+        }
+    }
+
+    static func payloadLength(_ type: UInt8, _ header: UnsafeRawBufferPointer) -> Int {
+        switch type {
+        case H4PacketType.event: return Int(header[1])
+        case H4PacketType.acl: return Int(header[2]) | Int(header[3]) &<< 8
+        case H4PacketType.sco, H4PacketType.command: return Int(header[2])
+        default: return (Int(header[2]) | Int(header[3]) &<< 8) & 0x3FFF  // ISO: 14-bit length
+        }
+    }
+
+    /// Runs the state machine over one byte; true when a packet is complete in the buffer.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        switch state {
+        case .indicator:
+            let header = H4Deframer.headerLength(byte)
+            if header > 0 { begin(byte, header: header) } else { droppedBytes += 1 }
+        case .header:
+            buffer.append(byte)
+            if buffer.count == headerLength {
+                let payload = payloadLength()
+                if headerLength + payload > H4Deframer.capacity {
+                    droppedPackets += 1
+                    needed = payload
+                    if needed == 0 { expectNext() } else { state = .discard }
+                } else if payload == 0 {
+                    return true
+                } else {
+                    needed = payload
+                    state = .payload
+                }
+            }
+        case .payload:
+            buffer.append(byte)
+            needed -= 1
+            if needed == 0 { return true }
+        case .discard:
+            needed -= 1
+            if needed == 0 { expectNext() }
+        }
+        return false
     }
 
     mutating func begin(_ type: UInt8, header: Int) {
@@ -93,13 +159,8 @@ public struct H4Deframer {
         state = .header
     }
 
-    func payloadLength() -> Int {
-        switch type {
-        case H4PacketType.event: return Int(buffer[1])
-        case H4PacketType.acl: return Int(buffer[2]) | Int(buffer[3]) &<< 8
-        case H4PacketType.sco, H4PacketType.command: return Int(buffer[2])
-        default: return (Int(buffer[2]) | Int(buffer[3]) &<< 8) & 0x3FFF  // ISO: 14-bit length
-        }
+    @_addressableSelf func payloadLength() -> Int {
+        buffer.withBytes { H4Deframer.payloadLength(type, $0) }
     }
 
     mutating func finish(_ deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {

@@ -19,12 +19,16 @@ public struct HostConfiguration {
     public var commandTimeout: UInt64 = 3_000
     /// Shutdown waits this long for disconnections before resetting anyway.
     public var shutdownGrace: UInt64 = 1_000
+    /// A central that sends no ATT request for this long (ms) is disconnected, so
+    /// idle links cannot hold every slot of a kiosk (0: never).
+    public var idleTimeout: UInt64 = 60_000
 
     public init(role: Role) { self.role = role }
 }
 
-/// One LE link and its per-link protocol state.
-public struct Connection {
+/// One LE link and its per-link protocol state. Lives in place in the host's
+/// connection table: reset, never replaced or copied.
+public struct Connection: ~Copyable {
     public var handle: UInt16 = 0
     public var inUse = false
     /// True when we are the central of this link.
@@ -36,8 +40,24 @@ public struct Connection {
     public var inFlight = 0
     public var disconnecting = false
     public var client = GATTClient()
+    /// When the peer last sent an ATT request (or connected): the idle-link clock.
+    public var lastRequest: UInt64 = 0
 
     public init() {}
+
+    /// Back to a free slot, in place.
+    mutating func reset() {
+        handle = 0
+        inUse = false
+        isCentral = false
+        peer = BDAddress.zero
+        reassembler.reset()
+        bearer.reset()
+        inFlight = 0
+        disconnecting = false
+        client.reset()
+        lastRequest = 0
+    }
 }
 
 /// The sans-IO BLE host: HCI packets and time in; HCI packets and HostEvents out.
@@ -45,17 +65,19 @@ public struct Connection {
 /// The platform feeds every packet from the controller to `handlePacket`, calls
 /// `tick` when `nextDeadline` passes, sends whatever `nextOutgoing` yields and
 /// drains `nextEvent`. Nothing here does I/O, reads a clock or allocates.
-public struct Host {
-    public static let connectionCapacity = 8
+/// Non-copyable: the host is one block of static memory (see Capacity), reached
+/// only in place; a copy would be a compile error.
+public struct Host: ~Copyable {
+    public static var connectionCapacity: Int { Capacity.links }
 
     public var configuration: HostConfiguration
     public internal(set) var controller = ControllerInfo()
     public internal(set) var server: ATTServer
-    public internal(set) var connections: InlineArray<8, Connection> = InlineArray(repeating: Connection())
+    public internal(set) var connections: Capacity.PerLink<Connection> = InlineArray { _ in Connection() }
     public internal(set) var now: UInt64 = 0
 
     // HCI command flow (Vol 4 Part E §4.4).
-    var commandQueue = FixedQueue<12, HCIPacket>()
+    var commandQueue = Capacity.CommandRing(filler: HCIPacket())
     var commandCredits = 1
     var outstandingOpcode: UInt16? = nil
     /// First parameter byte of the outstanding command (enable flags).
@@ -65,14 +87,14 @@ public struct Host {
     /// ACL that arrived before its LE Connection Complete: events and data travel
     /// on different USB endpoints, so the first PDU of a link can overtake the
     /// event that announces it. Held briefly, replayed when the link appears.
-    var earlyACL = FixedQueue<2, FixedBytes<260>>()
+    var earlyACL = Capacity.EarlyACLRing(filler: HCIPacket())
     var linkAppeared = false
 
     // ACL flow: credits from Number Of Completed Packets (§4.1.1).
     var aclCredits = 0
     var aclQueue = ACLTransmitQueue()
 
-    var events = FixedQueue<32, HostEvent>()
+    var events = Capacity.EventRing(filler: .shutdownComplete)
 
     enum State: Equatable { case off, initializing, ready, shuttingDown, stopped }
     var state = State.off
@@ -99,7 +121,7 @@ public struct Host {
     public internal(set) var recoveries = 0
     public internal(set) var droppedInput = 0
 
-    public init(configuration: HostConfiguration, database: GATTDatabase) {
+    public init(configuration: HostConfiguration, database: consuming GATTDatabase) {
         self.configuration = configuration
         self.configuration.maxConnections = max(1, min(configuration.maxConnections, Host.connectionCapacity))
         server = ATTServer(database: database)
@@ -107,12 +129,21 @@ public struct Host {
 
     // MARK: - Platform API
 
-    public var isReady: Bool { state == .ready }
-    public var isStopped: Bool { state == .stopped }
-    public var connectionCount: Int {
+    // State reached from the platform is read through mutating accessors: a
+    // borrowed read of a non-copyable value from another module copies all of it.
+    public var isReady: Bool { mutating get { state == .ready } }
+    public var isStopped: Bool { mutating get { state == .stopped } }
+    public var connectionCount: Int { mutating get { countConnections() } }
+
+    @_addressableSelf func countConnections() -> Int {
         var n = 0
         for i in 0..<Host.connectionCapacity where connections[i].inUse { n += 1 }
         return n
+    }
+
+    /// The peer of connection slot `slot` (0..<connectionCapacity) when it is in use.
+    public mutating func peer(slot: Int) -> BDAddress? {
+        connections[slot].inUse ? connections[slot].peer : nil
     }
 
     /// Starts controller bring-up.
@@ -122,7 +153,7 @@ public struct Host {
     }
 
     /// The next time `tick` must run, if any timer is armed.
-    public func nextDeadline() -> UInt64? {
+    public mutating func nextDeadline() -> UInt64? {
         var deadline: UInt64? = nil
         func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
         if outstandingOpcode != nil { consider(commandDeadline) }
@@ -130,6 +161,7 @@ public struct Host {
         if let t = scan.deadline { consider(t) }
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             if let t = connections[i].client.deadline { consider(t) }
+            if let t = idleDeadline(i) { consider(t) }
         }
         return deadline
     }
@@ -150,10 +182,32 @@ public struct Host {
         if state == .shuttingDown, !shutdownResetQueued, now >= shutdownStarted + configuration.shutdownGrace {
             queueShutdownReset()
         }
+        for i in 0..<Host.connectionCapacity where connections[i].inUse && !connections[i].disconnecting {
+            guard let deadline = idleDeadline(i), now >= deadline else { continue }
+            push(.idleDisconnect(handle: connections[i].handle, peer: connections[i].peer))
+            disconnect(handle: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+        }
         tickCentral()
     }
 
-    public var hasEvents: Bool { !events.isEmpty }
+    /// When an idle link of a central (we are its peripheral) is due to be closed.
+    @_addressableSelf func idleDeadline(_ index: Int) -> UInt64? {
+        guard configuration.idleTimeout > 0, state == .ready, !connections[index].isCentral,
+              !connections[index].disconnecting else { return nil }
+        return connections[index].lastRequest + configuration.idleTimeout
+    }
+
+    /// The platform lost the H4 framing (noise on a UART, garbage on a socket):
+    /// everything in flight is suspect, so the controller is reset and brought
+    /// up again, and advertising or scanning resumes as after any recovery.
+    public mutating func resynchronize(now: UInt64) {
+        self.now = now
+        guard state != .off, state != .stopped else { return }
+        if state == .shuttingDown { return finishShutdown() }
+        reinitialize()
+    }
+
+    public var hasEvents: Bool { mutating get { !events.isEmpty } }
 
     /// Takes the next HostEvent.
     public mutating func nextEvent() -> HostEvent? { events.pop() }
@@ -196,7 +250,7 @@ public struct Host {
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             disconnect(handle: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
         }
-        if connectionCount == 0 { queueShutdownReset() }
+        if countConnections() == 0 { queueShutdownReset() }
     }
 
     /// Sends a harmless command (Read Local Version Information) when nothing is
@@ -248,13 +302,17 @@ public struct Host {
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).
-    public func subscription(connection handle: UInt16, valueHandle: UInt16) -> UInt16 {
+    // Mutating only so that callers in other modules reach the table in place
+    // (a borrowed call from there copies the whole host).
+    public mutating func subscription(connection handle: UInt16, valueHandle: UInt16) -> UInt16 {
         guard let index = connectionIndex(handle),
               let cccd = server.database.cccdIndex(forValue: valueHandle) else { return 0 }
         return connections[index].bearer.cccd[cccd]
     }
 
-    public func mtu(connection handle: UInt16) -> UInt16 {
+    // Mutating only so that callers in other modules reach the table in place
+    // (a borrowed call from there copies the whole host).
+    public mutating func mtu(connection handle: UInt16) -> UInt16 {
         guard let index = connectionIndex(handle) else { return ATT.defaultMTU }
         return connections[index].bearer.mtu
     }
@@ -265,16 +323,19 @@ public struct Host {
         guard let index = connectionIndex(handle), !connections[index].disconnecting,
               let cccd = server.database.cccdIndex(forValue: attribute),
               connections[index].bearer.cccd[cccd] & bit != 0 else { return false }
-        if opcode == ATTOpcode.handleValueIndication {
-            guard !connections[index].bearer.indicationPending else { return false }
+        let isIndication = opcode == ATTOpcode.handleValueIndication
+        if isIndication, connections[index].bearer.indicationPending { return false }
+        // Written straight into the transmit slot; the value is cut to ATT_MTU - 3.
+        guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
+            push(.dropped(what: .txQueueFull))
+            return false
         }
-        var pdu = ATTPDU()
-        pdu.append(opcode)
-        pdu.appendUInt16(attribute)
         let length = min(value.count, Int(connections[index].bearer.mtu) - 3)
-        pdu.append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
-        guard sendATT(handle, pdu) else { return false }
-        if opcode == ATTOpcode.handleValueIndication { connections[index].bearer.indicationPending = true }
+        aclQueue.pdus[slot].append(opcode)
+        aclQueue.pdus[slot].appendUInt16(attribute)
+        aclQueue.pdus[slot].append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
+        aclQueue.commit()
+        if isIndication { connections[index].bearer.indicationPending = true }
         return true
     }
 
@@ -284,14 +345,14 @@ public struct Host {
         if !events.push(event) { droppedInput += 1 }
     }
 
-    func connectionIndex(_ handle: UInt16) -> Int? {
+    @_addressableSelf func connectionIndex(_ handle: UInt16) -> Int? {
         for i in 0..<Host.connectionCapacity where connections[i].inUse && connections[i].handle == handle {
             return i
         }
         return nil
     }
 
-    func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
+    @_addressableSelf func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
 
     mutating func queueCommand(_ command: HCIPacket) {
         var packet = command

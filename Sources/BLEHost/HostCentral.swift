@@ -22,10 +22,14 @@ extension Host {
     static let scanInterval: UInt16 = 0x0060
     static let scanWindow: UInt16 = 0x0030
 
-    public var isScanning: Bool { scan.enabled }
-    public var isConnecting: Bool { scan.connecting }
+    public var isScanning: Bool { mutating get { scan.enabled } }
+    public var isConnecting: Bool { mutating get { scan.connecting } }
 
-    /// Active scanning with duplicate filtering (SPEC §1 central flow).
+    /// Active scanning without controller duplicate filtering (SPEC §1 central
+    /// flow): with filtering on, a controller reports each advertiser once per
+    /// scan, so its first RSSI sample would decide for the whole scan. Real
+    /// radios (and RootCanal) report a different RSSI every time; the central
+    /// judges its RSSI window on every report instead, in a fixed-size table.
     public mutating func startScanning() {
         scan.desired = true
         guard state == .ready, !scan.connecting else { return }
@@ -50,7 +54,7 @@ extension Host {
     /// connection (then .connectionFailed). Scanning stops first.
     @discardableResult
     public mutating func connect(to peer: BDAddress, timeout: UInt64) -> Bool {
-        guard state == .ready, !scan.connecting, connectionCount < configuration.maxConnections else { return false }
+        guard state == .ready, !scan.connecting, countConnections() < configuration.maxConnections else { return false }
         if scan.requested ?? scan.enabled { queueScanEnable(false) }
         scan.desired = false
         scan.connecting = true
@@ -75,7 +79,7 @@ extension Host {
     mutating func queueScanEnable(_ enable: Bool) {
         var command = HCIPacket.command(HCIOpcode.leSetScanEnable)
         command.append(enable ? 1 : 0)
-        command.append(0x01)  // filter duplicates
+        command.append(0x00)  // no duplicate filtering: every report counts (see startScanning)
         queueCommand(command)
         scan.requested = enable
         scan.pendingEnables += 1

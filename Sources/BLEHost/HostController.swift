@@ -43,7 +43,7 @@ extension Host {
         recoveries += 1
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             let handle = connections[i].handle
-            connections[i] = Connection()
+            connections[i].reset()
             push(.disconnected(handle: handle, reason: HCIStatus.hardwareFailure))
         }
         commandQueue.removeAll()
@@ -164,7 +164,7 @@ extension Host {
     /// Brings the controller's advertising in line with what is wanted now.
     mutating func updateAdvertising() {
         guard state == .ready else { return }
-        let count = connectionCount
+        let count = countConnections()
         let want = advertisingDesired && count < configuration.maxConnections
             && !(count > 0 && advertisingBlockedWhileConnected)
         if want, !advertisingConfigured {
@@ -215,7 +215,7 @@ extension Host {
                 advertisingEnabled = command
                 push(.advertising(enabled: command))
             }
-        } else if command, status == HCIStatus.commandDisallowed, connectionCount > 0 {
+        } else if command, status == HCIStatus.commandDisallowed, countConnections() > 0 {
             // Many controllers cannot advertise connectably while connected: wait
             // for the next disconnection instead of retrying.
             advertisingBlockedWhileConnected = true

@@ -37,6 +37,8 @@ public enum HostEvent {
     /// A connection beyond --max-centrals was refused.
     case connectionRejected(handle: UInt16, peer: BDAddress)
     case disconnected(handle: UInt16, reason: UInt8)
+    /// A central sent no ATT request for HostConfiguration.idleTimeout: it is being disconnected.
+    case idleDisconnect(handle: UInt16, peer: BDAddress)
     case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
     case mtuExchanged(handle: UInt16, mtu: UInt16)
     case subscriptionChanged(handle: UInt16, valueHandle: UInt16, value: UInt16)
@@ -83,13 +85,15 @@ public struct AdvertisingReport {
     }
 }
 
-/// A fixed-capacity FIFO for values of any type (events, commands).
-public struct FixedQueue<let capacity: Int, Element> {
-    var items: InlineArray<capacity, Element?> = InlineArray(repeating: nil)
+/// A fixed-capacity FIFO for values of any type (events, commands). Slots hold
+/// plain elements (a filler until first use), so a pop copies the element out
+/// once and writes nothing back.
+public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
+    var items: InlineArray<capacity, Element>
     var head = 0
     public private(set) var count = 0
 
-    public init() {}
+    public init(filler: Element) { items = InlineArray(repeating: filler) }
 
     public var isEmpty: Bool { count == 0 }
     public var isFull: Bool { count == capacity }
@@ -104,16 +108,19 @@ public struct FixedQueue<let capacity: Int, Element> {
 
     public mutating func pop() -> Element? {
         guard count > 0 else { return nil }
-        let item = items[head]
-        items[head] = nil
+        let index = head
         head = (head + 1) % capacity
         count -= 1
-        return item
+        return items[index]
     }
 
-    public func peek() -> Element? { count > 0 ? items[head] : nil }
+    /// Looks at the oldest element in place.
+    @_addressableSelf public func withFirst<R>(_ body: (borrowing Element) -> R) -> R? {
+        count > 0 ? body(items[head]) : nil
+    }
 
     public mutating func removeAll() {
-        while pop() != nil {}
+        head = 0
+        count = 0
     }
 }

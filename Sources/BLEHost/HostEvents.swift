@@ -2,7 +2,7 @@
 extension Host {
     /// Handles one HCI packet from the controller (type = H4 indicator, packet
     /// without it). Malformed packets are dropped and reported as .dropped.
-    public mutating func handlePacket<D: GATTServerDelegate>(
+    public mutating func handlePacket<D: GATTServerDelegate & ~Copyable>(
         type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, delegate: inout D
     ) {
         self.now = now
@@ -17,7 +17,7 @@ extension Host {
 
     /// After a connection completed: hand over held ACL of links that now
     /// exist; what still has no link was not early but wrong, and is dropped.
-    mutating func replayEarlyACL<D: GATTServerDelegate>(delegate: inout D) {
+    mutating func replayEarlyACL<D: GATTServerDelegate & ~Copyable>(delegate: inout D) {
         linkAppeared = false
         while let held = earlyACL.pop() {
             let handle = UInt16(held[0]) | UInt16(held[1] & 0x0F) &<< 8
@@ -202,7 +202,7 @@ extension Host {
             slot = i
             break
         }
-        guard let index = slot, connectionCount < configuration.maxConnections, state == .ready else {
+        guard let index = slot, countConnections() < configuration.maxConnections, state == .ready else {
             // Over the limit (a race with advertising): refuse politely.
             push(.connectionRejected(handle: handle, peer: peer))
             var command = HCIPacket.command(HCIOpcode.disconnect)
@@ -211,12 +211,11 @@ extension Host {
             queueCommand(command)
             return
         }
-        var connection = Connection()
-        connection.inUse = true
-        connection.handle = handle
-        connection.isCentral = isCentral
-        connection.peer = peer
-        connections[index] = connection
+        connections[index].inUse = true
+        connections[index].handle = handle
+        connections[index].isCentral = isCentral
+        connections[index].peer = peer
+        connections[index].lastRequest = now
         linkAppeared = true
         push(.connected(handle: handle, peer: peer, isCentral: isCentral, interval: interval))
         updateAdvertising()
@@ -227,11 +226,11 @@ extension Host {
         // Packets the controller had not sent are flushed with the link (Vol 4 Part E §4.3).
         aclCredits = min(aclCredits + connections[index].inFlight, Int(controller.aclPackets))
         aclQueue.remove(handle: handle)
-        connections[index] = Connection()
+        connections[index].reset()
         push(.disconnected(handle: handle, reason: reason))
         centralConnectionClosed(handle)
         if state == .shuttingDown {
-            if connectionCount == 0, !shutdownResetQueued { queueShutdownReset() }
+            if countConnections() == 0, !shutdownResetQueued { queueShutdownReset() }
             return
         }
         advertisingBlockedWhileConnected = false
@@ -240,7 +239,7 @@ extension Host {
 
     // MARK: - ACL and L2CAP
 
-    mutating func handleACL<D: GATTServerDelegate>(_ packet: UnsafeRawBufferPointer, delegate: inout D) {
+    mutating func handleACL<D: GATTServerDelegate & ~Copyable>(_ packet: UnsafeRawBufferPointer, delegate: inout D) {
         guard packet.count >= 4, Int(readUInt16(packet, 2)) == packet.count - 4 else { return dropped(.aclMalformed) }
         let header = readUInt16(packet, 0)
         let handle = header & 0x0FFF
@@ -258,18 +257,23 @@ extension Host {
         // 0b10 (and 0b00) start a PDU, 0b01 continues one; 0b11 is reserved.
         guard boundary != 0b11 else { return dropped(.aclMalformed) }
         let before = connections[index].reassembler.dropped
-        var reassembler = connections[index].reassembler
-        reassembler.push(payload, isStart: boundary != 0b01) { channel, pdu in
-            handleL2CAP(index, channel, pdu, delegate: &delegate)
+        let result = connections[index].reassembler.push(payload, isStart: boundary != 0b01)
+        if connections[index].reassembler.dropped != before { dropped(.aclMalformed) }
+        switch result {
+        case .needMore:
+            break
+        case .completeInPlace(let channel):
+            handleL2CAP(index, channel, UnsafeRawBufferPointer(rebasing: payload[4...]), delegate: &delegate)
+        case .completeInBuffer(let channel):
+            // The handlers reach into the connection table, so the reassembled PDU
+            // (only ever a fragmented one) is copied out of it once.
+            var pdu = HCIPacket()
+            connections[index].reassembler.withPayload { pdu.append($0) }
+            pdu.withBytes { handleL2CAP(index, channel, $0, delegate: &delegate) }
         }
-        // handleL2CAP may have closed or replaced the slot; only keep our state if it is the same link.
-        if connections[index].inUse, connections[index].handle == handle {
-            connections[index].reassembler = reassembler
-        }
-        if reassembler.dropped != before { dropped(.aclMalformed) }
     }
 
-    mutating func handleL2CAP<D: GATTServerDelegate>(
+    mutating func handleL2CAP<D: GATTServerDelegate & ~Copyable>(
         _ index: Int, _ channel: UInt16, _ pdu: UnsafeRawBufferPointer, delegate: inout D
     ) {
         let handle = connections[index].handle
@@ -277,17 +281,21 @@ extension Host {
         case L2CAPChannel.att:
             handleATT(index, pdu, delegate: &delegate)
         case L2CAPChannel.leSignaling:
-            var response = FixedBytes<64>()
-            let note = L2CAPSignaling.handle(pdu, isCentral: connections[index].isCentral, response: &response)
-            if !response.isEmpty { response.withBytes { _ = sendL2CAP(handle, channel: L2CAPChannel.leSignaling, $0) } }
+            guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) else {
+                return push(.dropped(what: .txQueueFull))
+            }
+            let note = L2CAPSignaling.handle(pdu, isCentral: connections[index].isCentral, response: &aclQueue.pdus[slot])
+            if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             if case .updateConnection(let parameters) = note {
                 queueConnectionParameters(HCIOpcode.leConnectionUpdate, handle, parameters)
             }
         case L2CAPChannel.smp:
-            var response = FixedBytes<64>()
-            SMP.handle(pdu, response: &response)
-            if !response.isEmpty {
-                response.withBytes { _ = sendL2CAP(handle, channel: L2CAPChannel.smp, $0) }
+            guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.smp) else {
+                return push(.dropped(what: .txQueueFull))
+            }
+            SMP.handle(pdu, response: &aclQueue.pdus[slot])
+            if !aclQueue.pdus[slot].isEmpty {
+                aclQueue.commit()
                 push(.pairingRefused(handle: handle))
             }
         default:
@@ -295,23 +303,37 @@ extension Host {
         }
     }
 
-    mutating func handleATT<D: GATTServerDelegate>(_ index: Int, _ pdu: UnsafeRawBufferPointer, delegate: inout D) {
+    mutating func handleATT<D: GATTServerDelegate & ~Copyable>(_ index: Int, _ pdu: UnsafeRawBufferPointer, delegate: inout D) {
         guard let opcode = pdu.first else { return }
         let handle = connections[index].handle
         if ATTServer.isServerToClient(opcode) {
             // Every indication is confirmed, even unexpected ones, so the peer's ATT bearer never stalls.
             if opcode == ATTOpcode.handleValueIndication {
-                var confirmation = ATTPDU()
+                var confirmation = FixedBytes<1>()
                 confirmation.append(ATTOpcode.handleValueConfirmation)
-                sendATT(handle, confirmation)
+                confirmation.withBytes { _ = sendL2CAP(handle, channel: L2CAPChannel.att, $0) }
             }
             return handleClientPDU(index, pdu)
         }
-        var response = ATTPDU()
-        var bearer = connections[index].bearer
-        let note = server.handle(pdu, connection: handle, bearer: &bearer, delegate: &delegate, response: &response)
-        connections[index].bearer = bearer
-        if !response.isEmpty { sendATT(handle, response) }
+        connections[index].lastRequest = now
+        // The response is written into its transmit slot, the bearer updated in place.
+        guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
+            // No room to answer: the request is still served (its effects must not
+            // depend on our queue), and the lost response is reported.
+            var response = ATTPDU()
+            let note = server.handle(
+                pdu, connection: handle, bearer: &connections[index].bearer, delegate: &delegate, response: &response)
+            if !response.isEmpty { push(.dropped(what: .txQueueFull)) }
+            return reportATT(handle, note)
+        }
+        let note = server.handle(
+            pdu, connection: handle, bearer: &connections[index].bearer, delegate: &delegate,
+            response: &aclQueue.pdus[slot])
+        if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
+        reportATT(handle, note)
+    }
+
+    mutating func reportATT(_ handle: UInt16, _ note: ATTServerNote) {
         switch note {
         case .mtuExchanged(let mtu):
             push(.mtuExchanged(handle: handle, mtu: mtu))

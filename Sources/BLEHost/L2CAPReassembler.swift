@@ -5,12 +5,24 @@ public enum L2CAPChannel {
     public static let smp: UInt16 = 0x0006
 }
 
+/// What one ACL fragment completed.
+public enum L2CAPReassembly: Equatable {
+    /// The PDU is incomplete (or the fragment was dropped: see `dropped`).
+    case needMore
+    /// The fragment held the whole PDU: its payload is `fragment[4...]`, not copied.
+    case completeInPlace(channel: UInt16)
+    /// Fragments made a whole PDU: its payload is `payload` until the next push.
+    case completeInBuffer(channel: UInt16)
+}
+
 /// Rebuilds L2CAP B-frames from ACL fragments (Core Vol 3 Part A §3.1, Vol 4 Part E
 /// §5.4.2). The basic header's length decides when a PDU is complete, so whole PDUs
 /// longer than the controller's buffer (as Bumble sends them) work as well as
-/// fragmented ones. Malformed input is dropped and counted: a continuation without a
-/// start, more bytes than the header announced, or a PDU larger than the buffer.
-public struct L2CAPReassembler {
+/// fragmented ones. As in BTstack's hci.c, a PDU that arrives in one fragment is
+/// handed on where it lies; only fragments are copied into the buffer. Malformed
+/// input is dropped and counted: a continuation without a start, more bytes than
+/// the header announced, or a PDU larger than the buffer.
+public struct L2CAPReassembler: ~Copyable {
     /// 4-byte header + the largest PDU we accept (ATT_MTU 247 + headroom).
     public static let capacity = 260
 
@@ -22,20 +34,37 @@ public struct L2CAPReassembler {
 
     public init() {}
 
-    /// Feeds one ACL payload; `deliver` gets (channel id, L2CAP payload) when a PDU completes.
-    public mutating func push(
-        _ fragment: UnsafeRawBufferPointer, isStart: Bool, deliver: (UInt16, UnsafeRawBufferPointer) -> Void
-    ) {
+    /// The payload of the PDU that `push` reported `.completeInBuffer`.
+    @_addressableSelf public func withPayload<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        buffer.withBytes { body(UnsafeRawBufferPointer(rebasing: $0[4...])) }
+    }
+
+    /// Feeds one ACL payload (`isStart`: packet boundary 0b00/0b10).
+    public mutating func push(_ fragment: UnsafeRawBufferPointer, isStart: Bool) -> L2CAPReassembly {
         if isStart {
             if active { dropped += 1 }  // the previous PDU never completed (a skipped one was counted)
             buffer.removeAll()
-            active = true
+            active = false
             discarding = false
+            if fragment.count >= 4 {
+                let total = 4 + Int(readUInt16(fragment, 0))
+                if total == fragment.count, total <= L2CAPReassembler.capacity {
+                    return .completeInPlace(channel: readUInt16(fragment, 2))
+                }
+                if total < fragment.count || total > L2CAPReassembler.capacity {
+                    // More bytes than announced, or larger than any PDU we accept:
+                    // skip it (and its continuations) to the next start.
+                    discarding = total > fragment.count
+                    dropped += 1
+                    return .needMore
+                }
+            }
+            active = true
         } else if discarding {
-            return
+            return .needMore
         } else if !active {
             dropped += 1
-            return
+            return .needMore
         }
         guard buffer.append(fragment) else {
             // Longer than any PDU we accept: skip it to its end (the next start).
@@ -43,9 +72,9 @@ public struct L2CAPReassembler {
             active = false
             discarding = true
             buffer.removeAll()
-            return
+            return .needMore
         }
-        guard buffer.count >= 4 else { return }
+        guard buffer.count >= 4 else { return .needMore }
         let total = 4 + Int(UInt16(buffer[0]) | UInt16(buffer[1]) &<< 8)
         if total > L2CAPReassembler.capacity {
             dropped += 1
@@ -58,15 +87,15 @@ public struct L2CAPReassembler {
             buffer.removeAll()
         } else if buffer.count == total {
             active = false
-            let channel = UInt16(buffer[2]) | UInt16(buffer[3]) &<< 8
-            buffer.withBytes { deliver(channel, UnsafeRawBufferPointer(rebasing: $0[4...])) }
-            buffer.removeAll()
+            return .completeInBuffer(channel: UInt16(buffer[2]) | UInt16(buffer[3]) &<< 8)
         }
+        return .needMore
     }
 
     public mutating func reset() {
         buffer.removeAll()
         active = false
         discarding = false
+        dropped = 0
     }
 }

@@ -44,8 +44,8 @@ public enum L2CAPSignalNote: Equatable {
 /// procedure (as central); everything else is refused as the spec says.
 public enum L2CAPSignaling {
     /// Handles one C-frame; the response (a whole signaling payload) is left in `response`.
-    public static func handle(
-        _ pdu: UnsafeRawBufferPointer, isCentral: Bool, response: inout FixedBytes<64>
+    public static func handle<let n: Int>(
+        _ pdu: UnsafeRawBufferPointer, isCentral: Bool, response: inout FixedBytes<n>
     ) -> L2CAPSignalNote {
         response.removeAll()
         // One command per C-frame on LE (§4): code, identifier, length, data.
@@ -91,22 +91,22 @@ public enum L2CAPSignaling {
         }
     }
 
-    static func header(_ code: UInt8, _ identifier: UInt8, _ length: UInt16, _ response: inout FixedBytes<64>) {
+    static func header<let n: Int>(_ code: UInt8, _ identifier: UInt8, _ length: UInt16, _ response: inout FixedBytes<n>) {
         response.append(code)
         response.append(identifier)
         response.appendUInt16(length)
     }
 
     /// Command Reject, reason 0x0000 "Command not understood" (§4.1).
-    static func reject(_ identifier: UInt8, _ response: inout FixedBytes<64>) {
+    static func reject<let n: Int>(_ identifier: UInt8, _ response: inout FixedBytes<n>) {
         response.removeAll()
         header(L2CAPSignalCode.commandReject, identifier, 2, &response)
         response.appendUInt16(0x0000)
     }
 
     /// A Connection Parameter Update Request (peripheral → central).
-    public static func updateRequest(
-        _ parameters: ConnectionParameters, identifier: UInt8, into response: inout FixedBytes<64>
+    public static func updateRequest<let n: Int>(
+        _ parameters: ConnectionParameters, identifier: UInt8, into response: inout FixedBytes<n>
     ) {
         response.removeAll()
         header(L2CAPSignalCode.connectionParameterUpdateRequest, identifier, 8, &response)
@@ -125,7 +125,7 @@ public enum SMP {
     public static let reasonPairingNotSupported: UInt8 = 0x05
 
     /// Fills `response` with Pairing Failed unless the PDU is empty or itself a Pairing Failed.
-    public static func handle(_ pdu: UnsafeRawBufferPointer, response: inout FixedBytes<64>) {
+    public static func handle<let n: Int>(_ pdu: UnsafeRawBufferPointer, response: inout FixedBytes<n>) {
         response.removeAll()
         guard let code = pdu.first, code != pairingFailed else { return }
         response.append(pairingFailed)

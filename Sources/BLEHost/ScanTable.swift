@@ -9,13 +9,18 @@ public struct ScanEntry {
 }
 
 /// Advertisers seen in one scan, merged by address (a scan response adds to the
-/// advertising data of the same address). Fixed size: when full, the oldest
-/// entry makes room.
+/// advertising data of the same address); each report updates the entry's RSSI,
+/// so a filter applied after every `add` judges the latest sample. Fixed size
+/// (memory and time per report bounded): when full, the entry heard least
+/// recently makes room, so a device that keeps advertising is not pushed out by
+/// a crowd of one-off advertisers.
 public struct ScanTable {
     public static let capacity = 16
     public internal(set) var entries: InlineArray<16, ScanEntry> = InlineArray(repeating: ScanEntry())
     public internal(set) var count = 0
-    var next = 0
+    /// Report number that last touched each entry (least recently heard goes first).
+    var lastHeard: InlineArray<16, UInt32> = InlineArray(repeating: 0)
+    var reports: UInt32 = 0
 
     public init() {}
 
@@ -32,12 +37,16 @@ public struct ScanTable {
                 index = count
                 count += 1
             } else {
-                index = next
-                next = (next + 1) % ScanTable.capacity
+                index = 0
+                for i in 1..<ScanTable.capacity where reports &- lastHeard[i] > reports &- lastHeard[index] {
+                    index = i
+                }
             }
             entries[index] = ScanEntry()
             entries[index].address = report.address
         }
+        reports &+= 1
+        lastHeard[index] = reports
         entries[index].rssi = report.rssi
         if !report.isScanResponse { entries[index].connectable = report.connectable }
         report.data.withBytes { entries[index].summary.merge($0) }
@@ -46,6 +55,6 @@ public struct ScanTable {
 
     public mutating func removeAll() {
         count = 0
-        next = 0
+        reports = 0
     }
 }

@@ -51,7 +51,7 @@ public enum CentralEvent {
 /// The 8-Ball asker as a pure state machine: scan → filter → connect → exchange
 /// MTU → discover service, characteristics and the Answer CCCD → per question:
 /// subscribe, write the question, wait for the notification, unsubscribe.
-public struct EightBallCentral {
+public struct EightBallCentral: ~Copyable {
     enum Phase: Equatable {
         case idle, scanning, connecting, discovering, ready
         case subscribing, writing, waitingAnswer, unsubscribing, disconnecting, finished
@@ -86,15 +86,15 @@ public struct EightBallCentral {
     var outcome = Outcome.none
     var finishing = false
 
-    var events = FixedQueue<16, CentralEvent>()
+    var events = FixedQueue<16, CentralEvent>(filler: .rejected)
 
     public init(settings: CentralSettings) { self.settings = settings }
 
-    public var isIdleForQuestion: Bool { !hasQuestion && phase != .finished && !finishing }
-    public var isFinished: Bool { phase == .finished }
+    public var isIdleForQuestion: Bool { mutating get { !hasQuestion && phase != .finished && !finishing } }
+    public var isFinished: Bool { mutating get { phase == .finished } }
     /// Scan-only mode found at least one 8-Ball.
     public var reportedAny: Bool { reportedCount > 0 }
-    public func nextDeadline() -> UInt64? { deadline }
+    public mutating func nextDeadline() -> UInt64? { deadline }
     public mutating func nextEvent() -> CentralEvent? { events.pop() }
 
     /// Starts looking for an 8-Ball (the host may still be initialising).
@@ -185,9 +185,8 @@ public struct EightBallCentral {
         case .serviceNotFound:
             notAnEightBall(&host)
         case .characteristicsDiscovered:
-            guard let client = host.gattClient(connection: connection),
-                  let question = client.characteristic(EightBallUUID.question),
-                  let answer = client.characteristic(EightBallUUID.answer),
+            guard let question = host.gattCharacteristic(connection: connection, EightBallUUID.question),
+                  let answer = host.gattCharacteristic(connection: connection, EightBallUUID.answer),
                   question.properties.contains(.write), answer.properties.contains(.notify) else {
                 return notAnEightBall(&host)
             }
@@ -196,8 +195,9 @@ public struct EightBallCentral {
             host.gattDiscoverDescriptors(connection: connection, start: answerHandle + 1, end: serviceEnd)
         case .descriptorsDiscovered:
             let cccdType = BLEUUID(uuid16: GATTType.clientCharacteristicConfiguration)
-            guard let client = host.gattClient(connection: connection),
-                  let cccd = client.descriptor(cccdType, after: answerHandle) else { return notAnEightBall(&host) }
+            guard let cccd = host.gattDescriptor(connection: connection, cccdType, after: answerHandle) else {
+                return notAnEightBall(&host)
+            }
             cccdHandle = cccd.handle
             phase = .ready
             events.push(.ready(mtu: host.mtu(connection: connection)))
@@ -280,7 +280,7 @@ public struct EightBallCentral {
 
     // MARK: - Steps
 
-    func matches(_ entry: ScanEntry) -> Bool {
+    @_addressableSelf func matches(_ entry: ScanEntry) -> Bool {
         guard entry.connectable || settings.listOnly,
               entry.summary.hasService(EightBallUUID.service),
               !entry.summary.name.isEmpty,

@@ -12,50 +12,80 @@ public enum EightBallEvent: Equatable {
     case answerWaitingForSubscription(connection: UInt16)
 }
 
-/// One central's 8-Ball state (SPEC §1 rule 5).
-struct CentralState {
+/// One central's 8-Ball state (SPEC §1 rule 5), reset in place.
+struct CentralState: ~Copyable {
     var handle: UInt16 = 0
     var inUse = false
-    var question = FixedBytes<512>()
+    var question = Capacity.ValueBuffer()
     /// Index of the last answer, -1 before the first question.
     var answer = -1
     /// An accepted question whose answer has not been notified yet.
     var pending = false
     /// The wait for a subscription was logged once.
     var reportedWaiting = false
+
+    mutating func claim(_ connection: UInt16) {
+        handle = connection
+        inUse = true
+        question.removeAll()
+        answer = -1
+        pending = false
+        reportedWaiting = false
+    }
 }
 
 /// The 8-Ball peripheral policy: validates questions, picks answers, notifies
 /// them, and keeps advertising going through the host. Pure state machine:
-/// driven by the host's delegate calls, HostEvents and `poll`.
-public struct EightBallPeripheral: GATTServerDelegate {
-    public let handles: EightBallDatabase
+/// driven by the host's delegate calls, HostEvents and `poll`. Non-copyable:
+/// its per-central buffers are reached in place only.
+public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
+    public internal(set) var handles: EightBallDatabase
     public var style: AnswerStyle
     var picker: AnswerPicker
     var name = FixedBytes<248>()
-    var centrals: InlineArray<8, CentralState> = InlineArray(repeating: CentralState())
-    var events = FixedQueue<16, EightBallEvent>()
+    var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
+    var events = FixedQueue<16, EightBallEvent>(filler: .questionAccepted(connection: 0))
+    /// Answers notified since start (for status lines).
+    public private(set) var answeredCount = 0
 
-    /// `name` is the advertised and Device Name (at most 248 bytes of UTF-8).
-    public init(name: UnsafeRawBufferPointer, style: AnswerStyle, seed: UInt64) {
-        handles = EightBallDatabase(name: name)
+    /// `name` is the advertised and Device Name (at most 248 bytes of UTF-8). The
+    /// 8-Ball's services are added to `database`, which the host then owns.
+    public init(name: UnsafeRawBufferPointer, style: AnswerStyle, seed: UInt64, database: inout GATTDatabase) {
+        let name = UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, 248)])
+        handles = EightBallDatabase.build(name: name, into: &database)
         self.style = style
         picker = AnswerPicker(seed: seed)
-        self.name.append(UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, 248)]))
+        self.name.append(name)
     }
 
-    public var database: GATTDatabase { handles.database }
+    /// Builds an 8-Ball at `pointer` in place (firmware: no stack temporary of
+    /// its per-central buffers), adding its services to the host's `database`.
+    /// The memory may hold anything beforehand, as for `Host.initialize`.
+    public static func initialize(
+        _ pointer: UnsafeMutablePointer<EightBallPeripheral>, name: UnsafeRawBufferPointer, style: AnswerStyle,
+        seed: UInt64, database: inout GATTDatabase
+    ) {
+        let name = UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, 248)])
+        pointer.pointee.handles = EightBallDatabase.build(name: name, into: &database)
+        pointer.pointee.style = style
+        pointer.pointee.picker = AnswerPicker(seed: seed)
+        pointer.pointee.name.removeAll()
+        pointer.pointee.name.append(name)
+        for index in 0..<Capacity.links { pointer.pointee.centrals[index].inUse = false }
+        pointer.pointee.events.removeAll()
+        pointer.pointee.answeredCount = 0
+    }
 
     public mutating func nextEvent() -> EightBallEvent? { events.pop() }
 
-    /// The last accepted question of a connection (for logs).
-    public func question(connection: UInt16) -> FixedBytes<512>? {
-        guard let index = slot(connection) else { return nil }
-        return centrals[index].question
+    /// The last accepted question of a connection (for logs), in place; empty if none.
+    @_addressableSelf public func withQuestion<R>(connection: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        guard let index = slot(connection) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return centrals[index].question.withBytes(body)
     }
 
     /// Writes answer `index` as it goes on the air in the configured style.
-    public func answerValue<let n: Int>(_ index: Int, into value: inout FixedBytes<n>) {
+    @_addressableSelf public func answerValue<let n: Int>(_ index: Int, into value: inout FixedBytes<n>) {
         switch style {
         case .slug: Answers.slug(index, into: &value)
         case .text: Answers.phrase(index, into: &value)
@@ -72,13 +102,9 @@ public struct EightBallPeripheral: GATTServerDelegate {
             }
             host.startAdvertising(data: data, scanResponse: scanResponse)
         case .connected(let handle, _, _, _):
-            if let index = freeSlot() {
-                centrals[index] = CentralState()
-                centrals[index].inUse = true
-                centrals[index].handle = handle
-            }
+            if let index = freeSlot() { centrals[index].claim(handle) }
         case .disconnected(let handle, _):
-            if let index = slot(handle) { centrals[index] = CentralState() }
+            if let index = slot(handle) { centrals[index].inUse = false }
         default:
             break
         }
@@ -87,7 +113,7 @@ public struct EightBallPeripheral: GATTServerDelegate {
     /// Sends answers that are due: after an accepted question, as soon as the
     /// central has notifications enabled (SPEC §1 rules 2 and 3).
     public mutating func poll(host: inout Host) {
-        for index in 0..<8 where centrals[index].inUse && centrals[index].pending {
+        for index in 0..<Capacity.links where centrals[index].inUse && centrals[index].pending {
             let connection = centrals[index].handle
             guard host.subscription(connection: connection, valueHandle: handles.answerHandle) & 0x0001 != 0 else {
                 if !centrals[index].reportedWaiting {
@@ -100,6 +126,7 @@ public struct EightBallPeripheral: GATTServerDelegate {
             answerValue(centrals[index].answer, into: &value)
             let sent = value.withBytes { host.notify(connection: connection, attribute: handles.answerHandle, value: $0) }
             if sent {
+                answeredCount += 1
                 centrals[index].pending = false
                 events.push(.answered(connection: connection, answer: centrals[index].answer))
             }
@@ -139,21 +166,19 @@ public struct EightBallPeripheral: GATTServerDelegate {
 
     // MARK: - Slots
 
-    func slot(_ handle: UInt16) -> Int? {
-        for index in 0..<8 where centrals[index].inUse && centrals[index].handle == handle { return index }
+    @_addressableSelf func slot(_ handle: UInt16) -> Int? {
+        for index in 0..<Capacity.links where centrals[index].inUse && centrals[index].handle == handle { return index }
         return nil
     }
 
-    func freeSlot() -> Int? {
-        for index in 0..<8 where !centrals[index].inUse { return index }
+    @_addressableSelf func freeSlot() -> Int? {
+        for index in 0..<Capacity.links where !centrals[index].inUse { return index }
         return nil
     }
 
     mutating func claimSlot(_ handle: UInt16) -> Int? {
         guard let index = freeSlot() else { return nil }
-        centrals[index] = CentralState()
-        centrals[index].inUse = true
-        centrals[index].handle = handle
+        centrals[index].claim(handle)
         return index
     }
 }

@@ -4,16 +4,29 @@ import Glibc
 /// written by btmon and read by Wireshark and tshark.
 final class BTSnoopWriter {
     let fd: Int32
+    let path: String
+    /// Set after the first failed write (a full disk): warned once, then no more logging.
+    var failed = false
     /// Microseconds between 0000-01-01 and 1970-01-01, the BTSnoop epoch.
     static let epochOffset: UInt64 = 0x00DC_DDB3_0F2F_8000
 
     init(path: String) throws(TransportError) {
+        self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .unavailable("cannot write btsnoop file \(path): \(errnoString())") }
         var header: [UInt8] = Array("btsnoop".utf8) + [0]
         header += BTSnoopWriter.bigEndian(UInt32(1))  // version
         header += BTSnoopWriter.bigEndian(UInt32(1002))  // datalink: H4
-        header.withUnsafeBytes { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
+        let written = header.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if written != header.count { writeFailed() }
+    }
+
+    /// A write failed (ENOSPC on a full disk, EIO, …): the packet log is lost,
+    /// the appliance is not. Said once; nothing more is written.
+    func writeFailed() {
+        guard !failed else { return }
+        failed = true
+        Log.warning("btsnoop: cannot write \(path) (\(errnoString())); packet logging stopped, still serving")
     }
 
     static func bigEndian(_ value: UInt32) -> [UInt8] {
@@ -23,19 +36,29 @@ final class BTSnoopWriter {
     /// Logs one H4 packet (indicator byte included).
     func record(_ packet: UnsafeRawBufferPointer, received: Bool) {
         guard let type = packet.first else { return }
+        record(type, UnsafeRawBufferPointer(rebasing: packet[1...]), received: received)
+    }
+
+    /// Logs one packet given without its indicator: one writev, no allocation.
+    func record(_ type: UInt8, _ packet: UnsafeRawBufferPointer, received: Bool) {
+        guard !failed else { return }
         var flags: UInt32 = received ? 1 : 0
         if type == 0x01 || type == 0x04 { flags |= 2 }  // command or event
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let micros = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec / 1000) + BTSnoopWriter.epochOffset
-        var record = BTSnoopWriter.bigEndian(UInt32(packet.count))
-        record += BTSnoopWriter.bigEndian(UInt32(packet.count))
-        record += BTSnoopWriter.bigEndian(flags)
-        record += BTSnoopWriter.bigEndian(0)  // cumulative drops
-        record += BTSnoopWriter.bigEndian(UInt32(micros >> 32))
-        record += BTSnoopWriter.bigEndian(UInt32(micros & 0xFFFF_FFFF))
-        record += packet
-        record.withUnsafeBytes { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
+        let length = UInt32(packet.count + 1)
+        // Record header (lengths, flags, drops, timestamp; big-endian) and the indicator.
+        var header: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt8) = (
+            length.bigEndian, length.bigEndian, flags.bigEndian, 0,
+            UInt32(micros >> 32).bigEndian, UInt32(micros & 0xFFFF_FFFF).bigEndian, type)
+        withUnsafeBytes(of: &header) { head in
+            var parts = (
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: 25),
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: packet.baseAddress), iov_len: packet.count))
+            let written = withUnsafeBytes(of: &parts) { writev(fd, $0.baseAddress!.assumingMemoryBound(to: iovec.self), 2) }
+            if written != 25 + packet.count { writeFailed() }
+        }
     }
 
     func close() { Glibc.close(fd) }

@@ -166,7 +166,7 @@ func jsonString(_ s: String) -> String {
 }
 
 /// The central role in the run loop: the asker session plus questions and output.
-struct CentralLogic: RoleLogic {
+struct CentralLogic: RoleLogic, ~Copyable {
     var session: EightBallCentral
     let source: QuestionSource
     let printer: AnswerPrinter
@@ -183,6 +183,11 @@ struct CentralLogic: RoleLogic {
     /// "device offline" for the question, and the next question reconnects.
     var everReady = false
     var restartPending = false
+    /// The transport, to name the controller when it stops answering.
+    var controllerName = "the controller"
+    /// A command timed out (or a hardware error came) and no bring-up finished since:
+    /// a scan that finds nothing then says so instead of "no 8-Ball found".
+    var controllerLost = false
     /// Seconds the scan ran before "no 8-Ball found" (nil: until stopped).
     var scanSeconds: Double? = nil
 
@@ -203,6 +208,8 @@ struct CentralLogic: RoleLogic {
         case .disconnected:
             // Its log line went out after the prompt: prompt again below it.
             if current == nil { source.prompted = false }
+        case .controllerTimeout, .hardwareError: controllerLost = true
+        case .ready: controllerLost = false
         default: break
         }
         session.handle(event, host: &host, now: now)
@@ -217,7 +224,7 @@ struct CentralLogic: RoleLogic {
         session.settings.peerAddress = entry.address.value
     }
 
-    func nextDeadline() -> UInt64? { session.nextDeadline() }
+    mutating func nextDeadline() -> UInt64? { session.nextDeadline() }
 
     mutating func poll(host: inout Host, now: UInt64) {
         if !started {
@@ -290,6 +297,9 @@ struct CentralLogic: RoleLogic {
                 printer.fail(Exit.timeout)
                 current = nil
                 restartPending = true
+            } else if controllerLost {
+                Log.error("controller at \(controllerName) stopped answering HCI commands while scanning; nothing could be heard")
+                printer.fail(Exit.controller)
             } else {
                 for line in notFoundLines() { Log.error(line) }
                 printer.fail(Exit.notFound)
@@ -380,7 +390,7 @@ struct InfoLogic: RoleLogic {
     mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 { ATTError.readNotPermitted }
     mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 { ATTError.writeNotPermitted }
     mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
-    func nextDeadline() -> UInt64? { nil }
+    mutating func nextDeadline() -> UInt64? { nil }
     mutating func poll(host: inout Host, now: UInt64) {}
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
@@ -437,12 +447,13 @@ extension ITCBDongle {
             var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
             logic.peerName = peerName
             logic.scanSeconds = scanSeconds
+            logic.controllerName = transport.description
             var database = GATTDatabase()
             _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
-            let host = Host(configuration: configuration, database: database)
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
-            var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
-            loop.extraDescriptors = { source.descriptors }
+            var loop = RunLoop(
+                host: Host(configuration: configuration, database: database), logic: logic, transport: transport, snoop: snoop)
+            loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
             let code = loop.run()
             guard let stopCode = StopSignal.exitCode else { return code }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.

@@ -70,6 +70,9 @@ struct ITCBDongle: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: how many centrals may be connected at once (1–\(Host.connectionCapacity)).", valueName: "n"))
     var maxCentrals: Int = 4
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: disconnect a central that sends no ATT request for this many seconds (up to 86400), so idle links cannot fill every slot; 0 = never. Default: 60.", valueName: "seconds"))
+    var idleTimeout: Double?  // nil: 60 s (optional, so --help does not show "default: 60.0")
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: seed for the answer sequence (same seed, same answers), 0 to 18446744073709551615. Default: random.", valueName: "n"), transform: parseSeed)
     var seed: UInt64?
 
@@ -125,6 +128,9 @@ struct ITCBDongle: ParsableCommand {
         }
         guard (1...Host.connectionCapacity).contains(maxCentrals) else {
             throw ValidationError("--max-centrals must be between 1 and \(Host.connectionCapacity) (got \(maxCentrals))")
+        }
+        if let idleTimeout, !(idleTimeout >= 0 && idleTimeout <= 86_400) {
+            throw ValidationError("--idle-timeout must be from 0 (never) to 86400 seconds (got \(formatNumber(idleTimeout)))")
         }
         guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
             throw ValidationError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max (got \(rssiMin)/\(rssiMax))")
@@ -263,6 +269,7 @@ extension ITCBDongle {
 
         var configuration = HostConfiguration(role: role == .central ? .central : .peripheral)
         configuration.maxConnections = role == .central ? 1 : maxCentrals
+        configuration.idleTimeout = UInt64((idleTimeout ?? 60) * 1000)
         if let address, let parsed = BDAddress(string: address, type: 1) {
             configuration.staticAddress = parsed
             configuration.forceRandomAddress = true
@@ -296,8 +303,9 @@ extension ITCBDongle {
     func makeSession(configuration: HostConfiguration) -> (Transport, BTSnoopWriter?, Int) -> Int32 {
         if controllerInfo {
             return { transport, snoop, _ in
-                let host = Host(configuration: configuration, database: GATTDatabase())
-                var loop = RunLoop(host: host, logic: InfoLogic(), transport: transport, snoop: snoop)
+                var loop = RunLoop(
+                    host: Host(configuration: configuration, database: GATTDatabase()), logic: InfoLogic(),
+                    transport: transport, snoop: snoop)
                 return loop.run()
             }
         }
@@ -306,13 +314,18 @@ extension ITCBDongle {
             let firstSeed = seed ?? UInt64.random(in: 0...UInt64.max)
             let style: AnswerStyle = answers == .text ? .text : .slug
             return { [name, maxCentrals, answers] transport, snoop, session in
-                let logic = Array(name.utf8).withUnsafeBytes {
-                    EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session - 1))
+                // The 8-Ball's services are built into the one database the host keeps.
+                var database = GATTDatabase()
+                var nameBytes = FixedBytes<248>()
+                Array(name.utf8.prefix(248)).withUnsafeBytes { _ = nameBytes.append($0) }
+                let logic = nameBytes.withBytes {
+                    EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session - 1), database: &database)
                 }
-                let host = Host(configuration: configuration, database: logic.database)
                 Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
-                var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop)
-                loop.healthInterval = healthCheckInterval(loop)
+                var loop = RunLoop(
+                    host: Host(configuration: configuration, database: database), logic: logic,
+                    transport: transport, snoop: snoop)
+                loop.healthInterval = healthCheckInterval(loop.notifier)
                 return loop.run()
             }
         case .central:
@@ -321,9 +334,9 @@ extension ITCBDongle {
     }
 
     /// --health-check, or the systemd watchdog period when it is set.
-    func healthCheckInterval(_ loop: RunLoop<some RoleLogic>) -> UInt64? {
+    func healthCheckInterval(_ notifier: SystemdNotifier?) -> UInt64? {
         if let healthCheck, healthCheck > 0 { return UInt64(healthCheck * 1000) }
-        return loop.notifier?.watchdogInterval
+        return notifier?.watchdogInterval
     }
 
     func openTransport(_ spec: TransportSpec) throws(TransportError) -> Transport {

@@ -55,12 +55,12 @@ func optionName(_ text: String) -> String? {
 /// Options that take a value (the next argument, or after "=").
 let valueOptions: Set<String> = [
     "role", "transport", "btsnoop", "log-level", "address", "health-check", "udev-match",
-    "name", "answers", "max-centrals", "seed",
+    "name", "answers", "max-centrals", "idle-timeout", "seed",
     "question", "rssi-min", "rssi-max", "timeout", "count", "peer",
 ]
 
 /// Options that only one role uses.
-let peripheralOptions: Set<String> = ["name", "answers", "max-centrals", "seed"]
+let peripheralOptions: Set<String> = ["name", "answers", "max-centrals", "idle-timeout", "seed"]
 let centralOptions: Set<String> = ["question", "rssi-min", "rssi-max", "timeout", "count", "peer", "scan", "json"]
 
 /// One warning per option given that the run will not use (the other role's,

@@ -46,6 +46,66 @@ enum Log {
     static func trace(_ m: @autoclosure () -> String) { write(.trace, m()) }
 }
 
+/// A log line built in a fixed buffer and written with one write(2): the line
+/// logged per question costs no allocation.
+struct LogLine {
+    var bytes = FixedBytes<768>()
+
+    init(_ level: LogLevel) {
+        text("itcb-dongle: ")
+        switch level {
+        case .error: text("error")
+        case .warning: text("warning")
+        case .info: text("info")
+        case .debug: text("debug")
+        case .trace: text("trace")
+        }
+        text(": ")
+    }
+
+    mutating func text(_ literal: StaticString) {
+        literal.withUTF8Buffer { _ = bytes.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// "0x" and lower-case hex digits, as String(radix: 16) prints them.
+    mutating func hex(_ value: UInt16) {
+        text("0x")
+        var started = false
+        for shift in stride(from: 12, through: 0, by: -4) {
+            let digit = UInt8((value &>> UInt16(shift)) & 0xF)
+            if digit == 0, !started, shift > 0 { continue }
+            started = true
+            bytes.append(digit < 10 ? 48 + digit : 87 + digit)
+        }
+    }
+
+    /// Bytes of a value; control characters become '?' so one line stays one line.
+    mutating func value(_ raw: UnsafeRawBufferPointer) {
+        let room = min(raw.count, bytes.freeSpace - 1)
+        let start = bytes.count
+        bytes.append(UnsafeRawBufferPointer(rebasing: raw[0..<max(0, room)]))
+        for i in start..<bytes.count where bytes[i] < 0x20 || bytes[i] == 0x7F { bytes[i] = 0x3F }
+    }
+
+    mutating func write() {
+        if !bytes.append(0x0A) {
+            bytes.truncate(to: bytes.count - 1)
+            bytes.append(0x0A)
+        }
+        bytes.withBytes { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+extension Log {
+    /// Builds and writes a line only when `level` is enabled.
+    static func line(_ level: LogLevel, _ build: (inout LogLine) -> Void) {
+        guard level <= Log.level else { return }
+        var line = LogLine(level)
+        build(&line)
+        line.write()
+    }
+}
+
 /// Writes straight to fd 2 (unbuffered, whole lines).
 func writeStandardError(_ text: String) {
     var bytes = Array(text.utf8)
@@ -138,7 +198,7 @@ func logHostEvent(_ event: HostEvent) {
     case .ready(let info):
         Log.info("controller ready: address \(info.address.string) (\(info.address.typeName)), \(coreVersionName(info.hciVersion)), manufacturer 0x\(String(info.manufacturer, radix: 16)), ACL \(info.aclDataLength) bytes x \(info.aclPackets)")
     case .commandFailed(let opcode, let status):
-        Log.warning("HCI command 0x\(String(opcode, radix: 16)) failed: \(hciStatusName(status))")
+        Log.warning("HCI command \(hciCommandName(opcode)) failed: \(hciStatusName(status))")
     case .advertising(let enabled):
         Log.info(enabled ? "advertising" : "advertising stopped")
     case .advertisingWhileConnectedUnsupported:
@@ -158,11 +218,14 @@ func logHostEvent(_ event: HostEvent) {
     case .mtuExchanged(let handle, let mtu):
         Log.info("MTU \(mtu) on handle 0x\(String(handle, radix: 16))")
     case .subscriptionChanged(let handle, let valueHandle, let value):
-        Log.info("\(value & 1 != 0 ? "subscribed" : "unsubscribed"): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
+        // Per question (the ITCB central subscribes and unsubscribes each time): debug only.
+        Log.debug("\(cccdDescription(value)): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
+    case .idleDisconnect(let handle, let peer):
+        Log.info("disconnecting idle central \(peer.string) on handle 0x\(String(handle, radix: 16)): no ATT request within --idle-timeout")
     case .pairingRefused(let handle):
         Log.info("pairing refused (not supported) on handle 0x\(String(handle, radix: 16))")
     case .controllerTimeout(let opcode):
-        Log.error("controller did not answer HCI command 0x\(String(opcode, radix: 16)); resetting it")
+        Log.error("controller did not answer HCI command \(hciCommandName(opcode)); resetting it")
     case .hardwareError(let code):
         Log.error("controller hardware error 0x\(hex(code)); resetting it")
     case .dataBufferOverflow:
@@ -172,8 +235,9 @@ func logHostEvent(_ event: HostEvent) {
     case .advertisingReport(let report):
         Log.trace("advertising report from \(report.address.string) RSSI \(report.rssi)")
     case .gattClient(let event):
-        Log.trace("GATT client: \(event)")
+        Log.trace("GATT client: \(describe(event))")
     case .shutdownComplete:
         Log.info("controller reset; stopped")
     }
 }
+

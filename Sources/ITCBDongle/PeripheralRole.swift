@@ -12,20 +12,30 @@ extension EightBallPeripheral: RoleLogic {
         while let event = nextEvent() {
             switch event {
             case .questionAccepted(let connection):
-                let text = question(connection: connection)?.string ?? ""
-                Log.info("question on 0x\(String(connection, radix: 16)): \"\(text)\"")
+                // The text goes out once, with its answer (the info line below).
+                Log.debug("question on 0x\(String(connection, radix: 16)) (\(withQuestion(connection: connection) { $0.count }) bytes)")
             case .questionRejected(let connection, let length):
                 Log.info("not a question on 0x\(String(connection, radix: 16)) (\(length) bytes): answered ATT error 0x0E")
             case .answered(let connection, let answer):
-                var value = FixedBytes<32>()
-                answerValue(answer, into: &value)
-                Log.info("answer on 0x\(String(connection, radix: 16)): \(value.string)")
+                // The one info line of a question: built in place, no allocation.
+                Log.line(.info) { line in
+                    var value = FixedBytes<32>()
+                    answerValue(answer, into: &value)
+                    line.text("answer on ")
+                    line.hex(connection)
+                    line.text(": ")
+                    value.withBytes { line.value($0) }
+                    line.text(" to \"")
+                    withQuestion(connection: connection) { line.value($0) }
+                    line.text("\"")
+                }
             case .answerWaitingForSubscription(let connection):
                 Log.debug("answer on 0x\(String(connection, radix: 16)) waits for the subscription")
             }
         }
     }
 
-    func nextDeadline() -> UInt64? { nil }
-    var exitCode: Int32? { nil }
+    mutating func nextDeadline() -> UInt64? { nil }
+    var statusDetail: String? { mutating get { "\(answeredCount) question(s) answered" } }
+    var exitCode: Int32? { mutating get { nil } }
 }

@@ -12,7 +12,7 @@ enum StopSignal {
         let handler: @convention(c) (Int32) -> Void = { signal in
             if StopSignal.received == 0 { StopSignal.received = signal }
             var byte = UInt8(truncatingIfNeeded: signal)
-            _ = Glibc.write(Signals.pipeFDs[1], &byte, 1)
+            _ = Glibc.write(Signals.writeFD, &byte, 1)
         }
         for s in [SIGINT, SIGTERM] { signal(s, handler) }
     }

@@ -2,15 +2,21 @@ import Glibc
 
 /// A byte pipe to the controller. H4 transports (TCP, serial) carry the packet
 /// type in the stream; the USB transport turns endpoints into the same H4 bytes.
+/// The run loop builds its poll set once, reads into one fixed buffer, queues
+/// the packets of a pass with `write` and sends them together with `flush`.
 protocol Transport: AnyObject {
-    /// File descriptors to poll for input (and their events).
+    /// File descriptors to poll for input (and their events); read once per session.
     var pollDescriptors: [pollfd] { get }
     /// How long poll may sleep for the transport's own timers (ms), if it has any.
     var timeoutHint: Int32? { get }
-    /// Called after poll; returns H4 bytes received (empty when nothing), or throws when the link is gone.
-    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8]
-    /// Sends one H4 packet (indicator byte first).
+    /// Called after poll with the transport's part of the poll set: reads H4
+    /// bytes into `buffer` and returns how many (0 when nothing), or throws when
+    /// the link is gone.
+    func read(into buffer: UnsafeMutableRawBufferPointer, ready: UnsafeMutableBufferPointer<pollfd>) throws(TransportError) -> Int
+    /// Queues one H4 packet (indicator byte first).
     func write(_ packet: UnsafeRawBufferPointer) throws(TransportError)
+    /// Sends everything queued since the last flush.
+    func flush() throws(TransportError)
     func close()
     /// Human-readable description for logs.
     var description: String { get }
@@ -32,13 +38,12 @@ enum TransportError: Error, CustomStringConvertible {
 
 func errnoString() -> String { String(cString: strerror(errno)) }
 
-/// Reads what a non-blocking descriptor has; throws on EOF or a hard error.
-func readDescriptor(_ fd: Int32, what: String) throws(TransportError) -> [UInt8] {
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-    if n > 0 { return Array(buffer[0..<n]) }
+/// Reads what a non-blocking descriptor has into `buffer`; throws on EOF or a hard error.
+func readDescriptor(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String) throws(TransportError) -> Int {
+    let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+    if n > 0 { return n }
     if n == 0 { throw .lost("\(what): the controller closed the connection") }
-    if errno == EAGAIN || errno == EINTR { return [] }
+    if errno == EAGAIN || errno == EINTR { return 0 }
     throw .lost("\(what): read failed: \(errnoString())")
 }
 
@@ -59,25 +64,42 @@ func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, what: String)
 }
 
 /// A transport over one file descriptor carrying H4 both ways (TCP, serial).
+/// Packets written in one pass are gathered in a buffer allocated once and go
+/// out with one write(2) per flush.
 class DescriptorTransport: Transport {
     let fd: Int32
     let description: String
+    /// Outgoing bytes of this pass: room for a full transmit queue of largest ACL packets.
+    let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
+    var pending = 0
 
     init(fd: Int32, description: String) {
         self.fd = fd
         self.description = description
     }
 
+    deinit { output.deallocate() }
+
     var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
     var timeoutHint: Int32? { nil }
 
-    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8] {
-        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return [] }
-        return try readDescriptor(fd, what: description)
+    func read(into buffer: UnsafeMutableRawBufferPointer, ready: UnsafeMutableBufferPointer<pollfd>) throws(TransportError) -> Int {
+        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return 0 }
+        return try readDescriptor(fd, into: buffer, what: description)
     }
 
     func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
-        try writeDescriptor(fd, packet, what: description)
+        if pending + packet.count > output.count { try flush() }
+        guard packet.count <= output.count else { return try writeDescriptor(fd, packet, what: description) }
+        (output.baseAddress! + pending).copyMemory(from: packet.baseAddress!, byteCount: packet.count)
+        pending += packet.count
+    }
+
+    func flush() throws(TransportError) {
+        guard pending > 0 else { return }
+        let count = pending
+        pending = 0
+        try writeDescriptor(fd, UnsafeRawBufferPointer(rebasing: output[0..<count]), what: description)
     }
 
     func close() { Glibc.close(fd) }

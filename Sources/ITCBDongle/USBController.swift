@@ -102,9 +102,9 @@ enum USBController {
     /// SIGINT/SIGTERM asks us to stop instead.
     static func waitForDevice(_ spec: TransportSpec) -> Bool {
         while true {
-            var fds = [pollfd(fd: Signals.pipeFDs[0], events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 1, 1000)
-            for signal in Signals.drain() where signal != SIGHUP { return false }
+            var fd = pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&fd, 1, 1000)
+            while let signal = Signals.next() { if signal != SIGHUP { return false } }
             // A fresh context per scan: a long-lived one only learns of new devices
             // through hotplug events, which nobody would be handling here.
             var context: OpaquePointer? = nil

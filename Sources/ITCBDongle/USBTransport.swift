@@ -33,6 +33,8 @@ final class USBTransport: Transport {
     var eventStream = H4Deframer(endpointOf: H4PacketType.event)
     var aclStream = H4Deframer(endpointOf: H4PacketType.acl)
     var received: [UInt8] = []
+    /// Bytes of `received` already handed to the run loop.
+    var delivered = 0
 
     var allTransfers: [UnsafeMutablePointer<libusb_transfer>] = []
     var freeOut: [UnsafeMutablePointer<libusb_transfer>] = []
@@ -245,7 +247,9 @@ final class USBTransport: Transport {
         return Int32(tv.tv_sec * 1000 + tv.tv_usec / 1000)
     }
 
-    func readAvailable(_ ready: [pollfd]) throws(TransportError) -> [UInt8] {
+    func read(into buffer: UnsafeMutableRawBufferPointer, ready: UnsafeMutableBufferPointer<pollfd>) throws(TransportError) -> Int {
+        // What the last pass could not hand over goes first (a buffer's worth at a time).
+        if delivered < received.count { return handOver(into: buffer) }
         var zero = timeval(tv_sec: 0, tv_usec: 0)
         let status = libusb_handle_events_timeout_completed(context, &zero, nil)
         if status == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) { throw .unplugged("\(description) was unplugged") }
@@ -267,9 +271,25 @@ final class USBTransport: Transport {
         }
         flushPending()
         if let failure { throw failure }
-        defer { received.removeAll(keepingCapacity: true) }
-        return received
+        return handOver(into: buffer)
     }
+
+    /// Copies received H4 bytes into the run loop's buffer.
+    func handOver(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(buffer.count, received.count - delivered)
+        received.withUnsafeBytes { raw in
+            buffer.baseAddress!.copyMemory(from: raw.baseAddress! + delivered, byteCount: count)
+        }
+        delivered += count
+        if delivered == received.count {
+            received.removeAll(keepingCapacity: true)
+            delivered = 0
+        }
+        return count
+    }
+
+    /// Packets are submitted as they are written; nothing waits for a flush.
+    func flush() throws(TransportError) {}
 
     func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
         if let failure { throw failure }

@@ -6,12 +6,14 @@ import TestSupport
 /// testDatabase(): handles 1 GAP svc, 2-3 Device Name, 4-5
 /// Appearance, 6 GATT svc, 7-8 Service Changed, 9 its CCCD, 10 Battery svc,
 /// 11 char decl, 12 dynamic value (read/write/notify), 13 its CCCD.
-@Suite struct ATTServerTests {
+@Suite final class ATTServerTests {
+    init() {}
+
     var server = ATTServer(database: testDatabase())
     var bearer = ATTBearer()
     var delegate = RecordingDelegate()
 
-    mutating func request(_ pdu: [UInt8], mtu: UInt16 = 23) -> (response: [UInt8], note: ATTServerNote) {
+    func request(_ pdu: [UInt8], mtu: UInt16 = 23) -> (response: [UInt8], note: ATTServerNote) {
         bearer.mtu = mtu
         var response = ATTPDU()
         let note = pdu.withRaw { server.handle($0, connection: 0x40, bearer: &bearer, delegate: &delegate, response: &response) }
@@ -23,7 +25,7 @@ import TestSupport
         [0x01, request, UInt8(handle & 0xFF), UInt8(handle >> 8), code]
     }
 
-    @Test mutating func exchangeMTU() {
+    @Test func exchangeMTU() {
         let (response, note) = request(hex("02 f7 00"))
         #expect(response == hex("03 f7 00"))
         #expect(note == .mtuExchanged(247))
@@ -33,7 +35,7 @@ import TestSupport
         #expect(request(hex("02 17")).response == Self.error(0x02, 0, 0x04))
     }
 
-    @Test mutating func findInformation() {
+    @Test func findInformation() {
         // 16-bit format for handles 1..9.
         let (response, _) = request(hex("04 01 00 09 00"))
         #expect(response[0] == 0x05 && response[1] == 0x01)
@@ -45,7 +47,7 @@ import TestSupport
         #expect(request(hex("04 01 00")).response == Self.error(0x04, 0, 0x04))
     }
 
-    @Test mutating func findInformation128BitFormat() {
+    @Test func findInformation128BitFormat() {
         var db = GATTDatabase()
         db.addPrimaryService(BLEUUID(high: 0x8E38_140A_27BE_4090, low: 0x8955_4FC4_B569_8D1E))
         db.addCharacteristic(BLEUUID(high: 0x1, low: 0x2), properties: .read)
@@ -54,7 +56,7 @@ import TestSupport
         #expect(response.count == 2 + 18 && response[1] == 0x02)
     }
 
-    @Test mutating func findByTypeValueDiscoversServiceRange() {
+    @Test func findByTypeValueDiscoversServiceRange() {
         let (response, _) = request(hex("06 01 00 ff ff 00 28 0f 18"))
         #expect(response == hex("07 0a 00 0d 00"))
         #expect(request(hex("06 01 00 ff ff 00 28 99 99")).response == Self.error(0x06, 1, 0x0A))
@@ -62,7 +64,7 @@ import TestSupport
         #expect(request(hex("06 01 00 ff ff 00")).response == Self.error(0x06, 0, 0x04))
     }
 
-    @Test mutating func readByTypeCharacteristicDeclarations() {
+    @Test func readByTypeCharacteristicDeclarations() {
         let (response, _) = request(hex("08 0a 00 0d 00 03 28"))
         // One 7-byte entry: handle 11, properties 0x1A, value handle 12, UUID 0x2A19.
         #expect(response == hex("09 07 0b 00 1a 0c 00 19 2a"))
@@ -70,7 +72,7 @@ import TestSupport
         #expect(request(hex("08 01 00 ff ff 03")).response == Self.error(0x08, 0, 0x04))
     }
 
-    @Test mutating func readByTypeDeviceNameAndDynamicValue() {
+    @Test func readByTypeDeviceNameAndDynamicValue() {
         #expect(request(hex("08 01 00 ff ff 00 2a")).response == hex("09 06 03 00 54 65 73 74"))
         delegate.value = hex("64")
         #expect(request(hex("08 01 00 ff ff 19 2a")).response == hex("09 03 0c 00 64"))
@@ -78,7 +80,7 @@ import TestSupport
         #expect(request(hex("08 01 00 ff ff 05 2a")).response == Self.error(0x08, 8, 0x02))
     }
 
-    @Test mutating func readByGroupType() {
+    @Test func readByGroupType() {
         let (response, _) = request(hex("10 01 00 ff ff 00 28"))
         #expect(response == hex("11 06 01 00 05 00 00 18 06 00 09 00 01 18 0a 00 0d 00 0f 18"))
         #expect(request(hex("10 01 00 ff ff 03 28")).response == Self.error(0x10, 1, 0x10))
@@ -86,7 +88,7 @@ import TestSupport
         #expect(request(hex("10 00 00 ff ff 00 28")).response == Self.error(0x10, 0, 0x01))
     }
 
-    @Test mutating func readAndReadBlob() {
+    @Test func readAndReadBlob() {
         #expect(request(hex("0a 03 00")).response == hex("0b 54 65 73 74"))
         #expect(request(hex("0a 00 00")).response == Self.error(0x0A, 0, 0x01))
         #expect(request(hex("0a 20 00")).response == Self.error(0x0A, 0x20, 0x01))
@@ -99,7 +101,7 @@ import TestSupport
         #expect(request(hex("0c 0c 00 29 00")).response == Self.error(0x0C, 12, 0x07))
     }
 
-    @Test mutating func readMultiple() {
+    @Test func readMultiple() {
         delegate.value = hex("aa bb")
         #expect(request(hex("0e 03 00 0c 00")).response == hex("0f 54 65 73 74 aa bb"))
         #expect(request(hex("0e 03 00 08 00")).response == Self.error(0x0E, 8, 0x02))
@@ -107,9 +109,9 @@ import TestSupport
         #expect(request(hex("0e 03 00")).response == Self.error(0x0E, 0, 0x04))
     }
 
-    @Test mutating func writeRequestAndErrors() {
+    @Test func writeRequestAndErrors() {
         #expect(request(hex("12 0c 00 01 02")).response == hex("13"))
-        #expect(delegate.writes.count == 1 && delegate.writes[0].1 == hex("01 02"))
+        #expect({ delegate.writes.count == 1 && delegate.writes[0].1 == hex("01 02") }())
         #expect(request(hex("12 03 00 41")).response == Self.error(0x12, 3, 0x03))  // read-only
         #expect(request(hex("12 00 00 41")).response == Self.error(0x12, 0, 0x01))
         #expect(request(hex("12 40 00 41")).response == Self.error(0x12, 0x40, 0x01))
@@ -118,7 +120,7 @@ import TestSupport
         #expect(request(hex("12 0c 00 41")).response == Self.error(0x12, 12, 0x0E))
     }
 
-    @Test mutating func cccdWrites() {
+    @Test func cccdWrites() {
         let (response, note) = request(hex("12 0d 00 01 00"))
         #expect(response == hex("13"))
         #expect(note == .subscription(valueHandle: 12, value: 1))
@@ -130,15 +132,15 @@ import TestSupport
         #expect(request(hex("12 09 00 02 00")).response == hex("13"))  // Service Changed: indicate
     }
 
-    @Test mutating func writeCommandIsSilent() {
+    @Test func writeCommandIsSilent() {
         #expect(request(hex("52 0c 00 01")).response.isEmpty)
-        #expect(delegate.writes.isEmpty)  // the value is not write-without-response
+        #expect({ delegate.writes.isEmpty }())  // the value is not write-without-response
         #expect(request(hex("52 0d 00 01 00")).response.isEmpty)
         #expect(bearer.cccd[1] == 1)  // CCCDs accept it
         #expect(request(hex("52")).response.isEmpty)
     }
 
-    @Test mutating func preparedWritesAssembleLongValue() {
+    @Test func preparedWritesAssembleLongValue() {
         let value = [UInt8](repeating: 0x61, count: 299) + [0x3F]
         var offset = 0
         while offset < value.count {
@@ -148,13 +150,13 @@ import TestSupport
             offset += part.count
         }
         #expect(request(hex("18 01")).response == hex("19"))
-        #expect(delegate.writes.count == 1 && delegate.writes[0].1 == value)
+        #expect({ delegate.writes.count == 1 && delegate.writes[0].1 == value }())
         // The queue is empty again.
         #expect(request(hex("18 01")).response == hex("19"))
-        #expect(delegate.writes.count == 1)
+        #expect({ delegate.writes.count == 1 }())
     }
 
-    @Test mutating func preparedWriteErrors() {
+    @Test func preparedWriteErrors() {
         #expect(request(hex("16 03 00 00 00 41")).response == Self.error(0x16, 3, 0x03))
         #expect(request(hex("16 50 00 00 00 41")).response == Self.error(0x16, 0x50, 0x01))
         #expect(request(hex("16 0c 00 00")).response == Self.error(0x16, 0, 0x04))
@@ -165,7 +167,7 @@ import TestSupport
         _ = request(hex("16 0c 00 00 00 41"))
         #expect(request(hex("18 00")).response == hex("19"))
         #expect(request(hex("18 01")).response == hex("19"))
-        #expect(delegate.writes.isEmpty)
+        #expect({ delegate.writes.isEmpty }())
         #expect(request(hex("18 02")).response == Self.error(0x18, 0, 0x04))
         // Parts adding up past 512 bytes: Invalid Attribute Value Length.
         for i in 0..<29 {
@@ -173,10 +175,10 @@ import TestSupport
             _ = request([0x16, 0x0C, 0x00, UInt8(offset & 0xFF), UInt8(offset >> 8)] + [UInt8](repeating: 1, count: 18))
         }
         #expect(request(hex("18 01")).response == Self.error(0x18, 12, 0x0D))
-        #expect(delegate.writes.isEmpty)
+        #expect({ delegate.writes.isEmpty }())
     }
 
-    @Test mutating func prepareQueueFull() {
+    @Test func prepareQueueFull() {
         var full = false
         for i in 0..<100 where !full {
             let response = request([0x16, 0x0C, 0x00, UInt8(i * 18 & 0xFF), UInt8(i * 18 >> 8)] + [UInt8](repeating: 1, count: 18)).response
@@ -185,7 +187,7 @@ import TestSupport
         #expect(full)
     }
 
-    @Test mutating func unknownRequestsAndCommands() {
+    @Test func unknownRequestsAndCommands() {
         #expect(request(hex("20 01 00 02 00")).response == Self.error(0x20, 0, 0x06))  // Read Multiple Variable
         #expect(request(hex("7f 00")).response.isEmpty)  // unknown command (bit 6)
         #expect(request(hex("d2 0c 00 00")).response.isEmpty)  // signed write: ignored
@@ -196,12 +198,12 @@ import TestSupport
         #expect(request([]).response.isEmpty)
     }
 
-    @Test mutating func pduLongerThanMTUIsInvalid() {
+    @Test func pduLongerThanMTUIsInvalid() {
         #expect(request([0x12, 0x0C, 0x00] + [UInt8](repeating: 0x41, count: 30)).response == Self.error(0x12, 0, 0x04))
         #expect(request([0x52, 0x0C, 0x00] + [UInt8](repeating: 0x41, count: 30)).response.isEmpty)
     }
 
-    @Test mutating func responsesRespectMTU() {
+    @Test func responsesRespectMTU() {
         delegate.value = [UInt8](repeating: 7, count: 300)
         for mtu: UInt16 in [23, 100, 247] {
             #expect(request(hex("0a 0c 00"), mtu: mtu).response.count == Int(mtu))

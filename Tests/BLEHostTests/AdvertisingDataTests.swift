@@ -91,6 +91,43 @@ import TestSupport
         }
         #expect(table.count == ScanTable.capacity)
     }
+
+    @Test func scanTableKeepsTheLatestRSSIOfEveryReport() {
+        var table = ScanTable()
+        let a = BDAddress(value: 0xC1_0000_0000_01, type: 1)
+        for rssi: Int8 in [-62, -70, -58, -61] {
+            let index = table.add(AdvertisingReport(address: a, rssi: rssi, connectable: true, isScanResponse: false,
+                                                    data: FixedBytes<31>()))
+            #expect(table.entries[index].rssi == rssi)
+        }
+        #expect(table.count == 1)
+    }
+
+    @Test func scanTableEvictsTheAdvertiserHeardLeastRecently() {
+        // Without controller duplicate filtering every advertising event is a report:
+        // a device that keeps advertising must survive a crowd of one-off advertisers.
+        var table = ScanTable()
+        let kiosk = BDAddress(value: 0xC1_0000_0000_01, type: 1)
+        func report(_ address: BDAddress, _ rssi: Int8 = -40) -> AdvertisingReport {
+            AdvertisingReport(address: address, rssi: rssi, connectable: true, isScanResponse: false,
+                              data: hex("03 09 48 69").withRaw { FixedBytes<31>($0) })
+        }
+        table.add(report(kiosk, -62))
+        for i in 0..<100 {
+            table.add(report(BDAddress(value: UInt64(i + 10), type: 0)))
+            if i % 10 == 0 { table.add(report(kiosk, -62 + Int8(i / 10))) }
+        }
+        #expect(table.count == ScanTable.capacity)
+        let kept = (0..<table.count).filter { table.entries[$0].address == kiosk }
+        #expect(kept.count == 1)
+        #expect(kept.first.map { table.entries[$0].rssi } == -53)
+        #expect(kept.first.map { table.entries[$0].summary.name.bytes } == Array("Hi".utf8))
+        // The 16 most recent addresses are the ones kept (kiosk + the last 15 others).
+        let others = (0..<table.count).map { table.entries[$0].address.value }.filter { $0 != kiosk.value }.sorted()
+        #expect(others == (95..<110).map { UInt64($0) })
+        table.removeAll()
+        #expect(table.count == 0)
+    }
 }
 
 @Suite struct SignalingAndSMPTests {

@@ -81,7 +81,13 @@ import TestSupport
     func push(_ fragments: [([UInt8], Bool)], into reassembler: inout L2CAPReassembler) -> [(UInt16, [UInt8])] {
         var out: [(UInt16, [UInt8])] = []
         for (bytes, start) in fragments {
-            bytes.withRaw { reassembler.push($0, isStart: start) { cid, pdu in out.append((cid, Array(pdu))) } }
+            bytes.withRaw { raw in
+                switch reassembler.push(raw, isStart: start) {
+                case .needMore: break
+                case .completeInPlace(let cid): out.append((cid, Array(raw[4...])))
+                case .completeInBuffer(let cid): out.append((cid, reassembler.withPayload { Array($0) }))
+                }
+            }
         }
         return out
     }

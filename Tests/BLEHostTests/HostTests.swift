@@ -25,7 +25,7 @@ import TestSupport
         // LE Set Random Address carries the static address, little-endian, top bits 11.
         let setRandom = c.sent.first { ScriptedController<RecordingDelegate>.opcode($0) == HCIOpcode.leSetRandomAddress }!
         #expect(setRandom[4...].last! & 0xC0 == 0xC0)
-        #expect(c.host.isReady)
+        #expect({ c.host.isReady }())
     }
 
     @Test func publicAddressIsUsedWhenPresent() {
@@ -33,7 +33,7 @@ import TestSupport
         c.host.start(now: 0)
         let opcodes = c.answerAll(publicAddress: hex("66 55 44 33 22 11"))
         #expect(!opcodes.contains(HCIOpcode.leSetRandomAddress))
-        #expect(c.host.controller.address == BDAddress(value: 0x1122_3344_5566, type: 0))
+        #expect({ c.host.controller.address == BDAddress(value: 0x1122_3344_5566, type: 0) }())
     }
 
     @Test func fallsBackToSharedBuffersWhenLEBufferIsZero() {
@@ -41,7 +41,7 @@ import TestSupport
         c.host.start(now: 0)
         let opcodes = c.answerAll(leBuffer: [0, 0, 0])
         #expect(opcodes.contains(HCIOpcode.readBufferSize))
-        #expect(c.host.controller.aclDataLength == 251 && c.host.controller.aclPackets == 8 && !c.host.controller.leBuffers)
+        #expect({ c.host.controller.aclDataLength == 251 && c.host.controller.aclPackets == 8 && !c.host.controller.leBuffers }())
     }
 
     @Test func commandCreditsGateCommands() {
@@ -67,8 +67,8 @@ import TestSupport
         c.host.tick(now: 3_000)
         #expect(c.drain() == [hex("01 03 0c 00")])
         #expect(c.events.contains { if case .controllerTimeout(HCIOpcode.reset) = $0 { true } else { false } })
-        #expect(c.host.recoveries == 1)
-        #expect(c.host.nextDeadline() == 6_000)
+        #expect({ c.host.recoveries == 1 }())
+        #expect({ c.host.nextDeadline() == 6_000 }())
     }
 
     @Test func malformedEventsAreDropped() {
@@ -80,8 +80,8 @@ import TestSupport
                       hex("3e 01 0d"), hex("05 02 00 40"), hex("0f 01 00")] {
             c.feed(event: event)
         }
-        #expect(c.host.droppedInput > before)
-        #expect(c.host.isReady)
+        #expect({ c.host.droppedInput > before }())
+        #expect({ c.host.isReady }())
     }
 }
 
@@ -145,11 +145,11 @@ import TestSupport
         c.feed(acl: hex("40 10 02 00 0a 00"))  // continuation without start
         c.l2cap(handle: 0x40, channel: 0x0040, hex("01"))  // unknown channel
         // The unknown handle's packet is held (it may be early); the other four are dropped.
-        #expect(c.host.droppedInput == before + 4)
+        #expect({ c.host.droppedInput == before + 4 }())
         #expect(ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).isEmpty)
         // Another link appears: the held packet was not early but wrong.
         c.connect(handle: 0x42)
-        #expect(c.host.droppedInput == before + 5)
+        #expect({ c.host.droppedInput == before + 5 }())
     }
 
     @Test func aclOvertakingItsConnectionCompleteIsReplayed() {
@@ -219,12 +219,12 @@ import TestSupport
         c.feed(event: hex("10 01 07"))
         #expect(c.events.contains { if case .hardwareError(7) = $0 { true } else { false } })
         #expect(c.events.contains { if case .disconnected(0x40, _) = $0 { true } else { false } })
-        #expect(c.host.connectionCount == 0 && !c.host.isReady)
+        #expect({ c.host.connectionCount == 0 && !c.host.isReady }())
         let opcodes = c.answerAll()
         #expect(opcodes.first == HCIOpcode.reset)
         // Advertising resumes once the controller is back.
         #expect(opcodes.suffix(1) == [HCIOpcode.leSetAdvertiseEnable])
-        #expect(c.host.recoveries == 1)
+        #expect({ c.host.recoveries == 1 }())
     }
 
     @Test func notificationsNeedSubscriptionAndFitMTU() {
@@ -232,15 +232,15 @@ import TestSupport
         c.connect(handle: 0x40)
         _ = c.answerAll()
         let value = [UInt8](repeating: 0x42, count: 40)
-        #expect(!value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) })
+        #expect({ !value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
         c.l2cap(handle: 0x40, channel: 4, hex("12 0d 00 01 00"))
         _ = c.drain()
-        #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) })
+        #expect({ value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
         c.feed(event: hex("13 05 01 40 00 04 00"))
         let pdus = ScriptedController<RecordingDelegate>.l2capPDUs(c.drain())
         #expect(pdus.last!.1 == [0x1B, 0x0C, 0x00] + Array(value.prefix(20)))
         // Indications are not enabled for it.
-        #expect(!value.withRaw { c.host.indicate(connection: 0x40, attribute: 12, value: $0) })
+        #expect({ !value.withRaw { c.host.indicate(connection: 0x40, attribute: 12, value: $0) } }())
     }
 
     @Test func shutdownSequence() {
@@ -256,7 +256,7 @@ import TestSupport
         c.feed(event: hex("05 04 00 40 00 16"))
         #expect(c.drain() == [hex("01 03 0c 00")])
         c.complete(HCIOpcode.reset)
-        #expect(c.host.isStopped)
+        #expect({ c.host.isStopped }())
         #expect(c.events.contains { if case .shutdownComplete = $0 { true } else { false } })
     }
 

@@ -8,7 +8,7 @@ import TestSupport
 @Suite struct CentralSessionTests {
     enum Behaviour { case answer, reject, silent, dropLinkOnQuestion, noService }
 
-    struct Harness {
+    struct Harness: ~Copyable {
         var c = ScriptedController(delegate: NoGATTDelegate(), role: .central, database: GATTDatabase(), maxConnections: 1)
         var session: EightBallCentral
         var behaviour: Behaviour
@@ -18,9 +18,13 @@ import TestSupport
         var droppedOnce = false
         var acl: [[UInt8]] = []
         var served = 0
+        /// The scripted 8-Ball advertises at -50 dBm whenever scanning starts; off
+        /// when a test plays its own sequence of reports.
+        var autoAdvertise = true
 
-        init(_ behaviour: Behaviour, settings: CentralSettings = CentralSettings()) {
+        init(_ behaviour: Behaviour, settings: CentralSettings = CentralSettings(), autoAdvertise: Bool = true) {
             self.behaviour = behaviour
+            self.autoAdvertise = autoAdvertise
             session = EightBallCentral(settings: settings)
             c.host.start(now: 0)
             c.answerAll()
@@ -71,7 +75,7 @@ import TestSupport
                 c.events.removeAll()
                 for event in events {
                     moved = true
-                    if case .scanning(true) = event, !linkUp, session.phaseIsScanning { advertise() }
+                    if case .scanning(true) = event, autoAdvertise, !linkUp, session.phaseIsScanning { advertise() }
                     session.handle(event, host: &c.host, now: now)
                 }
                 session.tick(host: &c.host, now: now)
@@ -109,9 +113,9 @@ import TestSupport
         }
 
         /// The 8-Ball's advertising report: extended, connectable, UUID + name, -50 dBm.
-        mutating func advertise(rssi: UInt8 = 0xCE, name: String = "B8") {
+        mutating func advertise(rssi: UInt8 = 0xCE, name: String = "B8", address: UInt8 = 1) {
             let data: [UInt8] = [2, 1, 6, 17, 7] + Self.uuid(EightBallUUID.service) + [UInt8(name.utf8.count + 1), 9] + Array(name.utf8)
-            let body: [UInt8] = [0x0D, 1, 0x13, 0x00, 0x01, 1, 2, 3, 4, 5, 0xC6, 1, 0, 0xFF, 0x7F, rssi,
+            let body: [UInt8] = [0x0D, 1, 0x13, 0x00, 0x01, address, 2, 3, 4, 5, 0xC6, 1, 0, 0xFF, 0x7F, rssi,
                                  0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(data.count)] + data
             c.feed(event: [0x3E, UInt8(body.count)] + body)
         }
@@ -134,7 +138,8 @@ import TestSupport
         let writes = h.requests.filter { $0[0] == 0x12 }
         #expect(writes == [hex("12 0f 00 01 00"), [0x12, 0x0C, 0x00] + Array("Will it work?".utf8), hex("12 0f 00 00 00")])
         #expect(h.requests.first == hex("02 f7 00"))
-        #expect(h.session.isIdleForQuestion)
+        let idle = h.session.isIdleForQuestion
+        #expect(idle)
     }
 
     @Test func longQuestionUsesPreparedWrites() {
@@ -185,13 +190,66 @@ import TestSupport
         #expect(!h.reported.contains { if case .found = $0 { true } else { false } })
     }
 
+    /// Reports of one 8-Ball (RSSI in dBm), as a controller without duplicate
+    /// filtering delivers them; returns the .found events.
+    static func found(_ h: inout Harness, after sequence: [Int8]) -> [ScanEntry] {
+        h.ask("Near?")
+        for rssi in sequence where h.session.phaseIsScanning {
+            h.advertise(rssi: UInt8(bitPattern: rssi))
+            h.pump()
+        }
+        return h.reported.compactMap { if case .found(let entry) = $0 { entry } else { nil } }
+    }
+
+    @Test func deviceWalkingIntoTheWindowIsFound() {
+        // First heard at -62 dBm (outside -60…-20), then closer: the central judges
+        // every report, so the 8-Ball is found at the first sample inside the window.
+        var h = Harness(.answer, autoAdvertise: false)
+        let found = Self.found(&h, after: [-62, -75, -61, -58, -40])
+        #expect(found.count == 1)
+        #expect(found.first?.rssi == -58)
+        #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
+        #expect(!h.reported.contains { if case .notFound = $0 { true } else { false } })
+    }
+
+    @Test func deviceThatStaysOutsideTheWindowIsNotFound() {
+        for sequence: [Int8] in [[-62, -61, -90, -61], [-19, -10, -5], [-127, -100]] {
+            var h = Harness(.answer, autoAdvertise: false)
+            let found = Self.found(&h, after: sequence)
+            #expect(found.isEmpty)
+            h.pump(now: 5_000)
+            #expect(h.reported.contains { if case .notFound = $0 { true } else { false } })
+        }
+    }
+
+    @Test func tooCloseThenInsideTheWindowIsFound() {
+        var settings = CentralSettings()
+        settings.rssiMin = -70
+        settings.rssiMax = -40
+        var h = Harness(.answer, settings: settings, autoAdvertise: false)
+        let found = Self.found(&h, after: [-30, -35, -45])
+        #expect(found.map(\.rssi) == [-45])
+    }
+
+    @Test func anotherAdvertiserInTheWindowWinsWhileTheFirstIsFar() {
+        var h = Harness(.answer, autoAdvertise: false)
+        h.ask("Which?")
+        h.advertise(rssi: UInt8(bitPattern: -80), name: "Far", address: 1)
+        h.pump()
+        h.advertise(rssi: UInt8(bitPattern: -45), name: "Near", address: 2)
+        h.pump()
+        let found = h.reported.compactMap { if case .found(let entry) = $0 { entry } else { nil } }
+        #expect(found.map { $0.summary.name.bytes } == [Array("Near".utf8)])
+    }
+
     @Test func finishDisconnects() {
         var h = Harness(.answer)
         h.ask("One?")
         h.session.finish(host: &h.c.host)
         h.pump()
         #expect(h.reported.last.map { if case .finished = $0 { true } else { false } } == true)
-        #expect(h.session.isFinished)
+        let finished = h.session.isFinished
+        #expect(finished)
     }
 
     @Test func filterRequiresUUIDNameAndRSSI() {
@@ -201,16 +259,21 @@ import TestSupport
         var entry = ScanEntry()
         entry.connectable = true
         entry.rssi = -50
-        #expect(!session.matches(entry))
+        let m1 = session.matches(entry)
+        #expect(!m1)
         entry.summary.addService(EightBallUUID.service)
-        #expect(!session.matches(entry))  // no name
+        let m2 = session.matches(entry)
+        #expect(!m2)  // no name
         Array("B8".utf8).withRaw { _ = entry.summary.name.append($0) }
-        #expect(session.matches(entry))
+        let m3 = session.matches(entry)
+        #expect(m3)
         entry.rssi = -61
-        #expect(!session.matches(entry))
+        let m4 = session.matches(entry)
+        #expect(!m4)
         entry.rssi = -50
         entry.connectable = false
-        #expect(!session.matches(entry))
+        let m5 = session.matches(entry)
+        #expect(!m5)
     }
 }
 

@@ -101,6 +101,13 @@ import BLEHost
         #expect(jsonString("\u{01}é🎱") == "\"\\u0001é🎱\"")
     }
 
+    @Test func cccdValuesAreDescribedBitByBit() {
+        #expect(cccdDescription(0x0000) == "unsubscribed (notifications and indications off)")
+        #expect(cccdDescription(0x0001) == "subscribed to notifications")
+        #expect(cccdDescription(0x0002) == "subscribed to indications")  // BlueZ on Service Changed
+        #expect(cccdDescription(0x0003) == "subscribed to notifications and indications")
+    }
+
     @Test func addressesRoundTrip() {
         let address = BDAddress(string: "C0:12:34:56:78:9A", type: 1)
         #expect(address?.string == "C0:12:34:56:78:9A")

@@ -37,14 +37,17 @@ public struct RecordingDelegate: GATTServerDelegate {
 }
 
 /// A controller played by the test: it answers the host's commands and feeds events and ACL.
-public struct ScriptedController<Delegate: GATTServerDelegate> {
+public struct ScriptedController<Delegate: GATTServerDelegate & ~Copyable>: ~Copyable {
     public var host: Host
     public var delegate: Delegate
     public var now: UInt64 = 0
     public var sent: [[UInt8]] = []
     public var events: [HostEvent] = []
 
-    public init(delegate: Delegate, role: Role = .peripheral, database: GATTDatabase = testDatabase(), maxConnections: Int = 4) {
+    public init(
+        delegate: consuming Delegate, role: Role = .peripheral, database: consuming GATTDatabase = testDatabase(),
+        maxConnections: Int = 4
+    ) {
         var configuration = HostConfiguration(role: role)
         configuration.maxConnections = maxConnections
         configuration.staticAddress = BDAddress.staticRandom(from: 0x1122_3344_5566)

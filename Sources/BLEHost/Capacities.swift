@@ -1,0 +1,40 @@
+/// Every fixed capacity of the core in one place: together they are its static
+/// memory. Value generics take literals only, so each capacity is a type alias
+/// and the counts are read back from the types.
+public enum Capacity {
+    // The firmware build (-D ITCB_FIRMWARE, scripts/firmware.sh) is a one-link
+    // peripheral with rings sized for one central: its static RAM fits 24 KB.
+    #if ITCB_FIRMWARE
+    /// LE links at once: the connection table and the 8-Ball's per-central state.
+    public typealias PerLink<Element: ~Copyable> = InlineArray<1, Element>
+    /// HostEvents waiting for the platform between two drains.
+    public typealias EventRing = FixedQueue<8, HostEvent>
+    /// HCI commands queued behind the outstanding one (advertising set-up queues 4).
+    public typealias CommandRing = FixedQueue<6, HCIPacket>
+    /// ACL that overtook its LE Connection Complete.
+    public typealias EarlyACLRing = FixedQueue<1, HCIPacket>
+    /// L2CAP PDUs queued for the controller, all links together.
+    public typealias TransmitSlots<Element: ~Copyable> = InlineArray<6, Element>
+    #else
+    public typealias PerLink<Element: ~Copyable> = InlineArray<8, Element>
+    public typealias EventRing = FixedQueue<32, HostEvent>
+    public typealias CommandRing = FixedQueue<12, HCIPacket>
+    public typealias EarlyACLRing = FixedQueue<2, HCIPacket>
+    public typealias TransmitSlots<Element: ~Copyable> = InlineArray<16, Element>
+    #endif
+
+    public static var links: Int { PerLink<UInt8>.count }
+    public static var transmitPDUs: Int { TransmitSlots<UInt8>.count }
+
+    /// Prepare Write entries per link, and the bytes they may hold together.
+    public typealias PreparedWriteSlots<Element> = InlineArray<32, Element>
+    public typealias PreparedWriteBytes = FixedBytes<640>
+
+    /// Attributes of the static GATT database, their stored values, and CCCDs.
+    public typealias AttributeSlots<Element> = InlineArray<24, Element>
+    public typealias AttributeValuePool = FixedBytes<512>
+    public typealias CCCDSlots<Element> = InlineArray<4, Element>
+
+    /// One question or any attribute value: ATT's maximum (Vol 3 Part F §3.2.9).
+    public typealias ValueBuffer = FixedBytes<512>
+}

@@ -1,0 +1,55 @@
+/// Construction in place, for firmware (issue 9): `Host(configuration:database:)`
+/// builds the whole ~40 KB value in a stack temporary before it is copied to
+/// its home, which no small MCU's stack survives. These build the same state
+/// field by field in memory that is already the value's home (a static arena
+/// in .bss): every frame stays small. The memory may hold anything beforehand
+/// (zeros, a previous host): every type here is plain data without references,
+/// so writing a field never reads the old one, and nothing is read that was
+/// not written first (queues and tables are emptied by their counts).
+/// `InPlaceTests` proves the result behaves exactly like a host made by `init`.
+extension Host {
+    /// Makes the memory at `pointer` a freshly initialised host (state `.off`,
+    /// empty database: fill it with `buildDatabase`, then `start`).
+    public static func initialize(_ pointer: UnsafeMutablePointer<Host>, configuration: HostConfiguration) {
+        pointer.pointee.resetInPlace(configuration: configuration)
+    }
+
+    /// Adds attributes to the (empty) database before `start`.
+    public mutating func buildDatabase(_ body: (inout GATTDatabase) -> Void) {
+        body(&server.database)
+    }
+
+    mutating func resetInPlace(configuration: HostConfiguration) {
+        self.configuration = configuration
+        self.configuration.maxConnections = max(1, min(configuration.maxConnections, Host.connectionCapacity))
+        controller = ControllerInfo()
+        server.database.removeAll()
+        for i in 0..<Host.connectionCapacity { connections[i].reset() }
+        now = 0
+        commandQueue.removeAll()
+        commandCredits = 1
+        outstandingOpcode = nil
+        outstandingParameter = 0
+        commandDeadline = 0
+        earlyACL.removeAll()
+        linkAppeared = false
+        aclCredits = 0
+        aclQueue.removeAll()
+        events.removeAll()
+        state = .off
+        initStep = .reset
+        advertisingDesired = false
+        advertisingData = AdvertisingData()
+        scanResponseData = AdvertisingData()
+        advertisingConfigured = false
+        advertisingEnabled = false
+        advertisingRequested = nil
+        advertisingEnablesPending = 0
+        advertisingBlockedWhileConnected = false
+        scan = ScanState()
+        shutdownStarted = 0
+        shutdownResetQueued = false
+        recoveries = 0
+        droppedInput = 0
+    }
+}

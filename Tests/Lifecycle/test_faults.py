@@ -1,0 +1,186 @@
+"""Faults that must not leave the appliance deaf or locked (issue 12, items 1-4,
+16, 18): a desynchronised H4 stream, a controller that goes silent under a
+scanning central, a full disk under --btsnoop, idle links, and what --log-level
+debug and SIGHUP tell."""
+import asyncio
+import signal
+import subprocess
+import time
+
+from bumble_client import EightBall, central
+from harness import BINARY, SLUGS, Dongle, Proxy, ask
+
+
+def peripheral(port, name, *extra):
+    return Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{port}", "--name", name, *extra)
+
+
+def recovers_after(proxy, dongle, garbage, name):
+    """Injects `garbage` toward the host; the host must notice, reset the
+    controller and answer again within 3 s, and still stop at once on SIGTERM."""
+    dongle.wait_for("info: advertising")
+    answers, _ = asyncio.run(ask(proxy.target_port_peer, name, ["Before?"]))
+    assert answers[0].decode() in SLUGS
+    injected = time.time()
+    proxy.inject_to_host(garbage)
+    dongle.wait_for("out of sync", timeout=3, after=injected - 0.1)
+    dongle.wait_for("info: advertising", timeout=3, after=injected)
+    assert time.time() - injected < 3.0, dongle.log
+    answers, _ = asyncio.run(ask(proxy.target_port_peer, name, ["After?", "Again?"]))
+    assert all(a.decode() in SLUGS for a in answers)
+    stopping = time.time()
+    dongle.process.send_signal(signal.SIGTERM)
+    assert dongle.process.wait(5) == 0, dongle.log
+    assert time.time() - stopping < 1.0, "SIGTERM waited for its deadline: the stream is still out of sync"
+
+
+def test_unknown_packet_type_resynchronises(controllers):
+    proxy = Proxy(controllers.ports[0])
+    proxy.target_port_peer = controllers.ports[1]
+    dongle = peripheral(proxy.port, "Noise")
+    try:
+        recovers_after(proxy, dongle, bytes([0x07, 0x99, 0x42, 0x00, 0x13]), "Noise")
+    finally:
+        dongle.stop()
+        proxy.close()
+
+
+def test_acl_header_announcing_a_packet_that_never_comes_resynchronises(controllers):
+    # A plausible ACL header (handle 0x040, 1020 bytes) from line noise: without a
+    # stall check the de-framer would wait for, and swallow, everything after it.
+    proxy = Proxy(controllers.ports[0])
+    proxy.target_port_peer = controllers.ports[1]
+    dongle = peripheral(proxy.port, "Garbled")
+    try:
+        recovers_after(proxy, dongle, bytes([0x02, 0x40, 0x20, 0xFC, 0x03, 0x01, 0x02]), "Garbled")
+    finally:
+        dongle.stop()
+        proxy.close()
+
+
+def test_central_with_a_controller_gone_silent_exits_4_naming_it(controllers):
+    proxy = Proxy(controllers.ports[0])
+    central_process = Dongle("--role", "central", "--transport", f"tcp:127.0.0.1:{proxy.port}",
+                             "--question", "Anyone?", "--timeout", "6")
+    try:
+        central_process.wait_for("controller ready", timeout=10)
+        proxy.silent.set()
+        code = central_process.process.wait(30)
+        assert code == 4, central_process.log
+        assert f"controller at tcp:127.0.0.1:{proxy.port} stopped answering" in central_process.log
+        assert "no 8-Ball found" not in central_process.log
+    finally:
+        central_process.stop()
+        proxy.close()
+
+
+def test_btsnoop_on_a_full_disk_warns_once_and_keeps_serving(controllers):
+    dongle = peripheral(controllers.ports[0], "Full", "--btsnoop", "/dev/full")
+    try:
+        dongle.wait_for("info: advertising")
+        answers, _ = asyncio.run(ask(controllers.ports[1], "Full", ["Disk full?", "Still?"]))
+        assert all(a.decode() in SLUGS for a in answers)
+        assert dongle.count("btsnoop: cannot write /dev/full") == 1, dongle.log
+        assert dongle.process.poll() is None
+    finally:
+        dongle.stop()
+
+
+def test_idle_central_is_disconnected_and_logged_with_its_address(controllers):
+    dongle = peripheral(controllers.ports[0], "Idle", "--idle-timeout", "1.5")
+
+    async def connect_and_idle():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "Idle")
+            gone = asyncio.get_running_loop().create_future()
+            ball.connection.on("disconnection", lambda reason: gone.done() or gone.set_result(reason))
+            started = time.time()
+            await asyncio.wait_for(gone, 6)
+            return time.time() - started, str(ball.connection.self_address).split("/")[0]
+
+    try:
+        dongle.wait_for("info: advertising")
+        waited, address = asyncio.run(connect_and_idle())
+        # Discovery and the subscription count as requests; the link then idles 1.5 s.
+        assert 1.0 <= waited <= 4.0, waited
+        line = dongle.wait_for("disconnecting idle central", timeout=2)
+        assert any(address.upper() in l.upper() for _, l in dongle.lines if "idle central" in l), dongle.log
+        # The slot is free again: another central gets its answer.
+        answers, _ = asyncio.run(ask(controllers.ports[1], "Idle", ["Free again?"]))
+        assert answers[0].decode() in SLUGS
+    finally:
+        dongle.stop()
+
+
+def test_busy_central_is_not_idle(controllers):
+    dongle = peripheral(controllers.ports[0], "Busy", "--idle-timeout", "1")
+
+    async def keep_asking():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "Busy")
+            answers = []
+            for i in range(6):
+                answers.append(await ball.ask(f"Number {i}?"))
+                await asyncio.sleep(0.5)
+            return answers
+
+    try:
+        dongle.wait_for("info: advertising")
+        answers = asyncio.run(keep_asking())
+        assert len(answers) == 6 and all(a.decode() in SLUGS for a in answers)
+        assert dongle.count("idle central") == 0
+    finally:
+        dongle.stop()
+
+
+def test_idle_timeout_rejects_bad_values():
+    for value in ["-1", "86401", "soon"]:
+        result = subprocess.run([BINARY, "--role", "peripheral", "--idle-timeout", value],
+                                capture_output=True, text=True, timeout=10)
+        assert result.returncode == 2, (value, result.stderr)
+        assert "idle-timeout" in result.stderr
+
+
+def test_debug_narrates_att_and_trace_shows_bytes_not_types(controllers):
+    dongle = peripheral(controllers.ports[0], "Chatty", "--log-level", "trace")
+    try:
+        dongle.wait_for("info: advertising")
+
+        async def scenario():
+            async with central(controllers.ports[1]) as device:
+                ball = await EightBall.connect(device, "Chatty", mtu=247)
+                assert (await ball.ask("Talk?")).decode() in SLUGS
+
+        asyncio.run(scenario())
+        dongle.wait_for("answer on", timeout=5)
+        log = dongle.log
+        for expected in ["ATT < Exchange MTU Request, MTU", "ATT > Exchange MTU Response", "ATT < Write Request, handle 0x",
+                         "ATT > Write Response", "ATT > Handle Value Notification, handle 0x", "connected:"]:
+            assert expected in log, expected
+        assert "FixedBytes<" not in log and "storage:" not in log
+    finally:
+        dongle.stop()
+
+
+def test_sighup_status_counts_questions_names_peers_and_uptime(controllers):
+    dongle = peripheral(controllers.ports[0], "Status")
+
+    async def ask_and_stay():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "Status")
+            for q in ["One?", "Two?"]:
+                assert (await ball.ask(q)).decode() in SLUGS
+            sent = time.time()
+            dongle.process.send_signal(signal.SIGHUP)
+            await asyncio.sleep(0.5)
+            return sent, str(ball.connection.self_address).split("/")[0]
+
+    try:
+        dongle.wait_for("info: advertising")
+        sent, address = asyncio.run(ask_and_stay())
+        dongle.wait_for("status: running: 1 connection(s)", timeout=5, after=sent - 0.1)
+        line = [l for _, l in dongle.lines if "status: running" in l][-1]
+        assert address.upper() in line.upper(), line
+        assert "2 question(s) answered" in line and "uptime 0m" in line, line
+    finally:
+        dongle.stop()
