@@ -8,12 +8,16 @@
 #   /etc/default/itcb-dongle                   udev/itcb-dongle.default (conffile)
 #   /etc/itcb-dongle/dongles                   udev/dongles (conffile)
 #   /usr/share/doc/itcb-dongle/                README.md, copyright, changelog.gz
+#   /usr/share/man/man1/itcb-dongle.1.gz       from the binary's own help
+#                                              (scripts/manpage.py)
+#   /usr/share/bash-completion/completions/itcb-dongle   the binary's
+#   /usr/share/zsh/vendor-completions/_itcb-dongle        --generate-completion-script
 #   DEBIAN/ postinst (creates the itcb system user and group, reloads udev),
 #           prerm (stops running instances), postrm (purge: removes the user)
 #
 # Usage: scripts/build-deb.sh [--binary PATH]   package a prebuilt binary
 #        scripts/build-deb.sh --build-only      only build; prints the binary path
-# Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils. Set SOURCE_DATE_EPOCH for
+# Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils, python3. Set SOURCE_DATE_EPOCH for
 # a reproducible package (default: the last commit's time).
 #
 # Linking: `swift build -c release --static-swift-stdlib` links the Swift
@@ -82,13 +86,21 @@ if [ -n "$unexpected" ]; then
     echo "build-deb: (libswift*: not --static-swift-stdlib; libstdc++/libgcc_s: not built by this script)" >&2
     exit 1
 fi
+# The version the binary reports is the one the package is named after.
+reported=$("$binary" --version)
+[ "$reported" = "$version" ] || {
+    echo "build-deb: $binary --version says '$reported', VERSION says '$version' (Sources/ITCBDongle/Version.swift)" >&2
+    exit 1
+}
 if [ "$build_only" = 1 ]; then echo "$binary"; exit 0; fi
 
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 package="$work/itcb-dongle"
 doc="$package/usr/share/doc/itcb-dongle"
 install -d "$package/DEBIAN" "$package/usr/bin" "$package/lib/udev/rules.d" "$package/lib/systemd/system" \
-    "$package/etc/default" "$package/etc/itcb-dongle" "$doc" "$package/usr/share/lintian/overrides"
+    "$package/etc/default" "$package/etc/itcb-dongle" "$doc" \
+    "$package/usr/share/man/man1" "$package/usr/share/bash-completion/completions" \
+    "$package/usr/share/zsh/vendor-completions"
 install -m 0755 "$binary" "$package/usr/bin/itcb-dongle"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/itcb-dongle"
 install -m 0644 udev/70-itcb-dongle.rules "$package/lib/udev/rules.d/70-itcb-dongle.rules"
@@ -96,7 +108,15 @@ install -m 0644 udev/itcb-dongle@.service "$package/lib/systemd/system/itcb-dong
 install -m 0644 udev/itcb-dongle.default "$package/etc/default/itcb-dongle"
 install -m 0644 udev/dongles "$package/etc/itcb-dongle/dongles"
 install -m 0644 packaging/debian/copyright README.md "$doc/"
-install -m 0644 packaging/debian/lintian-overrides "$package/usr/share/lintian/overrides/itcb-dongle"
+# Man page and shell completion, from the packaged binary's own help.
+python3 scripts/manpage.py "$package/usr/bin/itcb-dongle" --date "$(date -u -d @"$epoch" +%Y-%m-%d)" \
+    | gzip -9n > "$package/usr/share/man/man1/itcb-dongle.1.gz"
+# (bash-completion sources the file: no #! line, lintian's bash-completion-with-hashbang)
+"$package/usr/bin/itcb-dongle" --generate-completion-script bash | sed '1{/^#!/d}' \
+    > "$package/usr/share/bash-completion/completions/itcb-dongle"
+"$package/usr/bin/itcb-dongle" --generate-completion-script zsh > "$package/usr/share/zsh/vendor-completions/_itcb-dongle"
+chmod 0644 "$package/usr/share/man/man1/itcb-dongle.1.gz" "$package/usr/share/bash-completion/completions/itcb-dongle" \
+    "$package/usr/share/zsh/vendor-completions/_itcb-dongle"
 cat > "$work/changelog" <<CHANGELOG
 itcb-dongle ($version) unstable; urgency=medium
 

@@ -6,6 +6,9 @@
 #   /etc/default/itcb-dongle                       options (kept if present)
 #   /etc/itcb-dongle/dongles                       which dongles start (kept if present)
 #   $PREFIX/share/doc/itcb-dongle/README.md
+#   $PREFIX/share/man/man1/itcb-dongle.1            man page (scripts/manpage.py)
+#   $PREFIX/share/bash-completion/completions/itcb-dongle   shell completion
+#   $PREFIX/share/zsh/site-functions/_itcb-dongle
 # then creates the system user and group "itcb" and reloads udev and systemd.
 # The rule and unit name /usr/bin/itcb-dongle; they are rewritten to
 # $PREFIX/bin/itcb-dongle.
@@ -35,6 +38,9 @@ done
 
 bin="$DESTDIR$PREFIX/bin/itcb-dongle"
 doc="$DESTDIR$PREFIX/share/doc/itcb-dongle"
+man="$DESTDIR$PREFIX/share/man/man1/itcb-dongle.1"
+bash_completion="$DESTDIR$PREFIX/share/bash-completion/completions/itcb-dongle"
+zsh_completion="$DESTDIR$PREFIX/share/zsh/site-functions/_itcb-dongle"
 rules="$DESTDIR/etc/udev/rules.d/70-itcb-dongle.rules"
 unit="$DESTDIR/etc/systemd/system/itcb-dongle@.service"
 defaults="$DESTDIR/etc/default/itcb-dongle"
@@ -53,7 +59,7 @@ if [ "$mode" != install ]; then
             systemctl stop "$u" || true
         done
     fi
-    rm -f "$bin" "$rules" "$unit" "$defaults.dist" "$dongles.dist"
+    rm -f "$bin" "$rules" "$unit" "$defaults.dist" "$dongles.dist" "$man" "$bash_completion" "$zsh_completion"
     rm -rf "$doc"
     if [ "$mode" = purge ]; then
         rm -f "$defaults" "$dongles"
@@ -77,8 +83,13 @@ fi
 if [ -z "$binary" ]; then binary=$(scripts/build-deb.sh --build-only); fi
 [ -x "$binary" ] || { echo "install: no binary at $binary" >&2; exit 1; }
 install -d "$(dirname "$bin")" "$doc" "$(dirname "$rules")" "$(dirname "$unit")" "$(dirname "$defaults")" \
-    "$(dirname "$dongles")"
+    "$(dirname "$dongles")" "$(dirname "$man")" "$(dirname "$bash_completion")" "$(dirname "$zsh_completion")"
 install -m 0755 "$binary" "$bin"
+# Man page and completion from the installed binary's own help.
+python3 scripts/manpage.py "$bin" > "$man"
+"$bin" --generate-completion-script bash | sed '1{/^#!/d}' > "$bash_completion"
+"$bin" --generate-completion-script zsh > "$zsh_completion"
+chmod 0644 "$man" "$bash_completion" "$zsh_completion"
 sed "s|/usr/bin/itcb-dongle|$PREFIX/bin/itcb-dongle|g" udev/70-itcb-dongle.rules > "$rules"
 sed -e "s|/usr/bin/itcb-dongle|$PREFIX/bin/itcb-dongle|g" \
     -e "s|/usr/share/doc/itcb-dongle|$PREFIX/share/doc/itcb-dongle|g" udev/itcb-dongle@.service > "$unit"
@@ -107,4 +118,4 @@ if udev_running; then
     udevadm trigger --subsystem-match=usb --action=change
 fi
 echo "install: done. List your dongle in ${DESTDIR}/etc/itcb-dongle/dongles (itcb-dongle --list-controllers shows it),"
-echo "install: then: sudo udevadm trigger --subsystem-match=usb (or re-plug it)."
+echo "install: then: sudo udevadm trigger --subsystem-match=usb --action=add (or re-plug it)."

@@ -40,6 +40,7 @@ suite "process bench: <= 40,000 instructions, 0 allocations, <= 20 syscalls per 
 suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q Tests/Interop
 suite "interop with Bumble (central)" .venv/bin/python -m pytest -q Tests/Central
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q Tests/Lifecycle
+suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 # RootCanal needs a newer glibc: a debootstrapped trixie tree, cached in ~/.cache/itcb-dongle.
 suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh
 suite "interop on RootCanal controllers" .venv/bin/python -m pytest -q Tests/RootCanal

@@ -205,6 +205,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
         switch event {
         case .gattClient(let client): logClientEvent(client)
         case .advertisingReport(let report): noteAdvertiser(report)
+        case .disconnected:
+            // Its log line went out after the prompt: prompt again below it.
+            if current == nil { source.prompted = false }
         case .controllerTimeout, .hardwareError: controllerLost = true
         case .ready: controllerLost = false
         default: break

@@ -14,18 +14,19 @@ struct ITCBDongle: ParsableCommand {
         itcb-dongle --list-controllers | --controller-info [--transport <transport>]
         """,
         discussion: """
-        Peripheral: advertises the 8-Ball service and answers questions written to it.
+        Peripheral: advertises the 8-Ball service and answers questions written to it. \
         Central: finds 8-Balls in range, asks questions, prints the answers.
 
-        Exit codes: 0 success, 1 internal error, 2 bad command line or environment (bad
-        value, unwritable --btsnoop file, no questions on standard input), 3 transport error,
-        4 controller not responding, 5 question rejected (central), 6 no 8-Ball found
-        (central), 7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug),
-        130 central stopped by Ctrl-C (SIGINT; 143: SIGTERM).
+        Exit codes: 0 success, 1 internal error, 2 bad command line or environment (bad value, \
+        unwritable --btsnoop file, no questions on standard input), 3 transport error, \
+        4 controller not responding, 5 question rejected (central), 6 no 8-Ball found (central), \
+        7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug), \
+        130 central stopped by Ctrl-C (143: SIGTERM).
 
         Examples:
           itcb-dongle --role peripheral --transport tcp:127.0.0.1:9001 --name Kiosk
           itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question "Rain?"
+          itcb-dongle --role central --scan
         """,
         version: itcbDongleVersion)
 
@@ -70,7 +71,7 @@ struct ITCBDongle: ParsableCommand {
     var maxCentrals: Int = 4
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: disconnect a central that sends no ATT request for this many seconds (up to 86400), so idle links cannot fill every slot; 0 = never. Default: 60.", valueName: "seconds"))
-    var idleTimeout: Double = 60
+    var idleTimeout: Double?  // nil: 60 s (optional, so --help does not show "default: 60.0")
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: seed for the answer sequence (same seed, same answers), 0 to 18446744073709551615. Default: random.", valueName: "n"), transform: parseSeed)
     var seed: UInt64?
@@ -117,6 +118,9 @@ struct ITCBDongle: ParsableCommand {
         }
         if case .failure(let error) = TransportSpec.parse(transport) { throw ValidationError(error.description) }
         if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
+            if scan || !question.isEmpty || peer != nil || json {
+                throw ValidationError("choose a role: add --role central (--scan, --question, --peer and --json are the asker's)")
+            }
             throw ValidationError("choose a role: --role peripheral (the 8-Ball) or --role central (the asker)")
         }
         guard !name.isEmpty, name.utf8.count <= 248 else {
@@ -125,7 +129,7 @@ struct ITCBDongle: ParsableCommand {
         guard (1...Host.connectionCapacity).contains(maxCentrals) else {
             throw ValidationError("--max-centrals must be between 1 and \(Host.connectionCapacity) (got \(maxCentrals))")
         }
-        guard idleTimeout >= 0, idleTimeout <= 86_400 else {
+        if let idleTimeout, !(idleTimeout >= 0 && idleTimeout <= 86_400) {
             throw ValidationError("--idle-timeout must be from 0 (never) to 86400 seconds (got \(formatNumber(idleTimeout)))")
         }
         guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
@@ -265,7 +269,7 @@ extension ITCBDongle {
 
         var configuration = HostConfiguration(role: role == .central ? .central : .peripheral)
         configuration.maxConnections = role == .central ? 1 : maxCentrals
-        configuration.idleTimeout = UInt64(idleTimeout * 1000)
+        configuration.idleTimeout = UInt64((idleTimeout ?? 60) * 1000)
         if let address, let parsed = BDAddress(string: address, type: 1) {
             configuration.staticAddress = parsed
             configuration.forceRandomAddress = true

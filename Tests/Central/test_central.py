@@ -2,8 +2,11 @@
 peripheral, all over Bumble virtual controllers."""
 import json
 import os
+import pty
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 from harness import BINARY, REPO, SLUGS, Dongle, stop_process
@@ -67,8 +70,16 @@ def test_advertisers_without_uuid_or_name_are_ignored(link):
         result = central(link.ports[0], "--scan", "--timeout", "3")
         assert result.returncode == 6, (result.stdout, result.stderr)
         assert result.stdout == ""
+        # Nothing found is said, with what was seen and why it was passed over (issue 12, item 12).
+        assert "no 8-Ball found within 3 s" in result.stderr
+        assert 'seen: "NoUuid" C1:11:11:11:11:11 -50 dBm: not an 8-Ball (no 8-Ball service)' in result.stderr
+        assert "seen: (no name) C2:22:22:22:22:22 -50 dBm: an 8-Ball service but no name" in result.stderr
+        assert "8E38140A" not in result.stderr
+        result = central(link.ports[0], "--scan", "--timeout", "3", "--json")
+        assert result.returncode == 6 and result.stdout == "[]\n"
         result = central(link.ports[0], "--question", "Anyone?", "--timeout", "3")
         assert result.returncode == 6 and "no 8-Ball found" in result.stderr
+        assert 'seen: "NoUuid"' in result.stderr
         good = BumblePeripheral(link.ports[3], "--name", "Good8", "--address", "C3:33:33:33:33:33")
         try:
             result = central(link.ports[0], "--scan", "--timeout", "3", "--json")
@@ -91,6 +102,8 @@ def test_rssi_window_below_virtual_controller_finds_nothing(link):
         result = central(link.ports[0], "--question", "Near?", "--rssi-max", "-55", "--timeout", "3")
         assert result.returncode == 6, result.stderr
         assert "no 8-Ball found" in result.stderr
+        assert "signal from -60 to -55 dBm" in result.stderr
+        assert 'seen: "B8" C4:B5:A6:97:88:79 -50 dBm: signal outside -60…-55 dBm' in result.stderr
         result = central(link.ports[0], "--question", "Near?", "--rssi-min", "-45", "--rssi-max", "-20", "--timeout", "3")
         assert result.returncode == 6
         result = central(link.ports[0], "--question", "Near?", "--rssi-min", "-50", "--rssi-max", "-50")
@@ -121,6 +134,15 @@ def test_peer_selects_one_eight_ball(link):
             assert result.returncode == 0, result.stderr
             record = json.loads(result.stdout)
             assert peer in (record["peer"], record["address"])
+        # Names match in any case (issue 12, item 12).
+        result = central(link.ports[0], "--question", "Which?", "--peer", "bETA", "--json")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["peer"] == "Beta"
+        # A name nobody has: said what was looked for, and who was seen instead.
+        result = central(link.ports[0], "--question", "Which?", "--peer", "Gamma", "--timeout", "3")
+        assert result.returncode == 6
+        assert 'named "Gamma" (any case)' in result.stderr
+        assert 'seen: "Alpha" C5:55:55:55:55:55 -50 dBm: not named "Gamma"' in result.stderr
     finally:
         first.stop()
         second.stop()
@@ -168,3 +190,137 @@ def test_long_question_uses_prepared_writes(link):
         assert ours.count(question) == 1
     finally:
         ours.stop()
+
+
+def test_scan_without_timeout_runs_until_ctrl_c(link):
+    peer = BumblePeripheral(link.ports[1], "--name", "Good8", "--address", "C3:33:33:33:33:33")
+    try:
+        process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[0]}",
+                                    "--scan", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            # Printed as it appears, long before any timeout would end the scan.
+            first = json.loads(process.stdout.readline())
+            assert (first["name"], first["address"]) == ("Good8", "C3:33:33:33:33:33")
+            time.sleep(7)  # past the default timeout (5 s): still scanning
+            assert process.poll() is None
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=5)
+            assert process.returncode == 130, err
+            assert out == ""
+        finally:
+            if process.poll() is None:
+                process.kill()
+    finally:
+        peer.stop()
+
+
+def test_ctrl_c_mid_session_is_130_without_a_made_up_answer(link):
+    peer = BumblePeripheral(link.ports[1], "--name", "B8")
+    try:
+        process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[0]}"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            process.stdin.write("First?\n")
+            process.stdin.flush()
+            assert process.stdout.readline().startswith("First? -> ")
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=5)
+            assert process.returncode == 130, err
+            assert out == ""
+        finally:
+            if process.poll() is None:
+                process.kill()
+    finally:
+        peer.stop()
+
+
+def test_empty_stdin_is_said(link):
+    peer = BumblePeripheral(link.ports[1], "--name", "B8")
+    try:
+        result = central(link.ports[0], stdin="")
+        assert result.returncode == 2
+        assert "no questions: standard input was empty" in result.stderr
+        result = central(link.ports[0], stdin="\n  \n")
+        assert result.returncode == 2
+    finally:
+        peer.stop()
+
+
+class Terminal:
+    """Our central with its stdin on a pseudo-terminal (so it prompts); stdout
+    and stderr collected as they come (the prompt has no newline)."""
+
+    def __init__(self, port, *args):
+        self.master, slave = pty.openpty()
+        self.process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{port}", *args],
+                                        stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(slave)
+        self.out, self.err = b"", b""
+        threading.Thread(target=self._read, args=("out",), daemon=True).start()
+        threading.Thread(target=self._read, args=("err",), daemon=True).start()
+
+    def _read(self, which):
+        stream = self.process.stdout if which == "out" else self.process.stderr
+        while True:
+            chunk = os.read(stream.fileno(), 4096)
+            if not chunk:
+                return
+            setattr(self, which, getattr(self, which) + chunk)
+
+    def type(self, line):
+        os.write(self.master, line.encode() + b"\n")
+
+    def wait(self, predicate, timeout=20.0):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if predicate():
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"timed out; stdout:\n{self.out.decode()}\nstderr:\n{self.err.decode()}")
+
+    def prompts(self):
+        return self.err.count(b"Ask the 8-Ball: ")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        os.close(self.master)
+
+
+def test_interactive_prompt_offline_and_reconnect(link):
+    def ours():
+        d = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Ours")
+        d.wait_for("advertising")
+        return d
+
+    peripheral = ours()
+    terminal = Terminal(link.ports[0], "--timeout", "3")
+    try:
+        # The prompt comes after the log lines, last on the screen.
+        terminal.wait(lambda: terminal.prompts() == 1)
+        time.sleep(0.5)
+        assert b"8-Ball ready" in terminal.err and terminal.err.endswith(b"Ask the 8-Ball: ")
+        # An empty line: the prompt again.
+        terminal.type("")
+        terminal.wait(lambda: terminal.prompts() == 2)
+        terminal.type("First?")
+        terminal.wait(lambda: b"First? -> " in terminal.out and terminal.prompts() == 3)
+        # The 8-Ball goes away: that question is offline, the prompt stays.
+        peripheral.stop()
+        # Its disconnection is logged, and the prompt comes again below that line.
+        terminal.wait(lambda: terminal.prompts() == 4)
+        assert terminal.err.endswith(b"\nAsk the 8-Ball: ")
+        assert terminal.err.rindex(b"disconnected") < terminal.err.rindex(b"Ask the 8-Ball: ")
+        terminal.type("Gone?")
+        terminal.wait(lambda: b"Gone? -> device offline" in terminal.out and terminal.prompts() == 5)
+        assert terminal.process.poll() is None
+        # It comes back: the next question finds it again.
+        peripheral = ours()
+        terminal.type("Back?")
+        terminal.wait(lambda: b"Back? -> " in terminal.out and terminal.prompts() == 6, timeout=30)
+        assert b"Back? -> device offline" not in terminal.out
+        terminal.process.send_signal(signal.SIGINT)
+        assert terminal.process.wait(5) == 130
+    finally:
+        terminal.stop()
+        peripheral.stop()

@@ -56,7 +56,7 @@ finish() {
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
 missing=()
-for p in lintian systemd udev dpkg-dev passwd binutils python3 util-linux; do
+for p in lintian systemd udev dpkg-dev passwd binutils python3 util-linux man-db; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
@@ -95,7 +95,10 @@ package_contents() {
         "-rw-r--r-- root/root ./etc/default/itcb-dongle" \
         "-rw-r--r-- root/root ./etc/itcb-dongle/dongles" \
         "-rw-r--r-- root/root ./usr/share/doc/itcb-dongle/copyright" \
-        "-rw-r--r-- root/root ./usr/share/doc/itcb-dongle/changelog.gz"; do
+        "-rw-r--r-- root/root ./usr/share/doc/itcb-dongle/changelog.gz" \
+        "-rw-r--r-- root/root ./usr/share/man/man1/itcb-dongle.1.gz" \
+        "-rw-r--r-- root/root ./usr/share/bash-completion/completions/itcb-dongle" \
+        "-rw-r--r-- root/root ./usr/share/zsh/vendor-completions/_itcb-dongle"; do
         grep -qxF -- "$expected" <<< "$listing" || { echo "missing: $expected"; echo "$listing"; return 1; }
     done
     cmp -s udev/70-itcb-dongle.rules "$pkg/lib/udev/rules.d/70-itcb-dongle.rules" \
@@ -112,6 +115,24 @@ package_contents() {
 }
 check "package: files, modes, conffiles, maintainer scripts, md5sums, VERSION" package_contents
 
+package_manual_and_completion() {
+    local page="$scratch/itcb-dongle.1" option
+    gzip -dc "$pkg/usr/share/man/man1/itcb-dongle.1.gz" > "$page"
+    # man renders it without warnings, and it documents every option --help lists.
+    local warnings
+    warnings=$(LC_ALL=C.UTF-8 man --warnings -E UTF-8 -l "$page" 2>&1 >/dev/null) || return 1
+    [ -z "$warnings" ] || { echo "$warnings"; return 1; }
+    for option in $("$binary" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+        grep -qF -- "\fB${option//-/\\-}\fR" "$page" || { echo "man page lacks $option"; return 1; }
+    done
+    grep -q -- "--role" "$pkg/usr/share/bash-completion/completions/itcb-dongle" \
+        && bash -n "$pkg/usr/share/bash-completion/completions/itcb-dongle" \
+        && grep -q '^#compdef itcb-dongle' "$pkg/usr/share/zsh/vendor-completions/_itcb-dongle" \
+        || { echo "completion scripts"; return 1; }
+    [ "$("$binary" --version)" = "$(tr -d ' \n' < VERSION)" ] || { echo "--version is not VERSION's"; return 1; }
+}
+check "package: man page (every --help option, no warnings), bash/zsh completion, --version" package_manual_and_completion
+
 package_depends() {
     local depends names needed
     depends=$(dpkg-deb -f "$deb" Depends)
@@ -120,9 +141,14 @@ package_depends() {
     needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
     echo "NEEDED: $(echo $needed)"
     ! grep -Eq 'libswift|libstdc\+\+|libgcc_s|libdispatch|libFoundation' <<< "$needed" || return 1
-    ldd "$binary" | grep -q 'libusb-1.0.so.0 => /' || { ldd "$binary"; return 1; }
-    ! ldd "$binary" | grep -q 'not found' || { ldd "$binary"; return 1; }
-    "$binary" --help | grep -q -- '--exit-on-unplug'
+    # Whole outputs first: `ldd | grep -q` under pipefail fails when grep stops
+    # reading before ldd is done writing (SIGPIPE).
+    local libraries help
+    libraries=$(ldd "$binary")
+    grep -q 'libusb-1.0.so.0 => /' <<< "$libraries" || { echo "$libraries"; return 1; }
+    ! grep -q 'not found' <<< "$libraries" || { echo "$libraries"; return 1; }
+    help=$("$binary" --help)
+    grep -q -- '--exit-on-unplug' <<< "$help"
 }
 check "package: Depends only libc6 + libusb-1.0-0; binary has no Swift/C++ runtime .so" package_depends
 
@@ -146,6 +172,32 @@ unit_verifies() {
     [ -z "$out" ]  # any warning (unknown key, bad value) fails
 }
 check "systemd-analyze verify accepts the unit" unit_verifies
+
+# The README's TCP and serial drop-ins (the same lines as the unit's header
+# comment) on top of the unit: systemd-analyze loads and accepts them.
+drop_ins_verify() {
+    local kind block out
+    for kind in tcp serial; do
+        block=$(python3 - "$kind" <<'PY'
+import re, sys
+blocks = re.findall(r"```ini\n(.*?)```", open("README.md").read(), re.S)
+print(blocks[0 if sys.argv[1] == "tcp" else 1], end="")
+PY
+)
+        [ -n "$block" ] || { echo "README has no $kind drop-in"; return 1; }
+        # The unit's comment has the same lines.
+        while IFS= read -r line; do
+            grep -qxF -- "#   $line" udev/itcb-dongle@.service || { echo "unit comment lacks: $line"; return 1; }
+        done <<< "$block"
+        mkdir -p "$scratch/dropin/itcb-dongle@$kind.service.d"
+        sed "s|/usr/bin/itcb-dongle|$binary|" udev/itcb-dongle@.service > "$scratch/dropin/itcb-dongle@$kind.service"
+        sed "s|/usr/bin/itcb-dongle|$binary|" <<< "$block" > "$scratch/dropin/itcb-dongle@$kind.service.d/override.conf"
+        out=$(SYSTEMD_UNIT_PATH="$scratch/dropin:" systemd-analyze verify --man=no "$scratch/dropin/itcb-dongle@$kind.service" 2>&1) \
+            || { echo "$out"; return 1; }
+        [ -z "$out" ] || { echo "$out"; return 1; }
+    done
+}
+check "README's TCP and serial drop-ins: as in the unit's comment, systemd-analyze accepts them" drop_ins_verify
 
 unit_exposure() {
     # Exposure 0.0 (best) - 10.0; --threshold is in tenths. Ours: 0.5.
@@ -380,7 +432,10 @@ staged_install() {
         && grep -q '^ExecStart=/usr/local/bin/itcb-dongle --role' "$dest/etc/systemd/system/itcb-dongle@.service" \
         && cmp -s udev/itcb-dongle.default "$dest/etc/default/itcb-dongle" \
         && cmp -s udev/dongles "$dest/etc/itcb-dongle/dongles" \
-        && [ -f "$dest/usr/local/share/doc/itcb-dongle/README.md" ] || { find "$dest"; return 1; }
+        && [ -f "$dest/usr/local/share/doc/itcb-dongle/README.md" ] \
+        && grep -q '^\.TH ITCB' "$dest/usr/local/share/man/man1/itcb-dongle.1" \
+        && [ -s "$dest/usr/local/share/bash-completion/completions/itcb-dongle" ] \
+        && [ -s "$dest/usr/local/share/zsh/site-functions/_itcb-dongle" ] || { find "$dest"; return 1; }
     [ "$(stat -c %a "$dest/etc/udev/rules.d/70-itcb-dongle.rules")" = 644 ] || return 1
     ! grep -rq '/usr/bin/itcb-dongle' "$dest/etc" || { echo "a path still names /usr/bin"; return 1; }
     # The installed unit verifies too (its binary path rewritten into the stage).
@@ -397,6 +452,8 @@ staged_install() {
     DESTDIR="$dest" scripts/install.sh --uninstall >/dev/null || return 1
     [ ! -e "$dest/usr/local/bin/itcb-dongle" ] && [ ! -e "$dest/etc/udev/rules.d/70-itcb-dongle.rules" ] \
         && [ ! -e "$dest/etc/systemd/system/itcb-dongle@.service" ] && [ ! -e "$dest/etc/default/itcb-dongle.dist" ] \
+        && [ ! -e "$dest/usr/local/share/man/man1/itcb-dongle.1" ] \
+        && [ ! -e "$dest/usr/local/share/bash-completion/completions/itcb-dongle" ] \
         && [ -e "$dest/etc/default/itcb-dongle" ] && [ -e "$dest/etc/itcb-dongle/dongles" ] || { find "$dest"; return 1; }
     DESTDIR="$dest" scripts/install.sh --purge >/dev/null || return 1
     [ -z "$(find "$dest" -type f)" ] || { echo "left:"; find "$dest" -type f; return 1; }
