@@ -3,14 +3,16 @@ LEAdvertisingManager1.RegisterAdvertisement, python3-dbus + GLib), run in the
 USB fixture's guest: Question (write with response) and Answer (read, notify),
 advertised with the 8-Ball UUID and the name NAME. A question not ending in "?"
 is refused: a D-Bus server can only raise an error name, which bluetoothd turns
-into an ATT error (org.bluez.Error.Failed → 0x80 in BlueZ 5.66). Prints READY
-once registered (and advertising), then one line per question.
+into an ATT error: org.bluez.Error.Failed → 0x80 (the default here); BlueZ 5.66
+turns a name it does not know (--refuse-with org.itcb.Error.NotAQuestion) into
+0x0E, Unlikely Error. Prints READY once registered (and advertising), then one
+line per question.
 
 --mgmt-advertising leaves advertising to `btmgmt add-adv` with raw data: over
 D-Bus, bluetoothd puts LocalName into the scan response (the kernel manages it
 there), and Bumble's virtual controller never transmits scan responses, so a
 scanner on the Bumble link would see no name.
-Usage: bluez_8ball.py NAME [SEED] [--mgmt-advertising]"""
+Usage: bluez_8ball.py NAME [SEED] [--mgmt-advertising] [--refuse-with ERROR_NAME]"""
 import random
 import sys
 
@@ -30,7 +32,7 @@ BASE = "/org/itcb/eightball"
 
 
 class Refused(dbus.exceptions.DBusException):
-    _dbus_error_name = "org.bluez.Error.Failed"
+    _dbus_error_name = "org.bluez.Error.Failed"  # --refuse-with replaces it
 
 
 class Service(dbus.service.Object):
@@ -169,5 +171,10 @@ def main(name, seed, dbus_advertising):
 
 
 if __name__ == "__main__":
-    arguments = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    if "--refuse-with" in argv:
+        index = argv.index("--refuse-with")
+        Refused._dbus_error_name = argv[index + 1]
+        del argv[index:index + 2]
+    arguments = [a for a in argv if not a.startswith("--")]
     main(arguments[0], int(arguments[1]) if len(arguments) > 1 else 7, "--mgmt-advertising" not in sys.argv)

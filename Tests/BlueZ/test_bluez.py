@@ -15,7 +15,8 @@ they would a real one.
   the 0x0E refusal; BlueZ writes 0x0002 (indications) to our Service Changed CCCD.
 - Our central asks a BlueZ GATT server (GattManager1 application) 20 questions;
   BlueZ's D-Bus server refuses "Tell me" with ATT error 0x80 (org.bluez.Error.Failed):
-  our central reports it as an ATT error (exit 1), no crash.
+  our central reports it as an ATT error (exit 1), no crash. Raising an error
+  name BlueZ does not know gives 0x0E instead: "please rephrase" (exit 5).
 Every HCI command our binary sends gets status 0 (from its btsnoop)."""
 import json
 import os
@@ -130,5 +131,17 @@ def test_our_central_asks_a_bluez_gatt_server(link, bluez, tmp_path):
         assert records[0]["error"] == "att_error" and "0x80" in records[0]["message"], records
         assert "refused b'Tell me'" in bluez.file("server.log")
         assert_every_command_succeeded(refused.snoop)
+
+        # An error name BlueZ does not know becomes 0x0E: "please rephrase", exit 5.
+        bluez.check("pkill -f bluez_8ball.py; sleep 0.5; (/usr/bin/python3 -u bluez_8ball.py BlueZ8 7"
+                    " --mgmt-advertising --refuse-with org.itcb.Error.NotAQuestion > server2.log 2>&1 &); sleep 0.2")
+        bluez.wait_for_file_text("server2.log", "READY", timeout=60)
+        rephrase = ours(link, tmp_path, "--role", "central", "--question", "Is it?", "--question", "Tell me", "--json")
+        code = rephrase.process.wait(120)
+        rephrase.stop()
+        records = [json.loads(line) for _, line in rephrase.lines if line.startswith("{")]
+        assert code == 5, rephrase.log[-3000:]
+        assert records[0]["slug"] in SLUGS and records[1]["error"] == "rejected", records
+        assert_every_command_succeeded(rephrase.snoop)
     finally:
         bluez.run("btmgmt --index 0 rm-adv 1; pkill -f bluez_8ball.py; true")
