@@ -52,7 +52,7 @@ if [ ! -f "$stamp" ]; then
     mirror=${ITCB_DEBIAN_MIRROR:-$(grep -rhoE 'https?://[^ ]+/debian/?$' /etc/apt/sources.list /etc/apt/sources.list.d 2>/dev/null | head -1 || true)}
     mirror=${mirror:-http://deb.debian.org/debian}
     "${sudo_cmd[@]}" rm -rf "$root.tmp"
-    echo "rootcanal-setup: debootstrap --variant=minbase trixie from $mirror (once; about 2 minutes)" >&2
+    echo "rootcanal-setup: debootstrap --variant=minbase trixie from $mirror (once; 30 s to a few minutes)" >&2
     "${sudo_cmd[@]}" debootstrap --variant=minbase trixie "$root.tmp" "$mirror" > "$cache/debootstrap.log" 2>&1 \
         || fail "debootstrap failed (last lines of $cache/debootstrap.log: $(tail -3 "$cache/debootstrap.log" | tr '\n' ' '))"
     download=$(mktemp -d)

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine: Debian
 # packages (only those missing) and the Python venv with the pinned Bumble.
+# RootCanal's environment is made by its own suite (scripts/rootcanal-setup.sh).
 # Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libusb-1.0-0-dev pkg-config tshark valgrind strace)
+# strace: the process benchmark (scripts/bench-process.sh).
+# debootstrap: the trixie tree RootCanal runs with (scripts/rootcanal-setup.sh).
+# bluez, dbus, python3-dbus, python3-gi: BlueZ in the USB fixture's guest, which
+# mounts this machine's /usr (Tests/BlueZ).
+packages=(libusb-1.0-0-dev pkg-config tshark valgrind strace debootstrap bluez dbus python3-dbus python3-gi)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

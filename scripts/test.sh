@@ -45,6 +45,7 @@ suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh
 suite "interop on RootCanal controllers" .venv/bin/python -m pytest -q Tests/RootCanal
 suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
+suite "interop with BlueZ in the QEMU guest" .venv/bin/python -m pytest -q Tests/BlueZ
 suite "deployment (deb, unit, rule)" Tests/Deployment/test_deployment.sh
 
 echo

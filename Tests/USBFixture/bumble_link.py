@@ -10,18 +10,38 @@ the splitting of ACL into several bulk packets and the zero-length packets.
 
 Prints "PORTS p0 p1 …" and runs until killed. With --ports it listens on the
 given ports instead (a restarted link, to which QEMU reconnects).
-Usage: python Tests/USBFixture/bumble_link.py [--acl-length 251] [--ports P0,P1,…] [N=3]"""
+
+--connection-address: LE data is sent from the address the sender's side of the
+connection has (Bumble's link uses the controller's LE random address, which a
+controller advertising with an extended advertising set's own address — Linux
+with BlueZ — may never have set: its peer then drops all its data).
+Usage: python Tests/USBFixture/bumble_link.py [--acl-length 251] [--ports P0,P1,…]
+                                              [--connection-address] [N=3]"""
 import argparse
 import asyncio
 import socket
 
 from bumble.controller import Controller
+from bumble.core import PhysicalTransport
 from bumble.link import LocalLink
+
+
+class ConnectionAddressLink(LocalLink):
+    def send_acl_data(self, sender_controller, destination_address, transport, data):
+        if transport == PhysicalTransport.LE:
+            connection = sender_controller.le_connections.get(destination_address)
+            destination = self.find_le_controller(destination_address)
+            if connection is not None and destination is not None and connection.self_address is not None:
+                source = connection.self_address
+                asyncio.get_running_loop().call_soon(
+                    lambda: destination.on_link_acl_data(source, transport, data))
+                return
+        super().send_acl_data(sender_controller, destination_address, transport, data)
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
 
-async def main(count, acl_length, wanted_ports):
-    link = LocalLink()
+async def main(count, acl_length, wanted_ports, connection_address=False):
+    link = ConnectionAddressLink() if connection_address else LocalLink()
     keep, ports = [], []
     for index in range(count):
         sock = socket.socket()
@@ -42,6 +62,7 @@ if __name__ == "__main__":
     parser.add_argument("count", nargs="?", type=int, default=3)
     parser.add_argument("--acl-length", type=int, default=251)
     parser.add_argument("--ports", default="")
+    parser.add_argument("--connection-address", action="store_true")
     args = parser.parse_args()
     ports = [int(p) for p in args.ports.split(",") if p]
-    asyncio.run(main(len(ports) or args.count, args.acl_length, ports))
+    asyncio.run(main(len(ports) or args.count, args.acl_length, ports, args.connection_address))

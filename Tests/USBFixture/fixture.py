@@ -46,10 +46,11 @@ class Link:
     """Bumble virtual controllers on one link (bumble_link.py) on free loopback
     ports: [0] behind the guest's dongle, the others for Bumble peers."""
 
-    def __init__(self, count=3, ports=None):
+    def __init__(self, count=3, ports=None, options=()):
         import sys
 
-        arguments = ["--ports", ",".join(map(str, ports))] if ports else [str(count)]
+        self.options = tuple(options)  # e.g. --connection-address (bumble_link.py)
+        arguments = [*self.options, *(["--ports", ",".join(map(str, ports))] if ports else [str(count)])]
         self.process = subprocess.Popen([sys.executable, os.path.join(HERE, "bumble_link.py"), *arguments],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         start_new_session=True)
@@ -67,7 +68,7 @@ class Link:
     def restart(self):
         """A new link on the same ports (QEMU reconnects to port 0 by itself)."""
         self.stop()
-        self.__init__(ports=self.ports)
+        self.__init__(ports=self.ports, options=self.options)
 
     def stop(self):
         stop_process(self.process)
