@@ -196,7 +196,7 @@ func coreVersionName(_ version: UInt8) -> String {
 func logHostEvent(_ event: HostEvent) {
     switch event {
     case .ready(let info):
-        Log.info("controller ready: address \(info.address.string) (\(info.address.typeName)), \(coreVersionName(info.hciVersion)), manufacturer 0x\(String(info.manufacturer, radix: 16)), ACL \(info.aclDataLength) bytes x \(info.aclPackets)")
+        Log.info("controller ready: address \(info.address.string) (\(info.address.typeName)), \(coreVersionName(info.hciVersion)), manufacturer \(companyName(info.manufacturer)), ACL \(info.aclDataLength) bytes x \(info.aclPackets)")
     case .commandFailed(let opcode, let status):
         Log.warning("HCI command \(hciCommandName(opcode)) failed: \(hciStatusName(status))")
     case .advertising(let enabled):

@@ -158,6 +158,9 @@ def test_debug_narrates_att_and_trace_shows_bytes_not_types(controllers):
                          "ATT > Write Response", "ATT > Handle Value Notification, handle 0x", "connected:"]:
             assert expected in log, expected
         assert "FixedBytes<" not in log and "storage:" not in log
+        # The controller's manufacturer by name, not a bare number (Bumble's is 0xFFFF).
+        ready = next(l for _, l in dongle.lines if "controller ready" in l)
+        assert "manufacturer 0xffff" not in ready and "(0xFFFF)" in ready, ready
     finally:
         dongle.stop()
 
