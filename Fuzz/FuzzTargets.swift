@@ -85,7 +85,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 2:
         // One ATT PDU straight into the server, with MTU 23 and 247.
         var bearer = ATTBearer()
-        let server = ATTServer(database: EightBallDatabase.makeDatabase(name: bytes("Fuzz8")))
+        var server = ATTServer(database: EightBallDatabase.makeDatabase(name: bytes("Fuzz8")))
         var response = ATTPDU()
         for mtu: UInt16 in [23, 247] {
             bearer.mtu = mtu

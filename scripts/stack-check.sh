@@ -62,21 +62,19 @@ demangle() {
 INIT_LIMIT=${STACK_INIT_LIMIT:-49152}
 : > "$out/initialisers.txt"
 : > "$out/others.txt"
-while read -r bytes module mangled; do
-    name=$(swift demangle --compact --simplified "$mangled" 2>/dev/null || echo "$mangled")
+# All names demangled in one pass (one process per name took a minute).
+cut -d' ' -f3 "$out/frames.txt" | swift demangle --compact --simplified > "$out/names.txt"
+paste -d'\t' "$out/frames.txt" "$out/names.txt" | while IFS=$'\t' read -r line name; do
     case "$name" in
-        *".init("*|*"variable initialization expression of "*) echo "$bytes $module $mangled" >> "$out/initialisers.txt" ;;
-        *) echo "$bytes $module $mangled" >> "$out/others.txt" ;;
+        *".init("*|*"variable initialization expression of "*) echo "$line" >> "$out/initialisers.txt" ;;
+        *) echo "$line" >> "$out/others.txt" ;;
     esac
-done < "$out/frames.txt"
+done
 for required in 'static Host.initialize(_:configuration:)' 'static EightBallPeripheral.initialize('; do
-    grep -q . "$out/others.txt" || break
-    found=$(while read -r bytes module mangled; do
-        name=$(swift demangle --compact --simplified "$mangled" 2>/dev/null)
-        case "$name" in "$required"*) echo "$bytes $name" ;; esac
-    done < "$out/others.txt")
+    found=$(paste -d'\t' "$out/frames.txt" "$out/names.txt" | awk -F'\t' -v want="$required" \
+        '!done && index($2, want) == 1 { split($1, f, " "); print $2 ": " f[1] " bytes"; done = 1 }')
     [ -n "$found" ] || { echo "stack-check: FAIL: the in-place constructor $required is missing"; exit 1; }
-    echo "stack-check: in-place constructor: $found bytes" | sed 's/^\(stack-check: in-place constructor: \)\([0-9]*\) \(.*\) bytes/\1\3: \2 bytes/'
+    echo "stack-check: in-place constructor $found"
 done
 echo "stack-check: value initialisers (Linux and tests only; firmware builds in place), largest:"
 head -n 3 "$out/initialisers.txt" | demangle
