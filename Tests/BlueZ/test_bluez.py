@@ -70,7 +70,7 @@ def bluez(link):
 
 
 def ours(link, tmp_path, *args):
-    snoop = str(tmp_path / f"ours-{args[1]}.btsnoop")
+    snoop = str(tmp_path / f"ours-{args[1]}-{len(list(tmp_path.glob('*.btsnoop')))}.btsnoop")
     process = Dongle(*args, "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--btsnoop", snoop,
                      "--log-level", "debug")
     process.snoop = snoop
