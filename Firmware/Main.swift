@@ -88,6 +88,7 @@ struct Firmware {
     static var stallLimit: UInt64 { 1_000 }
 
     /// Builds the host and the 8-Ball in their static homes, field by field.
+    @inline(never)
     static func boot() -> Firmware {
         let host = boardHostStorage(MemoryLayout<Host>.size, MemoryLayout<Host>.alignment)
             .assumingMemoryBound(to: Host.self)
@@ -113,6 +114,7 @@ struct Firmware {
         return Firmware(host: host, logic: logic, deframer: deframer, outgoing: outgoing)
     }
 
+    @inline(never)
     mutating func run() -> Never {
         host.pointee.start(now: boardMillis())
         service()
@@ -171,11 +173,7 @@ struct Firmware {
                 case .inPlace(let type, let packetStart, let length):
                     handle(type, UnsafeRawBufferPointer(rebasing: bytes[packetStart..<(packetStart + length)]))
                 case .buffered(let type):
-                    let host = self.host, logic = self.logic
-                    deframer.pointee.withPacket { packet in
-                        host.pointee.handlePacket(type: type, packet, now: boardMillis(), delegate: &logic.pointee)
-                    }
-                    processEvents()
+                    handleBuffered(type)
                 }
                 if released == count { break }
                 // The packet is handled: its bytes may be overwritten by new input.
@@ -185,12 +183,26 @@ struct Firmware {
         }
     }
 
+    /// A packet the de-framer gathered (split across the ring's end or across
+    /// reads). Its own frame: `withPacket` is a borrowed call that copies the
+    /// de-framer's 1 KB buffer onto the stack (a core change would avoid it).
+    @inline(never)
+    mutating func handleBuffered(_ type: UInt8) {
+        let host = self.host, logic = self.logic
+        deframer.pointee.withPacket { packet in
+            host.pointee.handlePacket(type: type, packet, now: boardMillis(), delegate: &logic.pointee)
+        }
+        processEvents()
+    }
+
+    @inline(never)
     mutating func handle(_ type: UInt8, _ packet: UnsafeRawBufferPointer) {
         host.pointee.handlePacket(type: type, packet, now: boardMillis(), delegate: &logic.pointee)
         processEvents()
     }
 
     /// The H4 stream lost its framing: a fresh de-framer and a reset controller.
+    @inline(never)
     mutating func framingLost(_ why: StaticString, now: UInt64) {
         framingResets += 1
         Log.text("h4: framing lost (")
@@ -208,15 +220,22 @@ struct Firmware {
             while let event = host.pointee.nextEvent() {
                 progressed = true
                 log(event)
-                logic.pointee.handle(event, host: &host.pointee)
+                react(to: event)
             }
-            logic.pointee.poll(host: &host.pointee)
+            poll()
             while let event = logic.pointee.nextEvent() { log(event) }
             if !host.pointee.hasEvents && !progressed { break }
         }
     }
 
-    mutating func log(_ event: HostEvent) {
+    /// The 8-Ball's reaction in a frame of its own (its advertising data is built here).
+    @inline(never)
+    func react(to event: borrowing HostEvent) {
+        logic.pointee.handle(copy event, host: &host.pointee)
+    }
+
+    @inline(never)
+    mutating func log(_ event: borrowing HostEvent) {
         switch event {
         case .ready(let info):
             Log.text("host: ready, address ")
@@ -274,6 +293,10 @@ struct Firmware {
         }
     }
 
+    @inline(never)
+    func poll() { logic.pointee.poll(host: &host.pointee) }
+
+    @inline(never)
     mutating func log(_ event: EightBallEvent) {
         switch event {
         case .questionAccepted(let connection):

@@ -75,6 +75,8 @@ build() {
         esac
     done
     need_tools
+    # Fresh outputs every time (swiftc was seen keeping a stale .o when its flags changed).
+    rm -rf "$out/core" "$out/gen"
     mkdir -p "$out/core" "$out/gen"
     : >"$out/compile.log"
     local config_args=("$out/gen/FirmwareConfig.swift.new" --board "$board" --name "$name" --answers "$answers")
@@ -83,11 +85,16 @@ build() {
     local stem
     stem=$(python3 Firmware/tools/config.py "${config_args[@]}") || exit 2
     local obj="$out/obj/$stem"
+    rm -rf "$obj"
     mkdir -p "$obj"
     mv "$out/gen/FirmwareConfig.swift.new" "$obj/FirmwareConfig.swift"
 
     # Embedded Swift for a Cortex-M4 without FPU use; one-link capacities (ITCB_FIRMWARE).
-    local sflags=(-enable-experimental-feature Embedded -enable-experimental-feature AddressableParameters
+    # -arm-load-store-opt=false: Swift 6.3's ARM load/store optimiser merges loads
+    # through `self` (r10, swiftself) into `ldm r10!` with writeback in a callee
+    # that does not save r10, while the caller expects r10 intact (it faulted in
+    # ByteReader.has). budget.py checks the ELF for any function that does this.
+    local sflags=(-Xllvm -arm-load-store-opt=false -enable-experimental-feature Embedded -enable-experimental-feature AddressableParameters
                   -enable-experimental-feature Extern -wmo -parse-as-library -target armv7em-none-none-eabi
                   -Osize -no-allocations -D ITCB_FIRMWARE -Xcc -mfloat-abi=soft -Xcc -fno-pic
                   -Xfrontend -function-sections)

@@ -204,11 +204,11 @@ void board_idle(void) {
     /* With interrupts masked, WFI still wakes on a pending one: no lost wake-up
      * between the check and the sleep. */
     if (rx_head == rx_tail && !rx_held) {
-        sleeping = 1;
+        sleeping = 1; /* the interrupt that wakes us runs at irq_restore and counts a tick asleep */
         __asm volatile("dsb\n wfi\n isb" ::: "memory");
-        sleeping = 0;
     }
     irq_restore(p);
+    sleeping = 0;
 }
 
 /* ------------------------------------------------------------------ Swift state homes */
@@ -223,7 +223,7 @@ static void fatal(const char *what) {
     log_str("\nFATAL: ");
     log_str(what);
     log_str("\n");
-    for (;;) __asm volatile("bkpt #0");
+    for (;;) __asm volatile("wfi");
 }
 
 static void *storage(uint8_t *home, size_t capacity, size_t size, size_t alignment, const char *what) {
@@ -303,7 +303,7 @@ __attribute__((used, noinline, noreturn)) void fault_report(uint32_t *frame, uin
     log_str(" of ");
     board_log_dec(board_stack_size());
     log_str(" B\n");
-    for (;;) __asm volatile("bkpt #1");
+    for (;;) __asm volatile("wfi");
 }
 
 /* Faults run on a stack of their own: the main one may be what overflowed. */
@@ -329,7 +329,7 @@ void Default_Handler(void) {
     log_str("\nFATAL: unexpected exception ");
     board_log_dec(ipsr & 0x1FF);
     log_str("\n");
-    for (;;) __asm volatile("bkpt #2");
+    for (;;) __asm volatile("wfi");
 }
 
 /* ------------------------------------------------------------------ what Swift objects reference */
