@@ -94,6 +94,42 @@ def prologue_frames(elf):
     return frames
 
 
+def r10_clobbers(elf):
+    """Functions that write r10 without saving it and return: r10 is callee-saved
+    (AAPCS) and Swift passes `self` in it, so the caller's self would be lost.
+    Swift 6.3's ARM load/store optimiser produced exactly this (`ldm r10!` in
+    ByteReader.has) until scripts/firmware.sh turned it off. Outlined fragments
+    (part of their callers) are not functions of their own and are skipped."""
+    dis = subprocess.run([tool("llvm-objdump"), "-d", "--no-show-raw-insn", elf],
+                         capture_output=True, text=True, check=True).stdout
+    found = []
+    name, saves, writes, returns = None, False, None, False
+
+    def close():
+        if name and writes and not saves and returns and not name.startswith("OUTLINED_FUNCTION"):
+            found.append((name, writes))
+
+    for line in dis.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            close()
+            name, saves, writes, returns = m.group(1), False, None, False
+            continue
+        m = re.match(r"^\s*[0-9a-f]+:\s+(\S+)\s*(.*)$", line)
+        if not m or name is None:
+            continue
+        op, args = m.group(1), m.group(2).split("@")[0].strip()
+        if op.startswith(("push", "stmdb")) and re.search(r"\br10\b|r\d+-r1[01]", args):
+            saves = True
+        if op.startswith(("pop", "ldm")) and "pc" in args or op == "bx" and args == "lr":
+            returns = True
+        if writes is None and ("r10!" in args or re.match(r"r10(,|$)", args)
+                               and not op.startswith(("str", "cmp", "cmn", "tst", "teq", "push", "stm", "cb"))):
+            writes = line.strip()
+    close()
+    return found
+
+
 def demangle(names):
     try:
         out = subprocess.run([tool("swift-demangle"), "--simplified"], input="\n".join(names),
@@ -162,6 +198,9 @@ def main():
         print(f"  {s:6d}  {shown[:140]}")
 
     problems = []
+    for function, instruction in r10_clobbers(args.elf):
+        problems.append(f"r10 (Swift's self register, callee-saved) written without being saved in "
+                        f"{demangle([function])[0]}: {instruction}")
     if flash > args.flash:
         problems.append(f"flash {flash} B is over the budget of {args.flash} B by {flash - args.flash} B")
     if ram > args.ram:
