@@ -144,9 +144,11 @@ struct Firmware {
         deadline = host.pointee.nextDeadline()
     }
 
-    /// Cuts what the UART received into packets where they lie in the ring (a
-    /// packet split at the ring's end is gathered by the de-framer) and hands
-    /// each to the host. True when there was input.
+    /// Cuts what the UART received into packets and hands each to the host. A
+    /// packet that lies whole in the ring is handled where it lies
+    /// (`H4Deframer.next`, `.inPlace`); one that began in an earlier read is
+    /// finished byte by byte with `push`, which hands it over from the
+    /// de-framer's buffer in place. True when there was input.
     mutating func feed() -> Bool {
         var any = false
         while true {
@@ -157,35 +159,47 @@ struct Firmware {
             lastInput = boardMillis()
             let bytes = UnsafeRawBufferPointer(start: start, count: count)
             var offset = 0
-            var released = 0
-            while true {
+            while offset < count {
                 let errors = deframer.pointee.framingErrors
-                let frame = deframer.pointee.next(bytes, offset: &offset)
+                let before = offset
+                if deframer.pointee.isMidPacket {
+                    push(bytes[offset])
+                    offset += 1
+                } else {
+                    switch deframer.pointee.next(bytes, offset: &offset) {
+                    case .none:
+                        break
+                    case .inPlace(let type, let packetStart, let length):
+                        handle(type, UnsafeRawBufferPointer(rebasing: bytes[packetStart..<(packetStart + length)]))
+                    case .buffered(let type):
+                        handleBuffered(type)  // not reached: next() is called at packet boundaries only
+                    }
+                }
                 if deframer.pointee.framingErrors != errors {
-                    boardH4Consume(count - released)
+                    boardH4Consume(count - before)
                     framingLost("bytes that are not HCI", now: lastInput)
                     break
                 }
-                switch frame {
-                case .none:
-                    boardH4Consume(count - released)
-                    released = count
-                case .inPlace(let type, let packetStart, let length):
-                    handle(type, UnsafeRawBufferPointer(rebasing: bytes[packetStart..<(packetStart + length)]))
-                case .buffered(let type):
-                    handleBuffered(type)
-                }
-                if released == count { break }
-                // The packet is handled: its bytes may be overwritten by new input.
-                boardH4Consume(offset - released)
-                released = offset
+                // Handled (or copied into the de-framer): new input may take these bytes' place.
+                boardH4Consume(offset - before)
             }
         }
     }
 
-    /// A packet the de-framer gathered (split across the ring's end or across
-    /// reads). Its own frame: `withPacket` is a borrowed call that copies the
-    /// de-framer's 1 KB buffer onto the stack (a core change would avoid it).
+    /// One more byte of a packet begun earlier; the de-framer hands the packet
+    /// over from its buffer once it is complete.
+    @inline(never)
+    mutating func push(_ byte: UInt8) {
+        var byte = byte
+        let deframer = self.deframer
+        withUnsafeBytes(of: &byte) { raw in
+            deframer.pointee.push(raw) { type, packet in handle(type, packet) }
+        }
+    }
+
+    /// A packet `next` gathered in the de-framer. Kept in a frame of its own:
+    /// `withPacket` is a borrowed call that copies the de-framer's 1 KB buffer
+    /// onto the stack, which is why feed() finishes split packets with `push`.
     @inline(never)
     mutating func handleBuffered(_ type: UInt8) {
         let host = self.host, logic = self.logic
