@@ -6,10 +6,11 @@
 #   scripts/firmware.sh setup
 #       installs gcc-arm-none-eabi, binutils-arm-none-eabi, picolibc-arm-none-eabi
 #       and qemu-system-arm (only what is missing)
-#   scripts/firmware.sh build [--name N] [--address A] [--seed S] [--answers slug|text]
+#   scripts/firmware.sh build [--name N] [--address A] [--seed S] [--answers slug|text] [--rx-ring BYTES]
 #       builds .build-firmware/<name>.elf (defaults: name 8-Ball, an address
-#       derived from the name, seed 0x8BA11F00) and checks the budgets: flash
-#       <= 64 KB, static RAM <= 24 KB, no stack frame over 2 KB
+#       derived from the name, seed 0x8BA11F00, a 2048-byte UART receive ring)
+#       and checks the budgets: flash <= 64 KB, static RAM <= 24 KB, no stack
+#       frame over 2 KB (Firmware/tools/budget.py; a failed budget fails the build)
 #   scripts/firmware.sh run [--name N | --elf FILE] --h4 HOST:PORT [--log FILE]
 #       runs it in qemu-system-arm -M mps2-an386: UART0 = H4 over TCP to an H4
 #       server at HOST:PORT (a Bumble controller), UART1 = the log on this
@@ -28,8 +29,8 @@ FRAME_BUDGET=$((2 * 1024))
 STACK_SIZE=$((16 * 1024))
 
 usage() {
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
-    exit 2
+    sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit "${1:-2}"
 }
 
 die() { echo "firmware: $*" >&2; exit 2; }
@@ -64,9 +65,10 @@ need_tools() {
 }
 
 build() {
-    local name="8-Ball" address="" seed="" answers="slug"
+    local name="8-Ball" address="" seed="" answers="slug" rx_ring=2048
     while (($#)); do
         case $1 in
+            --rx-ring) rx_ring=${2?--rx-ring needs a value}; shift 2 ;;
             --name) name=${2?--name needs a value}; shift 2 ;;
             --address) address=${2?--address needs a value}; shift 2 ;;
             --seed) seed=${2?--seed needs a value}; shift 2 ;;
@@ -74,6 +76,8 @@ build() {
             *) die "unknown build option '$1' (see scripts/firmware.sh --help)" ;;
         esac
     done
+    [[ $rx_ring =~ ^[0-9]+$ ]] && ((rx_ring >= 16 && (rx_ring & (rx_ring - 1)) == 0)) ||
+        die "--rx-ring must be a power of two, at least 16 (got '$rx_ring')"
     need_tools
     # Fresh outputs every time (swiftc was seen keeping a stale .o when its flags changed).
     rm -rf "$out/core" "$out/gen"
@@ -125,7 +129,7 @@ build() {
     quiet swiftc "${sflags[@]}" -module-name Firmware -I "$out/core" -c Firmware/Main.swift "$obj/FirmwareConfig.swift" \
         -o "$obj/Firmware.o"
     quiet arm-none-eabi-gcc "${cflags[@]}" -DFW_HOST_SIZE="$host_size" -DFW_LOGIC_SIZE="$logic_size" \
-        -DFW_DEFRAMER_SIZE="$deframer_size" -DFW_PACKET_SIZE="$packet_size" -c "$board_dir/board.c" -o "$obj/board.o"
+        -DFW_DEFRAMER_SIZE="$deframer_size" -DFW_PACKET_SIZE="$packet_size" -DFW_RX_RING="$rx_ring" -c "$board_dir/board.c" -o "$obj/board.o"
 
     local elf="$out/$stem.elf"
     quiet arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -nostartfiles --specs=picolibc.specs \
@@ -169,6 +173,6 @@ case ${1:-} in
     setup) setup ;;
     build) shift; build "$@" ;;
     run) shift; run "$@" ;;
-    -h|--help|help) usage ;;
+    -h|--help|help) usage 0 ;;
     *) usage ;;
 esac

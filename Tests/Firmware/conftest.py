@@ -15,7 +15,7 @@ import time
 import pytest
 from harness import REPO, Controllers, stop_process
 
-from firmware_figures import FIGURES, NAME, SEED
+from firmware_figures import FIGURES, NAME, SEED, TINY_RING_NAME
 
 TEST_TIMEOUT = int(os.environ.get("ITCB_FIRMWARE_TEST_TIMEOUT", "120"))
 
@@ -50,18 +50,26 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-@pytest.fixture(scope="session")
-def elf():
-    """The firmware, built once (budgets checked by the build)."""
-    given = os.environ.get("ITCB_FIRMWARE_ELF")
-    if given:
-        return given
-    result = subprocess.run([os.path.join(REPO, "scripts", "firmware.sh"), "build", "--name", NAME,
-                             "--seed", str(SEED)], capture_output=True, text=True, timeout=600, cwd=REPO)
+def build(name, *options):
+    """scripts/firmware.sh build; the path of the ELF (the build checks the budgets)."""
+    result = subprocess.run([os.path.join(REPO, "scripts", "firmware.sh"), "build", "--name", name, *options],
+                            capture_output=True, text=True, timeout=600, cwd=REPO)
     assert result.returncode == 0, f"firmware build failed:\n{result.stdout}\n{result.stderr}"
-    path = os.path.join(REPO, ".build-firmware", f"{NAME}.elf")
+    path = os.path.join(REPO, ".build-firmware", f"{name}.elf")
     assert os.path.exists(path), result.stdout
     return path
+
+
+@pytest.fixture(scope="session")
+def elf():
+    """The firmware, built once with the suite's name and seed."""
+    return os.environ.get("ITCB_FIRMWARE_ELF") or build(NAME, "--seed", str(SEED))
+
+
+@pytest.fixture(scope="session")
+def tiny_ring_elf():
+    """The same firmware with a 16-byte UART receive ring: flow control at work."""
+    return build(TINY_RING_NAME, "--rx-ring", "16")
 
 
 @pytest.fixture(scope="session")
@@ -101,6 +109,11 @@ class Firmware:
                 break
             time.sleep(0.05)
         raise AssertionError(f"no {count} firmware log line(s) with {text!r} within {timeout} s; log:\n{self.log}")
+
+    def status_values(self, key):
+        """The number after `key` in every status line ("stack peak", "rx held", ...)."""
+        return [int(line.split(key + " ")[1].split()[0].rstrip(",")) for _, line in self.lines
+                if line.startswith("status: ") and key + " " in line]
 
     def stack_peaks(self):
         return [int(line.split("stack peak ")[1].split()[0]) for _, line in self.lines if "status: stack peak " in line]

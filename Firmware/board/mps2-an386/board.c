@@ -138,7 +138,11 @@ uint32_t board_idle_permille(void) {
  * masked and the byte stays in the UART: QEMU then reads nothing more from the
  * TCP socket, so the controller side is held back instead of losing bytes (on
  * a real part: RTS deasserted by the UART's hardware flow control). */
-#define RX_RING 2048u
+#ifndef FW_RX_RING
+#define FW_RX_RING 2048u /* scripts/firmware.sh build --rx-ring N */
+#endif
+#define RX_RING ((uint32_t)(FW_RX_RING))
+_Static_assert((RX_RING & (RX_RING - 1)) == 0 && RX_RING >= 16, "the receive ring is a power of two, at least 16");
 static uint8_t rx_ring[RX_RING];
 static volatile uint32_t rx_head, rx_tail;
 static volatile uint32_t rx_held; /* RX interrupt masked: the ring was full */
