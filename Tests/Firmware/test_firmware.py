@@ -3,13 +3,15 @@ Swift runs in QEMU mps2-an386 with its H4 UART on a Bumble virtual controller,
 and a Bumble central on the same link plays the ITCB app against it. The
 firmware's budgets are checked on the ELF (build) and on its log (stack)."""
 import asyncio
+import os
+import subprocess
 
 import pytest
 from bumble.att import ATT_Error
 from bumble_client import EightBall, central, find
 from conftest import Firmware
 from firmware_figures import FIGURES, NAME, SEED, TINY_RING_NAME
-from harness import Controllers
+from harness import BINARY, Controllers
 from harness import SLUGS
 
 FLASH_BUDGET = 64 * 1024
@@ -85,6 +87,23 @@ def test_questions_long_write_non_question_and_reconnect(link, firmware, mtu):
     FIGURES[f"questions answered at MTU {mtu}"] = f"{len(answers)}/22 (20 short, 1 of 300 bytes, 1 after reconnecting)"
 
 
+def test_our_linux_central_asks_the_firmware(link, firmware):
+    """Both ends ours: the Linux binary's central role against the firmware
+    (the binary of the debug build, or $ITCB_DONGLE_BIN)."""
+    if not os.access(BINARY, os.X_OK):
+        pytest.skip(f"no itcb-dongle binary at {BINARY} (swift build first)")
+    answered_before = firmware.count("8ball: answer ")
+    result = subprocess.run([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[1]}",
+                             "--peer", NAME, "--question", "Is it running on a Cortex-M4?", "--question", "Really?"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(" -> ")[0] for line in lines] == ["Is it running on a Cortex-M4?", "Really?"], result.stdout
+    # The central shows the answer as the ITCB apps do: the slug's English phrase.
+    assert all(line.split(" -> ")[1].strip() for line in lines), result.stdout
+    firmware.wait_for("8ball: answer ", count=answered_before + 2, timeout=5)
+
+
 def test_stack_high_water_mark(firmware):
     firmware.wait_for("status: stack peak")
     peaks = firmware.stack_peaks()
@@ -108,7 +127,7 @@ def test_flow_control_holds_the_uart_when_the_ring_is_full(tiny_ring_elf):
         async def scenario():
             async with central(link.ports[1]) as device:
                 ball = await EightBall.connect(device, TINY_RING_NAME, mtu=247)
-                answers = [await ball.ask(LONG_QUESTION) for _ in range(3)]
+                answers = [await ball.ask(LONG_QUESTION) for _ in range(8)]
                 answers += [await ball.ask(f"Short {i}?") for i in range(3)]
                 await ball.disconnect()
                 return answers
@@ -117,7 +136,7 @@ def test_flow_control_holds_the_uart_when_the_ring_is_full(tiny_ring_elf):
         assert all(a.decode() in SLUGS for a in answers), answers
         firmware.wait_for("status: ", timeout=10)
         held = max(firmware.status_values("rx held"))
-        FIGURES["flow control (16-byte ring)"] = f"UART held back {held} times, 6/6 answered"
+        FIGURES["flow control (16-byte ring)"] = f"UART held back {held} times, {len(answers)}/11 answered"
         assert held > 0, firmware.log
         assert "FAULT" not in firmware.log and "framing lost" not in firmware.log
     finally:
