@@ -11,10 +11,11 @@
 #       derived from the name, seed 0x8BA11F00, a 2048-byte UART receive ring)
 #       and checks the budgets: flash <= 64 KB, static RAM <= 24 KB, no stack
 #       frame over 2 KB (Firmware/tools/budget.py; a failed budget fails the build)
-#   scripts/firmware.sh run [--name N | --elf FILE] --h4 HOST:PORT [--log FILE]
+#   scripts/firmware.sh run [--name N | --elf FILE] --h4 HOST:PORT [--log FILE] [--icount SHIFT]
 #       runs it in qemu-system-arm -M mps2-an386: UART0 = H4 over TCP to an H4
 #       server at HOST:PORT (a Bumble controller), UART1 = the log on this
-#       terminal (or FILE). Ctrl-C stops it.
+#       terminal (or FILE). --icount paces the CPU at 2^SHIFT ns an instruction
+#       (6: about 16 MIPS, a slow MCU). Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -144,9 +145,11 @@ build() {
 }
 
 run() {
-    local name="8-Ball" elf="" h4="" log=""
+    local name="8-Ball" elf="" h4="" log="" icount=()
     while (($#)); do
         case $1 in
+            --icount) [[ ${2-} =~ ^[0-9]+$ ]] && (($2 <= 10)) || die "--icount needs a shift of 0 to 10"
+                      icount=(-icount "shift=$2,sleep=on"); shift 2 ;;
             --name) name=${2?--name needs a value}; shift 2 ;;
             --elf) elf=${2?--elf needs a value}; shift 2 ;;
             --h4) h4=${2?--h4 needs HOST:PORT}; shift 2 ;;
@@ -165,7 +168,7 @@ run() {
     command -v qemu-system-arm >/dev/null || die "qemu-system-arm is missing: run scripts/firmware.sh setup"
     local serial1=(-serial stdio)
     [ -n "$log" ] && serial1=(-serial "file:$log")
-    exec qemu-system-arm -M mps2-an386 -nographic -monitor none -kernel "$elf" \
+    exec qemu-system-arm -M mps2-an386 -nographic -monitor none "${icount[@]}" -kernel "$elf" \
         -chardev "socket,id=h4,host=${h4%:*},port=${h4##*:},nodelay=on" -serial chardev:h4 "${serial1[@]}"
 }
 

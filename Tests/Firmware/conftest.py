@@ -81,10 +81,10 @@ def budget(elf):
 class Firmware:
     """QEMU running the ELF via scripts/firmware.sh run; UART1 lines collected."""
 
-    def __init__(self, elf, port):
+    def __init__(self, elf, port, *options):
         self.lines = []
         self.process = subprocess.Popen(
-            [os.path.join(REPO, "scripts", "firmware.sh"), "run", "--elf", elf, "--h4", f"127.0.0.1:{port}"],
+            [os.path.join(REPO, "scripts", "firmware.sh"), "run", "--elf", elf, "--h4", f"127.0.0.1:{port}", *options],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             errors="replace", start_new_session=True, cwd=REPO)
         threading.Thread(target=self._read, daemon=True).start()
