@@ -134,7 +134,7 @@ build() {
 
     local elf="$out/$stem.elf"
     quiet arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -nostartfiles --specs=picolibc.specs \
-        -T "$board_dir/link.ld" -Wl,--defsym=STACK_SIZE=$STACK_SIZE -Wl,--gc-sections -Wl,--no-warn-rwx-segments \
+        -T "$board_dir/link.ld" -Wl,--defsym=STACK_SIZE=$STACK_SIZE -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,--no-enum-size-warning \
         -Wl,-Map="$out/$stem.map" "$obj/board.o" "$obj/Firmware.o" "$out/core/EightBall.o" "$out/core/BLEHost.o" \
         -lc -lgcc -o "$elf"
     echo "firmware: built $elf (name \"$name\", $(grep -o 'address: UInt64 = 0x[0-9A-F]*' "$obj/FirmwareConfig.swift" |

@@ -53,7 +53,11 @@ extern void fw_main(void); /* Swift: Firmware/Main.swift, @_cdecl("fw_main") */
 
 #define SYSCLK_HZ 25000000u /* the FPGA clock QEMU models */
 #define STACK_PAINT 0xC0DEC0DEu
-#define STACK_GUARD 32u /* bottom bytes of the stack, no access (MPU region 0) */
+/* The bottom of the stack is an MPU no-access region as large as the largest
+ * frame the build allows (2 KB, Firmware/tools/budget.py): no function can step
+ * over it, so an overflow always faults in it. */
+#define STACK_GUARD 2048u
+#define STACK_GUARD_SIZE_FIELD 10u /* MPU region size 2^(10+1) = 2048 B */
 
 static inline uint32_t irq_save(void) {
     uint32_t primask;
@@ -287,11 +291,17 @@ __attribute__((used, noinline, noreturn)) void fault_report(uint32_t *frame, uin
     board_log_hex(cfsr, 8);
     log_str(" hfsr=0x");
     board_log_hex(REG(SCB_HFSR), 8);
-    if (cfsr & 0x80) { log_str(" mmfar=0x"); board_log_hex(REG(SCB_MMFAR), 8); }
+    if (cfsr & 0x80) {
+        uint32_t address = REG(SCB_MMFAR);
+        log_str(" mmfar=0x");
+        board_log_hex(address, 8);
+        if (address >= (uint32_t)(uintptr_t)&_sstack && address < (uint32_t)(uintptr_t)stack_floor())
+            log_str("\nFAULT stack overflow: the MPU guard at the bottom of the stack was hit");
+    }
     if (cfsr & 0x8000) { log_str(" bfar=0x"); board_log_hex(REG(SCB_BFAR), 8); }
     /* MSTKERR/STKERR: the exception frame could not be stacked (stack overflow). */
     if (cfsr & 0x1010) {
-        log_str("\nFAULT stack overflow: the MPU guard at the bottom of the stack was hit");
+        log_str("\nFAULT stack overflow: the exception frame could not be stacked");
     } else {
         log_str("\nFAULT pc=0x");
         board_log_hex(frame[6], 8);
@@ -355,10 +365,10 @@ void Reset_Handler(void) {
     for (dst = &_sstack; (uintptr_t)dst < sp - 64; dst++) *dst = STACK_PAINT;
 
     REG(SCB_CPACR) |= 0xFu << 20; /* FPU on, should any code use it */
-    /* MPU region 0: the stack's bottom 32 bytes, no access; default map elsewhere. */
+    /* MPU region 0: the stack guard, no access; the default map elsewhere. */
     REG(MPU_RNR) = 0;
     REG(MPU_RBAR) = (uint32_t)(uintptr_t)&_sstack;
-    REG(MPU_RASR) = (1u << 28) | (0u << 24) | (4u << 1) | 1u; /* XN, no access, 2^(4+1) = 32 B, on */
+    REG(MPU_RASR) = (1u << 28) | (0u << 24) | (STACK_GUARD_SIZE_FIELD << 1) | 1u; /* XN, no access, on */
     REG(MPU_CTRL) = (1u << 2) | 1u;                            /* PRIVDEFENA, ENABLE */
     REG(SCB_SHCSR) |= (1u << 16) | (1u << 17) | (1u << 18);    /* MemManage, BusFault, UsageFault */
     __asm volatile("dsb\n isb" ::: "memory");
