@@ -114,9 +114,11 @@ struct Firmware {
         return Firmware(host: host, logic: logic, deframer: deframer, outgoing: outgoing)
     }
 
+    // The loop's own frame stays small: everything that builds packets or events
+    // (start, tick, service, feed) runs in a frame of its own, below it.
     @inline(never)
     mutating func run() -> Never {
-        host.pointee.start(now: boardMillis())
+        start()
         service()
         let boot = boardStackMark()
         Log.line("fw: boot stack peak ", Int(boot))
@@ -128,14 +130,21 @@ struct Firmware {
                 busy = true
             }
             if let deadline, now >= deadline {
-                host.pointee.tick(now: now)
+                tick(now: now)
                 busy = true
             }
             if busy { service() } else { boardIdle() }
         }
     }
 
+    @inline(never)
+    func start() { host.pointee.start(now: boardMillis()) }
+
+    @inline(never)
+    func tick(now: UInt64) { host.pointee.tick(now: now) }
+
     /// Events to the 8-Ball, packets to the controller, the next timer.
+    @inline(never)
     mutating func service() {
         processEvents()
         while host.pointee.nextOutgoing(into: &outgoing.pointee) {
@@ -148,14 +157,15 @@ struct Firmware {
     /// packet that lies whole in the ring is handled where it lies
     /// (`H4Deframer.next`, `.inPlace`); one that began in an earlier read is
     /// finished byte by byte with `push`, which hands it over from the
-    /// de-framer's buffer in place. True when there was input.
+    /// de-framer's buffer in place. One contiguous stretch of the ring a call,
+    /// so what the packets caused is sent (service) before more input is taken.
+    /// True when there was input.
+    @inline(never)
     mutating func feed() -> Bool {
-        var any = false
-        while true {
+        do {
             var start: UnsafePointer<UInt8>? = nil
             let count = boardH4Peek(&start)
-            guard count > 0, let start else { return any }
-            any = true
+            guard count > 0, let start else { return false }
             lastInput = boardMillis()
             let bytes = UnsafeRawBufferPointer(start: start, count: count)
             var offset = 0
@@ -184,6 +194,7 @@ struct Firmware {
                 boardH4Consume(offset - before)
             }
         }
+        return true
     }
 
     /// One more byte of a packet begun earlier; the de-framer hands the packet
@@ -355,6 +366,8 @@ struct Firmware {
         Log.dec(Int(boardTxBytes()))
         Log.text(" B, rx held ")
         Log.dec(Int(boardRxStalls()))
+        Log.text(", framing resets ")
+        Log.dec(framingResets)
         Log.text(", idle ")
         Log.dec(Int(boardIdlePermille()))
         Log.text(" permille, uptime ")
