@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 # bluez, dbus, python3-dbus, python3-gi: BlueZ in the USB fixture's guest, which
 # mounts this machine's /usr (Tests/BlueZ).
 packages=(libusb-1.0-0-dev pkg-config tshark valgrind strace debootstrap bluez dbus python3-dbus python3-gi)
+# The firmware target (scripts/firmware.sh): the ARM toolchain, picolibc and QEMU.
+packages+=(gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
