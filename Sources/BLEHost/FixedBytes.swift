@@ -87,6 +87,15 @@ public struct FixedBytes<let capacity: Int> {
         }
     }
 
+    /// `withBytes` for callers that hold the buffer mutably: reached through a
+    /// mutable span, the bytes are never copied (a borrowed read may copy all
+    /// `capacity` bytes onto the stack first, which Embedded builds did).
+    @inlinable public mutating func withBytesInPlace<R: ~Copyable>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let count = length
+        var span = storage.mutableSpan
+        return span.withUnsafeMutableBytes { raw in body(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
+    }
+
     @inlinable @_addressableSelf public func equals(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count == length else { return false }
         var index = 0

@@ -99,7 +99,7 @@ public struct H4Deframer {
     public var framingErrors: Int { mutating get { droppedBytes + droppedPackets } }
 
     /// The packet `next` returned as `.buffered`.
-    public func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytes(body) }
+    public mutating func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytesInPlace(body) }
 
     /// Header length after the indicator byte, 0 for an unknown indicator.
     static func headerLength(_ type: UInt8) -> Int {
@@ -159,13 +159,20 @@ public struct H4Deframer {
         state = .header
     }
 
-    @_addressableSelf func payloadLength() -> Int {
-        buffer.withBytes { H4Deframer.payloadLength(type, $0) }
+    /// The payload length its header announces (read byte by byte in place:
+    /// a closure over the buffer made the compiler copy all 1 KB of it).
+    mutating func payloadLength() -> Int {
+        switch type {
+        case H4PacketType.event: return Int(buffer[1])
+        case H4PacketType.acl: return Int(buffer[2]) | Int(buffer[3]) &<< 8
+        case H4PacketType.sco, H4PacketType.command: return Int(buffer[2])
+        default: return (Int(buffer[2]) | Int(buffer[3]) &<< 8) & 0x3FFF  // ISO: 14-bit length
+        }
     }
 
     mutating func finish(_ deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
         let packetType = type
-        buffer.withBytes { deliver(packetType, $0) }
+        buffer.withBytesInPlace { deliver(packetType, $0) }
         expectNext()
         if fixedType == nil { buffer.removeAll() }
     }
