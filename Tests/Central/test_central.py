@@ -187,7 +187,7 @@ def test_long_question_uses_prepared_writes(link):
         result = central(link.ports[0], "--question", question)
         assert result.returncode == 0, result.stderr
         assert result.stdout.split(" -> ")[1].strip() in PHRASES
-        assert ours.count(question) == 1
+        assert ours.wait_count(question, 1) == 1
     finally:
         ours.stop()
 

@@ -119,7 +119,7 @@ def test_long_question_with_prepared_writes(link, peripheral, mtu):
 
     assert run(scenario()).decode() in SLUGS
     if dongle.ours:
-        assert dongle.count(question) == 1
+        assert dongle.wait_count(question, 1) == 1
 
 
 def test_question_of_512_bytes_and_too_long(link, peripheral):

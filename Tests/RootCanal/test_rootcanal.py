@@ -108,7 +108,7 @@ def test_peripheral_long_write_and_mtu(radio, ours, mtu):
 
     short, long = run(scenario())
     assert short.decode() in SLUGS and long.decode() in SLUGS
-    assert dongle.count(question) == 1
+    assert dongle.wait_count(question, 1) == 1
     settled(dongle)
 
 
