@@ -281,10 +281,11 @@ extension ITCBDongle {
         // One session per plug-in: after an unplug (USB, without --exit-on-unplug)
         // wait for a matching dongle and resume the role without a restart.
         var sessions = 0
+        var portReset = usbReset
         while true {
             let opened: Transport
             do throws(TransportError) {
-                opened = try openTransport(spec)
+                opened = try openTransport(spec, reset: portReset)
             } catch {
                 Log.error(error.description)
                 return error.isUnplug ? Exit.unplugged : Exit.transport
@@ -292,6 +293,12 @@ extension ITCBDongle {
             sessions += 1
             let code = session(opened, snoop, sessions)
             opened.close()
+            if code == Exit.retryWithPortReset {
+                // Once: the next session opens the dongle with a port reset.
+                portReset = true
+                continue
+            }
+            portReset = usbReset
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
             guard USBController.waitForDevice(spec) else { return Exit.success }
@@ -339,14 +346,14 @@ extension ITCBDongle {
         return notifier?.watchdogInterval
     }
 
-    func openTransport(_ spec: TransportSpec) throws(TransportError) -> Transport {
+    func openTransport(_ spec: TransportSpec, reset: Bool) throws(TransportError) -> Transport {
         switch spec {
         case .tcp(let host, let port):
             return try TCPTransport(host: host, port: port)
         case .serial(let path, let baud):
             return try SerialTransport(path: path, baud: baud)
         case .usbAny, .usbID, .usbPath:
-            return try USBController.open(spec, reset: usbReset)
+            return try USBController.open(spec, reset: reset)
         }
     }
 }

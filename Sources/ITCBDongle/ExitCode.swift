@@ -17,4 +17,8 @@ enum Exit {
     static let timeout: Int32 = 7
     /// USB: the dongle was unplugged and --exit-on-unplug was given.
     static let unplugged: Int32 = 8
+    /// Internal, never an exit status: the controller did not answer HCI Reset on
+    /// a USB transport opened without a port reset; the session is opened again
+    /// with one (a dongle that hangs after a warm start).
+    static let retryWithPortReset: Int32 = -1
 }

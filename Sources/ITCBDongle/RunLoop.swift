@@ -82,6 +82,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     /// A packet begun but not finished for this long means the framing is lost.
     static var stallLimit: UInt64 { 1_000 }
     var nextScanProbe: UInt64 = 0
+    /// The controller never answered during bring-up and a USB port reset may help.
+    var wantsPortReset = false
     /// Another descriptor to wake up for (the central's stdin), -1 for none.
     var extraDescriptor: () -> Int32 = { -1 }
     /// Input buffer, allocated once per session.
@@ -119,6 +121,10 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 if !wasReady, !stopping, now >= readyDeadline {
                     Log.error("controller at \(transport.description) did not complete initialisation (no answer to HCI commands)")
                     return Exit.controller
+                }
+                if wantsPortReset {
+                    Log.warning("controller at \(transport.description) did not answer HCI Reset (a dongle that hangs after a warm start?); resetting its USB port and trying once more")
+                    return Exit.retryWithPortReset
                 }
                 if !stopping, logic.exitCode != nil {
                     beginStop(now: now)
@@ -283,6 +289,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 logHostEvent(event)
                 notifier?.observe(event, host: &host, role: host.configuration.role)
                 if case .ready = event { wasReady = true }
+                if case .controllerTimeout = event, !wasReady, !stopping, transport.offersPortReset { wantsPortReset = true }
                 logic.handle(event, host: &host, now: now)
             }
             logic.poll(host: &host, now: now)

@@ -20,6 +20,13 @@ protocol Transport: AnyObject {
     func close()
     /// Human-readable description for logs.
     var description: String { get }
+    /// USB opened without a port reset: one can still be tried when the
+    /// controller does not answer HCI Reset (a dongle that hangs after a warm start).
+    var offersPortReset: Bool { get }
+}
+
+extension Transport {
+    var offersPortReset: Bool { false }
 }
 
 enum TransportError: Error, CustomStringConvertible {

@@ -23,6 +23,8 @@ final class USBTransport: Transport {
     let eventEndpoint: UInt8
     let aclInEndpoint: UInt8
     let aclOutEndpoint: UInt8
+    /// Opened without --usb-reset: a port reset may still help a hung controller.
+    let offersPortReset: Bool
     let aclOutMaxPacket: Int
     /// IN transfers are one max-size packet long, as btusb does: each completes
     /// on its own, so no event waits for a short packet that never comes.
@@ -47,6 +49,7 @@ final class USBTransport: Transport {
     var closing = false
 
     init(context: OpaquePointer, candidate: USBCandidate, reset: Bool) throws(TransportError) {
+        offersPortReset = !reset
         self.context = context
         self.candidate = candidate
         let name = "usb:\(candidate.path) (\(candidate.id))"

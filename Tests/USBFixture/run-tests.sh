@@ -10,4 +10,4 @@ if [ -z "${ITCB_DONGLE_RELEASE_BIN:-}" ]; then
     swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release 2>&1 \
         | grep -E "error|warning: unre|Compiling|Build" | tail -n 3
 fi
-exec .venv/bin/python -m pytest -q Tests/USBFixture
+exec .venv/bin/python -m pytest -q Tests/USBFixture "$@"

@@ -216,3 +216,21 @@ def test_fixture_survives_controller_restart(guest, link):
         time.sleep(1)
     assert code == 0, out + guest.file("gadget.log")
     assert "controller link is back" in guest.file("gadget.log")
+
+
+def test_warm_start_hang_is_recovered_with_a_port_reset(guest, link):
+    """A dongle that never answers HCI Reset after a warm start (some CSR clones,
+    Realtek parts after a reboot) until its port is reset: without --usb-reset the
+    program resets the port by itself, once, and comes up."""
+    guest.check("wait_btusb; touch hang-until-port-reset")
+    start(guest, "warm", "--role peripheral --transport usb:0a12:0001 --name WarmBall")
+    guest.wait_for_file_text("warm.log", "info: advertising", timeout=40)
+    log = guest.file("warm.log")
+    assert "did not answer HCI Reset" in log and "resetting its USB port" in log, log
+    gadget = guest.file("gadget.log")
+    assert "HCI Reset dropped: hanging until a port reset" in gadget, gadget
+    assert "port reset: the controller answers HCI Reset again" in gadget, gadget
+    answers, _ = ask_over_usb(link, "WarmBall", ["Warm?", "Again?"])
+    assert all(a.decode() in SLUGS for a in answers), answers
+    stop(guest, "warm")
+    assert_btusb_back(guest, "warm")
