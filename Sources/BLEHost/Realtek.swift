@@ -574,6 +574,9 @@ public struct RealtekLoader {
             _ = packet.append(payload.byte(at: at, file: firmware, config: config))
             at += 1
         }
+        // Every fragment is 252 bytes: the last is padded with zeros, as Bumble's
+        // driver sends it (Linux sends the exact remainder; ROMs accept both).
+        _ = packet.appendZeros(Self.fragmentLength - (to - from))
         packet.finishCommand()
         fragmentsSent += 1
     }

@@ -192,9 +192,11 @@ import TestSupport
         #expect(opcodes == [0x0C03, 0x1001, 0xFC6D, 0xFC20, 0xFC20, 0xFC20, 0xFC6D, 0x0C03])
         let downloads = sent.filter { $0[1] == 0x20 && $0[2] == 0xFC }
         #expect(downloads.map { $0[4] } == [0x00, 0x01, 0x82])
-        #expect(downloads.map { Int($0[3]) } == [253, 253, 600 + 6 - 504 + 1])
+        #expect(downloads.map { Int($0[3]) } == [253, 253, 253])
         let payload = downloads.flatMap { $0[5...] }
-        #expect(payload == Array(Self.bodyB.dropLast(4)) + [0x04, 0x03, 0x02, 0x01] + config)
+        let expected = Array(Self.bodyB.dropLast(4)) + [0x04, 0x03, 0x02, 0x01] + config
+        #expect(Array(payload.prefix(expected.count)) == expected)
+        #expect(payload.dropFirst(expected.count).allSatisfy { $0 == 0 } && payload.count == 3 * 252)
     }
 
     @Test func test_realtek_loader_not_realtek_and_failures() {
