@@ -19,7 +19,7 @@ Suites: bookworm
 Components: non-free-firmware
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-deb=$(ls "$apt_dir"/firmware-realtek_*_all.deb /tmp/aptnf/firmware-realtek_*_all.deb 2>/dev/null | head -1 || true)
+deb=$(ls "$apt_dir"/firmware-realtek_*_all.deb 2>/dev/null | head -1 || true)
 if [ -z "$deb" ]; then
     opts=(-o Dir::Etc::sourcelist="$apt_dir/nf.sources" -o Dir::Etc::sourceparts=/dev/null
           -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root)
