@@ -196,12 +196,15 @@ public enum RealtekError: UInt8, Error, Equatable {
     }
 }
 
-/// The bytes to download: `file[start..<start+bodyLength]`, then an optional
-/// 4-byte little-endian trailer (v1: the file's firmware version replaces the
-/// patch's last 4 bytes), then the config file.
-public struct RealtekPayload: Equatable {
-    public var start = 0
-    public var bodyLength = 0
+/// The bytes to download: up to `maxSegments` ranges of the file in order
+/// (v1: one patch, v2: the selected sub-sections by priority), then an
+/// optional 4-byte little-endian trailer (v1: the file's firmware version
+/// replaces the patch's last 4 bytes), then the config file.
+public struct RealtekPayload {
+    public static let maxSegments = 8
+    var segmentStart: InlineArray<8, Int> = InlineArray(repeating: 0)
+    var segmentLength: InlineArray<8, Int> = InlineArray(repeating: 0)
+    public private(set) var segmentCount = 0
     public var hasTrailer = false
     public var trailer: UInt32 = 0
     public var configLength = 0
@@ -210,13 +213,45 @@ public struct RealtekPayload: Equatable {
 
     public init() {}
 
+    /// File offset of the first range.
+    public var start: Int { segmentCount > 0 ? segmentStart[0] : 0 }
+    /// The file's bytes in the payload (all ranges).
+    public var bodyLength: Int {
+        var total = 0
+        for i in 0..<segmentCount { total += segmentLength[i] }
+        return total
+    }
     public var patchLength: Int { bodyLength + (hasTrailer ? 4 : 0) }
     public var totalLength: Int { patchLength + configLength }
 
+    public func segment(_ i: Int) -> (start: Int, length: Int) { (segmentStart[i], segmentLength[i]) }
+
+    /// Appends a range; false when all slots are taken.
+    mutating func append(start: Int, length: Int) -> Bool {
+        insert(start: start, length: length, at: segmentCount)
+    }
+
+    mutating func insert(start: Int, length: Int, at index: Int) -> Bool {
+        guard segmentCount < Self.maxSegments else { return false }
+        var i = segmentCount
+        while i > index {
+            segmentStart[i] = segmentStart[i - 1]
+            segmentLength[i] = segmentLength[i - 1]
+            i -= 1
+        }
+        segmentStart[index] = start
+        segmentLength[index] = length
+        segmentCount += 1
+        return true
+    }
+
     /// Byte `index` of the concatenated payload.
     public func byte(at index: Int, file: UnsafeRawBufferPointer, config: UnsafeRawBufferPointer) -> UInt8 {
-        if index < bodyLength { return file[start + index] }
-        var i = index - bodyLength
+        var i = index
+        for s in 0..<segmentCount {
+            if i < segmentLength[s] { return file[segmentStart[s] + i] }
+            i -= segmentLength[s]
+        }
         if hasTrailer {
             if i < 4 { return UInt8(truncatingIfNeeded: trailer >> UInt32(8 * i)) }
             i -= 4
@@ -309,8 +344,7 @@ public enum RealtekPatchFile {
             guard offset <= file.count, length <= file.count - offset else { throw .patchOutOfBounds }
             guard length >= 8 else { throw .patchTooShort }
             var payload = RealtekPayload()
-            payload.start = offset
-            payload.bodyLength = length - 4
+            _ = payload.append(start: offset, length: length - 4)
             payload.hasTrailer = true
             payload.trailer = version
             payload.firmwareVersion = version
@@ -320,57 +354,67 @@ public enum RealtekPatchFile {
         throw .noPatchForROMVersion
     }
 
-    /// Parses an epatch v2 file ("RTBTCore", fw version u32 at 8, section count
-    /// u32 at 12, then sections of opcode u32, length u32, reserved u32, data).
-    /// Section opcodes 0x02/0x03 carry patch images selected by ROM key
-    /// (`romVersion + 1` in the image's chip id field); the first matching
-    /// image is the payload. Security-header (0x05) and dummy (0xFF) sections
-    /// are skipped.
-    public static func parseV2(_ file: UnsafeRawBufferPointer, romVersion: UInt8) throws(RealtekError) -> RealtekPayload {
+    /// Parses an epatch v2 file: "RTBTCore", firmware version (8 bytes, the
+    /// low 4 kept), section count u32, then sections (opcode u32, length u32,
+    /// data); the last 7 bytes of the file are a tail outside the sections.
+    /// Sections 0x01 (patch snippets), 0x02 (dummy header) and 0x03 (security
+    /// header) hold a count u16, a reserved u16 and sub-sections (eco u8,
+    /// priority u8, key id u8 / reserved, reserved u8, length u32, data). The
+    /// sub-sections with eco == `romVersion + 1` (security headers also with the
+    /// controller's key id; none without one) are the payload, in ascending
+    /// priority, a later one before an earlier one of equal priority (btrtl's
+    /// order). No trailer is patched in.
+    public static func parseV2(_ file: UnsafeRawBufferPointer, romVersion: UInt8,
+                               keyID: UInt8? = nil) throws(RealtekError) -> RealtekPayload {
         guard file.count <= maximumFileSize else { throw .fileTooLarge }
         guard hasPrefix(file, v2Signature) else {
             throw file.count < 8 ? .fileTooShort : .unknownSignature
         }
-        guard file.count >= 16 else { throw .fileTooShort }
+        guard file.count >= 20 + 7 else { throw .fileTooShort }
+        let end = file.count - 7
         let version = u32(file, 8)
-        let sections = Int(u32(file, 12))
-        var offset = 16
+        let sections = Int(u32(file, 16))
+        var offset = 20
         let want = UInt8(truncatingIfNeeded: Int(romVersion) + 1)
+        var payload = RealtekPayload()
+        payload.firmwareVersion = version
+        var priorities: InlineArray<8, UInt8> = InlineArray(repeating: 0)
         var index = 0
         while index < sections {
-            guard file.count - offset >= 12 else { throw .v2BadSection }
+            guard end - offset >= 8 else { throw .v2BadSection }
             let opcode = u32(file, offset)
             let length = Int(u32(file, offset + 4))
-            offset += 12
-            guard length <= file.count - offset else { throw .v2BadSection }
-            if opcode == 0x02 || opcode == 0x03 {
-                // Sub-image table: count u16, reserved u16, then per image:
-                // chip id u8, ic cut u8, key id u8, reserved u8, priority u8,
-                // reserved ×3, image length u32, then the image.
+            offset += 8
+            guard length <= end - offset else { throw .v2BadSection }
+            if opcode == 0x01 || opcode == 0x02 || opcode == 0x03 {
                 guard length >= 4 else { throw .v2BadSection }
-                let images = Int(u16(file, offset))
+                let count = Int(u16(file, offset))
                 var at = offset + 4
-                let end = offset + length
-                for _ in 0..<images {
-                    guard end - at >= 12 else { throw .v2BadSection }
-                    let chip = file[at]
-                    let imageLength = Int(u32(file, at + 8))
-                    at += 12
-                    guard imageLength <= end - at else { throw .v2BadSection }
-                    if chip == want {
-                        var payload = RealtekPayload()
-                        payload.start = at
-                        payload.bodyLength = imageLength
-                        payload.firmwareVersion = version
-                        return payload
+                let sectionEnd = offset + length
+                for _ in 0..<count {
+                    guard sectionEnd - at >= 8 else { throw .v2BadSection }
+                    let eco = file[at]
+                    let priority = file[at + 1]
+                    let key = file[at + 2]
+                    let subLength = Int(u32(file, at + 4))
+                    at += 8
+                    guard subLength <= sectionEnd - at else { throw .v2BadSection }
+                    if eco == want && (opcode != 0x03 || keyID == key) {
+                        var slot = 0
+                        while slot < payload.segmentCount && priorities[slot] < priority { slot += 1 }
+                        guard payload.insert(start: at, length: subLength, at: slot) else { throw .v2BadSection }
+                        var i = payload.segmentCount - 1
+                        while i > slot { priorities[i] = priorities[i - 1]; i -= 1 }
+                        priorities[slot] = priority
                     }
-                    at += imageLength
+                    at += subLength
                 }
             }
             offset += length
             index += 1
         }
-        throw .v2NoPatch
+        guard payload.segmentCount > 0 else { throw .v2NoPatch }
+        return payload
     }
 
     /// Checks a config file (magic 0x8723AB55, u16 data length, then entries of

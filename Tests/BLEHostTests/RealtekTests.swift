@@ -115,31 +115,61 @@ import TestSupport
         }
     }
 
-    static func v2(images: [(chip: UInt8, body: [UInt8])]) -> [UInt8] {
-        var table = le16(images.count) + [0, 0]
-        for image in images { table += [image.chip, 0, 0, 0, 0, 0, 0, 0] + le32(image.body.count) + image.body }
-        let dummy = le32(0xFF) + le32(4) + le32(0) + [0, 0, 0, 0]
-        return Array("RTBTCore".utf8) + le32(0x55) + le32(2) + dummy + le32(0x02) + le32(table.count) + le32(0) + table
+    /// Epatch v2: "RTBTCore", version (8), sections, then sections of sub-sections; a 7-byte tail.
+    static func v2(sections: [(opcode: Int, subs: [(eco: UInt8, prio: UInt8, key: UInt8, body: [UInt8])])]) -> [UInt8] {
+        var file = Array("RTBTCore".utf8) + le32(0x55) + le32(0) + le32(sections.count)
+        for section in sections {
+            var data = le16(section.subs.count) + [0, 0]
+            for sub in section.subs { data += [sub.eco, sub.prio, sub.key, 0] + le32(sub.body.count) + sub.body }
+            file += le32(section.opcode) + le32(data.count) + data
+        }
+        return file + [0x51, 0x04, 0xFD, 0x77, 0x00, 0x00, 0x00]
+    }
+
+    func parseV2(_ bytes: [UInt8], rom: UInt8, key: UInt8? = nil) -> Result<RealtekPayload, RealtekError> {
+        bytes.withRaw { raw in
+            do throws(RealtekError) { return .success(try RealtekPatchFile.parseV2(raw, romVersion: rom, keyID: key)) }
+            catch { return .failure(error) }
+        }
+    }
+
+    func v2Bytes(_ file: [UInt8], _ payload: RealtekPayload) -> [UInt8] {
+        file.withRaw { raw in
+            let none = UnsafeRawBufferPointer(start: nil, count: 0)
+            return (0..<payload.totalLength).map { payload.byte(at: $0, file: raw, config: none) }
+        }
     }
 
     @Test func test_realtek_v2_parse_and_errors() throws {
-        let file = Self.v2(images: [(1, [9, 9]), (2, [1, 2, 3, 4, 5])])
-        let parsed: RealtekPayload? = file.withRaw { raw in
-            do throws(RealtekError) { return try RealtekPatchFile.parseV2(raw, romVersion: 1) } catch { return nil }
-        }
-        let payload = try #require(parsed)
-        #expect(payload.bodyLength == 5 && !payload.hasTrailer && payload.firmwareVersion == 0x55)
+        let file = Self.v2(sections: [
+            (0xFF, []),
+            (0x01, [(1, 0, 0, [9, 9]), (2, 5, 0, [1, 2, 3]), (2, 1, 0, [4, 5])]),
+            (0x03, [(2, 0, 7, [0xA]), (2, 0, 8, [0xB])]),
+            (0x02, [(2, 5, 0, [6])]),
+        ])
+        // ROM version 1: eco 2, by ascending priority, a later one first among equals; no security header without a key id.
+        let payload = try parseV2(file, rom: 1).get()
+        #expect(!payload.hasTrailer && payload.firmwareVersion == 0x55 && payload.segmentCount == 3)
+        #expect(v2Bytes(file, payload) == [4, 5, 6, 1, 2, 3])
+        let keyed = try parseV2(file, rom: 1, key: 8).get()
+        #expect(v2Bytes(file, keyed) == [0xB, 4, 5, 6, 1, 2, 3])
+        #expect(v2Bytes(file, try parseV2(file, rom: 0).get()) == [9, 9])
+        if case .failure(let e) = parseV2(file, rom: 7) { #expect(e == .v2NoPatch) } else { Issue.record("rom 7 parsed") }
         for n in 0..<file.count {
-            let truncated = Array(file.prefix(n))
-            let failed = truncated.withRaw { raw in
-                do throws(RealtekError) { _ = try RealtekPatchFile.parseV2(raw, romVersion: 1); return false } catch { return true }
+            if case .success = parseV2(Array(file.prefix(n)), rom: 1) { Issue.record("truncated to \(n) parsed") }
+        }
+        for i in 0..<file.count {
+            for value: UInt8 in [0x00, 0xFF, 0x80] {
+                var bytes = file
+                bytes[i] = value
+                if case .success(let p) = parseV2(bytes, rom: 1) {
+                    for s in 0..<p.segmentCount { #expect(p.segment(s).start + p.segment(s).length <= bytes.count - 7) }
+                }
             }
-            #expect(failed, "truncated to \(n)")
         }
-        let missing: RealtekError? = file.withRaw { raw in
-            do throws(RealtekError) { _ = try RealtekPatchFile.parseV2(raw, romVersion: 7); return nil } catch { return error }
-        }
-        #expect(missing == .v2NoPatch)
+        // More matching sub-sections than the payload has slots: an error.
+        let many = Self.v2(sections: [(0x01, (0..<9).map { _ in (UInt8(2), UInt8(0), UInt8(0), [UInt8(1)]) })])
+        if case .failure(let e) = parseV2(many, rom: 1) { #expect(e == .v2BadSection) } else { Issue.record("9 parsed") }
     }
 
     @Test func test_realtek_config_checks() {
