@@ -183,3 +183,24 @@ def test_realtek_corrupt_firmware_exit_4(firmware_dir, workdir):
     assert out.returncode == 4, out.stderr
     assert "firmware download failed: extension signature missing" in out.stderr
     assert not any(c[1:3] == b"\x20\xfc" for c in emulation.commands())
+
+
+def test_realtek_warm_start_skips_download(firmware_dir, workdir):
+    """A controller already running its patch reports another LMP subversion:
+    the next start resets it, reads the version and downloads nothing."""
+    emulation = Emulation("rtl8761bu", 1, os.path.join(workdir, "warm.hex"))
+    args = ("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}", "--firmware-dir", firmware_dir)
+    try:
+        first = Dongle(*args)
+        first.wait_for("info: advertising", timeout=30)
+        first.stop()
+        downloads = sum(1 for c in emulation.commands() if c[1:3] == b"\x20\xfc")
+        second = Dongle(*args)
+        try:
+            second.wait_for("info: advertising", timeout=30)
+            assert second.count("firmware loaded") == 0 and second.count("loading") == 0, second.log
+        finally:
+            second.stop()
+        assert sum(1 for c in emulation.commands() if c[1:3] == b"\x20\xfc") == downloads > 0
+    finally:
+        emulation.stop()
