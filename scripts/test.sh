@@ -42,6 +42,8 @@ suite "process bench: <= 40,000 instructions, 0 allocations, <= 20 syscalls per 
 suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q Tests/Interop
 suite "interop with Bumble (central)" .venv/bin/python -m pytest -q Tests/Central
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q Tests/Lifecycle
+# Realtek firmware download: the real Debian files (scripts/firmware-files.sh) on an emulated ROM, differential with Bumble's rtk driver.
+suite "Realtek firmware loading (emulated ROM, Bumble rtk driver)" .venv/bin/python -m pytest -q Tests/Realtek
 suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 # RootCanal needs a newer glibc: a debootstrapped trixie tree, cached in ~/.cache/itcb-dongle.
 suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh

@@ -110,6 +110,9 @@ struct ITCBDongle: ParsableCommand {
     @Flag(help: "USB: exit (code 8) when the dongle is unplugged instead of waiting for it to come back.")
     var exitOnUnplug = false
 
+    @Option(help: ArgumentHelp("Where controller firmware lives (Realtek: DIR/rtl_bt/, Debian package firmware-realtek). Default: /lib/firmware. Given, it also probes non-USB controllers for a Realtek ROM.", valueName: "dir"))
+    var firmwareDir: String?
+
     /// Value checks, run after parsing succeeded (so that an unknown option or
     /// a stray argument is reported first, not a missing role).
     func check() throws(ValidationError) {
@@ -250,7 +253,7 @@ extension ITCBDongle {
     func execute() -> Int32 {
         Log.level = LogLevel(name: logLevel) ?? .info
         guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
-        if listControllers { return USBController.list() }
+        if listControllers { return USBController.list(firmwareDirectory: firmwareDir ?? "/lib/firmware") }
         if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
         Signals.install()
         StopSignal.install()
@@ -291,6 +294,12 @@ extension ITCBDongle {
                 return error.isUnplug ? Exit.unplugged : Exit.transport
             }
             sessions += 1
+            if FirmwareSetup.wanted(opened, firmwareDirectoryGiven: firmwareDir != nil),
+               let code = FirmwareSetup.runRealtek(transport: opened, snoop: snoop,
+                                                   firmwareDirectory: firmwareDir ?? "/lib/firmware") {
+                opened.close()
+                return code
+            }
             let code = session(opened, snoop, sessions)
             opened.close()
             if code == Exit.retryWithPortReset {

@@ -76,7 +76,7 @@ enum USBController {
     }
 
     /// --list-controllers: one line per Bluetooth USB device.
-    static func list() -> Int32 {
+    static func list(firmwareDirectory: String = "/lib/firmware") -> Int32 {
         var context: OpaquePointer? = nil
         guard libusb_init(&context) == 0, let context else {
             Log.error("cannot initialise libusb (is /dev/bus/usb available?)")
@@ -90,10 +90,10 @@ enum USBController {
             writeStandardError("no USB Bluetooth controllers found (\(devices.count) USB devices seen)\n")
             return Exit.success
         }
-        printLine("VID:PID    PATH        DRIVER      PRODUCT")
+        printLine("VID:PID    PATH        DRIVER      FAMILY   FIRMWARE                            PRODUCT")
         for c in controllers {
             let driver = c.kernelDriver ?? "(none)"
-            printLine("\(c.id)  \(pad("usb:" + c.path, 10))  \(pad(driver, 10))  \(c.productName)")
+            printLine("\(c.id)  \(pad("usb:" + c.path, 10))  \(pad(driver, 10))  \(firmwareColumns(c, firmwareDirectory))  \(c.productName)")
         }
         return Exit.success
     }
@@ -141,5 +141,34 @@ enum USBController {
             libusb_exit(context)
             throw error
         }
+    }
+}
+
+/// --list-controllers: chip family and whether its firmware is needed and present.
+/// A Realtek VID:PID does not name the chip (one PID covers RTL8761B and
+/// RTL8761BU); the file of the common RTL8761BU is shown for those of that
+/// family, and the exact chip is learnt from Read Local Version at start.
+func firmwareColumns(_ c: USBCandidate, _ directory: String) -> String {
+    guard RealtekChip.isKnownUSB(vendor: c.vendor, product: c.product) else {
+        return "\(USBController.pad("-", 7))  \(USBController.pad("not needed", 34))"
+    }
+    let file = "rtl_bt/" + realtekFileGuess(product: c.product, vendor: c.vendor)
+    let present = FirmwareSetup.fileExists("\(directory)/\(file)")
+    return "\(USBController.pad("Realtek", 7))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"))", 34))"
+}
+
+/// The firmware file most likely for a Realtek VID:PID (Bumble's list groups them by chip).
+func realtekFileGuess(product: UInt16, vendor: UInt16) -> String {
+    switch (UInt32(vendor) << 16) | UInt32(product) {
+    case 0x0BDA_B009, 0x2FF8_B011, 0x7392_A611: return "rtl8723d_fw.bin"
+    case 0x0BDA_B00C, 0x13D3_3529: return "rtl8821c_fw.bin"
+    case 0x0B05_185C, 0x13D3_3526: return "rtl8822b_fw.bin"
+    case 0x04C5_161F, 0x04CA_4005, 0x0B05_18EF, 0x0BDA_C123, 0x0BDA_C822, 0x0CB5_C547, 0x1358_C123,
+         0x13D3_3548, 0x13D3_3549, 0x13D3_3553, 0x13D3_3555, 0x2FF8_3051: return "rtl8822cu_fw.bin"
+    case 0x04C5_165C, 0x04CA_4006, 0x0BDA_2852, 0x0BDA_385A, 0x0BDA_4852, 0x0BDA_C852, 0x0CB8_C549: return "rtl8852au_fw.bin"
+    case 0x0BDA_887B, 0x0CB8_C559, 0x13D3_3571: return "rtl8852bu_fw.bin"
+    case 0x04C5_1675, 0x04CA_4007, 0x0CB8_C558, 0x13D3_3586, 0x13D3_3587, 0x13D3_3592: return "rtl8852cu_fw.bin"
+    case 0x0B05_1BF6, 0x0BDA_C761, 0x7392_F611: return "rtl8761cu_fw.bin"
+    default: return "rtl8761bu_fw.bin"
     }
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The real Realtek firmware files for the Realtek suite, from Debian's
+# firmware-realtek package (component non-free-firmware), fetched with a private
+# sources list (the system's is not touched) and extracted under .cache/ (never
+# committed). Idempotent: prints the firmware directory (the one holding rtl_bt/).
+# Usage: scripts/firmware-files.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache="${ITCB_FIRMWARE_CACHE:-$PWD/.cache/firmware-realtek}"
+if [ -s "$cache/lib/firmware/rtl_bt/rtl8761bu_fw.bin" ]; then
+    echo "$cache/lib/firmware"; exit 0
+fi
+apt_dir="$cache/apt"
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+cat > "$apt_dir/nf.sources" <<SRC
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: non-free-firmware
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+deb=$(ls "$apt_dir"/firmware-realtek_*_all.deb 2>/dev/null | head -1 || true)
+if [ -z "$deb" ]; then
+    opts=(-o Dir::Etc::sourcelist="$apt_dir/nf.sources" -o Dir::Etc::sourceparts=/dev/null
+          -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root)
+    apt-get "${opts[@]}" update >&2
+    (cd "$apt_dir" && apt-get "${opts[@]}" download firmware-realtek >&2)
+    deb=$(ls "$apt_dir"/firmware-realtek_*_all.deb | head -1)
+fi
+dpkg-deb -x "$deb" "$cache"
+test -s "$cache/lib/firmware/rtl_bt/rtl8761bu_fw.bin"
+echo "$cache/lib/firmware"
