@@ -7,13 +7,12 @@ lie next to it). Every test has an overall limit (ITCB_FIRMWARE_TEST_TIMEOUT,
 120 s); QEMU and the controllers are stopped at teardown (process groups)."""
 import json
 import os
-import signal
 import subprocess
 import threading
 import time
 
 import pytest
-from harness import REPO, Controllers, stop_process
+from harness import REPO, Controllers, stop_process, time_limit
 
 from firmware_figures import FIGURES, NAME, SEED, TINY_RING_NAME
 
@@ -29,16 +28,8 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    def expired(signum, frame):
-        raise TimeoutError(f"{item.name} exceeded the per-test limit of {TEST_TIMEOUT} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(TEST_TIMEOUT)
-    try:
+    with time_limit(item.name, TEST_TIMEOUT):
         return (yield)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -12,13 +12,12 @@ Every test has an overall time limit (ITCB_INTEROP_TEST_TIMEOUT, 150 s), every
 process is stopped at teardown (process groups), and a failing test's report
 carries the peripheral's log and its btsnoop file name."""
 import os
-import signal
 import subprocess
 import sys
 import threading
 
 import pytest
-from harness import REPO, Controllers, Dongle, stop_process
+from harness import REPO, Controllers, Dongle, stop_process, time_limit
 
 TARGET = os.environ.get("ITCB_PERIPHERAL", "ours")
 if TARGET not in ("ours", "bumble"):
@@ -41,18 +40,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """An overall limit per test on top of the per-step asyncio timeouts."""
-
-    def expired(signum, frame):
-        raise TimeoutError(f"{item.name} exceeded the per-test limit of {TEST_TIMEOUT} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(TEST_TIMEOUT)
-    try:
+    with time_limit(item.name, TEST_TIMEOUT):
         return (yield)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.hookimpl(wrapper=True)

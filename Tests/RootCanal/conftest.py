@@ -1,10 +1,9 @@
 """Fixtures of the RootCanal suite: one RootCanal per test (every TCP connection
 to its HCI port is a new controller on one virtual radio), and our binary with a
 btsnoop file whose HCI commands must all have got status 0."""
-import signal
 
 import pytest
-from harness import Dongle
+from harness import Dongle, time_limit
 from rootcanal import RootCanal, assert_every_command_succeeded
 
 TEST_TIMEOUT = 240
@@ -12,16 +11,8 @@ TEST_TIMEOUT = 240
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    def expired(signum, frame):
-        raise TimeoutError(f"{item.name} exceeded the per-test limit of {TEST_TIMEOUT} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(TEST_TIMEOUT)
-    try:
+    with time_limit(item.name, TEST_TIMEOUT):
         return (yield)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ free loopback ports, a controllable H4 proxy, our binary, a Bumble GATT client
 that asks the 8-Ball, a sd_notify listener and a BTSnoop reader. Everything has
 timeouts and is stopped at teardown."""
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -222,3 +223,20 @@ def sent_commands(path):
             opcode = packet[1] | packet[2] << 8
             out.append((opcode, packet[4] if len(packet) > 4 else None))
     return out
+
+
+@contextlib.contextmanager
+def time_limit(name, seconds):
+    """An overall limit for one test (SIGALRM), on top of the per-step asyncio
+    timeouts: a test that hangs fails with a TimeoutError naming it."""
+
+    def expired(signum, frame):
+        raise TimeoutError(f"{name} exceeded the per-test limit of {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
