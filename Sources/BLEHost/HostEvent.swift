@@ -114,11 +114,6 @@ public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
         return items[index]
     }
 
-    /// Looks at the oldest element in place.
-    @_addressableSelf public func withFirst<R>(_ body: (borrowing Element) -> R) -> R? {
-        count > 0 ? body(items[head]) : nil
-    }
-
     public mutating func removeAll() {
         head = 0
         count = 0

@@ -120,8 +120,9 @@ def test_flow_control_holds_the_uart_when_the_ring_is_full(tiny_ring_elf):
     packets overrun the ring: the RX interrupt is masked (QEMU stops reading the
     socket) until the main loop frees space, and nothing is lost."""
     link = Controllers(2)
-    # --icount 6: the CPU paced at ~16 MIPS (a slow MCU), so input outruns the loop.
-    firmware = Firmware(tiny_ring_elf, link.ports[0], "--icount", "6")
+    # --icount 8: the CPU paced at ~4 MIPS (a slow MCU), so input reliably outruns the loop
+    # (at ~16 MIPS the loop sometimes kept up and the ring never filled).
+    firmware = Firmware(tiny_ring_elf, link.ports[0], "--icount", "8")
     try:
         firmware.wait_for("host: advertising", timeout=30)
 

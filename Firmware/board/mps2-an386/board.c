@@ -87,16 +87,6 @@ static void log_str(const char *s) {
     }
 }
 
-void board_log_dec(uint32_t value) {
-    char digits[10];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value);
-    while (n) log_putc((uint8_t)digits[--n]);
-}
-
 void board_log_dec64(uint64_t value) {
     char digits[20];
     int n = 0;
@@ -106,6 +96,8 @@ void board_log_dec64(uint64_t value) {
     } while (value);
     while (n) log_putc((uint8_t)digits[--n]);
 }
+
+void board_log_dec(uint32_t value) { board_log_dec64(value); }
 
 void board_log_hex(uint32_t value, uint32_t count) {
     if (count == 0 || count > 8) count = 8;
