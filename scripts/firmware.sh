@@ -6,7 +6,7 @@
 #   scripts/firmware.sh setup
 #       installs gcc-arm-none-eabi, binutils-arm-none-eabi, picolibc-arm-none-eabi
 #       and qemu-system-arm (only what is missing)
-#   scripts/firmware.sh build [--name N] [--address A] [--seed S] [--answers slug|text] [--rx-ring BYTES]
+#   scripts/firmware.sh build [--name N] [--address A] [--seed S] [--answers slug|text] [--rx-ring BYTES] [--rx-lazy-ms MS]
 #       builds .build-firmware/<name>.elf (defaults: name 8-Ball, an address
 #       derived from the name, seed 0x8BA11F00, a 2048-byte UART receive ring)
 #       and checks the budgets: flash <= 64 KB, static RAM <= 24 KB, no stack
@@ -66,10 +66,11 @@ need_tools() {
 }
 
 build() {
-    local name="8-Ball" address="" seed="" answers="slug" rx_ring=2048
+    local name="8-Ball" address="" seed="" answers="slug" rx_ring=2048 rx_lazy_ms=0
     while (($#)); do
         case $1 in
             --rx-ring) rx_ring=${2?--rx-ring needs a value}; shift 2 ;;
+            --rx-lazy-ms) rx_lazy_ms=${2?--rx-lazy-ms needs a value}; shift 2 ;;
             --name) name=${2?--name needs a value}; shift 2 ;;
             --address) address=${2?--address needs a value}; shift 2 ;;
             --seed) seed=${2?--seed needs a value}; shift 2 ;;
@@ -79,6 +80,8 @@ build() {
     done
     [[ $rx_ring =~ ^[0-9]+$ ]] && ((rx_ring >= 16 && (rx_ring & (rx_ring - 1)) == 0)) ||
         die "--rx-ring must be a power of two, at least 16 (got '$rx_ring')"
+    [[ $rx_lazy_ms =~ ^[0-9]+$ ]] && ((rx_lazy_ms <= 1000)) ||
+        die "--rx-lazy-ms must be a number of milliseconds from 0 to 1000 (got '$rx_lazy_ms')"
     need_tools
     # Fresh outputs every time (swiftc was seen keeping a stale .o when its flags changed).
     rm -rf "$out/core" "$out/gen"
@@ -130,7 +133,7 @@ build() {
     quiet swiftc "${sflags[@]}" -module-name Firmware -I "$out/core" -c Firmware/Main.swift "$obj/FirmwareConfig.swift" \
         -o "$obj/Firmware.o"
     quiet arm-none-eabi-gcc "${cflags[@]}" -DFW_HOST_SIZE="$host_size" -DFW_LOGIC_SIZE="$logic_size" \
-        -DFW_DEFRAMER_SIZE="$deframer_size" -DFW_PACKET_SIZE="$packet_size" -DFW_RX_RING="$rx_ring" -c "$board_dir/board.c" -o "$obj/board.o"
+        -DFW_DEFRAMER_SIZE="$deframer_size" -DFW_PACKET_SIZE="$packet_size" -DFW_RX_RING="$rx_ring" -DFW_RX_LAZY_MS="${rx_lazy_ms}u" -c "$board_dir/board.c" -o "$obj/board.o"
 
     local elf="$out/$stem.elf"
     quiet arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -nostartfiles --specs=picolibc.specs \

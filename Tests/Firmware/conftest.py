@@ -59,8 +59,9 @@ def elf():
 
 @pytest.fixture(scope="session")
 def tiny_ring_elf():
-    """The same firmware with a 16-byte UART receive ring: flow control at work."""
-    return build(TINY_RING_NAME, "--rx-ring", "16")
+    """The same firmware with a 16-byte UART receive ring and a lazy main loop:
+    flow control at work."""
+    return build(TINY_RING_NAME, "--rx-ring", "16", "--rx-lazy-ms", "5")
 
 
 @pytest.fixture(scope="session")

@@ -143,6 +143,24 @@ static uint8_t rx_ring[RX_RING];
 static volatile uint32_t rx_head, rx_tail;
 static volatile uint32_t rx_held; /* RX interrupt masked: the ring was full */
 static volatile uint32_t rx_bytes, tx_bytes, rx_stalls;
+static volatile uint32_t rx_last_tick; /* SysTick of the last byte received */
+
+/* A slow main loop on demand, for the flow-control test (scripts/firmware.sh build
+ * --rx-lazy-ms N): the loop leaves received bytes in the ring until the interrupt has
+ * had to hold the UART back, or until the line has been quiet for N ms. Any burst
+ * longer than the ring then overruns it for certain, whatever the emulator's pace;
+ * 0 (the default) drains at once. */
+#ifndef FW_RX_LAZY_MS
+#define FW_RX_LAZY_MS 0u
+#endif
+
+static int rx_drainable(void) {
+    if (rx_head == rx_tail) return 0;
+#if FW_RX_LAZY_MS > 0
+    if (!rx_held) return ticks_lo - rx_last_tick >= FW_RX_LAZY_MS;
+#endif
+    return 1;
+}
 
 void UART0RX_Handler(void) {
     REG(UART0 + U_INTSTATUS) = U_RXFULL;
@@ -157,12 +175,13 @@ void UART0RX_Handler(void) {
         rx_ring[head % RX_RING] = (uint8_t)REG(UART0 + U_DATA);
         rx_head = head + 1;
         rx_bytes++;
+        rx_last_tick = ticks_lo;
     }
 }
 
 size_t board_h4_peek(const uint8_t **bytes) {
     uint32_t tail = rx_tail;
-    uint32_t waiting = rx_head - tail;
+    uint32_t waiting = rx_drainable() ? rx_head - tail : 0;
     uint32_t index = tail % RX_RING;
     uint32_t contiguous = RX_RING - index;
     *bytes = &rx_ring[index];
@@ -203,7 +222,7 @@ void board_idle(void) {
     uint32_t p = irq_save();
     /* With interrupts masked, WFI still wakes on a pending one: no lost wake-up
      * between the check and the sleep. */
-    if (rx_head == rx_tail && !rx_held) {
+    if (!rx_drainable() && !rx_held) {
         sleeping = 1; /* the interrupt that wakes us runs at irq_restore and counts a tick asleep */
         __asm volatile("dsb\n wfi\n isb" ::: "memory");
     }
