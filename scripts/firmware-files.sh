@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The real Realtek firmware files for the Realtek suite, from Debian's
-# firmware-realtek package (component non-free-firmware), fetched with a private
+# The real Realtek and Intel firmware files for the Realtek and Intel suites, from
+# Debian's firmware-realtek and firmware-iwlwifi packages (component
+# non-free-firmware), fetched with a private
 # sources list (the system's is not touched) and extracted under .cache/ (never
-# committed). Idempotent: prints the firmware directory (the one holding rtl_bt/).
+# committed). Idempotent: prints the firmware directory (the one holding rtl_bt/
+# and intel/).
 # Usage: scripts/firmware-files.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cache="${ITCB_FIRMWARE_CACHE:-$PWD/.cache/firmware-realtek}"
-if [ -s "$cache/lib/firmware/rtl_bt/rtl8761bu_fw.bin" ]; then
+cache="${ITCB_FIRMWARE_CACHE:-$PWD/.cache/firmware-debian}"
+if [ -s "$cache/lib/firmware/rtl_bt/rtl8761bu_fw.bin" ] && [ -s "$cache/lib/firmware/intel/ibt-0041-0041.sfi" ]; then
     echo "$cache/lib/firmware"; exit 0
 fi
 apt_dir="$cache/apt"
@@ -19,14 +21,18 @@ Suites: bookworm
 Components: non-free-firmware
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-deb=$(ls "$apt_dir"/firmware-realtek_*_all.deb 2>/dev/null | head -1 || true)
-if [ -z "$deb" ]; then
-    opts=(-o Dir::Etc::sourcelist="$apt_dir/nf.sources" -o Dir::Etc::sourceparts=/dev/null
-          -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root)
-    apt-get "${opts[@]}" update >&2
-    (cd "$apt_dir" && apt-get "${opts[@]}" download firmware-realtek >&2)
-    deb=$(ls "$apt_dir"/firmware-realtek_*_all.deb | head -1)
-fi
-dpkg-deb -x "$deb" "$cache"
+opts=(-o Dir::Etc::sourcelist="$apt_dir/nf.sources" -o Dir::Etc::sourceparts=/dev/null
+      -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root)
+updated=""
+for package in firmware-realtek firmware-iwlwifi; do
+    deb=$(ls "$apt_dir"/${package}_*_all.deb 2>/dev/null | head -1 || true)
+    if [ -z "$deb" ]; then
+        [ -n "$updated" ] || { apt-get "${opts[@]}" update >&2; updated=1; }
+        (cd "$apt_dir" && apt-get "${opts[@]}" download "$package" >&2)
+        deb=$(ls "$apt_dir"/${package}_*_all.deb | head -1)
+    fi
+    dpkg-deb -x "$deb" "$cache"
+done
 test -s "$cache/lib/firmware/rtl_bt/rtl8761bu_fw.bin"
+test -s "$cache/lib/firmware/intel/ibt-0041-0041.sfi"
 echo "$cache/lib/firmware"
