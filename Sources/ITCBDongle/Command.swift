@@ -110,7 +110,7 @@ struct ITCBDongle: ParsableCommand {
     @Flag(help: "USB: exit (code 8) when the dongle is unplugged instead of waiting for it to come back.")
     var exitOnUnplug = false
 
-    @Option(help: ArgumentHelp("Where controller firmware lives (Realtek: DIR/rtl_bt/, Debian package firmware-realtek). Default: /lib/firmware. Given, it also probes non-USB controllers for a Realtek ROM.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Where controller firmware lives (Realtek: DIR/rtl_bt/, Debian package firmware-realtek; Intel: DIR/intel/ibt-*, firmware-iwlwifi). Default: /lib/firmware. Given, it also probes non-USB controllers for a Realtek ROM or an Intel boot loader.", valueName: "dir"))
     var firmwareDir: String?
 
     /// Value checks, run after parsing succeeded (so that an unknown option or

@@ -154,7 +154,7 @@ enum FirmwareSetup {
                                       ddc: ddc.map { UnsafeRawBufferPointer($0) } ?? empty, into: &packet)
             case .done(let loaded):
                 if loaded {
-                    Log.info("Intel \(loader.version.name): firmware loaded (\(base).sfi, \(loader.layout.payloadCommands) firmware commands in \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.layout.bootAddress)), \(loader.ddcRecords) DDC records)")
+                    Log.info("Intel \(loader.version.name): firmware loaded (\(base).sfi, \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.layout.bootAddress)), \(loader.ddcRecords) DDC records)")
                 } else {
                     Log.debug("Intel \(loader.version.name): operational firmware already running")
                 }

@@ -147,14 +147,20 @@ enum USBController {
 /// --list-controllers: chip family and whether its firmware is needed and present.
 /// A Realtek VID:PID does not name the chip (one PID covers RTL8761B and
 /// RTL8761BU); the file of the common RTL8761BU is shown for those of that
-/// family, and the exact chip is learnt from Read Local Version at start.
+/// family, and the exact chip is learnt from Read Local Version at start. An
+/// Intel PID names the model; the file a typical unit needs is shown, the exact
+/// one is named by Intel Read Version at start.
 func firmwareColumns(_ c: USBCandidate, _ directory: String) -> String {
-    guard RealtekChip.isKnownUSB(vendor: c.vendor, product: c.product) else {
+    let family: String, file: String
+    if RealtekChip.isKnownUSB(vendor: c.vendor, product: c.product) {
+        (family, file) = ("Realtek", "rtl_bt/" + realtekFileGuess(product: c.product, vendor: c.vendor))
+    } else if IntelUSB.isKnown(vendor: c.vendor, product: c.product), let model = IntelUSB.model(product: c.product) {
+        (family, file) = ("Intel", "intel/\(model.typicalFile)")
+    } else {
         return "\(USBController.pad("-", 7))  \(USBController.pad("not needed", 34))"
     }
-    let file = "rtl_bt/" + realtekFileGuess(product: c.product, vendor: c.vendor)
     let present = FirmwareSetup.fileExists("\(directory)/\(file)")
-    return "\(USBController.pad("Realtek", 7))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"))", 34))"
+    return "\(USBController.pad(family, 7))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"))", 34))"
 }
 
 /// The firmware file most likely for a Realtek VID:PID (Bumble's list groups them by chip).
