@@ -49,7 +49,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var host = rig.host
     var logic = rig.logic
     var packet = HCIPacket()
-    switch data[0] % 4 {
+    switch data[0] % 5 {
     case 0:
         // A raw H4 stream from the controller, cut as the run loop cuts it
         // (in place, and across two reads), for the live link.
@@ -92,6 +92,30 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = server.handle(input, connection: 0x40, bearer: &bearer, delegate: &logic, response: &response)
             precondition(response.count <= Int(mtu), "response longer than the MTU")
         }
+    case 3:
+        // Vendor firmware: an Intel Read Version, an .sfi/.ddc and events for the
+        // loader; Realtek patch files. Every input is a result or an error.
+        let cut = input.isEmpty ? 0 : Int(input[0]) % (input.count + 1)
+        let head = UnsafeRawBufferPointer(rebasing: input[..<cut]), rest = UnsafeRawBufferPointer(rebasing: input[cut...])
+        _ = IntelVersion.parse(head)
+        var tlv = IntelVersion()
+        tlv.secureBootEngine = cut & 1 == 0 ? 0 : 1
+        var legacy = IntelVersion()
+        legacy.generation = .legacy
+        _ = try? IntelFirmwareLayout.check(rest, version: tlv)
+        _ = try? IntelFirmwareLayout.check(rest, version: legacy)
+        _ = try? IntelFirmwareLayout.checkDDC(rest)
+        var loader = IntelLoader()
+        _ = loader.start(into: &packet)
+        var at = 0
+        while at + 2 <= head.count {
+            let length = min(Int(head[at + 1]) + 2, head.count - at)
+            _ = loader.handle(event: UnsafeRawBufferPointer(rebasing: head[at..<(at + length)]), into: &packet)
+            if loader.phase == .awaitingFiles { _ = loader.provide(firmware: rest, ddc: rest, into: &packet) }
+            at += length
+        }
+        _ = try? RealtekPatchFile.parseV1(rest, romVersion: cut & 0xFF == 0 ? 0 : 1, expectedROM: nil)
+        _ = try? RealtekPatchFile.parseV2(rest, romVersion: 1)
     default:
         // Advertising data and scan responses.
         var summary = AdvertisementSummary()
