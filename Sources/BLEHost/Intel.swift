@@ -193,6 +193,7 @@ func appendHex4<let n: Int>(_ value: UInt16, to out: inout FixedBytes<n>) {
 public enum IntelError: UInt8, Error, Equatable {
     case notIntel, unsupportedVariant, intermediateLoader, limitedCCE, unknownEngine, missingCNV
     case fileTooShort, fileTooLarge, badCSSHeader, commandOutOfBounds, unalignedEnd, emptyPayload
+    case notVendorCommand, noBootAddress
     case badDDC, commandFailed, downloadRejected, timeout
 
     public var text: StaticString {
@@ -209,6 +210,8 @@ public enum IntelError: UInt8, Error, Equatable {
         case .commandOutOfBounds: "firmware file truncated or corrupt (a command runs past its end)"
         case .unalignedEnd: "firmware file corrupt (payload does not end on a 4-byte boundary)"
         case .emptyPayload: "firmware file has no payload"
+        case .notVendorCommand: "firmware file corrupt (a payload command is not a vendor command)"
+        case .noBootAddress: "firmware file corrupt (no Write Boot Params command with a boot address)"
         case .badDDC: "DDC file corrupt (a record runs past its end)"
         case .commandFailed: "controller refused a vendor command"
         case .downloadRejected: "controller rejected the firmware (secure boot check failed)"
@@ -256,18 +259,27 @@ public struct IntelFirmwareLayout: Equatable {
         }
         var at = layout.payloadOffset
         var group = 0
+        var bootParams = false
         while at < file.count {
             guard file.count - at >= 3 else { throw .commandOutOfBounds }
             let opcode = UInt16(file[at]) | UInt16(file[at + 1]) << 8
             let length = Int(file[at + 2])
             guard file.count - at - 3 >= length else { throw .commandOutOfBounds }
-            if opcode == IntelOpcode.writeBootParams, length >= 4 { layout.bootAddress = le32(file, at + 3) }
+            // The payload is vendor commands only (OGF 0x3F); anything else is a length gone wrong.
+            guard opcode >> 10 == 0x3F else { throw .notVendorCommand }
+            if opcode == IntelOpcode.writeBootParams {
+                guard length >= 4 else { throw .noBootAddress }
+                layout.bootAddress = le32(file, at + 3)
+                bootParams = true
+            }
             at += 3 + length
             group += 3 + length
             if group % 4 == 0 { group = 0 }
             layout.payloadCommands += 1
         }
         guard group == 0 else { throw .unalignedEnd }
+        // Without Write Boot Params the Intel Reset would boot address 0: refuse instead.
+        guard bootParams else { throw .noBootAddress }
         return layout
     }
 

@@ -120,6 +120,15 @@ import TestSupport
         #expect(check(badCSS, v) == .failure(.badCSSHeader))
         #expect(check(Array(file.dropLast(2)), v) == .failure(.commandOutOfBounds))
         #expect(check(file + [0x02, 0xFC, 0x00], v) == .failure(.unalignedEnd))
+        var notVendor = file
+        notVendor[965] = 0x0C  // the first command's opcode becomes 0x0C0E
+        #expect(check(notVendor, v) == .failure(.notVendorCommand))
+        var noBoot = file
+        noBoot[964] = 0x02  // Write Boot Params becomes a NOP: no boot address anywhere
+        #expect(check(noBoot, v) == .failure(.noBootAddress))
+        var longer = file
+        longer[966] = 10  // the first command's length grows by one: the walk goes wrong
+        #expect(check(longer, v) != .success(layout))
         #expect(check([UInt8](repeating: 0, count: IntelFirmwareLayout.maximumFileSize + 1), v) == .failure(.fileTooLarge))
 
         // Every truncation and every single-byte corruption of the payload: a layout or an error, never a crash.
