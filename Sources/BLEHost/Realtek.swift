@@ -466,6 +466,8 @@ public struct RealtekLoader {
     public private(set) var payload = RealtekPayload()
     public private(set) var fragmentsSent = 0
     public private(set) var lastStatus: UInt8 = 0
+    /// Company identifier from Read Local Version (another vendor's loader may take over).
+    public private(set) var manufacturer: UInt16 = 0
     var firmware = UnsafeRawBufferPointer(start: nil, count: 0)
     var config = UnsafeRawBufferPointer(start: nil, count: 0)
     var configLength = 0
@@ -547,6 +549,7 @@ public struct RealtekLoader {
             let hciVersion = rest[0]
             let hciRevision = UInt16(rest[1]) | UInt16(rest[2]) << 8
             let lmpSubversion = UInt16(rest[6]) | UInt16(rest[7]) << 8
+            manufacturer = UInt16(rest[4]) | UInt16(rest[5]) << 8
             guard let found = RealtekChip.match(lmpSubversion: lmpSubversion, hciRevision: hciRevision,
                                                 hciVersion: hciVersion) else {
                 phase = .done

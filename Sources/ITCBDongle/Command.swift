@@ -295,8 +295,8 @@ extension ITCBDongle {
             }
             sessions += 1
             if FirmwareSetup.wanted(opened, firmwareDirectoryGiven: firmwareDir != nil),
-               let code = FirmwareSetup.runRealtek(transport: opened, snoop: snoop,
-                                                   firmwareDirectory: firmwareDir ?? "/lib/firmware") {
+               let code = FirmwareSetup.run(transport: opened, snoop: snoop,
+                                            firmwareDirectory: firmwareDir ?? "/lib/firmware") {
                 opened.close()
                 return code
             }

@@ -1,28 +1,30 @@
 import Glibc
 import BLEHost
 
-/// Vendor set-up before the host's bring-up: Realtek firmware download. The
-/// protocol is the core's `RealtekLoader` (sans-IO); this drives it over the
-/// transport and reads the files from `<firmware dir>/rtl_bt/`.
+/// Vendor set-up before the host's bring-up: Realtek and Intel firmware
+/// download. The protocols are the core's `RealtekLoader` and `IntelLoader`
+/// (sans-IO); this drives them over the transport and reads the files from
+/// `<firmware dir>/rtl_bt/` and `<firmware dir>/intel/`.
 enum FirmwareSetup {
     static let realtekPackage = "Debian package firmware-realtek (component non-free-firmware)"
 
-    /// Whether to probe for a Realtek ROM: always for a USB dongle with a
-    /// Realtek VID:PID; on other transports only when --firmware-dir is given.
+    /// Whether to probe for a vendor ROM: always for a USB dongle with a
+    /// Realtek or Intel VID:PID; on other transports only when --firmware-dir is given.
     static func wanted(_ transport: Transport, firmwareDirectoryGiven: Bool) -> Bool {
         if let usb = transport as? USBTransport {
             return RealtekChip.isKnownUSB(vendor: usb.candidate.vendor, product: usb.candidate.product)
+                || IntelUSB.isKnown(vendor: usb.candidate.vendor, product: usb.candidate.product)
         }
         return firmwareDirectoryGiven
     }
 
     /// Whole file, or nil when it cannot be read. The caller deallocates.
-    static func readFile(_ path: String) -> UnsafeMutableRawBufferPointer? {
+    static func readFile(_ path: String, limit: Int) -> UnsafeMutableRawBufferPointer? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
         guard fseek(file, 0, SEEK_END) == 0 else { return nil }
         let size = ftell(file)
-        guard size >= 0, size <= RealtekPatchFile.maximumFileSize, fseek(file, 0, SEEK_SET) == 0 else { return nil }
+        guard size >= 0, size <= limit, fseek(file, 0, SEEK_SET) == 0 else { return nil }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 8)
         guard size == 0 || fread(buffer.baseAddress, 1, size, file) == size else {
             buffer.deallocate()
@@ -33,51 +35,52 @@ enum FirmwareSetup {
 
     static func fileExists(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
+    /// Vendor set-up for this transport; nil when the host may bring the
+    /// controller up, else the exit code. USB: by VID:PID (Realtek or Intel).
+    /// Other transports with --firmware-dir: the Realtek probe (Reset, Read
+    /// Local Version) and, for manufacturer 2, the Intel loader after it.
+    static func run(transport: Transport, snoop: BTSnoopWriter?, firmwareDirectory: String) -> Int32? {
+        if let usb = transport as? USBTransport, IntelUSB.isKnown(vendor: usb.candidate.vendor, product: usb.candidate.product) {
+            return runIntel(transport: transport, snoop: snoop, firmwareDirectory: firmwareDirectory, afterProbe: false)
+        }
+        var manufacturer: UInt16 = 0
+        if let code = runRealtek(transport: transport, snoop: snoop, firmwareDirectory: firmwareDirectory,
+                                 manufacturer: &manufacturer) {
+            return code
+        }
+        guard manufacturer == 2, !(transport is USBTransport) else { return nil }
+        return runIntel(transport: transport, snoop: snoop, firmwareDirectory: firmwareDirectory, afterProbe: true)
+    }
+
     /// Runs the Realtek loader; nil when the host may bring the controller up,
     /// else the exit code.
     static func runRealtek(transport: Transport, snoop: BTSnoopWriter?, firmwareDirectory: String,
-                           timeout: UInt64 = 10_000) -> Int32? {
+                           manufacturer: inout UInt16) -> Int32? {
         var loader = RealtekLoader()
         var packet = HCIPacket()
-        var deframer = H4Deframer()
+        let io = LoaderIO(transport: transport, snoop: snoop, timeout: 10_000, what: "the Realtek firmware check")
         var firmware: UnsafeMutableRawBufferPointer? = nil
         var config: UnsafeMutableRawBufferPointer? = nil
         defer {
             firmware?.deallocate()
             config?.deallocate()
         }
-        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
-        defer { input.deallocate() }
-        var fds = transport.pollDescriptors
-        let deadline = monotonicMilliseconds() + timeout
         var step = loader.start(into: &packet)
         while true {
             switch step {
             case .send:
-                do throws(TransportError) {
-                    var failure: TransportError? = nil
-                    packet.withBytes { raw in
-                        snoop?.record(raw, received: false)
-                        Log.trace("> \(hexDump(raw))")
-                        do throws(TransportError) { try transport.write(raw) } catch { failure = error }
-                    }
-                    if let failure { throw failure }
-                    try transport.flush()
-                } catch {
-                    Log.error(error.description)
-                    return Exit.transport
-                }
+                if let code = io.send(packet) { return code }
                 step = .wait
             case .needFiles(let chip):
                 let directory = "\(firmwareDirectory)/rtl_bt"
                 let firmwarePath = "\(directory)/\(chip.firmwareFile)"
                 let configPath = "\(directory)/\(chip.configFile)"
-                guard let fw = readFile(firmwarePath) else {
+                guard let fw = readFile(firmwarePath, limit: RealtekPatchFile.maximumFileSize) else {
                     Log.error("Realtek \(chip.name): firmware file \(firmwarePath) is missing; it is in the \(realtekPackage)")
                     return Exit.controller
                 }
                 firmware = fw
-                config = readFile(configPath)
+                config = readFile(configPath, limit: RealtekPatchFile.maximumFileSize)
                 if config == nil, chip.configRequired {
                     Log.error("Realtek \(chip.name): config file \(configPath) is missing; it is in the \(realtekPackage)")
                     return Exit.controller
@@ -87,6 +90,7 @@ enum FirmwareSetup {
                 step = loader.provide(firmware: UnsafeRawBufferPointer(fw),
                                       config: config.map { UnsafeRawBufferPointer($0) } ?? empty, into: &packet)
             case .done(let chip):
+                manufacturer = loader.manufacturer
                 if let chip {
                     Log.info("Realtek \(chip.name): firmware loaded (version 0x\(hex32(loader.payload.firmwareVersion)), \(loader.fragmentCount) fragments, ROM version \(loader.romVersion))")
                 }
@@ -97,50 +101,180 @@ enum FirmwareSetup {
                 Log.error("Realtek \(name): firmware download failed: \(error.text)\(file)")
                 return Exit.controller
             case .wait:
-                let now = monotonicMilliseconds()
-                guard now < deadline else {
-                    Log.error("controller at \(transport.description) did not answer during the Realtek firmware check")
-                    return Exit.controller
-                }
-                var wait = Int32(min(deadline - now, 1_000))
-                if let hint = transport.timeoutHint { wait = min(wait, hint) }
-                let ready = poll(&fds, nfds_t(fds.count), wait)
-                if ready < 0 && errno != EINTR { return Exit.transport }
-                let count: Int
-                do throws(TransportError) {
-                    count = try fds.withUnsafeMutableBufferPointer { ready throws(TransportError) in
-                        try transport.read(into: input, ready: ready)
-                    }
-                } catch {
-                    Log.error(error.description)
-                    return Exit.transport
-                }
-                for i in fds.indices { fds[i].revents = 0 }
-                guard count > 0 else { continue }
-                let bytes = UnsafeRawBufferPointer(rebasing: input[0..<count])
-                var offset = 0
-                while case .wait = step {
-                    let frame = deframer.next(bytes, offset: &offset)
-                    var copy = FixedBytes<1028>()
-                    var type: UInt8 = 0
-                    switch frame {
-                    case .none: break
-                    case .inPlace(let t, let start, let length):
-                        type = t
-                        _ = copy.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]))
-                    case .buffered(let t):
-                        type = t
-                        _ = deframer.withPacket { copy.append($0) }
-                    }
-                    if frame == .none { break }
-                    copy.withBytes { raw in
-                        snoop?.record(type, raw, received: true)
-                        Log.trace("< \(hex(type)) \(hexDump(raw))")
-                        if type == H4PacketType.event { step = loader.handle(event: raw, into: &packet) }
-                    }
+                switch io.nextEvent() {
+                case .failed(let code): return code
+                case .event(let event): step = event.withBytes { loader.handle(event: $0, into: &packet) }
                 }
             }
         }
+    }
+
+    static let intelPackage = "Debian package firmware-iwlwifi (component non-free-firmware)"
+
+    /// Runs the Intel loader. On USB the boot loader takes Secure Send on the
+    /// bulk OUT endpoint and answers on bulk IN (Linux btusb does the same).
+    static func runIntel(transport: Transport, snoop: BTSnoopWriter?, firmwareDirectory: String,
+                         afterProbe: Bool) -> Int32? {
+        var loader = IntelLoader()
+        var packet = HCIPacket()
+        // Each answer restarts the clock: a download is thousands of commands.
+        let io = LoaderIO(transport: transport, snoop: snoop, timeout: 5_000, what: "the Intel firmware load")
+        let usb = transport as? USBTransport
+        usb?.bulkInCarriesEvents(true)
+        defer { usb?.bulkInCarriesEvents(false) }
+        var firmware: UnsafeMutableRawBufferPointer? = nil
+        var ddc: UnsafeMutableRawBufferPointer? = nil
+        defer {
+            firmware?.deallocate()
+            ddc?.deallocate()
+        }
+        var base = ""
+        var step = afterProbe ? loader.startAtReadVersion(into: &packet) : loader.start(into: &packet)
+        while true {
+            switch step {
+            case .send:
+                let bulk = usb != nil && loader.phase == .secureSend
+                if let code = io.send(packet, onBulk: bulk) { return code }
+                step = .wait
+            case .needFiles:
+                var name = FixedBytes<32>()
+                loader.version.writeBaseName(into: &name)
+                base = name.withBytes { String(decoding: $0, as: UTF8.self) }
+                let firmwarePath = "\(firmwareDirectory)/intel/\(base).sfi"
+                let ddcPath = "\(firmwareDirectory)/intel/\(base).ddc"
+                guard let fw = readFile(firmwarePath, limit: IntelFirmwareLayout.maximumFileSize) else {
+                    Log.error("Intel \(loader.version.name): firmware file \(firmwarePath) is missing; it is in the \(intelPackage)")
+                    return Exit.controller
+                }
+                firmware = fw
+                ddc = readFile(ddcPath, limit: 64 * 1024)
+                Log.info("Intel \(loader.version.name): loading \(firmwarePath)\(ddc == nil ? "" : " and \(ddcPath)")")
+                let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+                step = loader.provide(firmware: UnsafeRawBufferPointer(fw),
+                                      ddc: ddc.map { UnsafeRawBufferPointer($0) } ?? empty, into: &packet)
+            case .done(let loaded):
+                if loaded {
+                    Log.info("Intel \(loader.version.name): firmware loaded (\(base).sfi, \(loader.layout.payloadCommands) firmware commands in \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.layout.bootAddress)), \(loader.ddcRecords) DDC records)")
+                } else {
+                    Log.debug("Intel \(loader.version.name): operational firmware already running")
+                }
+                return nil
+            case .failed(let error):
+                let file = base.isEmpty ? "" : " (\(firmwareDirectory)/intel/\(base).sfi)"
+                Log.error("Intel \(loader.version.name): firmware load failed: \(error.text)\(file)")
+                return Exit.controller
+            case .wait:
+                switch io.nextEvent() {
+                case .failed(let code): return code
+                case .event(let event): step = event.withBytes { loader.handle(event: $0, into: &packet) }
+                }
+            }
+        }
+    }
+}
+
+/// The I/O both loaders share: write the loader's command, wait for the next
+/// HCI event (setup phase only: copies and small allocations are fine here).
+final class LoaderIO {
+    enum Next { case event(FixedBytes<260>), failed(Int32) }
+
+    let transport: Transport
+    let snoop: BTSnoopWriter?
+    let timeout: UInt64
+    let what: String
+    var deframer = H4Deframer()
+    var fds: [pollfd]
+    var deadline: UInt64
+    let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+    var pending: [FixedBytes<260>] = []
+
+    deinit { input.deallocate() }
+
+    init(transport: Transport, snoop: BTSnoopWriter?, timeout: UInt64, what: String) {
+        self.transport = transport
+        self.snoop = snoop
+        self.timeout = timeout
+        self.what = what
+        fds = transport.pollDescriptors
+        deadline = monotonicMilliseconds() + timeout
+    }
+
+    /// Writes one command (on USB bulk OUT when `onBulk`: an Intel boot loader's Secure Send).
+    func send(_ packet: HCIPacket, onBulk: Bool = false) -> Int32? {
+        do throws(TransportError) {
+            var failure: TransportError? = nil
+            packet.withBytes { raw in
+                snoop?.record(raw, received: false)
+                Log.trace("> \(hexDump(raw))")
+                do throws(TransportError) {
+                    if onBulk {
+                        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: raw.count, alignment: 1)
+                        defer { copy.deallocate() }
+                        copy.copyMemory(from: raw)
+                        copy[0] = H4PacketType.acl  // the USB transport's bulk OUT path
+                        try transport.write(UnsafeRawBufferPointer(copy))
+                    } else {
+                        try transport.write(raw)
+                    }
+                } catch { failure = error }
+            }
+            if let failure { throw failure }
+            try transport.flush()
+        } catch {
+            Log.error(error.description)
+            return Exit.transport
+        }
+        return nil
+    }
+
+    /// The next event; timeouts count from the last one.
+    func nextEvent() -> Next {
+        while pending.isEmpty {
+            let now = monotonicMilliseconds()
+            guard now < deadline else {
+                Log.error("controller at \(transport.description) did not answer during \(what)")
+                return .failed(Exit.controller)
+            }
+            var wait = Int32(min(deadline - now, 1_000))
+            if let hint = transport.timeoutHint { wait = min(wait, hint) }
+            let ready = poll(&fds, nfds_t(fds.count), wait)
+            if ready < 0 && errno != EINTR { return .failed(Exit.transport) }
+            let count: Int
+            do throws(TransportError) {
+                count = try fds.withUnsafeMutableBufferPointer { ready throws(TransportError) in
+                    try transport.read(into: input, ready: ready)
+                }
+            } catch {
+                Log.error(error.description)
+                return .failed(Exit.transport)
+            }
+            for i in fds.indices { fds[i].revents = 0 }
+            guard count > 0 else { continue }
+            let bytes = UnsafeRawBufferPointer(rebasing: input[0..<count])
+            var offset = 0
+            while true {
+                let frame = deframer.next(bytes, offset: &offset)
+                var copy = FixedBytes<260>()
+                var type: UInt8 = 0
+                switch frame {
+                case .none: break
+                case .inPlace(let t, let start, let length):
+                    type = t
+                    _ = copy.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]))
+                case .buffered(let t):
+                    type = t
+                    _ = deframer.withPacket { copy.append($0) }
+                }
+                if frame == .none { break }
+                copy.withBytes { raw in
+                    snoop?.record(type, raw, received: true)
+                    Log.trace("< \(hex(type)) \(hexDump(raw))")
+                }
+                if type == H4PacketType.event { pending.append(copy) }
+            }
+        }
+        deadline = monotonicMilliseconds() + timeout
+        return .event(pending.removeFirst())
     }
 }
 

@@ -291,6 +291,12 @@ final class USBTransport: Transport {
         return count
     }
 
+    /// An Intel boot loader answers Secure Send with HCI events on bulk IN
+    /// (Linux btusb_recv_bulk_intel): while on, bulk IN is cut as events.
+    func bulkInCarriesEvents(_ on: Bool) {
+        aclStream = H4Deframer(endpointOf: on ? H4PacketType.event : H4PacketType.acl)
+    }
+
     /// Packets are submitted as they are written; nothing waits for a flush.
     func flush() throws(TransportError) {}
 

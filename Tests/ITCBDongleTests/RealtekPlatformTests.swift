@@ -12,9 +12,9 @@ import BLEHost
     }
 
     @Test func test_realtek_read_file() {
-        #expect(FirmwareSetup.readFile("/nonexistent/rtl_bt/rtl8761bu_fw.bin") == nil)
+        #expect(FirmwareSetup.readFile("/nonexistent/rtl_bt/rtl8761bu_fw.bin", limit: 1 << 20) == nil)
         #expect(!FirmwareSetup.fileExists("/nonexistent/rtl_bt/rtl8761bu_fw.bin"))
-        if let bytes = FirmwareSetup.readFile("/etc/hostname") {
+        if let bytes = FirmwareSetup.readFile("/etc/hostname", limit: 1 << 20) {
             #expect(bytes.count > 0)
             bytes.deallocate()
         }
