@@ -44,6 +44,8 @@ suite "interop with Bumble (central)" .venv/bin/python -m pytest -q Tests/Centra
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q Tests/Lifecycle
 # Realtek firmware download: the real Debian files (scripts/firmware-files.sh) on an emulated ROM, differential with Bumble's rtk driver.
 suite "Realtek firmware loading (emulated ROM, Bumble rtk driver)" .venv/bin/python -m pytest -q Tests/Realtek
+# Intel firmware download: the real ibt-* files on emulated Intel bootloaders (TLV and legacy), differential with Bumble's intel driver.
+suite "Intel firmware loading" .venv/bin/python -m pytest -q Tests/Intel
 suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 # RootCanal needs a newer glibc: a debootstrapped trixie tree, cached in ~/.cache/itcb-dongle.
 suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh

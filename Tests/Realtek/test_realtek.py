@@ -1,7 +1,8 @@
 """Realtek firmware loading, proven against the real files of Debian's
 firmware-realtek (scripts/firmware-files.sh fetches and extracts them under
-.cache/) and an emulated Realtek ROM (Tests/Support/realtek_controller.py: a
-Realtek personality in front of a Bumble controller, H4 over TCP).
+.cache/) and an emulated Realtek ROM (Tests/Support/vendor_controller.py: the
+Realtek personality of Tests/Support/personalities.py in front of a Bumble
+controller, H4 over TCP).
 
 Differential: Bumble's own Realtek driver (bumble.drivers.rtk, a stack nobody
 here wrote) and itcb-dongle load the same file through the same emulation; the
@@ -21,7 +22,7 @@ from bumble_client import EightBall, central
 from harness import BINARY, REPO, SLUGS, Dongle, stop_process
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
-EMULATION = os.path.join(SUPPORT, "realtek_controller.py")
+EMULATION = os.path.join(SUPPORT, "vendor_controller.py")
 REFERENCE = os.path.join(SUPPORT, "bumble_rtk_reference.py")
 
 # chip → firmware file (Bumble's and btrtl's names).

@@ -1,0 +1,412 @@
+"""Vendor personalities: what an un-patched Realtek ROM or an Intel bootloader
+answers before its firmware is loaded, and what it checks while it is loaded.
+
+Python stdlib only: this module also runs inside the QEMU guest of the USB
+fixture (system python3, no Bumble). A personality sees every HCI command the
+host sends (opcode + length + parameters, no H4 type byte) and either answers
+it itself or returns None: "forward it to the real (Bumble) controller".
+
+    p = make("ax210", firmware_dir)        # DIR holding intel/ (and rtl_bt/)
+    replies = p.on_command(command, via_bulk=False)
+    # None, or [(endpoint, event)]: endpoint "event" (interrupt IN / H4 0x04)
+    # or "bulk" (bulk IN: an Intel bootloader answers Secure Sends that came
+    # on bulk OUT there); event = HCI event without the H4 type byte.
+
+Realtek (rtl8723b … rtl8852c): until the last Download fragment it is the
+un-patched ROM: it answers HCI Reset and Read Local Version Information (the
+ROM's versions, manufacturer 0x005D), Read ROM Version (0xFC6D) and Download
+(0xFC20: the fragment index is checked, the bytes collected in .payload).
+After the last fragment every command but the vendor ones is forwarded.
+
+Intel, two generations (see CHIPS): TLV bootloaders (AX210, AX211) and
+legacy-format ones (8265, 9560, AX200, AX201). In the bootloader it answers
+Reset (status 0x01 Unknown HCI Command), Read Local Version (manufacturer 2),
+Intel Read Version (TLV or the 10-byte legacy struct; image type / fw variant
+"bootloader"), Read Boot Params (legacy) and Secure Send, and compares every
+Secure Send fragment with the real .sfi file: CSS, PKI and signature of the
+chip's secure boot engine (RSA or ECDSA), then the payload, in order, byte for
+byte. When the whole payload has arrived and matched it sends the vendor event
+"download complete" (FF 05 06 00 09 FC 00); a mismatch sends it with result 1
+and is listed in .errors. Intel Reset (checked against the file's boot
+address) boots it: vendor event FF 07 02 ... and it is operational; Read
+Version then says so (image type 0x03 / fw variant 0x23, and the file's build
+numbers), DDC writes (0xFC8B) are recorded in .ddc_records, Set Event Mask
+(0xFC52) is acknowledged, other vendor commands get Unknown HCI Command, and
+everything else is forwarded. Any other command in the bootloader gets
+Unknown HCI Command too (there is no link layer running).
+
+Intel Reset gets no Command Complete by default (the protocol brief of this
+project); make(..., reset_complete=True) sends one before the boot event
+(Linux btintel waits for one with __hci_cmd_sync)."""
+import os
+import struct
+
+RESET, READ_LOCAL_VERSION = 0x0C03, 0x1001
+
+STATUS_OK, UNKNOWN_COMMAND, INVALID_PARAMETERS = 0x00, 0x01, 0x12
+
+
+def command_complete(opcode, params=b""):
+    """HCI Command Complete (no H4 type byte), one command credit."""
+    params = bytes(params)
+    return bytes([0x0E, 3 + len(params), 1, opcode & 0xFF, opcode >> 8]) + params
+
+
+def vendor_event(params):
+    params = bytes(params)
+    return bytes([0xFF, len(params)]) + params
+
+
+class Personality:
+    vendor = ""
+    chip = ""
+    usb_id = (0, 0)
+    display = ""
+
+    def __init__(self):
+        self.commands = []
+        self.errors = []
+
+    @property
+    def bulk_commands(self):
+        return False
+
+    def on_command(self, command, via_bulk=False):
+        command = bytes(command)
+        self.commands.append(command)
+        if len(command) < 3 or len(command) != 3 + command[2]:
+            self.errors.append(f"malformed command {command.hex()}")
+            return None
+        opcode = command[0] | command[1] << 8
+        return self.handle(opcode, command[3:], via_bulk)
+
+    def handle(self, opcode, params, via_bulk):
+        return None
+
+    def power_cycle(self):
+        pass
+
+
+# ---------------------------------------------------------------- Realtek
+
+# chip → (HCI version, HCI revision, LMP subversion) of the un-patched ROM
+# (the values Linux btrtl.c and Bumble's rtk driver match on), USB PID.
+REALTEK_CHIPS = {
+    "rtl8723b": (0x06, 0x000B, 0x8723, 0xB720),
+    "rtl8723d": (0x08, 0x000D, 0x8723, 0xD723),
+    "rtl8821c": (0x08, 0x000C, 0x8821, 0xC821),
+    "rtl8761bu": (0x0A, 0x000B, 0x8761, 0x8771),
+    "rtl8822b": (0x07, 0x000B, 0x8822, 0xB82C),
+    "rtl8822c": (0x0A, 0x000C, 0x8822, 0xC82C),
+    "rtl8852a": (0x0B, 0x000A, 0x8852, 0x885A),
+    "rtl8852b": (0x0B, 0x000B, 0x8852, 0x887B),
+    "rtl8852c": (0x0C, 0x000C, 0x8852, 0xC852),
+}
+RTK_READ_ROM_VERSION, RTK_DOWNLOAD = 0xFC6D, 0xFC20
+
+
+class Realtek(Personality):
+    vendor = "realtek"
+
+    def __init__(self, chip, rom_version=None):
+        super().__init__()
+        self.chip = chip
+        self.display = chip.upper()
+        hci_version, hci_revision, lmp_subversion, pid = REALTEK_CHIPS[chip]
+        self.version = (hci_version, hci_revision, lmp_subversion)
+        self.usb_id = (0x0BDA, pid)
+        self.rom_version = 1 if rom_version is None else rom_version
+        self.power_cycle()
+
+    def power_cycle(self):
+        self.patched = False
+        self.fragments = 0
+        self.payload = bytearray()
+
+    def handle(self, opcode, params, via_bulk):
+        if opcode == RTK_READ_ROM_VERSION:
+            return [("event", command_complete(opcode, [0, self.rom_version]))]
+        if opcode == RTK_DOWNLOAD:
+            return [("event", self.download(params))]
+        if not self.patched and opcode == RESET:
+            return [("event", command_complete(opcode, [0]))]
+        if not self.patched and opcode == READ_LOCAL_VERSION:
+            hci_version, hci_revision, lmp_subversion = self.version
+            return [("event", command_complete(opcode, [0, hci_version, *struct.pack("<H", hci_revision), hci_version,
+                                                        0x5D, 0x00, *struct.pack("<H", lmp_subversion)]))]
+        return None
+
+    def download(self, params):
+        index, data = params[0], params[1:]
+        i = self.fragments
+        # Linux btrtl numbers fragments past 127 (i & 0x7F) + 1, Bumble i & 0x7F: both accepted.
+        wanted = {i & 0x7F} if i <= 0x7F else {(i & 0x7F) + 1, i & 0x7F}
+        if index & 0x7F not in wanted:
+            self.errors.append(f"fragment {i}: index {index:#x}")
+            return command_complete(RTK_DOWNLOAD, [INVALID_PARAMETERS, index])
+        self.fragments += 1
+        self.payload += data
+        if index & 0x80:
+            self.patched = True
+        return command_complete(RTK_DOWNLOAD, [0, index])
+
+
+# ---------------------------------------------------------------- Intel
+
+INTEL_RESET, INTEL_READ_VERSION, INTEL_SECURE_SEND = 0xFC01, 0xFC05, 0xFC09
+INTEL_READ_BOOT_PARAMS, INTEL_WRITE_BOOT_PARAMS = 0xFC0D, 0xFC0E
+INTEL_SET_EVENT_MASK, INTEL_WRITE_DDC = 0xFC52, 0xFC8B
+RSA, ECDSA = 0, 1
+FRAGMENT_MAX = 252
+# (offset, size) of CSS header, PKI, signature per engine, and where the payload starts.
+TLV_LAYOUT = {RSA: ((0, 128), (128, 256), (388, 256), 964), ECDSA: ((644, 128), (772, 96), (868, 96), 964)}
+LEGACY_LAYOUT = ((0, 128), (128, 256), (388, 256), 644)
+DOWNLOAD_COMPLETE = bytes([0x06, 0x00, 0x09, 0xFC, 0x00])
+DOWNLOAD_FAILED = bytes([0x06, 0x01, 0x09, 0xFC, 0x00])
+BOOT_COMPLETE = bytes([0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00])
+
+# TLV generation: CNVI_TOP, CNVR_TOP, hardware variant, device revision id, secure boot engine.
+INTEL_TLV_CHIPS = {
+    "ax210": dict(display="AX210", pid=0x0032, cnvi_top=0x00000410, cnvr_top=0x00000410, variant=0x17,
+                  dev_rev=0x0000, engine=RSA),
+    "ax211": dict(display="AX211", pid=0x0033, cnvi_top=0x00000400, cnvr_top=0x00000410, variant=0x19,
+                  dev_rev=0x0000, engine=ECDSA),
+}
+# Legacy generation: hw_variant, hw_revision, fw_revision, dev_revid.
+INTEL_LEGACY_CHIPS = {
+    "8265": dict(display="8265", pid=0x0A2B, variant=0x0C, hw_rev=0x00, fw_rev=0x00, dev_revid=16),
+    "9560": dict(display="9560", pid=0x0AAA, variant=0x11, hw_rev=16, fw_rev=1, dev_revid=0),
+    "ax201": dict(display="AX201", pid=0x0026, variant=0x13, hw_rev=0, fw_rev=4, dev_revid=0),
+    "ax200": dict(display="AX200", pid=0x0029, variant=0x14, hw_rev=1, fw_rev=3, dev_revid=0),
+}
+
+
+def cnvx_name(top):
+    """The ibt-XXXX-YYYY half for a CNVI/CNVR_TOP value (Bumble's form = Linux's swab16)."""
+    return ((top & 0xF) << 12) | ((top >> 4) & 0xF) | (((top >> 8) & 0xF) << 4) | (((top >> 24) & 0xF) << 8)
+
+
+def tlv(kind, value):
+    value = bytes(value)
+    return bytes([kind, len(value)]) + value
+
+
+class Intel(Personality):
+    vendor = "intel"
+
+    def __init__(self, chip, firmware_dir, engine=None, reset_complete=False, booted=False):
+        super().__init__()
+        self.chip = chip
+        self.tlv = chip in INTEL_TLV_CHIPS
+        self.spec = dict((INTEL_TLV_CHIPS if self.tlv else INTEL_LEGACY_CHIPS)[chip])
+        self.display = self.spec["display"]
+        self.usb_id = (0x8087, self.spec["pid"])
+        if engine is not None:
+            if not self.tlv and engine != RSA:
+                raise ValueError(f"{chip}: legacy bootloaders have the RSA engine only")
+            self.spec["engine"] = engine
+        self.engine = self.spec.get("engine", RSA)
+        self.reset_complete = reset_complete
+        self.otp_bdaddr = bytes([0x10, 0x32, 0x54, 0x76, 0x98, 0xBA])
+        self.firmware_path = self.locate(firmware_dir, self.firmware_name("sfi"))
+        with open(self.firmware_path, "rb") as f:
+            image = f.read()
+        (css, pki, sig, start) = TLV_LAYOUT[self.engine] if self.tlv else LEGACY_LAYOUT
+        self.segments = [(0x00, image[css[0]:css[0] + css[1]]), (0x03, image[pki[0]:pki[0] + pki[1]]),
+                         (0x02, image[sig[0]:sig[0] + sig[1]]), (0x01, image[start:])]
+        self.payload_start = start
+        # command boundaries inside the payload, and the Write Boot Params values
+        self.boundaries = set()
+        self.boot_address, self.fw_build = None, None
+        pos = start
+        while pos + 3 <= len(image):
+            opcode, size = struct.unpack_from("<H", image, pos)[0], image[pos + 2]
+            if opcode == INTEL_WRITE_BOOT_PARAMS and self.boot_address is None:
+                self.boot_address = struct.unpack_from("<I", image, pos + 3)[0]
+                self.fw_build = tuple(image[pos + 7:pos + 10])
+            pos += 3 + size
+            self.boundaries.add(pos - start)
+        if self.boot_address is None:
+            raise ValueError(f"{self.firmware_path}: no Write Boot Params command in the payload")
+        self.ddc_records = []
+        self.boots = 0
+        self.power_cycle()
+        if booted:
+            self.operational = True
+
+    # -- file names (the chip's own idea of them)
+    def firmware_name(self, suffix):
+        s = self.spec
+        if self.tlv:
+            return f"ibt-{cnvx_name(s['cnvi_top']):04x}-{cnvx_name(s['cnvr_top']):04x}.{suffix}"
+        if s["variant"] in (0x0B, 0x0C):
+            return f"ibt-{s['variant']}-{s['dev_revid']}.{suffix}"
+        return f"ibt-{s['variant']}-{s['hw_rev']}-{s['fw_rev']}.{suffix}"
+
+    @staticmethod
+    def locate(firmware_dir, name):
+        if firmware_dir is None:
+            raise ValueError("Intel personalities need firmware_dir (they check the download against the file)")
+        for path in (os.path.join(firmware_dir, "intel", name), os.path.join(firmware_dir, name)):
+            if os.path.isfile(path):
+                return path
+        raise FileNotFoundError(os.path.join(firmware_dir, "intel", name))
+
+    # -- state
+    def power_cycle(self):
+        self.operational = False
+        self.segment, self.offset = 0, 0
+        self.secure_sends = 0
+        self.downloaded = False
+        self.failed = False
+        self.ddc_records = []
+
+    @property
+    def bulk_commands(self):
+        return not self.operational
+
+    @property
+    def payload_received(self):
+        """Payload bytes that arrived and matched so far."""
+        if self.segment < 3:
+            return 0
+        return self.offset
+
+    # -- commands
+    def handle(self, opcode, params, via_bulk):
+        if opcode == READ_LOCAL_VERSION:
+            # manufacturer 2 (Intel) in both states; the bootloader's versions are all 0x0B / 0
+            version = 0x0C if self.operational else 0x0B
+            return [("event", command_complete(opcode, [0, version, 0, 0, version, 0x02, 0x00, 0, 0]))]
+        if opcode == INTEL_READ_VERSION:
+            return [("event", command_complete(opcode, self.version_info()))]
+        if opcode == INTEL_RESET:
+            return self.intel_reset(params)
+        if not self.operational:
+            if opcode == INTEL_SECURE_SEND:
+                return self.secure_send(params, "bulk" if via_bulk else "event")
+            if opcode == INTEL_READ_BOOT_PARAMS and not self.tlv:
+                return [("event", command_complete(opcode, self.boot_params()))]
+            if via_bulk:
+                self.errors.append(f"command {opcode:#06x} on bulk OUT (only Secure Send goes there)")
+            return [("event", command_complete(opcode, [UNKNOWN_COMMAND]))]
+        if via_bulk:
+            self.errors.append(f"command {opcode:#06x} on bulk OUT after boot")
+        if opcode == INTEL_WRITE_DDC:
+            if not params or params[0] + 1 != len(params):
+                self.errors.append(f"DDC record {params.hex()}: length byte {params[:1].hex()} but {len(params)} bytes")
+                return [("event", command_complete(opcode, [INVALID_PARAMETERS]))]
+            self.ddc_records.append(bytes(params))
+            return [("event", command_complete(opcode, [0]))]
+        if opcode == INTEL_SET_EVENT_MASK:
+            return [("event", command_complete(opcode, [0]))]
+        if opcode >> 10 == 0x3F:
+            return [("event", command_complete(opcode, [UNKNOWN_COMMAND]))]
+        return None
+
+    def version_info(self):
+        s = self.spec
+        if not self.tlv:
+            variant = 0x23 if self.operational else 0x06
+            build = self.fw_build if self.operational else (0x01, 0x01, 0x10)
+            return bytes([0, 0x37, s["variant"], s["hw_rev"], variant, s["fw_rev"], *build, 0])
+        build = self.fw_build if self.operational else (0x01, 0x01, 0x10)
+        cnvi_bt = 0x37 << 8 | s["variant"] << 16
+        return b"\x00" + b"".join([
+            tlv(0x10, struct.pack("<I", s["cnvi_top"])),
+            tlv(0x11, struct.pack("<I", s["cnvr_top"])),
+            tlv(0x12, struct.pack("<I", cnvi_bt)),
+            tlv(0x16, struct.pack("<H", s["dev_rev"])),
+            tlv(0x1C, [0x03 if self.operational else 0x01]),
+            tlv(0x1D, [0x2D, 0x16]),                 # timestamp: week, year
+            tlv(0x1E, [0x01]),                       # build type: release
+            tlv(0x1F, struct.pack("<I", 0x0000A1B2)),
+            tlv(0x28, [0x01]),                       # secure boot
+            tlv(0x2A, [0x01]), tlv(0x2B, [0x01]), tlv(0x2C, [0x00]),  # OTP / API / debug lock
+            tlv(0x2D, build),                        # minimum firmware build nn, cw, yy
+            tlv(0x2E, [0x00]),                       # limited CCE: every fragment gets a Command Complete
+            tlv(0x2F, [self.engine]),
+            tlv(0x30, self.otp_bdaddr),
+        ])
+
+    def boot_params(self):
+        s = self.spec
+        return bytes([0, 0x00, 0x00, 0x00, *struct.pack("<H", s["dev_revid"]), 0x01, 0x00, 0x00, 0x01, 0x01, 0x00,
+                      *self.otp_bdaddr, 0x01, 0x01, 0x10, 0x00, 0x00])
+
+    def secure_send(self, params, endpoint):
+        n = self.secure_sends
+        self.secure_sends += 1
+        ok = [(endpoint, command_complete(INTEL_SECURE_SEND, [0]))]
+        if not params:
+            self.errors.append(f"secure send {n}: no fragment type")
+            return [(endpoint, command_complete(INTEL_SECURE_SEND, [INVALID_PARAMETERS]))]
+        kind, data = params[0], bytes(params[1:])
+        if self.failed or self.downloaded:
+            self.errors.append(f"secure send {n}: type {kind:#04x} after the download "
+                               f"{'failed' if self.failed else 'completed'}")
+            return ok
+        if len(data) > FRAGMENT_MAX or not data:
+            return self.fail(n, f"{len(data)} data bytes (1..{FRAGMENT_MAX})", endpoint)
+        if self.offset == len(self.segments[self.segment][1]) and self.segment < 3:
+            self.segment, self.offset = self.segment + 1, 0
+        want_kind, want = self.segments[self.segment]
+        if kind != want_kind:
+            return self.fail(n, f"type {kind:#04x}, expected {want_kind:#04x} at {self.offset} of that part", endpoint)
+        if data != want[self.offset:self.offset + len(data)]:
+            return self.fail(n, f"type {kind:#04x}: {len(data)} bytes differ from the file at offset "
+                                f"{self.offset} of that part", endpoint)
+        self.offset += len(data)
+        if kind == 0x01 and len(data) < FRAGMENT_MAX and (self.offset not in self.boundaries or self.offset % 4):
+            return self.fail(n, f"payload fragment ends at {self.offset}, not a 4-byte aligned command boundary",
+                             endpoint)
+        if kind == 0x01 and self.offset == len(want):
+            self.downloaded = True
+            return ok + [(endpoint, vendor_event(DOWNLOAD_COMPLETE))]
+        return ok
+
+    def fail(self, n, why, endpoint):
+        self.errors.append(f"secure send {n}: {why}")
+        self.failed = True
+        return [(endpoint, command_complete(INTEL_SECURE_SEND, [0])), (endpoint, vendor_event(DOWNLOAD_FAILED))]
+
+    def intel_reset(self, params):
+        replies = [("event", command_complete(INTEL_RESET, [0]))] if self.reset_complete else []
+        if len(params) != 8:
+            self.errors.append(f"Intel Reset with {len(params)} parameter bytes")
+            return [("event", command_complete(INTEL_RESET, [INVALID_PARAMETERS]))]
+        reset_type, patch_enable, ddc_reload, boot_option = params[:4]
+        address = struct.unpack_from("<I", params, 4)[0]
+        if reset_type == 0x01 or self.operational:
+            # hard reset / reset to the bootloader: the patch is lost
+            self.power_cycle()
+            return replies
+        if not self.downloaded:
+            self.errors.append("Intel Reset before the download completed")
+            self.power_cycle()
+            return replies
+        if (patch_enable, ddc_reload, boot_option) != (0x01, 0x00, 0x01) or address != self.boot_address:
+            self.errors.append(f"Intel Reset {params.hex()}: expected 00 01 00 01 and boot address "
+                               f"{self.boot_address:#x}")
+            self.power_cycle()
+            return replies
+        self.operational = True
+        self.boots += 1
+        return replies + [("event", vendor_event(BOOT_COMPLETE))]
+
+
+# ---------------------------------------------------------------- registry
+
+CHIPS = {**{c: "realtek" for c in REALTEK_CHIPS}, **{c: "intel" for c in INTEL_TLV_CHIPS},
+         **{c: "intel" for c in INTEL_LEGACY_CHIPS}}
+
+
+def make(chip, firmware_dir=None, rom_version=None, **options):
+    """A fresh personality. Intel options: engine=RSA|ECDSA (TLV chips),
+    reset_complete=True (Command Complete for Intel Reset), booted=True (start
+    operational: a warm controller)."""
+    if chip not in CHIPS:
+        raise ValueError(f"unknown chip {chip!r}; known: {', '.join(sorted(CHIPS))}")
+    if CHIPS[chip] == "realtek":
+        return Realtek(chip, rom_version)
+    return Intel(chip, firmware_dir, **options)
