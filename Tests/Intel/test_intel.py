@@ -21,12 +21,11 @@ import subprocess
 import sys
 
 import pytest
-from bumble_client import EightBall, central
-from harness import BINARY, REPO, SLUGS, Dongle, stop_process
+from harness import BINARY, REPO, SLUGS, Dongle, ask, stop_process
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
 EMULATION = os.path.join(SUPPORT, "vendor_controller.py")
-REFERENCE = os.path.join(SUPPORT, "bumble_intel_reference.py")
+REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
 
 TLV_FILES = {"ax210": "ibt-0041-0041", "ax211": "ibt-0040-0041"}
 LEGACY_FILES = {"8265": "ibt-12-16", "9560": "ibt-17-16-1", "ax201": "ibt-19-0-4", "ax200": "ibt-20-1-3"}
@@ -154,7 +153,7 @@ def check_protocol(phase, firmware_dir, name, layout, read_version_param=b"\xff"
 def run_bumble(chip, firmware_dir, workdir, engine=None):
     emulation = Emulation(chip, firmware_dir, workdir, f"bumble-{chip}-{engine}", engine)
     try:
-        out = subprocess.run([sys.executable, REFERENCE, str(emulation.ports[0])], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, REFERENCE, "intel", str(emulation.ports[0])], capture_output=True, text=True,
                              timeout=120,
                              env={**os.environ, "BUMBLE_INTEL_FIRMWARE_DIR": os.path.join(firmware_dir, "intel")})
         assert "DONE" in out.stdout, f"Bumble's intel driver failed:\n{out.stdout}\n{out.stderr}"
@@ -220,14 +219,8 @@ def test_intel_answers_20_questions(firmware_dir, workdir):
     try:
         dongle.wait_for("info: advertising", timeout=60)
 
-        async def scenario():
-            async with central(emulation.ports[1]) as device:
-                ball = await EightBall.connect(device, "IntlBall")
-                answers = [await ball.ask(f"Intel question {i}?") for i in range(20)]
-                await ball.disconnect()
-                return answers
-
-        answers = asyncio.run(asyncio.wait_for(scenario(), 120))
+        questions = [f"Intel question {i}?" for i in range(20)]
+        answers, _ = asyncio.run(asyncio.wait_for(ask(emulation.ports[1], "IntlBall", questions), 120))
         assert len(answers) == 20 and all(a.decode() in SLUGS for a in answers)
         assert dongle.count("Intel AX210: firmware loaded (") == 1
         assert emulation.errors() == []

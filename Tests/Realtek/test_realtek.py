@@ -18,12 +18,11 @@ import sys
 import time
 
 import pytest
-from bumble_client import EightBall, central
-from harness import BINARY, REPO, SLUGS, Dongle, stop_process
+from harness import BINARY, REPO, SLUGS, Dongle, ask, stop_process
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
 EMULATION = os.path.join(SUPPORT, "vendor_controller.py")
-REFERENCE = os.path.join(SUPPORT, "bumble_rtk_reference.py")
+REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
 
 # chip → firmware file (Bumble's and btrtl's names).
 FILES = {"rtl8723b": "rtl8723b_fw.bin", "rtl8723d": "rtl8723d_fw.bin", "rtl8821c": "rtl8821c_fw.bin",
@@ -79,7 +78,7 @@ def run_bumble(chip, firmware_dir, workdir):
     path = os.path.join(firmware_dir, "rtl_bt", FILES[chip])
     emulation = Emulation(chip, rom_version_for(path), os.path.join(workdir, f"bumble-{chip}.hex"))
     try:
-        out = subprocess.run([sys.executable, REFERENCE, str(emulation.ports[0])], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, REFERENCE, "rtk", str(emulation.ports[0])], capture_output=True, text=True,
                              timeout=120, env={**os.environ, "BUMBLE_RTK_FIRMWARE_DIR": os.path.join(firmware_dir, "rtl_bt")})
         assert "DONE" in out.stdout, f"Bumble's rtk driver failed:\n{out.stdout}\n{out.stderr}"
         return emulation.commands()
@@ -139,14 +138,8 @@ def test_realtek_answers_20_questions(firmware_dir, workdir):
     try:
         dongle.wait_for("info: advertising", timeout=30)
 
-        async def scenario():
-            async with central(emulation.ports[1]) as device:
-                ball = await EightBall.connect(device, "RtkBall")
-                answers = [await ball.ask(f"Realtek question {i}?") for i in range(20)]
-                await ball.disconnect()
-                return answers
-
-        answers = asyncio.run(asyncio.wait_for(scenario(), 120))
+        questions = [f"Realtek question {i}?" for i in range(20)]
+        answers, _ = asyncio.run(asyncio.wait_for(ask(emulation.ports[1], "RtkBall", questions), 120))
         assert len(answers) == 20 and all(a.decode() in SLUGS for a in answers)
         assert dongle.count("Realtek RTL8761B/BU: firmware loaded") == 1
     finally:
