@@ -21,10 +21,9 @@ import subprocess
 import sys
 
 import pytest
-from harness import BINARY, REPO, SLUGS, Dongle, ask, stop_process
+from harness import BINARY, REPO, SLUGS, Dongle, VendorEmulation, ask
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
-EMULATION = os.path.join(SUPPORT, "vendor_controller.py")
 REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
 
 TLV_FILES = {"ax210": "ibt-0041-0041", "ax211": "ibt-0040-0041"}
@@ -45,42 +44,9 @@ def params(packet):
     return packet[4:4 + packet[3]]
 
 
-class Emulation:
-    def __init__(self, chip, firmware_dir, workdir, tag, engine=None):
-        self.record = os.path.join(workdir, f"{tag}.hex")
-        self.errors_path = os.path.join(workdir, f"{tag}.errors")
-        args = [sys.executable, EMULATION, "--chip", chip, "--firmware-dir", firmware_dir, "--record", self.record,
-                "--errors", self.errors_path]
-        if engine:
-            args += ["--engine", engine]
-        self.log_path = os.path.join(workdir, f"{tag}.log")
-        with open(self.log_path, "w") as log:
-            self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True,
-                                            start_new_session=True)
-        line = self.process.stdout.readline()
-        if not line.startswith("PORTS"):
-            stop_process(self.process)
-            raise RuntimeError(f"Intel emulation did not start: {line!r}\n{self.log()}")
-        self.ports = [int(p) for p in line.split()[1:]]
-
-    def commands(self):
-        if not os.path.exists(self.record):
-            return []
-        with open(self.record) as f:
-            return [bytes.fromhex(line.strip()) for line in f if line.strip()]
-
-    def errors(self):
-        if not os.path.exists(self.errors_path):
-            return []
-        with open(self.errors_path) as f:
-            return [line.rstrip("\n") for line in f if line.strip()]
-
-    def log(self):
-        with open(self.log_path) as f:
-            return f.read()[-4000:]
-
-    def stop(self):
-        stop_process(self.process)
+def Emulation(chip, firmware_dir, workdir, tag, engine=None):
+    return VendorEmulation(chip, os.path.join(workdir, f"{tag}.hex"), "--firmware-dir", firmware_dir,
+                           *(["--engine", engine] if engine else []))
 
 
 def download_phase(commands):

@@ -15,27 +15,17 @@ import os
 import struct
 import subprocess
 import sys
-import time
 
 import pytest
-from harness import BINARY, REPO, SLUGS, Dongle, ask, stop_process
+from harness import BINARY, REPO, SLUGS, Dongle, VendorEmulation, ask
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
-EMULATION = os.path.join(SUPPORT, "vendor_controller.py")
 REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
 
 # chip → firmware file (Bumble's and btrtl's names).
 FILES = {"rtl8723b": "rtl8723b_fw.bin", "rtl8723d": "rtl8723d_fw.bin", "rtl8821c": "rtl8821c_fw.bin",
          "rtl8761bu": "rtl8761bu_fw.bin", "rtl8822b": "rtl8822b_fw.bin", "rtl8822c": "rtl8822cu_fw.bin",
          "rtl8852a": "rtl8852au_fw.bin", "rtl8852b": "rtl8852bu_fw.bin", "rtl8852c": "rtl8852cu_fw.bin"}
-
-
-@pytest.fixture(scope="session")
-def firmware_dir():
-    out = subprocess.run([os.path.join(REPO, "scripts", "firmware-files.sh")], capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, f"scripts/firmware-files.sh failed:\n{out.stderr}"
-    return out.stdout.strip().splitlines()[-1]
 
 
 def rom_version_for(path):
@@ -46,24 +36,8 @@ def rom_version_for(path):
     return struct.unpack_from("<H", data, 14)[0] - 1
 
 
-class Emulation:
-    def __init__(self, chip, rom_version, record):
-        self.record = record
-        self.process = subprocess.Popen([sys.executable, EMULATION, "--chip", chip, "--rom-version", str(rom_version),
-                                         "--record", record], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        text=True, start_new_session=True)
-        line = self.process.stdout.readline()
-        if not line.startswith("PORTS"):
-            stop_process(self.process)
-            raise RuntimeError(f"Realtek emulation did not start: {line!r}")
-        self.ports = [int(p) for p in line.split()[1:]]
-
-    def commands(self):
-        with open(self.record) as f:
-            return [bytes.fromhex(line.strip()) for line in f if line.strip()]
-
-    def stop(self):
-        stop_process(self.process)
+def Emulation(chip, rom_version, record):
+    return VendorEmulation(chip, record, "--rom-version", str(rom_version))
 
 
 def download_phase(commands):

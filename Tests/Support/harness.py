@@ -167,6 +167,46 @@ async def ask(port, name, questions, disconnect=True):
         return answers, ball.connection
 
 
+class VendorEmulation:
+    """Tests/Support/vendor_controller.py: a vendor personality (Realtek ROM, Intel
+    boot loader) in front of a Bumble controller, plus plain controllers on the
+    same link. Records every command to `record`; the personality's protocol
+    errors and its log go next to it (.errors, .log)."""
+
+    def __init__(self, chip, record, *options):
+        self.record = record
+        stem = record[:-len(".hex")] if record.endswith(".hex") else record
+        self.errors_path, self.log_path = stem + ".errors", stem + ".log"
+        args = [sys.executable, os.path.join(REPO, "Tests", "Support", "vendor_controller.py"), "--chip", chip,
+                "--record", record, "--errors", self.errors_path, *options]
+        with open(self.log_path, "w") as log:
+            self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
+        line = self.process.stdout.readline()
+        if not line.startswith("PORTS"):
+            stop_process(self.process)
+            raise RuntimeError(f"{chip} emulation did not start: {line!r}\n{self.log()}")
+        self.ports = [int(p) for p in line.split()[1:]]
+
+    def commands(self):
+        if not os.path.exists(self.record):
+            return []
+        with open(self.record) as f:
+            return [bytes.fromhex(line.strip()) for line in f if line.strip()]
+
+    def errors(self):
+        if not os.path.exists(self.errors_path):
+            return []
+        with open(self.errors_path) as f:
+            return [line.rstrip("\n") for line in f if line.strip()]
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()[-4000:]
+
+    def stop(self):
+        stop_process(self.process)
+
+
 class NotifyListener:
     """A NOTIFY_SOCKET (unix datagram) that records sd_notify messages with timestamps."""
 
