@@ -14,14 +14,13 @@ commands are identical byte for byte (before it, Bumble's driver sends HCI
 Reset, ours HCI Reset and Read Local Version: the probe that finds
 manufacturer 2 on a TCP transport). Then 20 questions over the booted
 controller, a missing file, broken files and a warm start."""
-import asyncio
 import os
 import struct
 import subprocess
 import sys
 
 import pytest
-from harness import BINARY, REPO, SLUGS, Dongle, VendorEmulation, ask
+from harness import REPO, Dongle, VendorEmulation, run_peripheral_once, twenty_answers
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
 REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
@@ -185,9 +184,7 @@ def test_intel_answers_20_questions(firmware_dir, workdir):
     try:
         dongle.wait_for("info: advertising", timeout=60)
 
-        questions = [f"Intel question {i}?" for i in range(20)]
-        answers, _ = asyncio.run(asyncio.wait_for(ask(emulation.ports[1], "IntlBall", questions), 120))
-        assert len(answers) == 20 and all(a.decode() in SLUGS for a in answers)
+        twenty_answers(emulation.ports[1], "IntlBall", "Intel question")
         assert dongle.count("Intel AX210: firmware loaded (") == 1
         assert emulation.errors() == []
     finally:
@@ -196,8 +193,7 @@ def test_intel_answers_20_questions(firmware_dir, workdir):
 
 
 def run_binary(emulation, firmware_dir):
-    return subprocess.run([BINARY, "--role", "peripheral", "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}",
-                           "--firmware-dir", firmware_dir], capture_output=True, text=True, timeout=60)
+    return run_peripheral_once(emulation.ports[0], firmware_dir)
 
 
 def test_intel_missing_firmware_exit_4(firmware_dir, workdir):

@@ -10,14 +10,13 @@ HCI commands each sends up to the end of the download (Reset, Read Local
 Version, Read ROM Version, Download ×n, Read ROM Version, Reset) must be
 identical byte for byte. Then our peripheral answers 20 questions over the
 patched controller, and a missing file is one line naming it and the package."""
-import asyncio
 import os
 import struct
 import subprocess
 import sys
 
 import pytest
-from harness import BINARY, REPO, SLUGS, Dongle, VendorEmulation, ask
+from harness import REPO, Dongle, VendorEmulation, run_peripheral_once, twenty_answers
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
 REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
@@ -112,9 +111,7 @@ def test_realtek_answers_20_questions(firmware_dir, workdir):
     try:
         dongle.wait_for("info: advertising", timeout=30)
 
-        questions = [f"Realtek question {i}?" for i in range(20)]
-        answers, _ = asyncio.run(asyncio.wait_for(ask(emulation.ports[1], "RtkBall", questions), 120))
-        assert len(answers) == 20 and all(a.decode() in SLUGS for a in answers)
+        twenty_answers(emulation.ports[1], "RtkBall", "Realtek question")
         assert dongle.count("Realtek RTL8761B/BU: firmware loaded") == 1
     finally:
         dongle.stop()
@@ -125,8 +122,7 @@ def test_realtek_missing_firmware_exit_4(workdir):
     os.makedirs(os.path.join(workdir, "rtl_bt"))
     emulation = Emulation("rtl8761bu", 1, os.path.join(workdir, "missing.hex"))
     try:
-        out = subprocess.run([BINARY, "--role", "peripheral", "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}",
-                              "--firmware-dir", workdir], capture_output=True, text=True, timeout=30)
+        out = run_peripheral_once(emulation.ports[0], workdir)
     finally:
         emulation.stop()
     assert out.returncode == 4, out.stderr
@@ -144,8 +140,7 @@ def test_realtek_corrupt_firmware_exit_4(firmware_dir, workdir):
         f.write(data[:len(data) // 2])  # truncated: the extension signature is gone
     emulation = Emulation("rtl8761bu", 1, os.path.join(workdir, "corrupt.hex"))
     try:
-        out = subprocess.run([BINARY, "--role", "peripheral", "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}",
-                              "--firmware-dir", workdir], capture_output=True, text=True, timeout=30)
+        out = run_peripheral_once(emulation.ports[0], workdir)
     finally:
         emulation.stop()
     assert out.returncode == 4, out.stderr

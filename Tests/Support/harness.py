@@ -167,6 +167,20 @@ async def ask(port, name, questions, disconnect=True):
         return answers, ball.connection
 
 
+def twenty_answers(port, name, prefix):
+    """Twenty questions from a Bumble central on controller `port`; each answer must be a slug."""
+    questions = [f"{prefix} {i}?" for i in range(20)]
+    answers, _ = asyncio.run(asyncio.wait_for(ask(port, name, questions), 120))
+    assert len(answers) == 20 and all(a.decode() in SLUGS for a in answers), answers
+    return answers
+
+
+def run_peripheral_once(port, firmware_dir, timeout=60):
+    """Our peripheral on tcp:127.0.0.1:PORT with --firmware-dir, to its exit (a setup that fails)."""
+    return subprocess.run([BINARY, "--role", "peripheral", "--transport", f"tcp:127.0.0.1:{port}",
+                           "--firmware-dir", firmware_dir], capture_output=True, text=True, timeout=timeout)
+
+
 class VendorEmulation:
     """Tests/Support/vendor_controller.py: a vendor personality (Realtek ROM, Intel
     boot loader) in front of a Bumble controller, plus plain controllers on the
