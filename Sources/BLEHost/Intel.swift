@@ -342,6 +342,13 @@ public struct IntelLoader {
 
     public init() {}
 
+    /// The address Intel Reset boots: the file's Write Boot Params, except on
+    /// 8260/8265 (variants 0x0B/0x0C), where Linux sends 0 (it reads the address
+    /// only in a version check it skips for them) and the boot loader is content.
+    public var bootAddress: UInt32 {
+        version.generation == .legacy && (version.variant == 0x0B || version.variant == 0x0C) ? 0 : layout.bootAddress
+    }
+
     /// Starts with HCI Reset: a boot loader answers Unknown Command (0x01), operational firmware success.
     public mutating func start(into packet: inout HCIPacket) -> Step {
         phase = .reset
@@ -513,7 +520,7 @@ public struct IntelLoader {
             _ = packet.append(0x01)  // patch enable
             _ = packet.append(0x00)  // DDC reload
             _ = packet.append(0x01)  // boot option: boot address follows
-            var address = layout.bootAddress
+            var address = bootAddress
             for _ in 0..<4 {
                 _ = packet.append(UInt8(truncatingIfNeeded: address))
                 address >>= 8

@@ -294,13 +294,14 @@ extension ITCBDongle {
                 return error.isUnplug ? Exit.unplugged : Exit.transport
             }
             sessions += 1
+            var code: Int32
             if FirmwareSetup.wanted(opened, firmwareDirectoryGiven: firmwareDir != nil),
-               let code = FirmwareSetup.run(transport: opened, snoop: snoop,
-                                            firmwareDirectory: firmwareDir ?? "/lib/firmware") {
-                opened.close()
-                return code
+               let failed = FirmwareSetup.run(transport: opened, snoop: snoop,
+                                              firmwareDirectory: firmwareDir ?? "/lib/firmware") {
+                code = failed
+            } else {
+                code = session(opened, snoop, sessions)
             }
-            let code = session(opened, snoop, sessions)
             opened.close()
             if code == Exit.retryWithPortReset {
                 // Once: the next session opens the dongle with a port reset.

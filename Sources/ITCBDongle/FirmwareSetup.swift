@@ -154,7 +154,7 @@ enum FirmwareSetup {
                                       ddc: ddc.map { UnsafeRawBufferPointer($0) } ?? empty, into: &packet)
             case .done(let loaded):
                 if loaded {
-                    Log.info("Intel \(loader.version.name): firmware loaded (\(base).sfi, \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.layout.bootAddress)), \(loader.ddcRecords) DDC records)")
+                    Log.info("Intel \(loader.version.name): firmware loaded (\(base).sfi, \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.bootAddress)), \(loader.ddcRecords) DDC records)")
                 } else {
                     Log.debug("Intel \(loader.version.name): operational firmware already running")
                 }
@@ -187,6 +187,7 @@ final class LoaderIO {
     var deadline: UInt64
     let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
     var pending: [FixedBytes<260>] = []
+    var answered = false
 
     deinit { input.deallocate() }
 
@@ -196,7 +197,8 @@ final class LoaderIO {
         self.timeout = timeout
         self.what = what
         fds = transport.pollDescriptors
-        deadline = monotonicMilliseconds() + timeout
+        // HCI Reset comes back in milliseconds; 3 s of silence is a hung dongle.
+        deadline = monotonicMilliseconds() + min(timeout, 3_000)
     }
 
     /// Writes one command (on USB bulk OUT when `onBulk`: an Intel boot loader's Secure Send).
@@ -232,6 +234,11 @@ final class LoaderIO {
         while pending.isEmpty {
             let now = monotonicMilliseconds()
             guard now < deadline else {
+                if !answered && transport.offersPortReset {
+                    // Not even HCI Reset was answered: a dongle that hangs after a warm start.
+                    Log.warning("controller at \(transport.description) did not answer HCI Reset (a dongle that hangs after a warm start?); resetting its USB port and trying once more")
+                    return .failed(Exit.retryWithPortReset)
+                }
                 Log.error("controller at \(transport.description) did not answer during \(what)")
                 return .failed(Exit.controller)
             }
@@ -274,6 +281,7 @@ final class LoaderIO {
             }
         }
         deadline = monotonicMilliseconds() + timeout
+        answered = true
         return .event(pending.removeFirst())
     }
 }

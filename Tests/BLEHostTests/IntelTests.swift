@@ -219,6 +219,8 @@ import TestSupport
         #expect(Array(opcodes.prefix(3)) == [0x0C03, 0xFC05, 0xFC0D] && opcodes.last == 0xFC01)
         let data = sent.filter { $0[1] == 0x09 && $0[2] == 0xFC && $0[4] == 1 }
         #expect(data.flatMap { $0[5...] } == Array(file[644...]))
+        // 8265: boot address 0, as Linux sends it (the file's 0x00012345 is not used).
+        #expect(sent.last! == [0x01, 0x01, 0xFC, 8, 0x00, 0x01, 0x00, 0x01, 0, 0, 0, 0])
     }
 
     @Test func test_intel_loader_operational_rejected_and_refusals() {

@@ -385,7 +385,10 @@ class Intel(Personality):
             self.errors.append("Intel Reset before the download completed")
             self.power_cycle()
             return replies
-        if (patch_enable, ddc_reload, boot_option) != (0x01, 0x00, 0x01) or address != self.boot_address:
+        # 8260/8265 (variants 0x0b/0x0c): Linux boots them at address 0 (it reads the file's
+        # address only in a version check it skips for them), and those chips accept it.
+        accepted = {self.boot_address} | ({0} if not self.tlv and self.spec["variant"] in (0x0B, 0x0C) else set())
+        if (patch_enable, ddc_reload, boot_option) != (0x01, 0x00, 0x01) or address not in accepted:
             self.errors.append(f"Intel Reset {params.hex()}: expected 00 01 00 01 and boot address "
                                f"{self.boot_address:#x}")
             self.power_cycle()
