@@ -14,6 +14,8 @@ Commands run as root in /mnt/work with these shell helpers defined:
   dongle_node        /dev/bus/usb/BBB/DDD of the dongle
   mark LABEL         write LABEL into the kernel log (dmesg since a mark:
   dmesg_since LABEL  ... prints the kernel log after it)
+  switch_dongle ARGS replace the dongle: gadget_dongle.py restarted with ARGS
+                     (e.g. --personality ax210 --firmware-dir /mnt/work/fw)
 """
 import os
 import shutil
@@ -39,6 +41,13 @@ plug() { kill -USR2 "$(cat /run/gadget.pid)" && wait_dongle; }
 dongle_node() { printf /dev/bus/usb/%03d/%03d "$(cat /sys/bus/usb/devices/1-1/busnum)" "$(cat /sys/bus/usb/devices/1-1/devnum)"; }
 mark() { echo "usb-fixture: $1" > /dev/kmsg; }
 dmesg_since() { dmesg | sed -n "/usb-fixture: $1\$/,\$p" | sed 1d; }
+switch_dongle() {
+    kill -TERM "$(cat /run/gadget.pid)"; wait_gone || return 1
+    /usr/bin/python3 -u gadget_dongle.py $(cat gadget.options) "$@" /dev/gadget "$(cat /run/gadget.port)" >> gadget.log 2>&1 &
+    echo $! > /run/gadget.pid
+    for i in $(seq 300); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && return 0; sleep 0.1; done
+    echo "dongle not enumerated within 30 s of the switch"; return 1
+}
 """
 
 
@@ -91,7 +100,7 @@ class Guest:
     """One booted guest serving many commands. `hard_timeout` bounds its whole
     life (run-guest.sh kills QEMU then, and as soon as this process is gone)."""
 
-    def __init__(self, controller_port, boot_timeout=120, systemd=False, hard_timeout=900):
+    def __init__(self, controller_port, boot_timeout=120, systemd=False, hard_timeout=900, gadget_options=""):
         if not os.access(BINARY, os.X_OK):
             raise AssertionError(f"release binary missing at {BINARY}: swift build -c release --static-swift-stdlib"
                                  " --product itcb-dongle --scratch-path .build-release (or set ITCB_DONGLE_RELEASE_BIN)")
@@ -100,7 +109,8 @@ class Guest:
         os.makedirs(os.path.join(self.work, "cmd"))
         shutil.copy(BINARY, os.path.join(self.work, "itcb-dongle"))
         with open(os.path.join(self.work, "gadget.options"), "w") as f:
-            f.write(os.environ.get("USB_FIXTURE_GADGET_OPTIONS", "") + "\n")  # e.g. --trace
+            # e.g. --trace (environment), --personality CHIP (the caller)
+            f.write(" ".join(filter(None, (os.environ.get("USB_FIXTURE_GADGET_OPTIONS", ""), gadget_options))) + "\n")
         if systemd:
             # systemd as PID 1 with the project's rule, unit and options installed.
             shutil.copy(os.path.join(HERE, "systemd-root.sh"), self.work)

@@ -28,7 +28,18 @@ Signals to the supervisor (its pid is what the caller records):
 Log lines (stdout) name every plug, configuration, stall and anomaly, e.g.
 "acl-out: 128-byte packet ended by a zero-length packet".
 
-Usage: python3 gadget_dongle.py [--id VID:PID] [--high-speed] [--trace] GADGETFS_DIR SERIAL_DEVICE
+Vendor personalities (--personality CHIP, from personalities.py next to this
+file): the dongle presents the chip's VID:PID and every HCI command (EP0, and
+bulk OUT while the chip takes commands there: an Intel bootloader's Secure
+Send) goes to the personality first; its replies go out on interrupt IN (or
+bulk IN), a command it does not answer goes to the Bumble controller. Each
+plug-in is a new personality: an unplug is a power cycle (a patch is lost), a
+port reset is not. Every command is appended to vendor-commands.hex (hex, then
+" bulk" when it came on bulk OUT), the personality's protocol errors to
+vendor-errors.txt (both next to this file).
+
+Usage: python3 gadget_dongle.py [--id VID:PID] [--personality CHIP [--firmware-dir DIR] [--rom-version N]]
+                                [--high-speed] [--trace] GADGETFS_DIR SERIAL_DEVICE
 """
 import argparse
 import collections
@@ -49,14 +60,17 @@ EVENT_MAX_PACKET = 16
 STRINGS = {1: "ITCB test fixture", 2: "Emulated Bluetooth dongle", 3: "ITCB0001"}
 
 options = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # personalities.py (run-guest.sh copies it next to this file)
 
 
 log_lock = threading.Lock()
 
 
 def log(*args):
+    """One line, stamped with the time since boot (as in the kernel log)."""
     with log_lock:
-        print("gadget:", *args, flush=True)
+        print("gadget: [%.3f]" % time.clock_gettime(time.CLOCK_BOOTTIME), *args, flush=True)
 
 
 def trace(*args):
@@ -115,6 +129,7 @@ class ControllerLink:
             except OSError as error:
                 if error.errno != errno.EBUSY:
                     raise
+                trace(f"{path} busy")
                 time.sleep(0.1)
         else:
             raise RuntimeError(f"{path} stays busy")
@@ -260,11 +275,15 @@ class Configuration:
     def close(self):
         self.alive = False
 
-    def deliver(self, kind, packet):
-        address, target = (0x81, self.events) if kind == 0x04 else (0x82, self.acl)
+    def deliver(self, kind, packet, address=None):
+        """A packet from the controller: events to interrupt IN, ACL to bulk IN;
+        `address` 0x82 sends an event on bulk IN (an Intel bootloader's replies)."""
+        if address is None:
+            address = 0x81 if kind == 0x04 else 0x82
+        target = self.events if address == 0x81 else self.acl
         with self.order:
             if target.full():
-                log(f"{'event' if kind == 0x04 else 'acl-in'}: the host does not read; packet dropped")
+                log(f"{'event' if address == 0x81 else 'bulk-in'}: the host does not read; packet dropped")
                 return
             sequence = self.sequence
             self.sequence += 1
@@ -330,7 +349,9 @@ class Configuration:
         """Reads one max-size packet at a time, as a controller's USB engine sees
         them, and cuts the stream into ACL packets by their headers. Records
         whether a packet that is a multiple of the max packet size was ended by a
-        zero-length packet (Vol 4 Part B; libusb's LIBUSB_TRANSFER_ADD_ZERO_PACKET)."""
+        zero-length packet (Vol 4 Part B; libusb's LIBUSB_TRANSFER_ADD_ZERO_PACKET).
+        While the personality takes commands on bulk OUT (an Intel bootloader),
+        the stream is HCI commands instead (opcode, 1-byte length, parameters)."""
         fd = self.files[0x02]
         size = self.bulk_max_packet
         buffer = b""
@@ -355,16 +376,24 @@ class Configuration:
                     log(f"acl-out: {expect_zlp}-byte packet NOT ended by a zero-length packet")
                     expect_zlp = 0
                 buffer += chunk
-                while len(buffer) >= 4:
-                    end = 4 + struct.unpack_from("<H", buffer, 2)[0]
+                while True:
+                    commands = self.dongle.bulk_commands()
+                    header, length_at, length_size = (3, 2, 1) if commands else (4, 2, 2)
+                    if len(buffer) < header:
+                        break
+                    end = header + int.from_bytes(buffer[length_at:length_at + length_size], "little")
                     if len(buffer) < end:
                         break
                     packet, buffer = buffer[:end], buffer[end:]
-                    trace(f"acl-out: {len(packet)} bytes {packet[:8].hex()}")
-                    self.dongle.note_size("acl-out", len(packet), size)
+                    name = "command-out" if commands else "acl-out"
+                    trace(f"{name}: {len(packet)} bytes {packet[:8].hex()}")
+                    self.dongle.note_size(name, len(packet), size)
                     if not buffer and len(chunk) == size and end % size == 0:
                         expect_zlp = end
-                    self.dongle.link.send(b"\x02" + packet, "ACL packet")
+                    if commands:
+                        self.dongle.command(packet, via_bulk=True)
+                    else:
+                        self.dongle.link.send(b"\x02" + packet, "ACL packet")
                 if len(chunk) < size and buffer:
                     log(f"acl-out: a short packet left {len(buffer)} bytes of an incomplete ACL packet; dropped")
                     buffer = b""
@@ -373,14 +402,24 @@ class Configuration:
 
 
 class Dongle:
-    """One plug-in: the dummy_udc control file (EP0) and the controller link."""
+    """One plug-in: the dummy_udc control file (EP0), the controller link and,
+    with --personality, the chip's state from power-on (a new one per plug-in)."""
 
     def __init__(self):
+        trace("plug-in process started")
         self.link = ControllerLink(options.serial)
         self.configuration = None
         self.speed = 2
         self.lock = threading.Lock()
         self.largest = {}
+        self.personality = None
+        self.personality_lock = threading.Lock()
+        if options.personality:
+            import personalities
+            self.personality = personalities.make(options.personality, options.firmware_dir, options.rom_version)
+            self.record = open(os.path.join(HERE, "vendor-commands.hex"), "a", buffering=1)
+            self.errors_seen = 0
+            log(f"personality {options.personality} ({self.personality.vendor}), powered on")
         path = os.path.join(options.gadgetfs, "dummy_udc")
         for _ in range(50):  # the previous plug-in may take a moment to be released
             try:
@@ -389,6 +428,7 @@ class Dongle:
             except OSError as error:
                 if error.errno != errno.EBUSY:
                     raise
+                trace("dummy_udc busy")
                 time.sleep(0.1)
         else:
             raise RuntimeError("dummy_udc stays busy")
@@ -462,13 +502,47 @@ class Dongle:
         elif request_type in (0x20, 0x21) and request == 0 and length >= 3:  # HCI command
             data = os.read(self.control, length)
             trace(f"command: {data.hex()}")
-            if struct.unpack_from("<H", data)[0] == 0x0C03 and os.path.exists(HANG_FLAG):
-                # The warm-start hang of some dongles: HCI Reset is taken and never answered.
-                log("HCI Reset dropped: hanging until a port reset")
-                return
-            self.link.send(b"\x01" + data, "HCI command 0x%04x" % struct.unpack_from("<H", data)[0])
+            self.command(data)
         else:
             self.stall(request_type, request, value, index, length)
+
+    def bulk_commands(self):
+        return self.personality is not None and self.personality.bulk_commands
+
+    def command(self, data, via_bulk=False):
+        """An HCI command from the host (EP0, or bulk OUT for an Intel bootloader)."""
+        opcode = struct.unpack_from("<H", data)[0]
+        if opcode == 0x0C03 and os.path.exists(HANG_FLAG):
+            # The warm-start hang of some dongles: HCI Reset is taken and never answered.
+            log("HCI Reset dropped: hanging until a port reset")
+            return
+        if self.personality is None:
+            self.link.send(b"\x01" + data, "HCI command 0x%04x" % opcode)
+            return
+        with self.personality_lock:
+            self.record.write(data.hex() + (" bulk" if via_bulk else "") + "\n")
+            try:
+                replies = self.personality.on_command(bytes(data), via_bulk=via_bulk)
+            except Exception as error:  # noqa: BLE001 - a broken personality must show in the log, not kill EP0
+                log(f"personality failed on command {data[:8].hex()}: {error!r}")
+                replies = []
+            errors = self.personality.errors[self.errors_seen:]
+            self.errors_seen += len(errors)
+        for error in errors:
+            log(f"personality error: {error}")
+            with open(os.path.join(HERE, "vendor-errors.txt"), "a") as f:
+                f.write(error + "\n")
+        if replies is None:
+            self.link.send(b"\x01" + data, "HCI command 0x%04x" % opcode)
+            return
+        with self.lock:
+            configuration = self.configuration
+        for endpoint, event in replies:
+            trace(f"personality: {endpoint} {event[:8].hex()}")
+            if configuration is None:
+                log(f"personality reply to 0x{opcode:04x} dropped: the device is not configured")
+            else:
+                configuration.deliver(0x04, event, 0x82 if endpoint == "bulk" else 0x81)
 
     def ep0_loop(self):
         while True:
@@ -503,7 +577,7 @@ class Dongle:
 
 # While this file exists the dongle plays a controller that hangs after a warm
 # start: it drops HCI Reset until the host resets its port (tests create it).
-HANG_FLAG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hang-until-port-reset")
+HANG_FLAG = os.path.join(HERE, "hang-until-port-reset")
 
 
 # ---------------------------------------------------------------- supervisor
@@ -531,13 +605,25 @@ def spawn():
 def main():
     global options
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--id", default="0a12:0001", help="VID:PID in hex (default: CSR 0a12:0001)")
+    parser.add_argument("--id", help="VID:PID in hex (default: the personality's, else CSR 0a12:0001)")
+    parser.add_argument("--personality", help="a Realtek or Intel chip (personalities.CHIPS), e.g. rtl8761bu, ax210")
+    parser.add_argument("--firmware-dir", help="the folder holding intel/ and rtl_bt/ (what the personality checks against)")
+    parser.add_argument("--rom-version", type=int, help="Realtek: the ROM version the chip reports")
     parser.add_argument("--high-speed", action="store_true", help="also offer high-speed descriptors (bulk 512 bytes)")
     parser.add_argument("--trace", action="store_true", help="log every packet")
     parser.add_argument("gadgetfs")
     parser.add_argument("serial")
     options = parser.parse_args()
-    options.vid, options.pid = (int(x, 16) for x in options.id.split(":"))
+    if options.id:
+        options.vid, options.pid = (int(x, 16) for x in options.id.split(":"))
+    elif options.personality:
+        import personalities
+        if options.personality not in personalities.CHIPS:
+            parser.error(f"unknown personality {options.personality}; known: {', '.join(sorted(personalities.CHIPS))}")
+        options.vid, options.pid = personalities.make(options.personality, options.firmware_dir,
+                                                      options.rom_version).usb_id
+    else:
+        options.vid, options.pid = 0x0A12, 0x0001
 
     watched = {signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM, signal.SIGCHLD}
     signal.pthread_sigmask(signal.SIG_BLOCK, watched)

@@ -13,7 +13,11 @@ for p in /sys/class/virtio-ports/*; do
     [ "$(cat "$p/name" 2>/dev/null)" = hci ] && port=$(basename "$p")
 done
 [ -n "$port" ] || { echo "no virtio port named hci"; exit 1; }
-# gadget.options (optional, one line): extra options, e.g. --trace to log every packet.
+echo "/dev/$port" > /run/gadget.port
+# The kernel's firmware (btintel, btrtl) comes from linuxfw/ in the work folder, which the tests fill or empty.
+mkdir -p $W/linuxfw
+printf %s $W/linuxfw > /sys/module/firmware_class/parameters/path
+# gadget.options (optional, one line): extra options, e.g. --trace to log every packet, --personality CHIP.
 /usr/bin/python3 -u $W/gadget_dongle.py $(cat $W/gadget.options 2>/dev/null) /dev/gadget /dev/$port > $W/gadget.log 2>&1 &
 echo $! > /run/gadget.pid
 for i in $(seq 100); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && break; sleep 0.1; done

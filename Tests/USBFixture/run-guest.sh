@@ -8,7 +8,8 @@
 # The guest (Debian 6.1 kernel, TCG, no network) mounts the host's /usr read-only
 # and DIR (default: a new temporary folder) read-write at /mnt/work over 9p,
 # runs DIR/guest.sh with sh, writes its exit status to DIR/guest.rc and powers
-# off. The default guest.sh (Tests/USBFixture/guest.sh) plugs in the emulated
+# off. The guest kernel looks for firmware in DIR/linuxfw first (btusb's
+# btintel/btrtl load from there when a test puts files in it). The default guest.sh (Tests/USBFixture/guest.sh) plugs in the emulated
 # dongle (gadget_dongle.py), waits for btusb/hci0, then runs --run's COMMANDS
 # (as root, in /mnt/work) and ends with their status; without --run it serves
 # commands written by the host (cmd/N.sh, as fixture.py does) until cmd/stop.
@@ -52,6 +53,8 @@ chmod 0755 "$work"  # the guest's unprivileged users reach the binary through it
 work=$(cd "$work" && pwd)
 cp "$script" "$work/guest.sh"
 cp "$here/gadget_dongle.py" "$here/usbprobe.py" "$work/"
+# The vendor personalities (gadget_dongle.py --personality): Python stdlib only, run by the guest's python3.
+[ ! -e "$repo/Tests/Support/personalities.py" ] || cp "$repo/Tests/Support/personalities.py" "$work/"
 [ -z "$binary" ] || cp "$binary" "$work/itcb-dongle"
 rm -f "$work/guest.rc" "$work/commands.sh" "$work/commands.out"
 [ -z "$commands" ] || printf '%s\n' "$commands" > "$work/commands.sh"

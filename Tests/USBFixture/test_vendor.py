@@ -1,0 +1,432 @@
+"""Realtek and Intel dongles on the QEMU USB fixture: the emulated dongle takes a
+vendor personality (Tests/Support/personalities.py: the chip's VID:PID, its ROM
+or bootloader and its replies; it checks what it receives against the real
+firmware file), and the guest's btusb with btrtl/btintel binds it first, as on a
+real machine.
+
+- Intel, the legacy-format bootloaders (8265, 9560, AX200, AX201; Bumble has no
+  driver for them): Linux's btintel loads the real file through the emulated
+  dongle; the dongle is power-cycled, Linux is kept away (no file in its
+  firmware folder) and our binary loads the same file. The loading commands
+  (every Secure Send, the Intel Reset, the DDC writes, in order) must be
+  identical byte for byte, and Linux's must follow the file.
+- Intel and Realtek over USB: our peripheral loads the firmware through the
+  dongle (an Intel bootloader's Secure Send on bulk OUT) and answers a Bumble
+  central 20 questions.
+- Realtek differential: our download over USB and Bumble's rtk driver over H4
+  with the same personality send identical commands.
+
+One guest for the module; each test plugs in the dongle it needs (switch_dongle).
+Firmware: scripts/firmware-files.sh (Debian's firmware-realtek and firmware-iwlwifi);
+the guest sees it in /mnt/work/fw (the personality and our binary) and, when a
+test wants Linux to load, in /mnt/work/linuxfw (the kernel's firmware path)."""
+import asyncio
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+import personalities
+import pytest
+from bumble_client import EightBall, central
+from fixture import Guest
+from harness import REPO, SLUGS, stop_process
+
+INTEL = {  # personality → firmware file stem (Linux btintel's and Bumble's names)
+    "8265": "ibt-12-16", "9560": "ibt-17-16-1", "ax201": "ibt-19-0-4", "ax200": "ibt-20-1-3",
+    "ax210": "ibt-0041-0041", "ax211": "ibt-0040-0041",
+}
+LEGACY = ("8265", "9560", "ax200", "ax201")
+REALTEK = {"rtl8761bu": "rtl8761bu_fw.bin"}
+REALTEK_CONFIG = {"rtl8761bu": "rtl8761bu_config.bin"}  # Bumble and we both load it when present
+# Advertised names: short enough for the advertising packet (Bumble's link carries no scan responses).
+NAMES = {"8265": "Int8265", "9560": "Int9560", "ax200": "IntAX200", "ax201": "IntAX201", "ax210": "IntAX210",
+         "ax211": "IntAX211", "rtl8761bu": "Rtk8761"}
+SECURE_SEND, INTEL_RESET, WRITE_DDC, READ_VERSION, READ_BOOT_PARAMS, SET_EVENT_MASK = \
+    0xFC09, 0xFC01, 0xFC8B, 0xFC05, 0xFC0D, 0xFC52
+LOADING = (SECURE_SEND, INTEL_RESET, WRITE_DDC)
+GUEST_FW = "/mnt/work/fw"
+VENDOR_CONTROLLER = os.path.join(REPO, "Tests", "Support", "vendor_controller.py")
+RTK_REFERENCE = os.path.join(REPO, "Tests", "Support", "bumble_rtk_reference.py")
+
+
+def opcode(command):
+    return command[0] | command[1] << 8
+
+
+@pytest.fixture(scope="module")
+def firmware():
+    out = subprocess.run([os.path.join(REPO, "scripts", "firmware-files.sh")], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, f"scripts/firmware-files.sh failed:\n{out.stderr}"
+    return out.stdout.strip().splitlines()[-1]
+
+
+def firmware_files():
+    """Paths (relative to the firmware folder) the personalities load."""
+    files = [f"rtl_bt/{name}" for name in [*REALTEK.values(), *REALTEK_CONFIG.values()]]
+    for stem in INTEL.values():
+        files += [f"intel/{stem}.sfi", f"intel/{stem}.ddc"]
+    return files
+
+
+@pytest.fixture(scope="module")
+def vguest(link, firmware):
+    g = Guest(link.ports[0])
+    try:
+        for name in firmware_files():
+            os.makedirs(os.path.dirname(os.path.join(g.work, "fw", name)), exist_ok=True)
+            shutil.copy(os.path.join(firmware, name), os.path.join(g.work, "fw", name))
+        yield g
+    finally:
+        g.stop()
+
+
+def linux_firmware(guest, firmware, names=()):
+    """What the guest kernel finds (its firmware path is the work folder's linuxfw/): only `names`."""
+    folder = os.path.join(guest.work, "linuxfw")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    for name in names:
+        os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
+        shutil.copy(os.path.join(firmware, name), os.path.join(folder, name))
+
+
+def recorded(guest):
+    """The dongle's record since the last clear: [(command, came on bulk OUT)]."""
+    out = []
+    for line in guest.file("vendor-commands.hex").splitlines():
+        words = line.split()
+        if words:
+            out.append((bytes.fromhex(words[0]), words[1:] == ["bulk"]))
+    return out
+
+
+def clear_record(guest):
+    guest.check(": > vendor-commands.hex")
+
+
+def plug_personality(guest, chip, label, rom_version=None):
+    """A freshly powered chip of this kind, bound by btusb (which starts its own set-up)."""
+    extra = f" --rom-version {rom_version}" if rom_version is not None else ""
+    guest.check(f": > vendor-commands.hex; rm -f vendor-errors.txt hang-until-port-reset; mark {label};"
+                f" switch_dongle --personality {chip} --firmware-dir {GUEST_FW}{extra} && wait_btusb", timeout=60)
+
+
+def power_cycle(guest, label):
+    guest.check(f"unplug && : > vendor-commands.hex && mark {label} && plug && wait_btusb", timeout=60)
+
+
+def wait_kernel(guest, label, text, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        out = guest.check(f"dmesg_since {label}")
+        if text in out:
+            return out
+        time.sleep(0.5)
+    raise AssertionError(f"{text!r} not in the kernel log within {timeout} s:\n{out[-4000:]}\n"
+                         f"--- gadget\n{guest.file('gadget.log')[-3000:]}")
+
+
+# btintel's words when a load went wrong: no need to wait any longer.
+LINUX_GAVE_UP = ("Device boot timeout", "Firmware loading timeout", "Firmware loading failed", "Intel reset sent to retry",
+                 "Failed to send firmware data", "Reading Intel", "Unsupported Intel", "Failed to load Intel firmware")
+
+
+def wait_command(guest, wanted, label, timeout=120):
+    """Waits for the command in the record (Linux's set-up reaching it); fails as
+    soon as the kernel log since `label` says btintel gave up."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        commands = recorded(guest)
+        if any(opcode(c) == wanted for c, _ in commands):
+            return commands
+        kernel = guest.check(f"dmesg_since {label}")
+        if any(text in kernel for text in LINUX_GAVE_UP):
+            time.sleep(1)
+            raise AssertionError(f"btintel gave up before command 0x{wanted:04x}:\n{guest.check(f'dmesg_since {label}')}"
+                                 f"\n--- emulated chip's errors\n{guest.file('vendor-errors.txt')}")
+        time.sleep(0.5)
+    raise AssertionError(f"no command 0x{wanted:04x} within {timeout} s; {len(recorded(guest))} commands;\n"
+                         f"{guest.file('gadget.log')[-3000:]}")
+
+
+def start(guest, name, args):
+    guest.check(f"rm -f {name}.rc; mark {name}; ( ./itcb-dongle {args} > {name}.log 2>&1; echo $? > {name}.rc ) &"
+                " sleep 0.2")
+
+
+def wait_advertising(guest, name, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if "info: advertising" in guest.file(f"{name}.log"):
+            return
+        if guest.file(f"{name}.rc").strip():
+            break
+        time.sleep(0.3)
+    raise AssertionError(f"{name}: not advertising within {timeout} s (exit {guest.file(name + '.rc').strip()}):\n"
+                         f"{guest.file(name + '.log')[-3000:]}\n--- gadget\n{guest.file('gadget.log')[-3000:]}")
+
+
+def stop(guest, name):
+    """SIGTERM; the program must exit 0. Nothing to do if it was never started or
+    has exited already (the test's own assertion says what went wrong)."""
+    if guest.file(f"{name}.rc").strip() or not guest.file(f"{name}.log"):
+        return
+    guest.run("pkill -TERM -x itcb-dongle; true")
+    deadline = time.time() + 20
+    while time.time() < deadline and not guest.file(f"{name}.rc").strip():
+        time.sleep(0.2)
+    assert guest.file(f"{name}.rc").strip() == "0", guest.file(f"{name}.log")[-3000:]
+
+
+def ask(link, name, count):
+    async def scenario():
+        async with central(link.ports[1]) as device:
+            ball = await EightBall.connect(device, name)
+            answers = [await ball.ask(f"{name} question {i}?") for i in range(count)]
+            await ball.disconnect()
+            return answers
+
+    answers = asyncio.run(asyncio.wait_for(scenario(), 180))
+    assert len(answers) == count and all(a.decode() in SLUGS for a in answers), answers
+
+
+def no_personality_errors(guest):
+    errors = guest.file("vendor-errors.txt")
+    assert not errors, f"the emulated chip saw protocol errors:\n{errors}"
+
+
+# ---------------------------------------------------------------- what a correct Intel load is
+
+def intel_expected(firmware, chip):
+    """The loading commands the file implies (Secure Sends, Intel Reset, DDC writes),
+    as [(opcode, parameters)]. Legacy bootloaders: RSA, payload at 644; TLV ones:
+    the secure boot engine the chip reports (RSA or ECDSA), payload at 964.
+    The Intel Reset's boot address is the file's Write Boot Params (0xFC0E) one,
+    except for SfP/WsP (hw_variant 0x0b/0x0c: the 8265): Linux reads it only
+    while checking the file's version, which it skips for those, and sends 0."""
+    with open(os.path.join(firmware, "intel", INTEL[chip] + ".sfi"), "rb") as f:
+        sfi = f.read()
+    ecdsa = chip in personalities.INTEL_TLV_CHIPS and personalities.INTEL_TLV_CHIPS[chip]["engine"] == personalities.ECDSA
+    if ecdsa:
+        sections = [(0x00, sfi[644:772]), (0x03, sfi[772:868]), (0x02, sfi[868:964])]
+    else:
+        sections = [(0x00, sfi[0:128]), (0x03, sfi[128:384]), (0x02, sfi[388:644])]
+    payload_at = 644 if chip in LEGACY else 964
+    commands = []
+    for kind, data in sections:
+        commands += [(SECURE_SEND, bytes([kind]) + data[i:i + 252]) for i in range(0, len(data), 252)]
+    boot_address = None
+    offset, start = payload_at, payload_at
+    while offset < len(sfi):
+        code, length = struct.unpack_from("<HB", sfi, offset)
+        if code == 0xFC0E:
+            boot_address = sfi[offset + 3:offset + 7]
+        offset += 3 + length
+        if (offset - start) % 4 == 0:
+            chunk = sfi[start:offset]
+            commands += [(SECURE_SEND, b"\x01" + chunk[i:i + 252]) for i in range(0, len(chunk), 252)]
+            start = offset
+    assert start == len(sfi) and boot_address is not None
+    if chip in personalities.INTEL_LEGACY_CHIPS and personalities.INTEL_LEGACY_CHIPS[chip]["variant"] in (0x0B, 0x0C):
+        boot_address = bytes(4)
+    commands.append((INTEL_RESET, bytes([0x00, 0x01, 0x00, 0x01]) + boot_address))
+    ddc_path = os.path.join(firmware, "intel", INTEL[chip] + ".ddc")
+    if os.path.exists(ddc_path):
+        with open(ddc_path, "rb") as f:
+            ddc = f.read()
+        i = 0
+        while i < len(ddc):
+            commands.append((WRITE_DDC, ddc[i:i + 1 + ddc[i]]))
+            i += 1 + ddc[i]
+    return commands
+
+
+def loading(commands):
+    return [(c, bulk) for c, bulk in commands if opcode(c) in LOADING]
+
+
+def as_pairs(commands):
+    return [(opcode(c), c[3:3 + c[2]]) for c, _ in commands]
+
+
+def assert_same(ours, theirs, who):
+    assert len(ours) == len(theirs), f"{len(ours)} loading commands, {who} sent {len(theirs)}"
+    for i, ((a, _), (b, _)) in enumerate(zip(ours, theirs)):
+        assert a == b, f"loading command {i} differs:\n ours {a[:40].hex()}…\n {who} {b[:40].hex()}…"
+
+
+# ---------------------------------------------------------------- Intel: Linux btintel as the reference
+
+@pytest.mark.parametrize("chip", LEGACY)
+def test_intel_linux_reference(chip, vguest, link, firmware):
+    stem = INTEL[chip]
+    started = time.time()
+    # 1. Linux (btusb → btintel) loads the file through the emulated bootloader.
+    linux_firmware(vguest, firmware, [f"intel/{stem}.sfi", f"intel/{stem}.ddc"])
+    plug_personality(vguest, chip, f"linux-{chip}")
+    wait_command(vguest, SET_EVENT_MASK, f"linux-{chip}", timeout=180)  # btintel's last set-up step
+    kernel = wait_kernel(vguest, f"linux-{chip}", "Device booted in", timeout=10)
+    theirs = recorded(vguest)
+    no_personality_errors(vguest)
+    assert f"Found device firmware: intel/{stem}.sfi" in kernel and "Firmware loaded in" in kernel, kernel
+    linux_seconds = time.time() - started
+
+    # Linux's sequence is the protocol: versions, boot parameters, the file, the reset, the DDC records.
+    codes = [opcode(c) for c, _ in theirs]
+    assert codes[:3] == [READ_VERSION, READ_BOOT_PARAMS, SECURE_SEND], [hex(c) for c in codes[:6]]
+    assert theirs[0][0][2:] == b"\x01\xff" and theirs[1][0][2:] == b"\x00"
+    assert as_pairs(loading(theirs)) == intel_expected(firmware, chip), \
+        "Linux's loading commands do not follow the file"
+    assert all(bulk for c, bulk in theirs if opcode(c) == SECURE_SEND), "Linux sent Secure Send on EP0"
+    after = codes[codes.index(INTEL_RESET) + 1:]
+    assert READ_VERSION in after and SET_EVENT_MASK in after, [hex(c) for c in after]
+
+    # 2. Power cycle (back to the bootloader); Linux finds no file and stops before any download.
+    linux_firmware(vguest, firmware)
+    power_cycle(vguest, f"cold-{chip}")
+    wait_kernel(vguest, f"cold-{chip}", f"Failed to load Intel firmware file intel/{stem}.sfi", timeout=60)
+    time.sleep(0.5)
+    assert not loading(recorded(vguest))
+
+    # 3. Our binary loads the same file through the same dongle.
+    clear_record(vguest)
+    started = time.time()
+    name = f"intel-{chip}"
+    start(vguest, name, f"--role peripheral --transport usb --firmware-dir {GUEST_FW} --name {NAMES[chip]}")
+    try:
+        wait_advertising(vguest, name, timeout=150)
+        ours = recorded(vguest)
+        no_personality_errors(vguest)
+        assert_same(loading(ours), loading(theirs), "Linux")
+        assert all(bulk for c, bulk in ours if opcode(c) == SECURE_SEND), "we sent Secure Send on EP0"
+        print(f"\n{chip}: Linux loaded in {linux_seconds:.0f} s, we in {time.time() - started:.0f} s;"
+              f" {len(loading(ours))} loading commands identical")
+        # 4. The loaded chip is a controller: our peripheral answers 20 questions through it.
+        ask(link, NAMES[chip], 20)
+    finally:
+        stop(vguest, name)
+
+
+# ---------------------------------------------------------------- over USB: load, then 20 questions
+
+@pytest.mark.parametrize("chip", ["ax210", "ax211"])  # the legacy chips answer theirs in test_intel_linux_reference
+def test_intel_over_usb_answers_20_questions(chip, vguest, link, firmware):
+    stem = INTEL[chip]
+    linux_firmware(vguest, firmware)
+    plug_personality(vguest, chip, f"q-{chip}")
+    wait_kernel(vguest, f"q-{chip}", f"Failed to load Intel firmware file intel/{stem}.sfi", timeout=60)
+    clear_record(vguest)
+    name = f"q-{chip}"
+    start(vguest, name, f"--role peripheral --transport usb --firmware-dir {GUEST_FW} --name {NAMES[chip]}")
+    try:
+        wait_advertising(vguest, name, timeout=150)
+        ours = recorded(vguest)
+        no_personality_errors(vguest)
+        assert as_pairs(loading(ours)) == intel_expected(firmware, chip)
+        assert all(bulk for c, bulk in ours if opcode(c) == SECURE_SEND), "Secure Send went on EP0"
+        ask(link, NAMES[chip], 20)
+    finally:
+        stop(vguest, name)
+
+
+# ---------------------------------------------------------------- Realtek
+
+def rom_version_for(path):
+    """A ROM version the file has a patch for (patch chip id = ROM version + 1): the first."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return struct.unpack_from("<H", data, 14)[0] - 1
+
+
+def download_phase(commands):
+    """Realtek: the commands up to the Reset that follows the download (the loader's part)."""
+    for i, command in enumerate(commands):
+        if opcode(command) == 0x0C03 and any(opcode(c) == 0xFC20 for c in commands[:i]):
+            return commands[:i + 1]
+    raise AssertionError(f"no download then Reset among {len(commands)} commands")
+
+
+def realtek_over_usb(guest, firmware, chip, label, rom_version=None, hang=False):
+    """Plugs in the un-patched chip (btrtl finds no file and gives up), then starts
+    our peripheral, which downloads the firmware; returns its program name."""
+    linux_firmware(guest, firmware)
+    plug_personality(guest, chip, label, rom_version)
+    wait_kernel(guest, label, f"RTL: firmware file rtl_bt/{REALTEK[chip]} not found", timeout=60)
+    time.sleep(0.5)
+    clear_record(guest)
+    if hang:
+        guest.check("touch hang-until-port-reset")
+    transport = "usb:%04x:%04x" % personalities.make(chip).usb_id
+    start(guest, label, f"--role peripheral --transport {transport} --firmware-dir {GUEST_FW} --name {NAMES[chip]}")
+    wait_advertising(guest, label, timeout=90)
+    return label
+
+
+@pytest.mark.parametrize("chip", list(REALTEK))
+def test_realtek_over_usb_answers_20_questions(chip, vguest, link, firmware):
+    name = f"q-{chip}"
+    try:
+        realtek_over_usb(vguest, firmware, chip, name)
+        assert "firmware loaded" in vguest.file(f"{name}.log"), vguest.file(f"{name}.log")
+        no_personality_errors(vguest)
+        ask(link, NAMES[chip], 20)
+    finally:
+        stop(vguest, name)
+
+
+@pytest.mark.parametrize("chip", list(REALTEK))
+def test_realtek_usb_differential_with_bumble_driver(chip, vguest, firmware, tmp_path):
+    """Our download over USB and Bumble's rtk driver over H4 (vendor_controller.py,
+    the same personality, the same ROM version): identical commands."""
+    rom = rom_version_for(os.path.join(firmware, "rtl_bt", REALTEK[chip]))
+    name = f"diff-{chip}"
+    try:
+        realtek_over_usb(vguest, firmware, chip, name, rom_version=rom)
+        ours = download_phase([c for c, _ in recorded(vguest)])
+        no_personality_errors(vguest)
+    finally:
+        stop(vguest, name)
+
+    record = str(tmp_path / "bumble.hex")
+    emulation = subprocess.Popen([sys.executable, VENDOR_CONTROLLER, "--chip", chip, "--rom-version", str(rom),
+                                  "--record", record], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 start_new_session=True)
+    try:
+        line = emulation.stdout.readline()
+        assert line.startswith("PORTS"), line
+        out = subprocess.run([sys.executable, RTK_REFERENCE, line.split()[1]], capture_output=True, text=True,
+                             timeout=120, env={**os.environ, "BUMBLE_RTK_FIRMWARE_DIR": os.path.join(firmware, "rtl_bt")})
+        assert "DONE" in out.stdout, f"Bumble's rtk driver failed:\n{out.stdout}\n{out.stderr}"
+    finally:
+        stop_process(emulation)
+    with open(record) as f:
+        theirs = download_phase([bytes.fromhex(l.strip())[1:] for l in f if l.strip()])  # H4 type byte dropped
+    assert len(ours) == len(theirs), f"{len(ours)} commands, Bumble sent {len(theirs)}"
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        assert a == b, f"command {i} differs:\n ours   {a.hex()}\n Bumble {b.hex()}"
+    codes = [opcode(c) for c in ours]
+    assert codes[:3] == [0x0C03, 0x1001, 0xFC6D] and codes[-2:] == [0xFC6D, 0x0C03], [hex(c) for c in codes]
+    assert set(codes[3:-2]) == {0xFC20} and ours[-3][3] & 0x80
+
+
+def test_realtek_warm_start_hang_is_recovered_with_a_port_reset(vguest, link, firmware):
+    """A Realtek ROM that drops HCI Reset until its port is reset: the program
+    resets the port once; the reset is no power cycle (the chip keeps its state)
+    and the download follows."""
+    chip = "rtl8761bu"
+    name = "hang-rtl"
+    try:
+        realtek_over_usb(vguest, firmware, chip, name, hang=True)
+        log = vguest.file(f"{name}.log")
+        assert "did not answer HCI Reset" in log and "resetting its USB port" in log and "firmware loaded" in log, log
+        gadget = vguest.file("gadget.log")
+        assert "HCI Reset dropped: hanging until a port reset" in gadget, gadget
+        assert "port reset: the controller answers HCI Reset again" in gadget, gadget
+        no_personality_errors(vguest)
+        ask(link, NAMES[chip], 2)
+    finally:
+        stop(vguest, name)
