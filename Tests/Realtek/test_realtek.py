@@ -11,12 +11,12 @@ Version, Read ROM Version, Download ×n, Read ROM Version, Reset) must be
 identical byte for byte. Then our peripheral answers 20 questions over the
 patched controller, and a missing file is one line naming it and the package."""
 import os
-import struct
 import subprocess
 import sys
 
 import pytest
-from harness import REPO, Dongle, VendorEmulation, run_peripheral_once, twenty_answers
+from harness import (REPO, Dongle, VendorEmulation, realtek_download_phase, realtek_rom_version,
+                     run_peripheral_once, twenty_answers)
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
 REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
@@ -27,29 +27,18 @@ FILES = {"rtl8723b": "rtl8723b_fw.bin", "rtl8723d": "rtl8723d_fw.bin", "rtl8821c
          "rtl8852a": "rtl8852au_fw.bin", "rtl8852b": "rtl8852bu_fw.bin", "rtl8852c": "rtl8852cu_fw.bin"}
 
 
-def rom_version_for(path):
-    """A ROM version the file has a patch for (patch chip id = ROM version + 1): the first."""
-    with open(path, "rb") as f:
-        data = f.read()
-    count = struct.unpack_from("<H", data, 12)[0]
-    return struct.unpack_from("<H", data, 14)[0] - 1
-
-
 def Emulation(chip, rom_version, record):
     return VendorEmulation(chip, record, "--rom-version", str(rom_version))
 
 
 def download_phase(commands):
-    """The commands up to the Reset that follows the download (the loader's part)."""
-    for i, packet in enumerate(commands):
-        if packet[1:3] == b"\x03\x0c" and any(c[1:3] == b"\x20\xfc" for c in commands[:i]):
-            return commands[:i + 1]
-    raise AssertionError(f"no download then Reset among {len(commands)} commands")
+    """H4 commands up to the Reset after the download, the H4 byte kept."""
+    return [b"\x01" + c for c in realtek_download_phase([c[1:] for c in commands])]
 
 
 def run_bumble(chip, firmware_dir, workdir):
     path = os.path.join(firmware_dir, "rtl_bt", FILES[chip])
-    emulation = Emulation(chip, rom_version_for(path), os.path.join(workdir, f"bumble-{chip}.hex"))
+    emulation = Emulation(chip, realtek_rom_version(path), os.path.join(workdir, f"bumble-{chip}.hex"))
     try:
         out = subprocess.run([sys.executable, REFERENCE, "rtk", str(emulation.ports[0])], capture_output=True, text=True,
                              timeout=120, env={**os.environ, "BUMBLE_RTK_FIRMWARE_DIR": os.path.join(firmware_dir, "rtl_bt")})
@@ -61,7 +50,7 @@ def run_bumble(chip, firmware_dir, workdir):
 
 def run_ours(chip, firmware_dir, workdir):
     path = os.path.join(firmware_dir, "rtl_bt", FILES[chip])
-    emulation = Emulation(chip, rom_version_for(path), os.path.join(workdir, f"ours-{chip}.hex"))
+    emulation = Emulation(chip, realtek_rom_version(path), os.path.join(workdir, f"ours-{chip}.hex"))
     dongle = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}",
                     "--firmware-dir", firmware_dir)
     try:

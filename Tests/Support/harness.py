@@ -181,6 +181,21 @@ def run_peripheral_once(port, firmware_dir, timeout=60):
                            "--firmware-dir", firmware_dir], capture_output=True, text=True, timeout=timeout)
 
 
+def realtek_rom_version(path):
+    """A ROM version the Realtek v1 patch file has a patch for (patch chip id = ROM version + 1): the first."""
+    with open(path, "rb") as f:
+        data = f.read(16)
+    return struct.unpack_from("<H", data, 14)[0] - 1
+
+
+def realtek_download_phase(commands):
+    """Realtek: the commands (no H4 byte) up to the Reset that follows the download (the loader's part)."""
+    for i, command in enumerate(commands):
+        if command[:2] == b"\x03\x0c" and any(c[:2] == b"\x20\xfc" for c in commands[:i]):
+            return commands[:i + 1]
+    raise AssertionError(f"no download then Reset among {len(commands)} commands")
+
+
 class VendorEmulation:
     """Tests/Support/vendor_controller.py: a vendor personality (Realtek ROM, Intel
     boot loader) in front of a Bumble controller, plus plain controllers on the

@@ -30,9 +30,9 @@ import time
 
 import personalities
 import pytest
-from bumble_client import EightBall, central
 from fixture import Guest
-from harness import REPO, SLUGS, stop_process
+import harness
+from harness import REPO, SLUGS, VendorEmulation, realtek_download_phase, realtek_rom_version
 
 INTEL = {  # personality → firmware file stem (Linux btintel's and Bumble's names)
     "8265": "ibt-12-16", "9560": "ibt-17-16-1", "ax201": "ibt-19-0-4", "ax200": "ibt-20-1-3",
@@ -48,8 +48,7 @@ SECURE_SEND, INTEL_RESET, WRITE_DDC, READ_VERSION, READ_BOOT_PARAMS, SET_EVENT_M
     0xFC09, 0xFC01, 0xFC8B, 0xFC05, 0xFC0D, 0xFC52
 LOADING = (SECURE_SEND, INTEL_RESET, WRITE_DDC)
 GUEST_FW = "/mnt/work/fw"
-VENDOR_CONTROLLER = os.path.join(REPO, "Tests", "Support", "vendor_controller.py")
-RTK_REFERENCE = os.path.join(REPO, "Tests", "Support", "bumble_rtk_reference.py")
+REFERENCE = os.path.join(REPO, "Tests", "Support", "bumble_driver_reference.py")
 
 
 def opcode(command):
@@ -57,11 +56,8 @@ def opcode(command):
 
 
 @pytest.fixture(scope="module")
-def firmware():
-    out = subprocess.run([os.path.join(REPO, "scripts", "firmware-files.sh")], capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, f"scripts/firmware-files.sh failed:\n{out.stderr}"
-    return out.stdout.strip().splitlines()[-1]
+def firmware(firmware_dir):
+    return firmware_dir
 
 
 def firmware_files():
@@ -183,14 +179,8 @@ def stop(guest, name):
 
 
 def ask(link, name, count):
-    async def scenario():
-        async with central(link.ports[1]) as device:
-            ball = await EightBall.connect(device, name)
-            answers = [await ball.ask(f"{name} question {i}?") for i in range(count)]
-            await ball.disconnect()
-            return answers
-
-    answers = asyncio.run(asyncio.wait_for(scenario(), 180))
+    questions = [f"{name} question {i}?" for i in range(count)]
+    answers, _ = asyncio.run(asyncio.wait_for(harness.ask(link.ports[1], name, questions), 180))
     assert len(answers) == count and all(a.decode() in SLUGS for a in answers), answers
 
 
@@ -335,21 +325,6 @@ def test_intel_over_usb_answers_20_questions(chip, vguest, link, firmware):
 
 # ---------------------------------------------------------------- Realtek
 
-def rom_version_for(path):
-    """A ROM version the file has a patch for (patch chip id = ROM version + 1): the first."""
-    with open(path, "rb") as f:
-        data = f.read()
-    return struct.unpack_from("<H", data, 14)[0] - 1
-
-
-def download_phase(commands):
-    """Realtek: the commands up to the Reset that follows the download (the loader's part)."""
-    for i, command in enumerate(commands):
-        if opcode(command) == 0x0C03 and any(opcode(c) == 0xFC20 for c in commands[:i]):
-            return commands[:i + 1]
-    raise AssertionError(f"no download then Reset among {len(commands)} commands")
-
-
 def realtek_over_usb(guest, firmware, chip, label, rom_version=None, hang=False):
     """Plugs in the un-patched chip (btrtl finds no file and gives up), then starts
     our peripheral, which downloads the firmware; returns its program name."""
@@ -382,29 +357,24 @@ def test_realtek_over_usb_answers_20_questions(chip, vguest, link, firmware):
 def test_realtek_usb_differential_with_bumble_driver(chip, vguest, firmware, tmp_path):
     """Our download over USB and Bumble's rtk driver over H4 (vendor_controller.py,
     the same personality, the same ROM version): identical commands."""
-    rom = rom_version_for(os.path.join(firmware, "rtl_bt", REALTEK[chip]))
+    rom = realtek_rom_version(os.path.join(firmware, "rtl_bt", REALTEK[chip]))
     name = f"diff-{chip}"
     try:
         realtek_over_usb(vguest, firmware, chip, name, rom_version=rom)
-        ours = download_phase([c for c, _ in recorded(vguest)])
+        ours = realtek_download_phase([c for c, _ in recorded(vguest)])
         no_personality_errors(vguest)
     finally:
         stop(vguest, name)
 
-    record = str(tmp_path / "bumble.hex")
-    emulation = subprocess.Popen([sys.executable, VENDOR_CONTROLLER, "--chip", chip, "--rom-version", str(rom),
-                                  "--record", record], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                 start_new_session=True)
+    emulation = VendorEmulation(chip, str(tmp_path / "bumble.hex"), "--rom-version", str(rom))
     try:
-        line = emulation.stdout.readline()
-        assert line.startswith("PORTS"), line
-        out = subprocess.run([sys.executable, RTK_REFERENCE, line.split()[1]], capture_output=True, text=True,
-                             timeout=120, env={**os.environ, "BUMBLE_RTK_FIRMWARE_DIR": os.path.join(firmware, "rtl_bt")})
+        out = subprocess.run([sys.executable, REFERENCE, "rtk", str(emulation.ports[0])], capture_output=True,
+                             text=True, timeout=120,
+                             env={**os.environ, "BUMBLE_RTK_FIRMWARE_DIR": os.path.join(firmware, "rtl_bt")})
         assert "DONE" in out.stdout, f"Bumble's rtk driver failed:\n{out.stdout}\n{out.stderr}"
+        theirs = realtek_download_phase([c[1:] for c in emulation.commands()])  # H4 type byte dropped
     finally:
-        stop_process(emulation)
-    with open(record) as f:
-        theirs = download_phase([bytes.fromhex(l.strip())[1:] for l in f if l.strip()])  # H4 type byte dropped
+        emulation.stop()
     assert len(ours) == len(theirs), f"{len(ours)} commands, Bumble sent {len(theirs)}"
     for i, (a, b) in enumerate(zip(ours, theirs)):
         assert a == b, f"command {i} differs:\n ours   {a.hex()}\n Bumble {b.hex()}"
