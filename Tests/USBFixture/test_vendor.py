@@ -309,6 +309,13 @@ def test_intel_over_usb_answers_20_questions(chip, vguest, link, firmware):
     linux_firmware(vguest, firmware)
     plug_personality(vguest, chip, f"q-{chip}")
     wait_kernel(vguest, f"q-{chip}", f"Failed to load Intel firmware file intel/{stem}.sfi", timeout=60)
+    # --list-controllers names the family and whether the model's file is there.
+    listing = vguest.check(f"./itcb-dongle --list-controllers --firmware-dir {GUEST_FW};"
+                           " ./itcb-dongle --list-controllers --firmware-dir /nonexistent")
+    usb_id = "8087:%04x" % personalities.INTEL_TLV_CHIPS[chip]["pid"]
+    rows = [line for line in listing.splitlines() if line.startswith(usb_id)]
+    assert len(rows) == 2 and all("Intel" in row for row in rows), listing
+    assert f"intel/{stem}.sfi (present)" in rows[0] and f"intel/{stem}.sfi (MISSING)" in rows[1], listing
     clear_record(vguest)
     name = f"q-{chip}"
     start(vguest, name, f"--role peripheral --transport usb --firmware-dir {GUEST_FW} --name {NAMES[chip]}")
