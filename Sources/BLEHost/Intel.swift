@@ -194,7 +194,7 @@ public enum IntelError: UInt8, Error, Equatable {
     case notIntel, unsupportedVariant, intermediateLoader, limitedCCE, unknownEngine, missingCNV
     case fileTooShort, fileTooLarge, badCSSHeader, commandOutOfBounds, unalignedEnd, emptyPayload
     case notVendorCommand, noBootAddress
-    case badDDC, commandFailed, downloadRejected, timeout
+    case badDDC, commandFailed, downloadRejected
 
     public var text: StaticString {
         switch self {
@@ -215,7 +215,6 @@ public enum IntelError: UInt8, Error, Equatable {
         case .badDDC: "DDC file corrupt (a record runs past its end)"
         case .commandFailed: "controller refused a vendor command"
         case .downloadRejected: "controller rejected the firmware (secure boot check failed)"
-        case .timeout: "controller did not answer"
         }
     }
 }
@@ -227,7 +226,6 @@ public struct IntelFirmwareLayout: Equatable {
     public var sections: InlineArray<3, (offset: Int, length: Int, type: UInt8)>
     public var payloadOffset: Int
     public var bootAddress: UInt32 = 0
-    public var payloadCommands = 0
 
     public static func == (a: Self, b: Self) -> Bool {
         for i in 0..<3 where a.sections[i] != b.sections[i] { return false }
@@ -275,7 +273,6 @@ public struct IntelFirmwareLayout: Equatable {
             at += 3 + length
             group += 3 + length
             if group % 4 == 0 { group = 0 }
-            layout.payloadCommands += 1
         }
         guard group == 0 else { throw .unalignedEnd }
         // Without Write Boot Params the Intel Reset would boot address 0: refuse instead.

@@ -35,6 +35,22 @@ enum FirmwareSetup {
 
     static func fileExists(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
+    /// A vendor's firmware file and its optional companion (Realtek config,
+    /// Intel DDC); a missing firmware file is one error line naming it and the package.
+    static func readFiles(_ chip: String, _ path: String, companion: String, limit: Int, package: String)
+        -> (firmware: UnsafeMutableRawBufferPointer, companion: UnsafeMutableRawBufferPointer?)? {
+        guard let firmware = readFile(path, limit: limit) else {
+            Log.error("\(chip): firmware file \(path) is missing; it is in the \(package)")
+            return nil
+        }
+        return (firmware, readFile(companion, limit: limit))
+    }
+
+    /// A file the caller owns, or no bytes.
+    static func bytes(_ file: UnsafeMutableRawBufferPointer?) -> UnsafeRawBufferPointer {
+        file.map { UnsafeRawBufferPointer($0) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+
     /// Vendor set-up for this transport; nil when the host may bring the
     /// controller up, else the exit code. USB: by VID:PID (Realtek or Intel).
     /// Other transports with --firmware-dir: the Realtek probe (Reset, Read
@@ -75,20 +91,17 @@ enum FirmwareSetup {
                 let directory = "\(firmwareDirectory)/rtl_bt"
                 let firmwarePath = "\(directory)/\(chip.firmwareFile)"
                 let configPath = "\(directory)/\(chip.configFile)"
-                guard let fw = readFile(firmwarePath, limit: RealtekPatchFile.maximumFileSize) else {
-                    Log.error("Realtek \(chip.name): firmware file \(firmwarePath) is missing; it is in the \(realtekPackage)")
+                guard let files = readFiles("Realtek \(chip.name)", firmwarePath, companion: configPath,
+                                            limit: RealtekPatchFile.maximumFileSize, package: realtekPackage) else {
                     return Exit.controller
                 }
-                firmware = fw
-                config = readFile(configPath, limit: RealtekPatchFile.maximumFileSize)
+                (firmware, config) = files
                 if config == nil, chip.configRequired {
                     Log.error("Realtek \(chip.name): config file \(configPath) is missing; it is in the \(realtekPackage)")
                     return Exit.controller
                 }
                 Log.info("Realtek \(chip.name): loading \(firmwarePath)\(config == nil ? "" : " and \(configPath)")")
-                let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-                step = loader.provide(firmware: UnsafeRawBufferPointer(fw),
-                                      config: config.map { UnsafeRawBufferPointer($0) } ?? empty, into: &packet)
+                step = loader.provide(firmware: UnsafeRawBufferPointer(files.firmware), config: bytes(config), into: &packet)
             case .done(let chip):
                 manufacturer = loader.manufacturer
                 if let chip {
@@ -142,16 +155,13 @@ enum FirmwareSetup {
                 base = name.withBytes { String(decoding: $0, as: UTF8.self) }
                 let firmwarePath = "\(firmwareDirectory)/intel/\(base).sfi"
                 let ddcPath = "\(firmwareDirectory)/intel/\(base).ddc"
-                guard let fw = readFile(firmwarePath, limit: IntelFirmwareLayout.maximumFileSize) else {
-                    Log.error("Intel \(loader.version.name): firmware file \(firmwarePath) is missing; it is in the \(intelPackage)")
+                guard let files = readFiles("Intel \(loader.version.name)", firmwarePath, companion: ddcPath,
+                                            limit: IntelFirmwareLayout.maximumFileSize, package: intelPackage) else {
                     return Exit.controller
                 }
-                firmware = fw
-                ddc = readFile(ddcPath, limit: 64 * 1024)
+                (firmware, ddc) = files
                 Log.info("Intel \(loader.version.name): loading \(firmwarePath)\(ddc == nil ? "" : " and \(ddcPath)")")
-                let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-                step = loader.provide(firmware: UnsafeRawBufferPointer(fw),
-                                      ddc: ddc.map { UnsafeRawBufferPointer($0) } ?? empty, into: &packet)
+                step = loader.provide(firmware: UnsafeRawBufferPointer(files.firmware), ddc: bytes(ddc), into: &packet)
             case .done(let loaded):
                 if loaded {
                     Log.info("Intel \(loader.version.name): firmware loaded (\(base).sfi, \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.bootAddress)), \(loader.ddcRecords) DDC records)")
@@ -203,23 +213,17 @@ final class LoaderIO {
 
     /// Writes one command (on USB bulk OUT when `onBulk`: an Intel boot loader's Secure Send).
     func send(_ packet: HCIPacket, onBulk: Bool = false) -> Int32? {
+        packet.withBytes { raw in
+            snoop?.record(raw, received: false)
+            Log.trace("> \(hexDump(raw))")
+        }
+        var out = packet
+        if onBulk { out[0] = H4PacketType.acl }  // the USB transport's bulk OUT path
+        var failure: TransportError? = nil
+        out.withBytes { raw in
+            do throws(TransportError) { try transport.write(raw) } catch { failure = error }
+        }
         do throws(TransportError) {
-            var failure: TransportError? = nil
-            packet.withBytes { raw in
-                snoop?.record(raw, received: false)
-                Log.trace("> \(hexDump(raw))")
-                do throws(TransportError) {
-                    if onBulk {
-                        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: raw.count, alignment: 1)
-                        defer { copy.deallocate() }
-                        copy.copyMemory(from: raw)
-                        copy[0] = H4PacketType.acl  // the USB transport's bulk OUT path
-                        try transport.write(UnsafeRawBufferPointer(copy))
-                    } else {
-                        try transport.write(raw)
-                    }
-                } catch { failure = error }
-            }
             if let failure { throw failure }
             try transport.flush()
         } catch {
