@@ -192,6 +192,14 @@ def test_long_question_uses_prepared_writes(link):
         ours.stop()
 
 
+
+def interrupted_quietly(process):
+    """Ctrl-C (SIGINT): exit 130 at once and nothing more on stdout (no made-up answer)."""
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=5)
+    assert process.returncode == 130, err
+    assert out == ""
+
 def test_scan_without_timeout_runs_until_ctrl_c(link):
     peer = BumblePeripheral(link.ports[1], "--name", "Good8", "--address", "C3:33:33:33:33:33")
     try:
@@ -203,10 +211,7 @@ def test_scan_without_timeout_runs_until_ctrl_c(link):
             assert (first["name"], first["address"]) == ("Good8", "C3:33:33:33:33:33")
             time.sleep(7)  # past the default timeout (5 s): still scanning
             assert process.poll() is None
-            process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=5)
-            assert process.returncode == 130, err
-            assert out == ""
+            interrupted_quietly(process)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -223,10 +228,7 @@ def test_ctrl_c_mid_session_is_130_without_a_made_up_answer(link):
             process.stdin.write("First?\n")
             process.stdin.flush()
             assert process.stdout.readline().startswith("First? -> ")
-            process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=5)
-            assert process.returncode == 130, err
-            assert out == ""
+            interrupted_quietly(process)
         finally:
             if process.poll() is None:
                 process.kill()
