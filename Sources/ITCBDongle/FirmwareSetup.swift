@@ -240,7 +240,7 @@ final class LoaderIO {
             guard now < deadline else {
                 if !answered && transport.offersPortReset {
                     // Not even HCI Reset was answered: a dongle that hangs after a warm start.
-                    Log.warning("controller at \(transport.description) did not answer HCI Reset (a dongle that hangs after a warm start?); resetting its USB port and trying once more")
+                    transport.warnHungAfterWarmStart()
                     return .failed(Exit.retryWithPortReset)
                 }
                 Log.error("controller at \(transport.description) did not answer during \(what)")

@@ -123,7 +123,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     return Exit.controller
                 }
                 if wantsPortReset {
-                    Log.warning("controller at \(transport.description) did not answer HCI Reset (a dongle that hangs after a warm start?); resetting its USB port and trying once more")
+                    transport.warnHungAfterWarmStart()
                     return Exit.retryWithPortReset
                 }
                 if !stopping, logic.exitCode != nil {

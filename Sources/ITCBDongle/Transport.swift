@@ -27,6 +27,11 @@ protocol Transport: AnyObject {
 
 extension Transport {
     var offersPortReset: Bool { false }
+
+    /// Said once before the port reset and retry (bring-up and vendor set-up alike).
+    func warnHungAfterWarmStart() {
+        Log.warning("controller at \(description) did not answer HCI Reset (a dongle that hangs after a warm start?); resetting its USB port and trying once more")
+    }
 }
 
 enum TransportError: Error, CustomStringConvertible {
