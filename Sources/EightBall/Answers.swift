@@ -4,8 +4,10 @@ import BLEHost
 public enum Answers {
     public static let count = 20
 
-    /// "SLUG-ANSWER-NN" for index NN.
-    public static func slug<let n: Int>(_ index: Int, into buffer: inout FixedBytes<n>) {
+    /// "SLUG-ANSWER-NN" for index NN. Inlinable, like `phrase(_:into:)`: callers in
+    /// other modules (the run loop's answer line) get it specialised for their
+    /// buffer, not the generic entry point with its metadata lookups per call.
+    @inlinable public static func slug<let n: Int>(_ index: Int, into buffer: inout FixedBytes<n>) {
         let prefix: StaticString = "SLUG-ANSWER-"
         _ = prefix.withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
         buffer.append(UInt8(48 + index / 10))
@@ -50,7 +52,7 @@ public enum Answers {
         }
     }
 
-    public static func phrase<let n: Int>(_ index: Int, into buffer: inout FixedBytes<n>) {
+    @inlinable public static func phrase<let n: Int>(_ index: Int, into buffer: inout FixedBytes<n>) {
         _ = phrase(index).withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
     }
 

@@ -13,10 +13,10 @@ public enum EightBallEvent: Equatable {
 }
 
 /// One central's 8-Ball state (SPEC §1 rule 5), reset in place.
-struct CentralState: ~Copyable {
-    var handle: UInt16 = 0
-    var inUse = false
-    var question = Capacity.ValueBuffer()
+@usableFromInline struct CentralState: ~Copyable {
+    @usableFromInline var handle: UInt16 = 0
+    @usableFromInline var inUse = false
+    @usableFromInline var question = Capacity.ValueBuffer()
     /// Index of the last answer, -1 before the first question.
     var answer = -1
     /// An accepted question whose answer has not been notified yet.
@@ -43,7 +43,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     public var style: AnswerStyle
     var picker: AnswerPicker
     var name = FixedBytes<248>()
-    var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
+    @usableFromInline var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
     var events = FixedQueue<16, EightBallEvent>(filler: .questionAccepted(connection: 0))
     /// Answers notified since start (for status lines).
     public private(set) var answeredCount = 0
@@ -79,13 +79,15 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     public mutating func nextEvent() -> EightBallEvent? { events.pop() }
 
     /// The last accepted question of a connection (for logs), in place; empty if none.
-    @_addressableSelf public func withQuestion<R>(connection: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    /// Inlinable so the run loop's per-question log line gets it specialised (the
+    /// generic entry point looks up `FixedBytes` metadata on every call).
+    @inlinable @_addressableSelf public func withQuestion<R>(connection: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard let index = slot(connection) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return centrals[index].question.withBytes(body)
     }
 
     /// Writes answer `index` as it goes on the air in the configured style.
-    @_addressableSelf public func answerValue<let n: Int>(_ index: Int, into value: inout FixedBytes<n>) {
+    @inlinable @_addressableSelf public func answerValue<let n: Int>(_ index: Int, into value: inout FixedBytes<n>) {
         switch style {
         case .slug: Answers.slug(index, into: &value)
         case .text: Answers.phrase(index, into: &value)
@@ -166,7 +168,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
 
     // MARK: - Slots
 
-    @_addressableSelf func slot(_ handle: UInt16) -> Int? {
+    @usableFromInline @_addressableSelf func slot(_ handle: UInt16) -> Int? {
         for index in 0..<Capacity.links where centrals[index].inUse && centrals[index].handle == handle { return index }
         return nil
     }
