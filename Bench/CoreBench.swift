@@ -61,10 +61,11 @@ struct CoreBench {
         for b in text { question.append(b) }
         let completed: StaticString = "\u{13}\u{05}\u{01}\u{40}\u{00}\u{08}\u{00}"
         var out = 0
+        var hostEvent = HostEvent.shutdownComplete  // drained as the run loop does
         let start = now()
         for _ in 0..<n {
             question.withBytes { host.handlePacket(type: H4PacketType.acl, $0, now: 1, delegate: &logic) }
-            while host.nextEvent() != nil {}
+            while host.nextEvent(into: &hostEvent) {}
             logic.poll(host: &host)
             while logic.nextEvent() != nil {}
             while host.nextOutgoing(into: &packet) { out += 1 }

@@ -240,9 +240,10 @@ struct Firmware {
 
     /// Lets the host and the 8-Ball react until neither has anything more to say.
     mutating func processEvents() {
+        var event = HostEvent.shutdownComplete  // the slot nextEvent(into:) fills
         while true {
             var progressed = false
-            while let event = host.pointee.nextEvent() {
+            while host.pointee.nextEvent(into: &event) {
                 progressed = true
                 log(event)
                 react(to: event)

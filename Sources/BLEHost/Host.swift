@@ -209,7 +209,12 @@ public struct Host: ~Copyable {
 
     public var hasEvents: Bool { mutating get { !events.isEmpty } }
 
-    /// Takes the next HostEvent.
+    /// Moves the next HostEvent into `event`; false when there is none. What the
+    /// run loops use: an event is ~270 bytes (a GATT value rides in it), and the
+    /// Optional of `nextEvent()` costs three copies of it, and one when empty.
+    public mutating func nextEvent(into event: inout HostEvent) -> Bool { events.pop(into: &event) }
+
+    /// Takes the next HostEvent (tests and tools; see `nextEvent(into:)`).
     public mutating func nextEvent() -> HostEvent? { events.pop() }
 
     /// Fills `packet` with the next H4 packet to send to the controller, if flow

@@ -87,7 +87,9 @@ public struct AdvertisingReport {
 
 /// A fixed-capacity FIFO for values of any type (events, commands). Slots hold
 /// plain elements (a filler until first use), so a pop copies the element out
-/// once and writes nothing back.
+/// once and writes nothing back. For large elements `pop(into:)` is the cheap
+/// one: an `Optional` result is built in a temporary and copied again, even
+/// when the queue is empty.
 public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
     var items: InlineArray<capacity, Element>
     var head = 0
@@ -109,9 +111,22 @@ public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
     public mutating func pop() -> Element? {
         guard count > 0 else { return nil }
         let index = head
+        dropFirst()
+        return items[index]
+    }
+
+    /// Moves the oldest element into `slot`; false, with `slot` untouched and
+    /// nothing copied, when the queue is empty.
+    public mutating func pop(into slot: inout Element) -> Bool {
+        guard count > 0 else { return false }
+        slot = items[head]
+        dropFirst()
+        return true
+    }
+
+    mutating func dropFirst() {
         head = (head + 1) % capacity
         count -= 1
-        return items[index]
     }
 
     public mutating func removeAll() {

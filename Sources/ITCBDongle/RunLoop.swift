@@ -65,6 +65,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     let snoop: BTSnoopWriter?
     var deframer = H4Deframer()
     var outgoing = HCIPacket()
+    /// Where `host.nextEvent(into:)` puts each event (made once: a HostEvent is
+    /// ~270 bytes, and building one is a copy of all of it).
+    var event = HostEvent.shutdownComplete
     /// Bring-up must finish by then (a controller that never answers is an error).
     let readyDeadline: UInt64
     var wasReady = false
@@ -284,7 +287,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         let now = monotonicMilliseconds()
         while true {
             var progressed = false
-            while let event = host.nextEvent() {
+            while host.nextEvent(into: &self.event) {
+                let event = self.event  // one copy, lent to each consumer below
                 progressed = true
                 logHostEvent(event)
                 notifier?.observe(event, host: &host, role: host.configuration.role)

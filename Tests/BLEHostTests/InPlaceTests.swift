@@ -189,6 +189,36 @@ import TestSupport
     }
 }
 
+/// Events are taken into a slot the caller owns (`pop(into:)`), not copied out
+/// through an Optional: nothing is copied when the queue is empty.
+@Suite struct EventQueueTests {
+    @Test func popIntoTakesElementsInOrderAndLeavesTheSlotAloneWhenEmpty() {
+        var queue = FixedQueue<3, Int>(filler: 0)
+        var slot = -1
+        #expect(!queue.pop(into: &slot) && slot == -1)
+        for round in 1...4 {  // head walks round the ring
+            #expect(queue.push(round * 10 + 1) && queue.push(round * 10 + 2))
+            #expect(queue.pop(into: &slot) && slot == round * 10 + 1)
+            #expect(queue.pop(into: &slot) && slot == round * 10 + 2)
+            #expect(!queue.pop(into: &slot) && slot == round * 10 + 2)
+        }
+        #expect(queue.push(1) && queue.push(2) && queue.push(3) && !queue.push(4))
+        #expect(queue.pop(into: &slot) && slot == 1 && queue.count == 2)
+    }
+
+    @Test func hostEventsComeOutOfTheSlotInOrder() {
+        var c = IdleLinkTests().connected(idle: 0)
+        c.host.resynchronize(now: 5)  // drops the link: a Disconnected event waits
+        var event = HostEvent.shutdownComplete
+        let took = c.host.nextEvent(into: &event)
+        #expect(took)
+        #expect({ if case .disconnected(0x40, _) = event { true } else { false } }())
+        while c.host.nextEvent(into: &event) {}
+        let (again, optional, pending) = (c.host.nextEvent(into: &event), c.host.nextEvent(), c.host.hasEvents)
+        #expect(!again && optional == nil && !pending)
+    }
+}
+
 @Suite struct InPlaceConstructionTests {
     /// The same script against a host: bring-up, a central, discovery, a
     /// subscription, a write, a notification, a disconnection.
