@@ -67,7 +67,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     var outgoing = HCIPacket()
     /// Where `host.nextEvent(into:)` puts each event (made once: a HostEvent is
     /// ~270 bytes, and building one is a copy of all of it).
-    var event = HostEvent.shutdownComplete
+    var eventSlot = HostEvent.shutdownComplete
     /// Bring-up must finish by then (a controller that never answers is an error).
     let readyDeadline: UInt64
     var wasReady = false
@@ -287,8 +287,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         let now = monotonicMilliseconds()
         while true {
             var progressed = false
-            while host.nextEvent(into: &self.event) {
-                let event = self.event  // one copy, lent to each consumer below
+            while host.nextEvent(into: &eventSlot) {
+                let event = eventSlot  // one copy, lent to each consumer below
                 progressed = true
                 logHostEvent(event)
                 notifier?.observe(event, host: &host, role: host.configuration.role)
