@@ -206,7 +206,7 @@ import TestSupport
         #expect(queue.pop(into: &slot) && slot == 1 && queue.count == 2)
     }
 
-    @Test func hostEventsComeOutOfTheSlotInOrder() {
+    @Test func hostEventsAreTakenIntoTheSlotUntilNoneIsLeft() {
         var c = IdleLinkTests().connected(idle: 0)
         c.host.resynchronize(now: 5)  // drops the link: a Disconnected event waits
         var event = HostEvent.shutdownComplete
