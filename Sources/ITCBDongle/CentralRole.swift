@@ -193,14 +193,6 @@ struct CentralLogic: RoleLogic, ~Copyable {
 
     static let unresolvedPeer = UInt64.max
 
-    mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
-        ATTError.readNotPermitted
-    }
-    mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
-        ATTError.writeNotPermitted
-    }
-    mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
-
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         switch event {
         case .gattClient(let client): logClientEvent(client)
@@ -234,7 +226,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.tick(host: &host, now: now)
         if !source.descriptors.isEmpty { source.readStdin() }
         while let event = session.nextEvent() { report(event, &host) }
-        guard exitCode == nil, !session.settings.listOnly, StopSignal.received == 0 else { return }
+        guard exitCode == nil, !session.settings.listOnly, Signals.stopReceived == 0 else { return }
         if session.isIdleForQuestion, !finishing {
             if let next = source.next() {
                 current = next
@@ -254,7 +246,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let question = current ?? ""
         // Stopped by a signal: the link is being closed on purpose; what the
         // session says about that is not an outcome of the question.
-        let stopped = StopSignal.received != 0
+        let stopped = Signals.stopReceived != 0
         switch event {
         case .found(let entry):
             if session.settings.listOnly {
@@ -387,10 +379,6 @@ struct CentralLogic: RoleLogic, ~Copyable {
 /// --controller-info: bring the controller up, print what it says, stop.
 struct InfoLogic: RoleLogic {
     var exitCode: Int32? = nil
-    mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 { ATTError.readNotPermitted }
-    mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 { ATTError.writeNotPermitted }
-    mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
-    mutating func nextDeadline() -> UInt64? { nil }
     mutating func poll(host: inout Host, now: UInt64) {}
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
@@ -422,7 +410,7 @@ func hex4(_ value: UInt16) -> String {
 extension ITCBDongle {
     /// The central's sessions share the questions still to ask and the printer
     /// (and so the exit code) across a USB unplug.
-    func centralSession(configuration: HostConfiguration) -> (Transport, BTSnoopWriter?, Int) -> Int32 {
+    func centralSession(configuration: HostConfiguration) -> (Session) -> Int32 {
         var settings = CentralSettings()
         settings.rssiMin = Int8(rssiMin)
         settings.rssiMax = Int8(rssiMax)
@@ -443,7 +431,8 @@ extension ITCBDongle {
         }
         let source = QuestionSource(questions: scan ? ["-"] : question, count: count)
         let printer = AnswerPrinter(json: json)
-        return { [scan] transport, snoop, _ in
+        return { [scan] session in
+            let transport = session.transport
             var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
             logic.peerName = peerName
             logic.scanSeconds = scanSeconds
@@ -451,11 +440,10 @@ extension ITCBDongle {
             var database = GATTDatabase()
             _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
-            var loop = RunLoop(
-                host: Host(configuration: configuration, database: database), logic: logic, transport: transport, snoop: snoop)
+            var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: logic)
             loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
             let code = loop.run()
-            guard let stopCode = StopSignal.exitCode else { return code }
+            guard let stopCode = Signals.stopExitCode else { return code }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.
             if source.interactive, source.prompted { writeStandardError("\n") }
             if scan, !loop.logic.session.reportedAny {

@@ -249,6 +249,22 @@ extension String {
     }
 }
 
+/// One transport session: what every role's run loop is built from.
+struct Session {
+    let transport: Transport
+    let snoop: BTSnoopWriter?
+    /// 1 for the first plug-in, 2 after the dongle came back, …
+    let number: Int
+    let setup: VendorSetup
+    let firmwareDirectory: String
+
+    func runLoop<Logic: RoleLogic & ~Copyable>(host: consuming Host, logic: consuming Logic) -> RunLoop<Logic> {
+        var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup)
+        loop.firmwareDirectory = firmwareDirectory
+        return loop
+    }
+}
+
 extension ITCBDongle {
     func execute() -> Int32 {
         Log.level = LogLevel(name: logLevel) ?? .info
@@ -256,7 +272,6 @@ extension ITCBDongle {
         if listControllers { return USBController.list(firmwareDirectory: firmwareDir ?? "/lib/firmware") }
         if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
         Signals.install()
-        StopSignal.install()
 
         var snoop: BTSnoopWriter? = nil
         if let btsnoop {
@@ -294,14 +309,9 @@ extension ITCBDongle {
                 return error.isUnplug ? Exit.unplugged : Exit.transport
             }
             sessions += 1
-            var code: Int32
-            if FirmwareSetup.wanted(opened, firmwareDirectoryGiven: firmwareDir != nil),
-               let failed = FirmwareSetup.run(transport: opened, snoop: snoop,
-                                              firmwareDirectory: firmwareDir ?? "/lib/firmware") {
-                code = failed
-            } else {
-                code = session(opened, snoop, sessions)
-            }
+            let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil)
+            let code = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
+                                       firmwareDirectory: firmwareDir ?? "/lib/firmware"))
             opened.close()
             if code == Exit.retryWithPortReset {
                 // Once: the next session opens the dongle with a port reset.
@@ -317,12 +327,10 @@ extension ITCBDongle {
     }
 
     /// Builds what one transport session runs: the role's logic and the run loop.
-    func makeSession(configuration: HostConfiguration) -> (Transport, BTSnoopWriter?, Int) -> Int32 {
+    func makeSession(configuration: HostConfiguration) -> (Session) -> Int32 {
         if controllerInfo {
-            return { transport, snoop, _ in
-                var loop = RunLoop(
-                    host: Host(configuration: configuration, database: GATTDatabase()), logic: InfoLogic(),
-                    transport: transport, snoop: snoop)
+            return { session in
+                var loop = session.runLoop(host: Host(configuration: configuration, database: GATTDatabase()), logic: InfoLogic())
                 return loop.run()
             }
         }
@@ -330,18 +338,16 @@ extension ITCBDongle {
         case .peripheral:
             let firstSeed = seed ?? UInt64.random(in: 0...UInt64.max)
             let style: AnswerStyle = answers == .text ? .text : .slug
-            return { [name, maxCentrals, answers] transport, snoop, session in
+            return { [name, maxCentrals, answers] session in
                 // The 8-Ball's services are built into the one database the host keeps.
                 var database = GATTDatabase()
                 var nameBytes = FixedBytes<248>()
                 Array(name.utf8.prefix(248)).withUnsafeBytes { _ = nameBytes.append($0) }
-                let logic = nameBytes.withBytes {
-                    EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session - 1), database: &database)
+                let ball = nameBytes.withBytes {
+                    EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session.number - 1), database: &database)
                 }
-                Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
-                var loop = RunLoop(
-                    host: Host(configuration: configuration, database: database), logic: logic,
-                    transport: transport, snoop: snoop)
+                Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
+                var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: PeripheralLogic(ball: ball))
                 loop.healthInterval = healthCheckInterval(loop.notifier)
                 return loop.run()
             }

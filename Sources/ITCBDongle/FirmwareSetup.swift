@@ -7,6 +7,7 @@ import BLEHost
 /// `<firmware dir>/rtl_bt/` and `<firmware dir>/intel/`.
 enum FirmwareSetup {
     static let realtekPackage = "Debian package firmware-realtek (component non-free-firmware)"
+    static let intelPackage = "Debian package firmware-iwlwifi (component non-free-firmware)"
 
     /// Whether to probe for a vendor ROM: always for a USB dongle with a
     /// Realtek or Intel VID:PID; on other transports only when --firmware-dir is given.
@@ -51,242 +52,112 @@ enum FirmwareSetup {
         file.map { UnsafeRawBufferPointer($0) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
     }
 
-    /// Vendor set-up for this transport; nil when the host may bring the
-    /// controller up, else the exit code. USB: by VID:PID (Realtek or Intel).
-    /// Other transports with --firmware-dir: the Realtek probe (Reset, Read
-    /// Local Version) and, for manufacturer 2, the Intel loader after it.
-    static func run(transport: Transport, snoop: BTSnoopWriter?, firmwareDirectory: String) -> Int32? {
-        if let usb = transport as? USBTransport, IntelUSB.isKnown(vendor: usb.candidate.vendor, product: usb.candidate.product) {
-            return runIntel(transport: transport, snoop: snoop, firmwareDirectory: firmwareDirectory, afterProbe: false)
-        }
-        var manufacturer: UInt16 = 0
-        if let code = runRealtek(transport: transport, snoop: snoop, firmwareDirectory: firmwareDirectory,
-                                 manufacturer: &manufacturer) {
-            return code
-        }
-        guard manufacturer == 2, !(transport is USBTransport) else { return nil }
-        return runIntel(transport: transport, snoop: snoop, firmwareDirectory: firmwareDirectory, afterProbe: true)
-    }
-
-    /// Runs the Realtek loader; nil when the host may bring the controller up,
-    /// else the exit code.
-    static func runRealtek(transport: Transport, snoop: BTSnoopWriter?, firmwareDirectory: String,
-                           manufacturer: inout UInt16) -> Int32? {
-        var loader = RealtekLoader()
-        var packet = HCIPacket()
-        let io = LoaderIO(transport: transport, snoop: snoop, timeout: 10_000, what: "the Realtek firmware check")
-        var firmware: UnsafeMutableRawBufferPointer? = nil
-        var config: UnsafeMutableRawBufferPointer? = nil
-        defer {
-            firmware?.deallocate()
-            config?.deallocate()
-        }
-        var step = loader.start(into: &packet)
-        while true {
-            switch step {
-            case .send:
-                if let code = io.send(packet) { return code }
-                step = .wait
-            case .needFiles(let chip):
-                let directory = "\(firmwareDirectory)/rtl_bt"
-                let firmwarePath = "\(directory)/\(chip.firmwareFile)"
-                let configPath = "\(directory)/\(chip.configFile)"
-                guard let files = readFiles("Realtek \(chip.name)", firmwarePath, companion: configPath,
-                                            limit: RealtekPatchFile.maximumFileSize, package: realtekPackage) else {
-                    return Exit.controller
-                }
-                (firmware, config) = files
-                if config == nil, chip.configRequired {
-                    Log.error("Realtek \(chip.name): config file \(configPath) is missing; it is in the \(realtekPackage)")
-                    return Exit.controller
-                }
-                Log.info("Realtek \(chip.name): loading \(firmwarePath)\(config == nil ? "" : " and \(configPath)")")
-                step = loader.provide(firmware: UnsafeRawBufferPointer(files.firmware), config: bytes(config), into: &packet)
-            case .done(let chip):
-                manufacturer = loader.manufacturer
-                if let chip {
-                    Log.info("Realtek \(chip.name): firmware loaded (version 0x\(hex32(loader.payload.firmwareVersion)), \(loader.fragmentCount) fragments, ROM version \(loader.romVersion))")
-                }
-                return nil
-            case .failed(let error):
-                let name = loader.chip.map { "\($0.name)" } ?? "controller"
-                let file = loader.chip.map { " (\(firmwareDirectory)/rtl_bt/\($0.firmwareFile))" } ?? ""
-                Log.error("Realtek \(name): firmware download failed: \(error.text)\(file)")
-                return Exit.controller
-            case .wait:
-                switch io.nextEvent() {
-                case .failed(let code): return code
-                case .event(let event): step = event.withBytes { loader.handle(event: $0, into: &packet) }
-                }
-            }
-        }
-    }
-
-    static let intelPackage = "Debian package firmware-iwlwifi (component non-free-firmware)"
-
-    /// Runs the Intel loader. On USB the boot loader takes Secure Send on the
-    /// bulk OUT endpoint and answers on bulk IN (Linux btusb does the same).
-    static func runIntel(transport: Transport, snoop: BTSnoopWriter?, firmwareDirectory: String,
-                         afterProbe: Bool) -> Int32? {
-        var loader = IntelLoader()
-        var packet = HCIPacket()
-        // Each answer restarts the clock: a download is thousands of commands.
-        let io = LoaderIO(transport: transport, snoop: snoop, timeout: 5_000, what: "the Intel firmware load")
+    /// The set-up the driver runs first on this transport: by VID:PID on USB
+    /// (Realtek or Intel), the Realtek probe (then Intel, for manufacturer 2)
+    /// on other transports when --firmware-dir is given, else none.
+    static func setup(for transport: Transport, firmwareDirectoryGiven: Bool) -> VendorSetup {
         let usb = transport as? USBTransport
-        usb?.bulkInCarriesEvents(true)
-        defer { usb?.bulkInCarriesEvents(false) }
-        var firmware: UnsafeMutableRawBufferPointer? = nil
-        var ddc: UnsafeMutableRawBufferPointer? = nil
-        defer {
-            firmware?.deallocate()
-            ddc?.deallocate()
+        guard wanted(transport, firmwareDirectoryGiven: firmwareDirectoryGiven) else {
+            return VendorSetup(plan: .none, overUSB: usb != nil)
         }
-        var base = ""
-        var step = afterProbe ? loader.startAtReadVersion(into: &packet) : loader.start(into: &packet)
-        while true {
-            switch step {
-            case .send:
-                let bulk = usb != nil && loader.phase == .secureSend
-                if let code = io.send(packet, onBulk: bulk) { return code }
-                step = .wait
-            case .needFiles:
-                var name = FixedBytes<32>()
-                loader.version.writeBaseName(into: &name)
-                base = name.withBytes { String(decoding: $0, as: UTF8.self) }
-                let firmwarePath = "\(firmwareDirectory)/intel/\(base).sfi"
-                let ddcPath = "\(firmwareDirectory)/intel/\(base).ddc"
-                guard let files = readFiles("Intel \(loader.version.name)", firmwarePath, companion: ddcPath,
-                                            limit: IntelFirmwareLayout.maximumFileSize, package: intelPackage) else {
-                    return Exit.controller
-                }
-                (firmware, ddc) = files
-                Log.info("Intel \(loader.version.name): loading \(firmwarePath)\(ddc == nil ? "" : " and \(ddcPath)")")
-                step = loader.provide(firmware: UnsafeRawBufferPointer(files.firmware), ddc: bytes(ddc), into: &packet)
-            case .done(let loaded):
-                if loaded {
-                    Log.info("Intel \(loader.version.name): firmware loaded (\(base).sfi, \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.bootAddress)), \(loader.ddcRecords) DDC records)")
-                } else {
-                    Log.debug("Intel \(loader.version.name): operational firmware already running")
-                }
-                return nil
-            case .failed(let error):
-                let file = base.isEmpty ? "" : " (\(firmwareDirectory)/intel/\(base).sfi)"
-                Log.error("Intel \(loader.version.name): firmware load failed: \(error.text)\(file)")
-                return Exit.controller
-            case .wait:
-                switch io.nextEvent() {
-                case .failed(let code): return code
-                case .event(let event): step = event.withBytes { loader.handle(event: $0, into: &packet) }
-                }
-            }
+        if let usb, IntelUSB.isKnown(vendor: usb.candidate.vendor, product: usb.candidate.product) {
+            return VendorSetup(plan: .intel, overUSB: true)
         }
+        return VendorSetup(plan: .probe, overUSB: usb != nil)
     }
 }
 
-/// The I/O both loaders share: write the loader's command, wait for the next
-/// HCI event (setup phase only: copies and small allocations are fine here).
-final class LoaderIO {
-    enum Next { case event(FixedBytes<260>), failed(Int32) }
+/// The files a vendor set-up asks for, read whole and kept until the session
+/// ends (the loaders read them in place), and the set-up's log lines.
+struct VendorFiles {
+    var firmwareFile: UnsafeMutableRawBufferPointer? = nil
+    var companionFile: UnsafeMutableRawBufferPointer? = nil
+    /// Base name of the Intel files (`ibt-…`).
+    var intelBase = ""
+    /// The "firmware loaded" line was written (or there was nothing to say).
+    var reported = false
 
-    let transport: Transport
-    let snoop: BTSnoopWriter?
-    let timeout: UInt64
-    let what: String
-    var deframer = H4Deframer()
-    var fds: [pollfd]
-    var deadline: UInt64
-    let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
-    var pending: [FixedBytes<260>] = []
-    var answered = false
+    var firmware: UnsafeRawBufferPointer { FirmwareSetup.bytes(firmwareFile) }
+    var companion: UnsafeRawBufferPointer { FirmwareSetup.bytes(companionFile) }
 
-    deinit { input.deallocate() }
-
-    init(transport: Transport, snoop: BTSnoopWriter?, timeout: UInt64, what: String) {
-        self.transport = transport
-        self.snoop = snoop
-        self.timeout = timeout
-        self.what = what
-        fds = transport.pollDescriptors
-        // HCI Reset comes back in milliseconds; 3 s of silence is a hung dongle.
-        deadline = monotonicMilliseconds() + min(timeout, 3_000)
+    mutating func release() {
+        free()
+        firmwareFile = nil
+        companionFile = nil
     }
 
-    /// Writes one command (on USB bulk OUT when `onBulk`: an Intel boot loader's Secure Send).
-    func send(_ packet: HCIPacket, onBulk: Bool = false) -> Int32? {
-        packet.withBytes { raw in
-            snoop?.record(raw, received: false)
-            Log.trace("> \(hexDump(raw))")
-        }
-        var out = packet
-        if onBulk { out[0] = H4PacketType.acl }  // the USB transport's bulk OUT path
-        var failure: TransportError? = nil
-        out.withBytes { raw in
-            do throws(TransportError) { try transport.write(raw) } catch { failure = error }
-        }
-        do throws(TransportError) {
-            if let failure { throw failure }
-            try transport.flush()
-        } catch {
-            Log.error(error.description)
-            return Exit.transport
-        }
-        return nil
+    func free() {
+        firmwareFile?.deallocate()
+        companionFile?.deallocate()
     }
 
-    /// The next event; timeouts count from the last one.
-    func nextEvent() -> Next {
-        while pending.isEmpty {
-            let now = monotonicMilliseconds()
-            guard now < deadline else {
-                if !answered && transport.offersPortReset {
-                    // Not even HCI Reset was answered: a dongle that hangs after a warm start.
-                    transport.warnHungAfterWarmStart()
-                    return .failed(Exit.retryWithPortReset)
-                }
-                Log.error("controller at \(transport.description) did not answer during \(what)")
-                return .failed(Exit.controller)
+    /// Reads what the set-up asks for; false (with the error line) when a required file is missing.
+    mutating func read(for setup: inout VendorSetup, directory: String) -> Bool {
+        release()
+        switch setup.vendor {
+        case .realtek:
+            guard let chip = setup.realtek.chip else { return false }
+            let firmwarePath = "\(directory)/rtl_bt/\(chip.firmwareFile)"
+            let configPath = "\(directory)/rtl_bt/\(chip.configFile)"
+            guard let files = FirmwareSetup.readFiles("Realtek \(chip.name)", firmwarePath, companion: configPath,
+                                                      limit: RealtekPatchFile.maximumFileSize, package: FirmwareSetup.realtekPackage) else {
+                return false
             }
-            var wait = Int32(min(deadline - now, 1_000))
-            if let hint = transport.timeoutHint { wait = min(wait, hint) }
-            let ready = poll(&fds, nfds_t(fds.count), wait)
-            if ready < 0 && errno != EINTR { return .failed(Exit.transport) }
-            let count: Int
-            do throws(TransportError) {
-                count = try fds.withUnsafeMutableBufferPointer { ready throws(TransportError) in
-                    try transport.read(into: input, ready: ready)
-                }
-            } catch {
-                Log.error(error.description)
-                return .failed(Exit.transport)
+            (firmwareFile, companionFile) = files
+            if companionFile == nil, chip.configRequired {
+                Log.error("Realtek \(chip.name): config file \(configPath) is missing; it is in the \(FirmwareSetup.realtekPackage)")
+                return false
             }
-            for i in fds.indices { fds[i].revents = 0 }
-            guard count > 0 else { continue }
-            let bytes = UnsafeRawBufferPointer(rebasing: input[0..<count])
-            var offset = 0
-            while true {
-                let frame = deframer.next(bytes, offset: &offset)
-                var copy = FixedBytes<260>()
-                var type: UInt8 = 0
-                switch frame {
-                case .none: break
-                case .inPlace(let t, let start, let length):
-                    type = t
-                    _ = copy.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]))
-                case .buffered(let t):
-                    type = t
-                    _ = deframer.withPacket { copy.append($0) }
-                }
-                if frame == .none { break }
-                copy.withBytes { raw in
-                    snoop?.record(type, raw, received: true)
-                    Log.trace("< \(hex(type)) \(hexDump(raw))")
-                }
-                if type == H4PacketType.event { pending.append(copy) }
+            Log.info("Realtek \(chip.name): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(configPath)")")
+            return true
+        case .intel:
+            var name = FixedBytes<32>()
+            setup.intel.version.writeBaseName(into: &name)
+            intelBase = name.withBytes { String(decoding: $0, as: UTF8.self) }
+            let firmwarePath = "\(directory)/intel/\(intelBase).sfi"
+            let ddcPath = "\(directory)/intel/\(intelBase).ddc"
+            guard let files = FirmwareSetup.readFiles("Intel \(setup.intel.version.name)", firmwarePath, companion: ddcPath,
+                                                      limit: IntelFirmwareLayout.maximumFileSize, package: FirmwareSetup.intelPackage) else {
+                return false
             }
+            (firmwareFile, companionFile) = files
+            Log.info("Intel \(setup.intel.version.name): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(ddcPath)")")
+            return true
+        case .none:
+            return false
         }
-        deadline = monotonicMilliseconds() + timeout
-        answered = true
-        return .event(pending.removeFirst())
+    }
+
+    /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
+    mutating func reportLoaded(_ setup: VendorSetup, directory: String) {
+        reported = true
+        defer { release() }
+        if let chip = setup.realtek.chip, setup.realtek.phase == .done {
+            let loader = setup.realtek
+            Log.info("Realtek \(chip.name): firmware loaded (version 0x\(hex32(loader.payload.firmwareVersion)), \(loader.fragmentCount) fragments, ROM version \(loader.romVersion))")
+        }
+        guard setup.vendor == .intel else { return }
+        let loader = setup.intel
+        if setup.intelLoaded {
+            Log.info("Intel \(loader.version.name): firmware loaded (\(intelBase).sfi, \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.bootAddress)), \(loader.ddcRecords) DDC records)")
+        } else {
+            Log.debug("Intel \(loader.version.name): operational firmware already running")
+        }
+    }
+
+    /// The set-up failed: why, and which file.
+    func logFailure(_ setup: VendorSetup, directory: String) {
+        switch setup.vendor {
+        case .intel:
+            let loader = setup.intel
+            let file = intelBase.isEmpty ? "" : " (\(directory)/intel/\(intelBase).sfi)"
+            Log.error("Intel \(loader.version.name): firmware load failed: \(setup.intelError?.text ?? "unexpected answer")\(file)")
+        default:
+            let loader = setup.realtek
+            let name = loader.chip.map { "\($0.name)" } ?? "controller"
+            let file = loader.chip.map { " (\(directory)/rtl_bt/\($0.firmwareFile))" } ?? ""
+            Log.error("Realtek \(name): firmware download failed: \(setup.realtekError?.text ?? "unexpected answer")\(file)")
+        }
     }
 }
 

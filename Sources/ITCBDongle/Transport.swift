@@ -1,20 +1,31 @@
 import Glibc
 
-/// A byte pipe to the controller. H4 transports (TCP, serial) carry the packet
-/// type in the stream; the USB transport turns endpoints into the same H4 bytes.
-/// The run loop builds its poll set once, reads into one fixed buffer, queues
-/// the packets of a pass with `write` and sends them together with `flush`.
+/// What a transport hands the driver: whole packets (USB: each from its
+/// transfer's own buffer) or H4 bytes for the driver to de-frame (UART, TCP).
+enum TransportInput {
+    case packet(type: UInt8, UnsafeRawBufferPointer)
+    case stream(UnsafeRawBufferPointer)
+}
+
+/// A link to the controller. The run loop polls its descriptors, lets it hand
+/// over what arrived, and gives it the driver's outgoing packets one at a time;
+/// nothing it does per packet allocates.
 protocol Transport: AnyObject {
-    /// File descriptors to poll for input (and their events); read once per session.
+    /// File descriptors to poll for input (and their events).
     var pollDescriptors: [pollfd] { get }
+    /// The descriptors changed since `pollDescriptors` was last read (libusb adds
+    /// and removes its own); cleared by reading them.
+    var pollDescriptorsChanged: Bool { get }
     /// How long poll may sleep for the transport's own timers (ms), if it has any.
     var timeoutHint: Int32? { get }
-    /// Called after poll with the transport's part of the poll set: reads H4
-    /// bytes into `buffer` and returns how many (0 when nothing), or throws when
-    /// the link is gone.
-    func read(into buffer: UnsafeMutableRawBufferPointer, ready: UnsafeMutableBufferPointer<pollfd>) throws(TransportError) -> Int
-    /// Queues one H4 packet (indicator byte first).
-    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError)
+    /// Called after poll with the transport's part of the poll set: hands every
+    /// packet or byte run that arrived to `deliver`, or throws when the link is gone.
+    func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError)
+    /// Room for one more packet now (else it stays with the host until a later pass).
+    var canSend: Bool { get }
+    /// Sends one H4 packet (indicator byte first). `onBulk`: a command that goes
+    /// on USB's bulk OUT endpoint (an Intel boot loader's Secure Send).
+    func send(_ packet: UnsafeRawBufferPointer, onBulk: Bool) throws(TransportError)
     /// Sends everything queued since the last flush.
     func flush() throws(TransportError)
     func close()
@@ -23,10 +34,15 @@ protocol Transport: AnyObject {
     /// USB opened without a port reset: one can still be tried when the
     /// controller does not answer HCI Reset (a dongle that hangs after a warm start).
     var offersPortReset: Bool { get }
+    /// Packets the transport dropped before the driver (cut short, oversize).
+    var droppedPackets: Int { get }
 }
 
 extension Transport {
     var offersPortReset: Bool { false }
+    var pollDescriptorsChanged: Bool { false }
+    var canSend: Bool { true }
+    var droppedPackets: Int { 0 }
 
     /// Said once before the port reset and retry (bring-up and vendor set-up alike).
     func warnHungAfterWarmStart() {
@@ -76,11 +92,14 @@ func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, what: String)
 }
 
 /// A transport over one file descriptor carrying H4 both ways (TCP, serial).
-/// Packets written in one pass are gathered in a buffer allocated once and go
-/// out with one write(2) per flush.
+/// Input is read into one buffer allocated once and handed to the driver to
+/// de-frame where it lies; packets sent in one pass are gathered in another
+/// and go out with one write(2) per flush.
 class DescriptorTransport: Transport {
     let fd: Int32
     let description: String
+    /// Incoming bytes: one read's worth.
+    let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
     /// Outgoing bytes of this pass: room for a full transmit queue of largest ACL packets.
     let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
     var pending = 0
@@ -90,17 +109,24 @@ class DescriptorTransport: Transport {
         self.description = description
     }
 
-    deinit { output.deallocate() }
+    deinit {
+        input.deallocate()
+        output.deallocate()
+    }
 
     var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
     var timeoutHint: Int32? { nil }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer, ready: UnsafeMutableBufferPointer<pollfd>) throws(TransportError) -> Int {
-        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return 0 }
-        return try readDescriptor(fd, into: buffer, what: description)
+    func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError) {
+        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return }
+        while true {
+            let count = try readDescriptor(fd, into: input, what: description)
+            if count > 0 { deliver(.stream(UnsafeRawBufferPointer(rebasing: input[0..<count]))) }
+            if count < input.count { return }
+        }
     }
 
-    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
+    func send(_ packet: UnsafeRawBufferPointer, onBulk: Bool) throws(TransportError) {
         if pending + packet.count > output.count { try flush() }
         guard packet.count <= output.count else { return try writeDescriptor(fd, packet, what: description) }
         (output.baseAddress! + pending).copyMemory(from: packet.baseAddress!, byteCount: packet.count)

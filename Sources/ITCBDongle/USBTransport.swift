@@ -3,18 +3,26 @@ import CLibUSB
 import Glibc
 
 /// HCI over USB (Core Vol 4 Part B) through libusb-1.0, fully asynchronous and
-/// driven by the run loop's poll(2): libusb's descriptors join the poll set and
-/// its next timeout bounds the sleep; no helper thread.
+/// driven by the run loop's poll(2): libusb's descriptors join the poll set
+/// (kept current through libusb's pollfd notifiers) and libusb's events are
+/// handled only when one of them is ready; no helper thread.
 ///
-/// Commands go out as class control transfers on EP0 (bmRequestType 0x20), events
-/// arrive on the interrupt IN endpoint, ACL on the bulk endpoints. Endpoint
-/// streams are cut into packets by their HCI headers, so an event spanning
-/// several interrupt packets (or two events in one transfer) is handled.
+/// Commands go out as class control transfers on EP0 (bmRequestType 0x20),
+/// events arrive on the interrupt IN endpoint, ACL on the bulk endpoints. The
+/// transfers are a fixed pool made at open: IN ones stay submitted and each
+/// completed one hands its packet to the driver from its own buffer
+/// (`EndpointReassembler`: gathered only when a packet spans several USB
+/// packets); a sent packet is copied into a free OUT transfer, or waits in a
+/// fixed ring when none is free. Nothing per packet allocates here; libusb's
+/// Linux backend callocs one URB array per submitted transfer.
 final class USBTransport: Transport {
     static let eventTransfers = 4
     static let aclInTransfers = 4
-    static let outTransfers = 4
-    static let controlTransfers = 2
+    static let outTransfers = 8
+    static let controlTransfers = 4
+    /// Packets waiting for a free OUT transfer.
+    static let waitingCapacity = 8
+    static let inCapacity = eventTransfers + aclInTransfers
 
     let context: OpaquePointer
     let handle: OpaquePointer
@@ -32,21 +40,36 @@ final class USBTransport: Transport {
     let aclInMaxPacket: Int
     var detachedDriver = false
 
-    var eventStream = H4Deframer(endpointOf: H4PacketType.event)
-    var aclStream = H4Deframer(endpointOf: H4PacketType.acl)
-    var received: [UInt8] = []
-    /// Bytes of `received` already handed to the run loop.
-    var delivered = 0
+    var events: EndpointReassembler
+    var aclIn: EndpointReassembler
+    /// An Intel boot loader answers Secure Send with HCI events on bulk IN
+    /// (Linux btusb_recv_bulk_intel): while set, bulk IN is cut as events.
+    var bulkInCarriesEvents = false {
+        didSet {
+            guard bulkInCarriesEvents != oldValue else { return }
+            aclIn = EndpointReassembler(type: bulkInCarriesEvents ? H4PacketType.event : H4PacketType.acl, packetSize: aclInMaxPacket)
+        }
+    }
 
-    var allTransfers: [UnsafeMutablePointer<libusb_transfer>] = []
-    var freeOut: [UnsafeMutablePointer<libusb_transfer>] = []
-    var freeControl: [UnsafeMutablePointer<libusb_transfer>] = []
-    var pendingWrites: [[UInt8]] = []
-    var inFlight = 0
+    /// Every transfer made at open (freed at close).
+    var allTransfers = TransferList(capacity: inCapacity + outTransfers + controlTransfers)
+    var freeOut = TransferList(capacity: outTransfers)
+    var freeControl = TransferList(capacity: controlTransfers)
+    /// IN transfers completed in this round of libusb events, in completion order.
+    var completedIn = TransferList(capacity: inCapacity)
     /// Transfers whose endpoint stalled; the halt is cleared outside the callback.
-    var stalled: [UnsafeMutablePointer<libusb_transfer>] = []
+    var stalled = TransferList(capacity: inCapacity + outTransfers + controlTransfers)
+    /// Packets sent while no OUT transfer was free (H4, indicator first), oldest first.
+    let waiting = UnsafeMutableRawBufferPointer.allocate(byteCount: waitingCapacity * waitingSlot, alignment: 8)
+    var waitingLengths = InlineArray<8, Int>(repeating: 0)
+    var waitingBulk = InlineArray<8, Bool>(repeating: false)
+    var waitingHead = 0
+    var waitingCount = 0
+    static let waitingSlot = 1 + EndpointReassembler.capacity
+    var inFlight = 0
     var failure: TransportError? = nil
     var closing = false
+    var pollDescriptorsChanged = false
 
     init(context: OpaquePointer, candidate: USBCandidate, reset: Bool) throws(TransportError) {
         offersPortReset = !reset
@@ -82,6 +105,8 @@ final class USBTransport: Transport {
         aclOutMaxPacket = endpoints.aclOutMaxPacket
         eventMaxPacket = endpoints.eventMaxPacket
         aclInMaxPacket = endpoints.aclInMaxPacket
+        events = EndpointReassembler(type: H4PacketType.event, packetSize: endpoints.eventMaxPacket)
+        aclIn = EndpointReassembler(type: H4PacketType.acl, packetSize: endpoints.aclInMaxPacket)
 
         // Take the interface from btusb; it is given back in close().
         if libusb_kernel_driver_active(handle, 0) == 1 {
@@ -108,6 +133,7 @@ final class USBTransport: Transport {
             let result = libusb_reset_device(handle)
             if result != 0 { Log.warning("USB reset of \(name) failed: \(libusbError(result))") }
         }
+        libusb_set_pollfd_notifiers(context, usbPollfdAdded, usbPollfdRemoved, Unmanaged.passUnretained(self).toOpaque())
         try startTransfers()
         Log.info("opened \(name)\(detachedDriver ? ", detached from its kernel driver" : "")")
     }
@@ -142,35 +168,41 @@ final class USBTransport: Transport {
         transfer.pointee.user_data = Unmanaged.passUnretained(self).toOpaque()
         transfer.pointee.callback = usbTransferCompleted
         transfer.pointee.dev_handle = handle
-        allTransfers.append(transfer)
+        transfer.pointee.timeout = 0
+        allTransfers.push(transfer)
         return transfer
     }
 
     /// The fixed pool: IN transfers stay submitted; OUT and control ones are reused.
+    /// No transfer carries a timeout: the host's HCI command timeout already
+    /// recovers a controller that stops answering, and a timeout would make
+    /// libusb re-arm its timerfd on every submission and completion.
     func startTransfers() throws(TransportError) {
         for _ in 0..<USBTransport.eventTransfers {
             let transfer = allocate(eventMaxPacket)
             transfer.pointee.endpoint = eventEndpoint
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_INTERRUPT.rawValue)
-            try submitIn(transfer)
+            transfer.pointee.length = Int32(eventMaxPacket)
+            try submit(transfer)
         }
         for _ in 0..<USBTransport.aclInTransfers {
             let transfer = allocate(aclInMaxPacket)
             transfer.pointee.endpoint = aclInEndpoint
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_BULK.rawValue)
-            try submitIn(transfer)
+            transfer.pointee.length = Int32(aclInMaxPacket)
+            try submit(transfer)
         }
         for _ in 0..<USBTransport.outTransfers {
-            let transfer = allocate(H4Deframer.capacity)
+            let transfer = allocate(EndpointReassembler.capacity)
             transfer.pointee.endpoint = aclOutEndpoint
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_BULK.rawValue)
-            freeOut.append(transfer)
+            freeOut.push(transfer)
         }
         for _ in 0..<USBTransport.controlTransfers {
             let transfer = allocate(8 + 260)
             transfer.pointee.endpoint = 0
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_CONTROL.rawValue)
-            freeControl.append(transfer)
+            freeControl.push(transfer)
         }
     }
 
@@ -183,34 +215,21 @@ final class USBTransport: Transport {
         inFlight += 1
     }
 
-    func submitIn(_ transfer: UnsafeMutablePointer<libusb_transfer>) throws(TransportError) {
-        transfer.pointee.length = Int32(transfer.pointee.endpoint == eventEndpoint ? eventMaxPacket : aclInMaxPacket)
-        transfer.pointee.timeout = 0
-        try submit(transfer)
-    }
-
-    /// Called by libusb from inside libusb_handle_events (our thread).
+    /// Called by libusb from inside libusb_handle_events (our thread): only
+    /// notes what happened; packets are handed over after libusb returns.
     func completed(_ transfer: UnsafeMutablePointer<libusb_transfer>) {
         inFlight -= 1
-        let status = transfer.pointee.status
-        let endpoint = transfer.pointee.endpoint
-        let isIn = endpoint & 0x80 != 0
         if closing { return }
-        switch status {
+        let isIn = transfer.pointee.endpoint & 0x80 != 0
+        switch transfer.pointee.status {
+        case LIBUSB_TRANSFER_COMPLETED where isIn:
+            completedIn.push(transfer)
+            return
         case LIBUSB_TRANSFER_COMPLETED:
-            if isIn {
-                let bytes = UnsafeRawBufferPointer(start: transfer.pointee.buffer, count: Int(transfer.pointee.actual_length))
-                var packets: [UInt8] = []
-                if endpoint == eventEndpoint {
-                    eventStream.push(bytes) { type, packet in packets += [type] + Array(packet) }
-                } else {
-                    aclStream.push(bytes) { type, packet in packets += [type] + Array(packet) }
-                }
-                received += packets
-            }
+            break
         case LIBUSB_TRANSFER_STALL:
             // Clear the halt outside the callback, then resubmit (IN) or report (OUT).
-            stalled.append(transfer)
+            stalled.push(transfer)
             return
         case LIBUSB_TRANSFER_NO_DEVICE:
             failure = .unplugged("\(description) was unplugged")
@@ -218,21 +237,24 @@ final class USBTransport: Transport {
         case LIBUSB_TRANSFER_CANCELLED:
             return
         default:
-            // ERROR / TIMED_OUT / OVERFLOW: an unplug shows up as NO_DEVICE on resubmit.
-            Log.debug("USB transfer on endpoint 0x\(hex(endpoint)) ended with status \(status.rawValue)")
+            // ERROR / TIMED_OUT / OVERFLOW (babble): an unplug shows up as NO_DEVICE on resubmit.
+            Log.debug("USB transfer on endpoint 0x\(hex(transfer.pointee.endpoint)) ended with status \(transfer.pointee.status.rawValue)")
+            if isIn {
+                do throws(TransportError) { try submit(transfer) } catch { failure = error }
+                return
+            }
         }
-        if isIn {
-            do throws(TransportError) { try submitIn(transfer) } catch { failure = error }
-        } else if endpoint == 0 {
-            freeControl.append(transfer)
-            flushPending()
-        } else {
-            freeOut.append(transfer)
-            flushPending()
-        }
+        release(transfer)
+    }
+
+    /// An OUT or control transfer is free again: the oldest waiting packet takes it.
+    func release(_ transfer: UnsafeMutablePointer<libusb_transfer>) {
+        if transfer.pointee.endpoint == 0 { freeControl.push(transfer) } else { freeOut.push(transfer) }
+        sendWaiting()
     }
 
     var pollDescriptors: [pollfd] {
+        pollDescriptorsChanged = false
         guard let list = libusb_get_pollfds(context) else { return [] }
         defer { libusb_free_pollfds(list) }
         var result: [pollfd] = []
@@ -250,118 +272,130 @@ final class USBTransport: Transport {
         return Int32(tv.tv_sec * 1000 + tv.tv_usec / 1000)
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer, ready: UnsafeMutableBufferPointer<pollfd>) throws(TransportError) -> Int {
-        // What the last pass could not hand over goes first (a buffer's worth at a time).
-        if delivered < received.count { return handOver(into: buffer) }
+    var droppedPackets: Int { events.droppedPackets + aclIn.droppedPackets }
+
+    func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError) {
+        // libusb's events only when one of its descriptors is ready or its own timer is due.
+        guard ready.contains(where: { $0.revents != 0 }) || timeoutHint == 0 else { return }
         var zero = timeval(tv_sec: 0, tv_usec: 0)
         let status = libusb_handle_events_timeout_completed(context, &zero, nil)
         if status == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) { throw .unplugged("\(description) was unplugged") }
-        var cleared: [UInt8] = []
-        while let transfer = stalled.popLast() {
+        try clearStalls()
+        // Each completed IN transfer's packets, from its own buffer, then it goes back to the endpoint.
+        while let transfer = completedIn.popFirst() {
+            let bytes = UnsafeRawBufferPointer(start: transfer.pointee.buffer, count: Int(transfer.pointee.actual_length))
+            if transfer.pointee.endpoint == eventEndpoint {
+                events.feed(bytes) { type, packet in deliver(.packet(type: type, packet)) }
+            } else {
+                aclIn.feed(bytes) { type, packet in deliver(.packet(type: type, packet)) }
+            }
+            do throws(TransportError) { try submit(transfer) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Clears the halt of each stalled endpoint once, then resubmits its IN
+    /// transfers; a stalled OUT or control transfer's packet is lost (the
+    /// host's command timeout recovers).
+    func clearStalls() throws(TransportError) {
+        var cleared = InlineArray<4, UInt8>(repeating: 0xFF)
+        var clearedCount = 0
+        while let transfer = stalled.popFirst() {
             let endpoint = transfer.pointee.endpoint
-            if !cleared.contains(endpoint) {
-                cleared.append(endpoint)
+            var seen = false
+            for i in 0..<clearedCount where cleared[i] == endpoint { seen = true }
+            if !seen {
+                if clearedCount < 4 {
+                    cleared[clearedCount] = endpoint
+                    clearedCount += 1
+                }
                 let clear = libusb_clear_halt(handle, endpoint)
                 Log.warning("USB endpoint 0x\(hex(endpoint)) stalled; halt cleared (\(clear == 0 ? "ok" : libusbError(clear)))")
+                if endpoint == eventEndpoint { events.reset() } else if endpoint == aclInEndpoint { aclIn.reset() }
             }
-            if endpoint & 0x80 != 0 {
-                try submitIn(transfer)
-            } else if endpoint == 0 {
-                freeControl.append(transfer)  // the command is lost; the host's command timeout recovers
-            } else {
-                freeOut.append(transfer)
-            }
+            if endpoint & 0x80 != 0 { try submit(transfer) } else { release(transfer) }
         }
-        flushPending()
-        if let failure { throw failure }
-        return handOver(into: buffer)
     }
 
-    /// Copies received H4 bytes into the run loop's buffer.
-    func handOver(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let count = min(buffer.count, received.count - delivered)
-        received.withUnsafeBytes { raw in
-            buffer.baseAddress!.copyMemory(from: raw.baseAddress! + delivered, byteCount: count)
-        }
-        delivered += count
-        if delivered == received.count {
-            received.removeAll(keepingCapacity: true)
-            delivered = 0
-        }
-        return count
-    }
-
-    /// An Intel boot loader answers Secure Send with HCI events on bulk IN
-    /// (Linux btusb_recv_bulk_intel): while on, bulk IN is cut as events.
-    func bulkInCarriesEvents(_ on: Bool) {
-        aclStream = H4Deframer(endpointOf: on ? H4PacketType.event : H4PacketType.acl)
-    }
-
-    /// Packets are submitted as they are written; nothing waits for a flush.
-    func flush() throws(TransportError) {}
-
-    func write(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
-        if let failure { throw failure }
-        pendingWrites.append(Array(packet))
-        flushPending()
+    /// Packets are submitted as they are sent; nothing waits for a flush.
+    func flush() throws(TransportError) {
         if let failure { throw failure }
     }
 
-    /// Sends queued packets while transfers are free (commands and ACL keep their order per kind).
-    func flushPending() {
-        while let packet = pendingWrites.first {
-            guard packet.count > 1 else {
-                pendingWrites.removeFirst()
-                continue
-            }
-            let transfer: UnsafeMutablePointer<libusb_transfer>
-            if packet[0] == H4PacketType.command {
-                guard let free = freeControl.popLast() else { return }
-                transfer = free
-                // Setup packet: class request to the device (Vol 4 Part B §2.2.1).
-                let length = packet.count - 1
-                let buffer = transfer.pointee.buffer!
-                buffer[0] = 0x20
-                buffer[1] = 0x00
-                buffer[2] = 0; buffer[3] = 0  // wValue
-                buffer[4] = 0; buffer[5] = 0  // wIndex
-                buffer[6] = UInt8(length & 0xFF); buffer[7] = UInt8(length >> 8)
-                for i in 0..<length { buffer[8 + i] = packet[1 + i] }
-                transfer.pointee.length = Int32(8 + length)
-                transfer.pointee.timeout = 1000
-                transfer.pointee.flags = 0
-            } else if packet[0] == H4PacketType.acl {
-                guard let free = freeOut.popLast() else { return }
-                transfer = free
-                let length = packet.count - 1
-                for i in 0..<length { transfer.pointee.buffer[i] = packet[1 + i] }
-                transfer.pointee.length = Int32(length)
-                transfer.pointee.timeout = 2000
-                // A transfer that is a multiple of wMaxPacketSize needs a zero-length packet to end it.
-                transfer.pointee.flags = length % aclOutMaxPacket == 0
-                    ? UInt8(LIBUSB_TRANSFER_ADD_ZERO_PACKET.rawValue) : 0
-            } else {
-                pendingWrites.removeFirst()
-                continue
-            }
-            pendingWrites.removeFirst()
-            do throws(TransportError) {
-                try submit(transfer)
-            } catch {
-                failure = error
-                return
-            }
+    var canSend: Bool { waitingCount < USBTransport.waitingCapacity }
+
+    func send(_ packet: UnsafeRawBufferPointer, onBulk: Bool) throws(TransportError) {
+        if let failure { throw failure }
+        guard packet.count > 1, packet.count <= USBTransport.waitingSlot else { return }
+        if waitingCount == 0, submitOut(packet, onBulk: onBulk) { return }
+        // No transfer free (or older packets wait): keep it, in order.
+        guard waitingCount < USBTransport.waitingCapacity else { return }
+        let slot = (waitingHead + waitingCount) % USBTransport.waitingCapacity
+        (waiting.baseAddress! + slot * USBTransport.waitingSlot).copyMemory(from: packet.baseAddress!, byteCount: packet.count)
+        waitingLengths[slot] = packet.count
+        waitingBulk[slot] = onBulk
+        waitingCount += 1
+        if let failure { throw failure }
+    }
+
+    /// Sends waiting packets while transfers are free.
+    func sendWaiting() {
+        while waitingCount > 0 {
+            let slot = waitingHead
+            let packet = UnsafeRawBufferPointer(start: waiting.baseAddress! + slot * USBTransport.waitingSlot, count: waitingLengths[slot])
+            guard submitOut(packet, onBulk: waitingBulk[slot]) else { return }
+            waitingHead = (waitingHead + 1) % USBTransport.waitingCapacity
+            waitingCount -= 1
         }
+    }
+
+    /// Copies one H4 packet into a free transfer of its kind and submits it;
+    /// false when none is free.
+    func submitOut(_ packet: UnsafeRawBufferPointer, onBulk: Bool) -> Bool {
+        let length = packet.count - 1
+        let body = packet.baseAddress! + 1
+        let transfer: UnsafeMutablePointer<libusb_transfer>
+        switch packet[0] {
+        case H4PacketType.command where !onBulk:
+            guard let free = freeControl.pop() else { return false }
+            transfer = free
+            // Setup packet: class request to the device (Vol 4 Part B §2.2.1).
+            let buffer = transfer.pointee.buffer!
+            buffer[0] = 0x20
+            buffer[1] = 0x00
+            buffer[2] = 0; buffer[3] = 0  // wValue
+            buffer[4] = 0; buffer[5] = 0  // wIndex
+            buffer[6] = UInt8(length & 0xFF); buffer[7] = UInt8(length >> 8)
+            UnsafeMutableRawPointer(buffer + 8).copyMemory(from: body, byteCount: length)
+            transfer.pointee.length = Int32(8 + length)
+            transfer.pointee.flags = 0
+        case H4PacketType.acl, H4PacketType.command:
+            guard let free = freeOut.pop() else { return false }
+            transfer = free
+            UnsafeMutableRawPointer(transfer.pointee.buffer!).copyMemory(from: body, byteCount: length)
+            transfer.pointee.length = Int32(length)
+            // A transfer that is a multiple of wMaxPacketSize needs a zero-length packet to end it.
+            transfer.pointee.flags = length % aclOutMaxPacket == 0 ? UInt8(LIBUSB_TRANSFER_ADD_ZERO_PACKET.rawValue) : 0
+        default:
+            return true  // not a packet USB carries: dropped
+        }
+        do throws(TransportError) {
+            try submit(transfer)
+        } catch {
+            failure = error
+        }
+        return true
     }
 
     func close() {
         closing = true
-        for transfer in allTransfers { libusb_cancel_transfer(transfer) }
+        libusb_set_pollfd_notifiers(context, nil, nil, nil)
+        for i in 0..<allTransfers.count { libusb_cancel_transfer(allTransfers[i]) }
         // Let cancellations complete before freeing (bounded: an unplugged device answers at once).
-        var zero = timeval(tv_sec: 0, tv_usec: 100_000)
+        var wait = timeval(tv_sec: 0, tv_usec: 100_000)
         var rounds = 0
         while inFlight > 0, rounds < 20 {
-            libusb_handle_events_timeout_completed(context, &zero, nil)
+            libusb_handle_events_timeout_completed(context, &wait, nil)
             rounds += 1
         }
         libusb_release_interface(handle, 0)
@@ -371,15 +405,72 @@ final class USBTransport: Transport {
         }
         libusb_close(handle)
         if inFlight == 0 {
-            for transfer in allTransfers {
+            for i in 0..<allTransfers.count {
+                let transfer = allTransfers[i]
                 transfer.pointee.buffer.deallocate()
                 transfer.pointee.buffer = nil
                 libusb_free_transfer(transfer)
             }
         }
         allTransfers.removeAll()
+        for list in [allTransfers, freeOut, freeControl, completedIn, stalled] { list.slots.deallocate() }
+        waiting.deallocate()
         libusb_exit(context)
     }
+}
+
+/// A fixed list of transfers, made once: a stack (`push`/`pop`) for the free
+/// pools, a FIFO (`push`/`popFirst`) for completions. Never grows.
+struct TransferList {
+    let slots: UnsafeMutablePointer<UnsafeMutablePointer<libusb_transfer>?>
+    let capacity: Int
+    var head = 0
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: nil, count: capacity)
+    }
+
+    subscript(index: Int) -> UnsafeMutablePointer<libusb_transfer> { slots[(head + index) % capacity]! }
+
+    mutating func push(_ transfer: UnsafeMutablePointer<libusb_transfer>) {
+        guard count < capacity else { return }
+        slots[(head + count) % capacity] = transfer
+        count += 1
+    }
+
+    /// The newest.
+    mutating func pop() -> UnsafeMutablePointer<libusb_transfer>? {
+        guard count > 0 else { return nil }
+        count -= 1
+        return slots[(head + count) % capacity]
+    }
+
+    /// The oldest.
+    mutating func popFirst() -> UnsafeMutablePointer<libusb_transfer>? {
+        guard count > 0 else { return nil }
+        let transfer = slots[head]
+        head = (head + 1) % capacity
+        count -= 1
+        return transfer
+    }
+
+    mutating func removeAll() {
+        head = 0
+        count = 0
+    }
+}
+
+/// libusb's pollfd notifiers: the poll set is rebuilt before the next wait.
+let usbPollfdAdded: libusb_pollfd_added_cb = { _, _, user in
+    guard let user else { return }
+    Unmanaged<USBTransport>.fromOpaque(user).takeUnretainedValue().pollDescriptorsChanged = true
+}
+let usbPollfdRemoved: libusb_pollfd_removed_cb = { _, user in
+    guard let user else { return }
+    Unmanaged<USBTransport>.fromOpaque(user).takeUnretainedValue().pollDescriptorsChanged = true
 }
 
 /// libusb's completion callback: a C function pointer, so it finds its transport through user_data.

@@ -1,0 +1,410 @@
+/// What runs on top of the host: the 8-Ball peripheral, the asker, the
+/// controller report. Separate from `GATTServerDelegate`: an application that
+/// serves GATT passes itself to the host in `receive`; one that does not uses
+/// the default, which answers every request with the spec's error.
+public protocol HostApplication: ~Copyable {
+    /// Hands one packet from the controller to the host (the application's GATT
+    /// server, if it has one, answers the requests in it).
+    mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64)
+    /// An event the host emitted (after the board saw it).
+    mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64)
+    /// Work after every input: send due notifications, the next step of a session.
+    mutating func poll(host: inout Host, now: UInt64)
+    /// The application's own next timer.
+    mutating func nextDeadline() -> UInt64?
+    /// Done by itself (the asker asked everything): the driver stops the host.
+    var isFinished: Bool { mutating get }
+}
+
+extension HostApplication where Self: ~Copyable {
+    public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
+        var none = NoGATTDelegate()
+        host.handlePacket(type: type, packet, now: now, delegate: &none)
+    }
+    public mutating func nextDeadline() -> UInt64? { nil }
+    public var isFinished: Bool { mutating get { false } }
+}
+
+extension HostApplication where Self: GATTServerDelegate & ~Copyable {
+    public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
+        host.handlePacket(type: type, packet, now: now, delegate: &self)
+    }
+}
+
+/// What the board hears from the driver: every host event (to log it, tell
+/// systemd, …) and every packet received (btsnoop, trace). Nothing here may
+/// change what the driver does.
+public protocol DriverObserver: ~Copyable {
+    mutating func observe(_ event: HostEvent, host: inout Host)
+    mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer)
+    /// The H4 byte stream lost its framing; the controller is being reset.
+    mutating func framingLost(_ why: FramingLoss)
+}
+
+extension DriverObserver where Self: ~Copyable {
+    public mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {}
+    public mutating func framingLost(_ why: FramingLoss) {}
+}
+
+/// Why the driver decided an H4 stream is out of sync.
+public enum FramingLoss: Equatable {
+    /// Unknown packet indicators or impossible lengths (count of each).
+    case notHCI(Int)
+    /// A packet began and did not finish within `DriverSettings.stallLimit`.
+    case stalled
+}
+
+public struct DriverSettings {
+    /// Bring-up (after any vendor set-up) must finish by then, or the controller is dead.
+    public var readyTimeout: UInt64 = 10_000
+    /// Probe an idle controller this often (--health-check, the systemd watchdog).
+    public var healthInterval: UInt64? = nil
+    /// A packet begun and not finished for this long means the H4 framing is lost.
+    public var stallLimit: UInt64 = 1_000
+    /// A central's scan that hears nothing this long probes the controller.
+    public var scanProbeInterval: UInt64 = 1_000
+    /// A stop waits this long for the controller to confirm.
+    public var stopGrace: UInt64 = 2_000
+    /// The transport can reset the controller's port once (USB opened without a
+    /// reset): a controller that answers nothing at first asks for it.
+    public var offersPortReset = false
+    /// HCI Reset answers in milliseconds: this long without any answer at the
+    /// start of a vendor set-up is a hung dongle.
+    public var firstAnswerTimeout: UInt64 = 3_000
+
+    public init() {}
+}
+
+/// Where the driver is.
+public enum DriverState: Equatable {
+    /// A vendor set-up is running (firmware download).
+    case settingUp
+    /// The set-up asks for its files: read them and call `provideFiles`.
+    case needsFiles
+    /// The host runs (bring-up, then the application).
+    case running
+    case finished(DriverEnd)
+}
+
+public enum DriverEnd: Equatable {
+    /// The host stopped (the application finished, or a stop completed).
+    case stopped
+    /// The controller did not confirm a stop within `stopGrace`.
+    case stopTimedOut
+    /// Bring-up did not finish within `readyTimeout`.
+    case notReady
+    /// Nothing was ever answered and a port reset may help.
+    case portResetWanted
+    /// The vendor set-up failed (its state says why).
+    case setupFailed
+    /// The controller stopped answering during the vendor set-up.
+    case setupSilent
+}
+
+/// The one loop body of every board: the Linux run loop, the MCU firmware and
+/// the benchmarks. Sans-IO: packets (or H4 bytes) and time in, packets out.
+/// A board moves packets and tells time; the driver owns the event slot, the
+/// outgoing packet, the deadlines, stall and framing-loss detection and the
+/// controller's set-up.
+///
+///     driver.start(now:)                       once
+///     loop:
+///       driver.check(now:)                     → state (ended? files wanted?)
+///       sleep until input or driver.nextDeadline(now:)
+///       driver.receive(type:_:now:observer:)   per packet (USB)
+///       driver.receive(stream:now:observer:)   per read (H4 over UART/TCP)
+///       driver.service(now:observer:)          timers, events, the application
+///       while driver.nextOutgoing() { send driver.outgoing }
+public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetup & ~Copyable>: ~Copyable {
+    public var host: Host
+    public var app: App
+    public var setup: Setup
+    public var settings: DriverSettings
+    /// The packet `nextOutgoing` filled (H4: indicator byte first).
+    public var outgoing = HCIPacket()
+    /// Where each host event is taken to be lent to the board and the application.
+    var eventSlot = HostEvent.shutdownComplete
+    /// De-frames H4 streams (UART, TCP); USB hands whole packets.
+    var deframer = H4Deframer()
+
+    public private(set) var state = DriverState.running
+    public private(set) var isStopping = false
+    /// The host reached ready at least once in this session.
+    public private(set) var wasReady = false
+    /// H4 resynchronisations, and packets dropped before the host (a length
+    /// that does not match the header, a type the host does not take).
+    public private(set) var framingResets = 0
+    public private(set) var droppedPackets = 0
+    /// When input last arrived.
+    public private(set) var lastInput: UInt64 = 0
+
+    var readyDeadline: UInt64 = 0
+    var hardStop: UInt64 = 0
+    var nextHealthCheck: UInt64 = 0
+    var nextScanProbe: UInt64 = 0
+    var wantsPortReset = false
+    // Set-up.
+    var setupCommandPending = false
+    var setupDeadline: UInt64 = 0
+    var setupAnswered = false
+
+    public init(host: consuming Host, app: consuming App, setup: consuming Setup, settings: DriverSettings = DriverSettings()) {
+        self.host = host
+        self.app = app
+        self.setup = setup
+        self.settings = settings
+    }
+
+    /// Builds a driver in place (firmware: static memory, no temporary on the stack).
+    public static func initialize(_ pointer: UnsafeMutablePointer<Self>, host: consuming Host, app: consuming App,
+                                  setup: consuming Setup, settings: DriverSettings = DriverSettings()) {
+        pointer.initialize(to: HostDriver(host: host, app: app, setup: setup, settings: settings))
+    }
+
+    // MARK: - Start and stop
+
+    /// Begins the set-up, or the host's bring-up when there is none.
+    public mutating func start(now: UInt64) {
+        lastInput = now
+        if let interval = settings.healthInterval { nextHealthCheck = now + interval }
+        state = .settingUp
+        setupDeadline = now + settings.firstAnswerTimeout
+        setupAnswered = false
+        follow(setup.begin(), now: now)
+    }
+
+    /// Stops in order: advertising and scanning off, links closed, controller reset.
+    public mutating func stop(now: UInt64) {
+        guard !isStopping else { return }
+        isStopping = true
+        hardStop = now + settings.stopGrace
+        if state == .settingUp || state == .needsFiles {
+            state = .finished(.stopped)
+            return
+        }
+        host.shutdown(now: now)
+    }
+
+    /// Where the driver is at `now`: call before waiting for input.
+    public mutating func check(now: UInt64) -> DriverState {
+        switch state {
+        case .finished, .needsFiles:
+            return state
+        case .settingUp:
+            if now >= setupDeadline {
+                state = .finished(!setupAnswered && settings.offersPortReset ? .portResetWanted : .setupSilent)
+            }
+            return state
+        case .running:
+            if host.isStopped {
+                state = .finished(.stopped)
+            } else if isStopping, now >= hardStop {
+                state = .finished(.stopTimedOut)
+            } else if !wasReady, !isStopping, now >= readyDeadline {
+                state = .finished(.notReady)
+            } else if wantsPortReset {
+                state = .finished(.portResetWanted)
+            } else if !isStopping, app.isFinished {
+                stop(now: now)
+            }
+            return state
+        }
+    }
+
+    /// The set-up's files (after `.needsFiles`), kept alive by the caller until the set-up ends.
+    public mutating func provideFiles(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, now: UInt64) {
+        guard state == .needsFiles else { return }
+        state = .settingUp
+        setupDeadline = now + setup.answerTimeout
+        follow(setup.provide(firmware: firmware, companion: companion), now: now)
+    }
+
+    mutating func follow(_ step: SetupStep, now: UInt64) {
+        switch step {
+        case .send: setupCommandPending = true
+        case .wait: break
+        case .needFiles: state = .needsFiles
+        case .failed: state = .finished(.setupFailed)
+        case .done:
+            state = .running
+            readyDeadline = now + settings.readyTimeout
+            host.start(now: now)
+        }
+    }
+
+    // MARK: - Input
+
+    /// One whole HCI packet (USB: a transfer's packet, where it lies).
+    public mutating func receive<O: DriverObserver & ~Copyable>(
+        type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, observer: inout O
+    ) {
+        lastInput = now
+        guard HostDriver.isWhole(type: type, packet) else {
+            droppedPackets += 1
+            return
+        }
+        observer.received(type: type, packet)
+        switch state {
+        case .settingUp:
+            guard type == H4PacketType.event else { return }
+            setupAnswered = true
+            setupDeadline = now + setup.answerTimeout
+            follow(setup.handle(event: packet), now: now)
+        case .running:
+            app.receive(type: type, packet, host: &host, now: now)
+            processEvents(now: now, observer: &observer)
+        case .needsFiles, .finished:
+            break
+        }
+    }
+
+    /// Bytes of an H4 stream (UART, TCP), cut into packets where they lie; a
+    /// packet split across reads is finished in the de-framer. Bytes that are
+    /// not HCI mean the framing is lost: the controller is reset.
+    public mutating func receive<O: DriverObserver & ~Copyable>(
+        stream bytes: UnsafeRawBufferPointer, now: UInt64, observer: inout O
+    ) {
+        lastInput = now
+        var offset = 0
+        while true {
+            let errors = deframer.framingErrors
+            let frame = deframer.next(bytes, offset: &offset)
+            if deframer.framingErrors != errors {
+                // The rest of this read is suspect too.
+                return framingLost(.notHCI(deframer.framingErrors - errors), now: now, observer: &observer)
+            }
+            switch frame {
+            case .none:
+                return
+            case .inPlace(let type, let start, let length):
+                receive(type: type, UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]), now: now, observer: &observer)
+            case .buffered(let type):
+                receiveBuffered(type, now: now, observer: &observer)
+            }
+        }
+    }
+
+    /// A packet gathered in the de-framer, handed over from its buffer in place.
+    /// The bytes stay where they are until the de-framer's next use (the next
+    /// read), which `receive(type:…)` never reaches: the driver is reached in
+    /// place (inout), so its address holds for this call. A copy would be 1 KB
+    /// of stack, the closure form an access to all of self.
+    mutating func receiveBuffered<O: DriverObserver & ~Copyable>(_ type: UInt8, now: UInt64, observer: inout O) {
+        let packet = deframer.withPacket { $0 }
+        receive(type: type, packet, now: now, observer: &observer)
+    }
+
+    /// The declared length of an event or ACL packet matches what arrived.
+    static func isWhole(type: UInt8, _ packet: UnsafeRawBufferPointer) -> Bool {
+        switch type {
+        case H4PacketType.event:
+            return packet.count >= 2 && packet.count == 2 + Int(packet[1])
+        case H4PacketType.acl:
+            return packet.count >= 4 && packet.count == 4 + (Int(packet[2]) | Int(packet[3]) &<< 8)
+        default:
+            return false
+        }
+    }
+
+    // MARK: - Timers and events
+
+    /// Timers due at `now`, the events of the last input, the application's work.
+    public mutating func service<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O) {
+        if deframer.isMidPacket, now >= lastInput + settings.stallLimit {
+            framingLost(.stalled, now: now, observer: &observer)
+        }
+        guard state == .running else { return }
+        host.tick(now: now)
+        if let interval = settings.healthInterval, now >= nextHealthCheck {
+            nextHealthCheck = now + interval
+            host.probeController()
+        }
+        if let probe = scanProbeDeadline(), now >= probe {
+            // A scan that hears nothing may mean a dead controller: ask it something.
+            nextScanProbe = now + settings.scanProbeInterval
+            host.probeController()
+        }
+        processEvents(now: now, observer: &observer)
+    }
+
+    /// The earliest time `service` (or `check`) has work.
+    public mutating func nextDeadline() -> UInt64? {
+        var first = UInt64.max
+        if deframer.isMidPacket { first = min(first, lastInput + settings.stallLimit) }
+        switch state {
+        case .settingUp:
+            first = min(first, setupDeadline)
+        case .running:
+            if let d = host.nextDeadline() { first = min(first, d) }
+            if let d = app.nextDeadline() { first = min(first, d) }
+            if isStopping { first = min(first, hardStop) }
+            if settings.healthInterval != nil { first = min(first, nextHealthCheck) }
+            if !wasReady { first = min(first, readyDeadline) }
+            if let probe = scanProbeDeadline() { first = min(first, probe) }
+        case .needsFiles, .finished:
+            break
+        }
+        return first == UInt64.max ? nil : first
+    }
+
+    /// While a central scans, a quiet transport is probed once a second.
+    mutating func scanProbeDeadline() -> UInt64? {
+        guard host.configuration.role == .central, host.isScanning else { return nil }
+        return max(lastInput + settings.scanProbeInterval, nextScanProbe)
+    }
+
+    /// A fresh de-framer and a reset controller, which advertises or scans again.
+    mutating func framingLost<O: DriverObserver & ~Copyable>(_ why: FramingLoss, now: UInt64, observer: inout O) {
+        framingResets += 1
+        observer.framingLost(why)
+        deframer = H4Deframer()
+        guard state == .running else { return }
+        host.resynchronize(now: now)
+        processEvents(now: now, observer: &observer)
+    }
+
+    /// Lets the host and the application react until neither has anything more to say.
+    mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O) {
+        while true {
+            var progressed = false
+            while host.nextEvent(into: &eventSlot) {
+                progressed = true
+                observer.observe(eventSlot, host: &host)
+                noteEvent()
+                app.handle(eventSlot, host: &host, now: now)
+            }
+            app.poll(host: &host, now: now)
+            if !host.hasEvents && !progressed { break }
+        }
+    }
+
+    mutating func noteEvent() {
+        switch eventSlot {
+        case .ready:
+            wasReady = true
+        case .controllerTimeout:
+            // Not even bring-up was answered: a dongle that hangs after a warm start.
+            if !wasReady, !isStopping, settings.offersPortReset { wantsPortReset = true }
+        default:
+            break
+        }
+    }
+
+    // MARK: - Output
+
+    /// Fills `outgoing` with the next packet to send (the set-up's command, or
+    /// what the host's flow control allows); false when there is none.
+    public mutating func nextOutgoing() -> Bool {
+        switch state {
+        case .settingUp:
+            guard setupCommandPending else { return false }
+            setupCommandPending = false
+            setup.command(into: &outgoing)
+            return true
+        case .running:
+            return host.nextOutgoing(into: &outgoing)
+        case .needsFiles, .finished:
+            return false
+        }
+    }
+}

@@ -1,0 +1,120 @@
+/// Cuts one USB IN endpoint's transfers into HCI packets of one type (events on
+/// interrupt IN, ACL on bulk IN; Core Vol 4 Part B §2.1). A packet that lies
+/// whole in a transfer is handed over where it lies; one that spans several
+/// transfers (a 70-byte event in 16-byte interrupt packets) is gathered in the
+/// reassembler's own buffer and handed over from there.
+///
+/// USB ends a transfer with a short packet (USB 2.0 §5.8.3), so a transfer
+/// shorter than the endpoint's packet size that leaves a packet unfinished
+/// means the packet was cut short: it is dropped and counted. So is a packet
+/// whose header announces more than the buffer holds (the rest of its
+/// transfer is skipped), and a transfer with bytes after a complete packet
+/// that cannot begin another.
+public struct EndpointReassembler {
+    /// Largest packet kept: an ACL packet of 4 + 1024 bytes (events are 2 + 255).
+    public static let capacity = 1028
+
+    public let type: UInt8
+    /// wMaxPacketSize of the endpoint: a shorter transfer ends the packet.
+    public let packetSize: Int
+    let headerLength: Int
+    var buffer = FixedBytes<1028>()
+    /// Bytes still missing from the packet in `buffer` (0: none begun, or only a partial header).
+    var missing = 0
+    /// Skipping an oversize packet until its transfer ends.
+    var discarding = false
+    public private(set) var droppedPackets = 0
+
+    public init(type: UInt8, packetSize: Int) {
+        self.type = type
+        self.packetSize = max(1, packetSize)
+        headerLength = type == H4PacketType.event ? 2 : 4
+    }
+
+    /// Something of a packet has arrived and the rest is awaited.
+    public var isMidPacket: Bool { !buffer.isEmpty }
+
+    /// Forgets a packet begun (after a stall or a port reset).
+    public mutating func reset() {
+        buffer.removeAll()
+        missing = 0
+        discarding = false
+    }
+
+    /// Feeds one completed transfer; `deliver` gets each complete packet
+    /// (without an H4 indicator) before the call returns.
+    public mutating func feed(_ transfer: UnsafeRawBufferPointer, deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
+        let short = transfer.count < packetSize
+        var offset = 0
+        if discarding {
+            if short { discarding = false }
+            return
+        }
+        while offset < transfer.count {
+            if buffer.isEmpty {
+                // A packet begins: whole here, or gathered.
+                let rest = transfer.count - offset
+                if rest >= headerLength {
+                    let length = headerLength + payloadLength(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
+                    if length > EndpointReassembler.capacity {
+                        droppedPackets += 1
+                        discarding = !short
+                        return
+                    }
+                    if rest >= length {
+                        deliver(type, UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + length)]))
+                        offset += length
+                        continue
+                    }
+                    missing = length - rest
+                }
+                buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
+                offset = transfer.count
+            } else {
+                let rest = transfer.count - offset
+                if missing == 0 {
+                    // The header itself was split: complete it first.
+                    let take = min(headerLength - buffer.count, rest)
+                    buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
+                    offset += take
+                    guard buffer.count == headerLength else { continue }
+                    let length = headerLength + payloadLength()
+                    if length > EndpointReassembler.capacity {
+                        droppedPackets += 1
+                        buffer.removeAll()
+                        discarding = !short
+                        return
+                    }
+                    missing = length - headerLength
+                    if missing == 0 { finish(deliver) }
+                    continue
+                }
+                let take = min(missing, rest)
+                buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
+                offset += take
+                missing -= take
+                if missing == 0 { finish(deliver) }
+            }
+        }
+        if short, !buffer.isEmpty {
+            // The transfer ended and the packet did not: it was cut short.
+            droppedPackets += 1
+            reset()
+        }
+    }
+
+    mutating func finish(_ deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
+        let type = self.type
+        buffer.withBytesInPlace { deliver(type, $0) }
+        buffer.removeAll()
+        missing = 0
+    }
+
+    func payloadLength(_ header: UnsafeRawBufferPointer) -> Int {
+        type == H4PacketType.event ? Int(header[1]) : Int(header[2]) | Int(header[3]) &<< 8
+    }
+
+    mutating func payloadLength() -> Int {
+        type == H4PacketType.event ? Int(buffer[1]) : Int(buffer[2]) | Int(buffer[3]) &<< 8
+    }
+}
