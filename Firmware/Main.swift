@@ -1,13 +1,14 @@
 // The 8-Ball as bare-metal firmware: the same sans-IO core as the Linux binary
-// (Sources/BLEHost, Sources/EightBall, built with -D ITCB_FIRMWARE) driven by a
-// polled main loop. The board (Firmware/board/board.h) gives time, the H4 UART,
-// idle, the log and the static homes of the state; nothing here allocates.
+// (Sources/BLEHost, Sources/EightBall, built with -D ITCB_FIRMWARE) and the same
+// loop body, the core's HostDriver, run by a polled main loop. The board
+// (Firmware/board/board.h) gives time, the H4 UART, idle, the log and the
+// static home of the state; nothing here allocates.
 //
-// All state lives in .bss, built in place once (Host.initialize,
-// EightBallPeripheral.initialize): no global initialisers, no big temporaries.
-// The loop reaches the host and the 8-Ball only through pointers with mutating
-// calls: a borrowed call on these non-copyable values from this module would
-// copy them onto the stack.
+// All state lives in .bss, built in place once (HostDriver.initialize with
+// Host.initialize and EightBallPeripheral.initialize): no global initialisers,
+// no big temporaries. The loop reaches the driver only through a pointer with
+// mutating calls: a borrowed call on this non-copyable value from this module
+// would copy it onto the stack.
 import BLEHost
 import EightBall
 
@@ -22,10 +23,7 @@ import EightBall
 @_extern(c, "board_log_dec") func boardLogDec(_ value: UInt32)
 @_extern(c, "board_log_dec64") func boardLogDec64(_ value: UInt64)
 @_extern(c, "board_log_hex") func boardLogHex(_ value: UInt32, _ digits: UInt32)
-@_extern(c, "board_host_storage") func boardHostStorage(_ size: Int, _ alignment: Int) -> UnsafeMutableRawPointer
-@_extern(c, "board_logic_storage") func boardLogicStorage(_ size: Int, _ alignment: Int) -> UnsafeMutableRawPointer
-@_extern(c, "board_deframer_storage") func boardDeframerStorage(_ size: Int, _ alignment: Int) -> UnsafeMutableRawPointer
-@_extern(c, "board_packet_storage") func boardPacketStorage(_ size: Int, _ alignment: Int) -> UnsafeMutableRawPointer
+@_extern(c, "board_driver_storage") func boardDriverStorage(_ size: Int, _ alignment: Int) -> UnsafeMutableRawPointer
 @_extern(c, "board_stack_peak") func boardStackPeak() -> UInt32
 @_extern(c, "board_stack_size") func boardStackSize() -> UInt32
 @_extern(c, "board_stack_mark") func boardStackMark() -> UInt32
@@ -70,194 +68,25 @@ enum Log {
 
 // MARK: - The firmware
 
-/// The main loop's own state: pointers to the static homes and a few counters.
-/// A handful of words in fw_main's frame.
-struct Firmware {
-    let host: UnsafeMutablePointer<Host>
-    let logic: UnsafeMutablePointer<EightBallPeripheral>
-    let deframer: UnsafeMutablePointer<H4Deframer>
-    let outgoing: UnsafeMutablePointer<HCIPacket>
-    var deadline: UInt64? = nil
-    var lastInput: UInt64 = 0
-    var answers = 0
-    var rejected = 0
+typealias Driver = HostDriver<EightBallPeripheral, NoSetup>
+
+/// The board's ears on the driver: the host's events as log lines, counted.
+struct FirmwareObserver: DriverObserver {
     var connections = 0
     var framingResets = 0
+    /// Set on a disconnection: the main loop prints the status line.
+    var statusDue = false
 
-    /// A packet begun and not finished for this long means the H4 framing is lost.
-    static var stallLimit: UInt64 { 1_000 }
+    mutating func observe(_ event: HostEvent, host: inout Host) { log(event) }
 
-    /// Builds the host and the 8-Ball in their static homes, field by field.
-    @inline(never)
-    static func boot() -> Firmware {
-        let host = boardHostStorage(MemoryLayout<Host>.size, MemoryLayout<Host>.alignment)
-            .assumingMemoryBound(to: Host.self)
-        let logic = boardLogicStorage(MemoryLayout<EightBallPeripheral>.size, MemoryLayout<EightBallPeripheral>.alignment)
-            .assumingMemoryBound(to: EightBallPeripheral.self)
-        let deframer = boardDeframerStorage(MemoryLayout<H4Deframer>.size, MemoryLayout<H4Deframer>.alignment)
-            .bindMemory(to: H4Deframer.self, capacity: 1)
-        let outgoing = boardPacketStorage(MemoryLayout<HCIPacket>.size, MemoryLayout<HCIPacket>.alignment)
-            .bindMemory(to: HCIPacket.self, capacity: 1)
-
-        var configuration = HostConfiguration(role: .peripheral)
-        configuration.maxConnections = 1
-        configuration.staticAddress = BDAddress.staticRandom(from: FirmwareConfig.address)
-        configuration.forceRandomAddress = true
-        Host.initialize(host, configuration: configuration)
-        host.pointee.buildDatabase { database in
-            EightBallPeripheral.initialize(
-                logic, name: UnsafeRawBufferPointer(start: FirmwareConfig.name.utf8Start, count: FirmwareConfig.name.utf8CodeUnitCount),
-                style: FirmwareConfig.answers, seed: FirmwareConfig.seed, database: &database)
-        }
-        deframer.initialize(to: H4Deframer())
-        outgoing.initialize(to: HCIPacket())
-        return Firmware(host: host, logic: logic, deframer: deframer, outgoing: outgoing)
-    }
-
-    // The loop's own frame stays small: everything that builds packets or events
-    // (start, tick, service, feed) runs in a frame of its own, below it.
-    @inline(never)
-    mutating func run() -> Never {
-        start()
-        service()
-        let boot = boardStackMark()
-        Log.line("fw: boot stack peak ", Int(boot))
-        while true {
-            var busy = feed()
-            let now = boardMillis()
-            if deframer.pointee.isMidPacket, now >= lastInput + Firmware.stallLimit {
-                framingLost("a packet began and never finished", now: now)
-                busy = true
-            }
-            if let deadline, now >= deadline {
-                tick(now: now)
-                busy = true
-            }
-            if busy { service() } else { boardIdle() }
-        }
-    }
-
-    @inline(never)
-    func start() { host.pointee.start(now: boardMillis()) }
-
-    @inline(never)
-    func tick(now: UInt64) { host.pointee.tick(now: now) }
-
-    /// Events to the 8-Ball, packets to the controller, the next timer.
-    @inline(never)
-    mutating func service() {
-        processEvents()
-        while host.pointee.nextOutgoing(into: &outgoing.pointee) {
-            outgoing.pointee.withBytes { boardH4Write($0.baseAddress, $0.count) }
-        }
-        deadline = host.pointee.nextDeadline()
-    }
-
-    /// Cuts what the UART received into packets and hands each to the host. A
-    /// packet that lies whole in the ring is handled where it lies
-    /// (`H4Deframer.next`, `.inPlace`); one that began in an earlier read is
-    /// finished byte by byte with `push`, which hands it over from the
-    /// de-framer's buffer in place. One contiguous stretch of the ring a call,
-    /// so what the packets caused is sent (service) before more input is taken.
-    /// True when there was input.
-    @inline(never)
-    mutating func feed() -> Bool {
-        do {
-            var start: UnsafePointer<UInt8>? = nil
-            let count = boardH4Peek(&start)
-            guard count > 0, let start else { return false }
-            lastInput = boardMillis()
-            let bytes = UnsafeRawBufferPointer(start: start, count: count)
-            var offset = 0
-            while offset < count {
-                let errors = deframer.pointee.framingErrors
-                let before = offset
-                if deframer.pointee.isMidPacket {
-                    push(bytes[offset])
-                    offset += 1
-                } else {
-                    switch deframer.pointee.next(bytes, offset: &offset) {
-                    case .none:
-                        break
-                    case .inPlace(let type, let packetStart, let length):
-                        handle(type, UnsafeRawBufferPointer(rebasing: bytes[packetStart..<(packetStart + length)]))
-                    case .buffered(let type):
-                        handleBuffered(type)  // not reached: next() is called at packet boundaries only
-                    }
-                }
-                if deframer.pointee.framingErrors != errors {
-                    boardH4Consume(count - before)
-                    framingLost("bytes that are not HCI", now: lastInput)
-                    break
-                }
-                // Handled (or copied into the de-framer): new input may take these bytes' place.
-                boardH4Consume(offset - before)
-            }
-        }
-        return true
-    }
-
-    /// One more byte of a packet begun earlier; the de-framer hands the packet
-    /// over from its buffer once it is complete.
-    @inline(never)
-    mutating func push(_ byte: UInt8) {
-        var byte = byte
-        let deframer = self.deframer
-        withUnsafeBytes(of: &byte) { raw in
-            deframer.pointee.push(raw) { type, packet in handle(type, packet) }
-        }
-    }
-
-    /// A packet `next` gathered in the de-framer. Kept in a frame of its own:
-    /// `withPacket` is a borrowed call that copies the de-framer's 1 KB buffer
-    /// onto the stack, which is why feed() finishes split packets with `push`.
-    @inline(never)
-    mutating func handleBuffered(_ type: UInt8) {
-        let host = self.host, logic = self.logic
-        deframer.pointee.withPacket { packet in
-            host.pointee.handlePacket(type: type, packet, now: boardMillis(), delegate: &logic.pointee)
-        }
-        processEvents()
-    }
-
-    @inline(never)
-    mutating func handle(_ type: UInt8, _ packet: UnsafeRawBufferPointer) {
-        host.pointee.handlePacket(type: type, packet, now: boardMillis(), delegate: &logic.pointee)
-        processEvents()
-    }
-
-    /// The H4 stream lost its framing: a fresh de-framer and a reset controller.
-    @inline(never)
-    mutating func framingLost(_ why: StaticString, now: UInt64) {
+    mutating func framingLost(_ why: FramingLoss) {
         framingResets += 1
         Log.text("h4: framing lost (")
-        Log.text(why)
-        Log.line("); resetting the controller")
-        deframer.pointee = H4Deframer()
-        host.pointee.resynchronize(now: now)
-        processEvents()
-    }
-
-    /// Lets the host and the 8-Ball react until neither has anything more to say.
-    mutating func processEvents() {
-        var event = HostEvent.shutdownComplete  // the slot nextEvent(into:) fills
-        while true {
-            var progressed = false
-            while host.pointee.nextEvent(into: &event) {
-                progressed = true
-                log(event)
-                react(to: event)
-            }
-            poll()
-            while let event = logic.pointee.nextEvent() { log(event) }
-            if !host.pointee.hasEvents && !progressed { break }
+        switch why {
+        case .notHCI: Log.text("bytes that are not HCI")
+        case .stalled: Log.text("a packet began and never finished")
         }
-    }
-
-    /// The 8-Ball's reaction in a frame of its own (its advertising data is built here).
-    @inline(never)
-    func react(to event: borrowing HostEvent) {
-        logic.pointee.handle(copy event, host: &host.pointee)
+        Log.line("); resetting the controller")
     }
 
     @inline(never)
@@ -284,7 +113,7 @@ struct Firmware {
             Log.text(" reason 0x")
             Log.hex(UInt32(reason), digits: 2)
             Log.text("\n")
-            status()
+            statusDue = true
         case .idleDisconnect(let handle, _):
             Log.line("host: idle central disconnected, handle ", Int(handle))
         case .mtuExchanged(_, let mtu):
@@ -318,16 +147,100 @@ struct Firmware {
             break
         }
     }
+}
+
+/// The main loop's own state: the driver's static home, the observer and a
+/// few counters. A handful of words in fw_main's frame.
+struct Firmware {
+    let driver: UnsafeMutablePointer<Driver>
+    var observer = FirmwareObserver()
+    var deadline: UInt64? = nil
+    var answers = 0
+    var rejected = 0
+
+    /// Builds the driver, the host and the 8-Ball in their static home, piece by piece.
+    @inline(never)
+    static func boot() -> Firmware {
+        let driver = boardDriverStorage(MemoryLayout<Driver>.size, MemoryLayout<Driver>.alignment)
+            .assumingMemoryBound(to: Driver.self)
+        var settings = DriverSettings()
+        settings.readyTimeout = nil  // firmware keeps trying; the host re-initialises a silent controller
+        Driver.initialize(driver, setup: NoSetup(), settings: settings, host: { host in
+            var configuration = HostConfiguration(role: .peripheral)
+            configuration.maxConnections = 1
+            configuration.staticAddress = BDAddress.staticRandom(from: FirmwareConfig.address)
+            configuration.forceRandomAddress = true
+            Host.initialize(host, configuration: configuration)
+        }, app: { logic, host in
+            host.buildDatabase { database in
+                EightBallPeripheral.initialize(
+                    logic, name: UnsafeRawBufferPointer(start: FirmwareConfig.name.utf8Start, count: FirmwareConfig.name.utf8CodeUnitCount),
+                    style: FirmwareConfig.answers, seed: FirmwareConfig.seed, database: &database)
+            }
+        })
+        return Firmware(driver: driver)
+    }
+
+    // The loop's own frame stays small: everything that builds packets or events
+    // (start, feed, service) runs in a frame of its own, below it.
+    @inline(never)
+    mutating func run() -> Never {
+        start()
+        service(now: boardMillis())
+        let boot = boardStackMark()
+        Log.line("fw: boot stack peak ", Int(boot))
+        while true {
+            var busy = feed()
+            let now = boardMillis()
+            if let deadline, now >= deadline { busy = true }
+            if busy { service(now: now) } else { boardIdle() }
+        }
+    }
 
     @inline(never)
-    func poll() { logic.pointee.poll(host: &host.pointee) }
+    func start() { driver.pointee.start(now: boardMillis()) }
+
+    /// Timers, events to the 8-Ball, packets to the controller, the next timer.
+    @inline(never)
+    mutating func service(now: UInt64) {
+        driver.pointee.service(now: now, observer: &observer)
+        logEightBall()
+        while driver.pointee.nextOutgoing() {
+            driver.pointee.outgoing.withBytes { boardH4Write($0.baseAddress, $0.count) }
+        }
+        deadline = driver.pointee.nextDeadline()
+        if observer.statusDue {
+            observer.statusDue = false
+            status()
+        }
+    }
+
+    /// Hands one contiguous stretch of what the UART received to the driver,
+    /// which handles each whole packet where it lies and keeps a split one in
+    /// its de-framer; then the stretch is free for new input. What the packets
+    /// caused is sent (service) before more input is taken. True when there was input.
+    @inline(never)
+    mutating func feed() -> Bool {
+        var start: UnsafePointer<UInt8>? = nil
+        let count = boardH4Peek(&start)
+        guard count > 0, let start else { return false }
+        driver.pointee.receive(stream: UnsafeRawBufferPointer(start: start, count: count), now: boardMillis(), observer: &observer)
+        boardH4Consume(count)
+        return true
+    }
+
+    /// The 8-Ball's own events, as log lines.
+    @inline(never)
+    mutating func logEightBall() {
+        while let event = driver.pointee.app.nextEvent() { log(event) }
+    }
 
     @inline(never)
     mutating func log(_ event: EightBallEvent) {
         switch event {
         case .questionAccepted(let connection):
             Log.text("8ball: question ")
-            logic.pointee.withQuestion(connection: connection) { question in
+            driver.pointee.app.withQuestion(connection: connection) { question in
                 Log.quoted(question)
                 Log.text(" (")
                 Log.dec(question.count)
@@ -360,7 +273,7 @@ struct Firmware {
         Log.text(", rejected ")
         Log.dec(rejected)
         Log.text(", connections ")
-        Log.dec(connections)
+        Log.dec(observer.connections)
         Log.text(", rx ")
         Log.dec(Int(boardRxBytes()))
         Log.text(" B, tx ")
@@ -368,7 +281,7 @@ struct Firmware {
         Log.text(" B, rx held ")
         Log.dec(Int(boardRxStalls()))
         Log.text(", framing resets ")
-        Log.dec(framingResets)
+        Log.dec(observer.framingResets)
         Log.text(", idle ")
         Log.dec(Int(boardIdlePermille()))
         Log.text(" permille, uptime ")
@@ -388,13 +301,15 @@ func firmwareMain() {
     Log.text(", seed ")
     Log.dec(FirmwareConfig.seed)
     Log.text("\n")
-    Log.text("fw: state in .bss: host ")
+    Log.text("fw: state in .bss: driver ")
+    Log.dec(MemoryLayout<Driver>.size)
+    Log.text(" B (host ")
     Log.dec(MemoryLayout<Host>.size)
     Log.text(" B, 8-Ball ")
     Log.dec(MemoryLayout<EightBallPeripheral>.size)
     Log.text(" B, de-framer ")
     Log.dec(MemoryLayout<H4Deframer>.size)
-    Log.text(" B; links ")
+    Log.text(" B); links ")
     Log.dec(Host.connectionCapacity)
     Log.text("; stack ")
     Log.dec(Int(boardStackSize()))

@@ -121,19 +121,14 @@ build() {
     layout=$(nice swiftc "${sflags[@]}" -module-name FirmwareLayout -I "$out/core" -emit-ir Firmware/tools/Layout.swift -o - |
         awk 'match($0, /@fw_layout_[a-z]+\(/) { name = substr($0, RSTART + 11, RLENGTH - 12) }
              name != "" && $1 == "ret" { print name "=" $3; name = "" }')
-    local host_size logic_size deframer_size packet_size
-    host_size=$(sed -n 's/^host=//p' <<<"$layout")
-    logic_size=$(sed -n 's/^logic=//p' <<<"$layout")
-    deframer_size=$(sed -n 's/^deframer=//p' <<<"$layout")
-    packet_size=$(sed -n 's/^packet=//p' <<<"$layout")
-    [ -n "$host_size" ] && [ -n "$logic_size" ] && [ -n "$deframer_size" ] && [ -n "$packet_size" ] ||
-        die "could not read the state's layout from Firmware/tools/Layout.swift (got: $layout)"
+    local driver_size
+    driver_size=$(sed -n 's/^driver=//p' <<<"$layout")
+    [ -n "$driver_size" ] || die "could not read the state's layout from Firmware/tools/Layout.swift (got: $layout)"
 
     echo "firmware: compiling the main loop (Firmware/Main.swift) and the $board board"
     quiet swiftc "${sflags[@]}" -module-name Firmware -I "$out/core" -c Firmware/Main.swift "$obj/FirmwareConfig.swift" \
         -o "$obj/Firmware.o"
-    quiet arm-none-eabi-gcc "${cflags[@]}" -DFW_HOST_SIZE="$host_size" -DFW_LOGIC_SIZE="$logic_size" \
-        -DFW_DEFRAMER_SIZE="$deframer_size" -DFW_PACKET_SIZE="$packet_size" -DFW_RX_RING="$rx_ring" -DFW_RX_LAZY_MS="${rx_lazy_ms}u" -c "$board_dir/board.c" -o "$obj/board.o"
+    quiet arm-none-eabi-gcc "${cflags[@]}" -DFW_DRIVER_SIZE="$driver_size" -DFW_RX_RING="$rx_ring" -DFW_RX_LAZY_MS="${rx_lazy_ms}u" -c "$board_dir/board.c" -o "$obj/board.o"
 
     local elf="$out/$stem.elf"
     quiet arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -nostartfiles --specs=picolibc.specs \
@@ -142,7 +137,7 @@ build() {
         -lc -lgcc -o "$elf"
     echo "firmware: built $elf (name \"$name\", $(grep -o 'address: UInt64 = 0x[0-9A-F]*' "$obj/FirmwareConfig.swift" |
         sed 's/.*0x\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/address \1:\2:\3:\4:\5:\6/'), seed $(sed -n 's/.*seed: UInt64 = //p' "$obj/FirmwareConfig.swift"))"
-    echo "firmware: state: host $host_size B, 8-Ball $logic_size B, de-framer $deframer_size B, packet $packet_size B; stack $STACK_SIZE B"
+    echo "firmware: state: driver $driver_size B (host, 8-Ball, de-framer, event slot, outgoing packet); stack $STACK_SIZE B"
     python3 Firmware/tools/budget.py "$elf" --map "$out/$stem.map" --flash $FLASH_BUDGET --ram $RAM_BUDGET \
         --frame $FRAME_BUDGET --json "$out/$stem.budget.json"
 }

@@ -37,10 +37,8 @@ void board_log_dec64(uint64_t value);
 void board_log_hex(uint32_t value, uint32_t digits);
 
 /* ---- static homes of the Swift state (.bss), sized by the build ---- */
-void *board_host_storage(size_t size, size_t alignment);
-void *board_logic_storage(size_t size, size_t alignment);
-void *board_deframer_storage(size_t size, size_t alignment);
-void *board_packet_storage(size_t size, size_t alignment);
+/* The driver: host, 8-Ball, de-framer, event slot and outgoing packet in one. */
+void *board_driver_storage(size_t size, size_t alignment);
 
 /* ---- stack (painted at reset) ---- */
 /* Bytes of stack ever used since reset or the last board_stack_mark. */

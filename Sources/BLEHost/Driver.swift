@@ -55,8 +55,10 @@ public enum FramingLoss: Equatable {
 }
 
 public struct DriverSettings {
-    /// Bring-up (after any vendor set-up) must finish by then, or the controller is dead.
-    public var readyTimeout: UInt64 = 10_000
+    /// Bring-up (after any vendor set-up) must finish by then, or the controller
+    /// is dead (nil: keep trying, as firmware does: the host re-initialises a
+    /// controller that does not answer).
+    public var readyTimeout: UInt64? = 10_000
     /// Probe an idle controller this often (--health-check, the systemd watchdog).
     public var healthInterval: UInt64? = nil
     /// A packet begun and not finished for this long means the H4 framing is lost.
@@ -101,6 +103,25 @@ public enum DriverEnd: Equatable {
     case setupSilent
 }
 
+/// The driver's small state (timers, flags, counters).
+struct DriverProgress {
+    var state = DriverState.running
+    var isStopping = false
+    var wasReady = false
+    var framingResets = 0
+    var droppedPackets = 0
+    var lastInput: UInt64 = 0
+    var readyDeadline: UInt64 = 0
+    var hardStop: UInt64 = 0
+    var nextHealthCheck: UInt64 = 0
+    var nextScanProbe: UInt64 = 0
+    var wantsPortReset = false
+    // Set-up.
+    var setupCommandPending = false
+    var setupDeadline: UInt64 = 0
+    var setupAnswered = false
+}
+
 /// The one loop body of every board: the Linux run loop, the MCU firmware and
 /// the benchmarks. Sans-IO: packets (or H4 bytes) and time in, packets out.
 /// A board moves packets and tells time; the driver owns the event slot, the
@@ -127,26 +148,20 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// De-frames H4 streams (UART, TCP); USB hands whole packets.
     var deframer = H4Deframer()
 
-    public private(set) var state = DriverState.running
-    public private(set) var isStopping = false
-    /// The host reached ready at least once in this session.
-    public private(set) var wasReady = false
-    /// H4 resynchronisations, and packets dropped before the host (a length
-    /// that does not match the header, a type the host does not take).
-    public private(set) var framingResets = 0
-    public private(set) var droppedPackets = 0
-    /// When input last arrived.
-    public private(set) var lastInput: UInt64 = 0
+    /// The loop's own small state, in one piece so a board can build it in place.
+    var progress = DriverProgress()
 
-    var readyDeadline: UInt64 = 0
-    var hardStop: UInt64 = 0
-    var nextHealthCheck: UInt64 = 0
-    var nextScanProbe: UInt64 = 0
-    var wantsPortReset = false
-    // Set-up.
-    var setupCommandPending = false
-    var setupDeadline: UInt64 = 0
-    var setupAnswered = false
+    public var state: DriverState { progress.state }
+    public var isStopping: Bool { progress.isStopping }
+    /// The host reached ready at least once in this session.
+    public var wasReady: Bool { progress.wasReady }
+    /// H4 resynchronisations.
+    public var framingResets: Int { progress.framingResets }
+    /// Packets dropped before the host: a length that does not match the
+    /// header, a type the host does not take.
+    public var droppedPackets: Int { progress.droppedPackets }
+    /// When input last arrived.
+    public var lastInput: UInt64 { progress.lastInput }
 
     public init(host: consuming Host, app: consuming App, setup: consuming Setup, settings: DriverSettings = DriverSettings()) {
         self.host = host
@@ -155,31 +170,43 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         self.settings = settings
     }
 
-    /// Builds a driver in place (firmware: static memory, no temporary on the stack).
-    public static func initialize(_ pointer: UnsafeMutablePointer<Self>, host: consuming Host, app: consuming App,
-                                  setup: consuming Setup, settings: DriverSettings = DriverSettings()) {
-        pointer.initialize(to: HostDriver(host: host, app: app, setup: setup, settings: settings))
+    /// Builds a driver in place, piece by piece (firmware: static memory). The
+    /// host and the application are built where they live by `host` and `app`,
+    /// never as temporaries on the stack.
+    public static func initialize(
+        _ driver: UnsafeMutablePointer<Self>, setup: consuming Setup, settings: DriverSettings,
+        host: (UnsafeMutablePointer<Host>) -> Void, app: (UnsafeMutablePointer<App>, inout Host) -> Void
+    ) {
+        withUnsafeMutablePointer(to: &driver.pointee.host) { host($0) }
+        withUnsafeMutablePointer(to: &driver.pointee.app) { app($0, &driver.pointee.host) }
+        let setupHome = withUnsafeMutablePointer(to: &driver.pointee.setup) { $0 }
+        setupHome.initialize(to: setup)
+        withUnsafeMutablePointer(to: &driver.pointee.settings) { $0.initialize(to: settings) }
+        withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: HCIPacket()) }
+        withUnsafeMutablePointer(to: &driver.pointee.eventSlot) { $0.initialize(to: .shutdownComplete) }
+        withUnsafeMutablePointer(to: &driver.pointee.deframer) { $0.initialize(to: H4Deframer()) }
+        withUnsafeMutablePointer(to: &driver.pointee.progress) { $0.initialize(to: DriverProgress()) }
     }
 
     // MARK: - Start and stop
 
     /// Begins the set-up, or the host's bring-up when there is none.
     public mutating func start(now: UInt64) {
-        lastInput = now
-        if let interval = settings.healthInterval { nextHealthCheck = now + interval }
-        state = .settingUp
-        setupDeadline = now + settings.firstAnswerTimeout
-        setupAnswered = false
+        progress.lastInput = now
+        if let interval = settings.healthInterval { progress.nextHealthCheck = now + interval }
+        progress.state = .settingUp
+        progress.setupDeadline = now + settings.firstAnswerTimeout
+        progress.setupAnswered = false
         follow(setup.begin(), now: now)
     }
 
     /// Stops in order: advertising and scanning off, links closed, controller reset.
     public mutating func stop(now: UInt64) {
-        guard !isStopping else { return }
-        isStopping = true
-        hardStop = now + settings.stopGrace
-        if state == .settingUp || state == .needsFiles {
-            state = .finished(.stopped)
+        guard !progress.isStopping else { return }
+        progress.isStopping = true
+        progress.hardStop = now + settings.stopGrace
+        if progress.state == .settingUp || progress.state == .needsFiles {
+            progress.state = .finished(.stopped)
             return
         }
         host.shutdown(now: now)
@@ -187,47 +214,47 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
 
     /// Where the driver is at `now`: call before waiting for input.
     public mutating func check(now: UInt64) -> DriverState {
-        switch state {
+        switch progress.state {
         case .finished, .needsFiles:
-            return state
+            return progress.state
         case .settingUp:
-            if now >= setupDeadline {
-                state = .finished(!setupAnswered && settings.offersPortReset ? .portResetWanted : .setupSilent)
+            if now >= progress.setupDeadline {
+                progress.state = .finished(!progress.setupAnswered && settings.offersPortReset ? .portResetWanted : .setupSilent)
             }
-            return state
+            return progress.state
         case .running:
             if host.isStopped {
-                state = .finished(.stopped)
-            } else if isStopping, now >= hardStop {
-                state = .finished(.stopTimedOut)
-            } else if !wasReady, !isStopping, now >= readyDeadline {
-                state = .finished(.notReady)
-            } else if wantsPortReset {
-                state = .finished(.portResetWanted)
-            } else if !isStopping, app.isFinished {
+                progress.state = .finished(.stopped)
+            } else if progress.isStopping, now >= progress.hardStop {
+                progress.state = .finished(.stopTimedOut)
+            } else if !progress.wasReady, !progress.isStopping, now >= progress.readyDeadline {
+                progress.state = .finished(.notReady)
+            } else if progress.wantsPortReset {
+                progress.state = .finished(.portResetWanted)
+            } else if !progress.isStopping, app.isFinished {
                 stop(now: now)
             }
-            return state
+            return progress.state
         }
     }
 
     /// The set-up's files (after `.needsFiles`), kept alive by the caller until the set-up ends.
     public mutating func provideFiles(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, now: UInt64) {
-        guard state == .needsFiles else { return }
-        state = .settingUp
-        setupDeadline = now + setup.answerTimeout
+        guard progress.state == .needsFiles else { return }
+        progress.state = .settingUp
+        progress.setupDeadline = now + setup.answerTimeout
         follow(setup.provide(firmware: firmware, companion: companion), now: now)
     }
 
     mutating func follow(_ step: SetupStep, now: UInt64) {
         switch step {
-        case .send: setupCommandPending = true
+        case .send: progress.setupCommandPending = true
         case .wait: break
-        case .needFiles: state = .needsFiles
-        case .failed: state = .finished(.setupFailed)
+        case .needFiles: progress.state = .needsFiles
+        case .failed: progress.state = .finished(.setupFailed)
         case .done:
-            state = .running
-            readyDeadline = now + settings.readyTimeout
+            progress.state = .running
+            progress.readyDeadline = settings.readyTimeout.map { now + $0 } ?? UInt64.max
             host.start(now: now)
         }
     }
@@ -238,17 +265,17 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     public mutating func receive<O: DriverObserver & ~Copyable>(
         type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, observer: inout O
     ) {
-        lastInput = now
+        progress.lastInput = now
         guard HostDriver.isWhole(type: type, packet) else {
-            droppedPackets += 1
+            progress.droppedPackets += 1
             return
         }
         observer.received(type: type, packet)
-        switch state {
+        switch progress.state {
         case .settingUp:
             guard type == H4PacketType.event else { return }
-            setupAnswered = true
-            setupDeadline = now + setup.answerTimeout
+            progress.setupAnswered = true
+            progress.setupDeadline = now + setup.answerTimeout
             follow(setup.handle(event: packet), now: now)
         case .running:
             app.receive(type: type, packet, host: &host, now: now)
@@ -264,7 +291,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     public mutating func receive<O: DriverObserver & ~Copyable>(
         stream bytes: UnsafeRawBufferPointer, now: UInt64, observer: inout O
     ) {
-        lastInput = now
+        progress.lastInput = now
         var offset = 0
         while true {
             let errors = deframer.framingErrors
@@ -310,18 +337,18 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
 
     /// Timers due at `now`, the events of the last input, the application's work.
     public mutating func service<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O) {
-        if deframer.isMidPacket, now >= lastInput + settings.stallLimit {
+        if deframer.isMidPacket, now >= progress.lastInput + settings.stallLimit {
             framingLost(.stalled, now: now, observer: &observer)
         }
-        guard state == .running else { return }
+        guard progress.state == .running else { return }
         host.tick(now: now)
-        if let interval = settings.healthInterval, now >= nextHealthCheck {
-            nextHealthCheck = now + interval
+        if let interval = settings.healthInterval, now >= progress.nextHealthCheck {
+            progress.nextHealthCheck = now + interval
             host.probeController()
         }
         if let probe = scanProbeDeadline(), now >= probe {
             // A scan that hears nothing may mean a dead controller: ask it something.
-            nextScanProbe = now + settings.scanProbeInterval
+            progress.nextScanProbe = now + settings.scanProbeInterval
             host.probeController()
         }
         processEvents(now: now, observer: &observer)
@@ -330,16 +357,16 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// The earliest time `service` (or `check`) has work.
     public mutating func nextDeadline() -> UInt64? {
         var first = UInt64.max
-        if deframer.isMidPacket { first = min(first, lastInput + settings.stallLimit) }
-        switch state {
+        if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
+        switch progress.state {
         case .settingUp:
-            first = min(first, setupDeadline)
+            first = min(first, progress.setupDeadline)
         case .running:
             if let d = host.nextDeadline() { first = min(first, d) }
             if let d = app.nextDeadline() { first = min(first, d) }
-            if isStopping { first = min(first, hardStop) }
-            if settings.healthInterval != nil { first = min(first, nextHealthCheck) }
-            if !wasReady { first = min(first, readyDeadline) }
+            if progress.isStopping { first = min(first, progress.hardStop) }
+            if settings.healthInterval != nil { first = min(first, progress.nextHealthCheck) }
+            if !progress.wasReady { first = min(first, progress.readyDeadline) }
             if let probe = scanProbeDeadline() { first = min(first, probe) }
         case .needsFiles, .finished:
             break
@@ -350,15 +377,15 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// While a central scans, a quiet transport is probed once a second.
     mutating func scanProbeDeadline() -> UInt64? {
         guard host.configuration.role == .central, host.isScanning else { return nil }
-        return max(lastInput + settings.scanProbeInterval, nextScanProbe)
+        return max(progress.lastInput + settings.scanProbeInterval, progress.nextScanProbe)
     }
 
     /// A fresh de-framer and a reset controller, which advertises or scans again.
     mutating func framingLost<O: DriverObserver & ~Copyable>(_ why: FramingLoss, now: UInt64, observer: inout O) {
-        framingResets += 1
+        progress.framingResets += 1
         observer.framingLost(why)
         deframer = H4Deframer()
-        guard state == .running else { return }
+        guard progress.state == .running else { return }
         host.resynchronize(now: now)
         processEvents(now: now, observer: &observer)
     }
@@ -381,10 +408,10 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     mutating func noteEvent() {
         switch eventSlot {
         case .ready:
-            wasReady = true
+            progress.wasReady = true
         case .controllerTimeout:
             // Not even bring-up was answered: a dongle that hangs after a warm start.
-            if !wasReady, !isStopping, settings.offersPortReset { wantsPortReset = true }
+            if !progress.wasReady, !progress.isStopping, settings.offersPortReset { progress.wantsPortReset = true }
         default:
             break
         }
@@ -395,10 +422,10 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// Fills `outgoing` with the next packet to send (the set-up's command, or
     /// what the host's flow control allows); false when there is none.
     public mutating func nextOutgoing() -> Bool {
-        switch state {
+        switch progress.state {
         case .settingUp:
-            guard setupCommandPending else { return false }
-            setupCommandPending = false
+            guard progress.setupCommandPending else { return false }
+            progress.setupCommandPending = false
             setup.command(into: &outgoing)
             return true
         case .running:

@@ -10,8 +10,8 @@
 #include "board.h"
 
 /* Sizes of the Swift state, measured by scripts/firmware.sh (MemoryLayout). */
-#if !defined(FW_HOST_SIZE) || !defined(FW_LOGIC_SIZE) || !defined(FW_DEFRAMER_SIZE) || !defined(FW_PACKET_SIZE)
-#error "build with scripts/firmware.sh: it passes -DFW_HOST_SIZE=... from the Swift layouts"
+#if !defined(FW_DRIVER_SIZE)
+#error "build with scripts/firmware.sh: it passes -DFW_DRIVER_SIZE=... from the Swift layout"
 #endif
 
 extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _sstack, _estack;
@@ -233,10 +233,7 @@ void board_idle(void) {
 /* ------------------------------------------------------------------ Swift state homes */
 
 #define ALIGN8 __attribute__((aligned(8)))
-static uint8_t host_storage[FW_HOST_SIZE] ALIGN8;
-static uint8_t logic_storage[FW_LOGIC_SIZE] ALIGN8;
-static uint8_t deframer_storage[FW_DEFRAMER_SIZE] ALIGN8;
-static uint8_t packet_storage[FW_PACKET_SIZE] ALIGN8;
+static uint8_t driver_storage[FW_DRIVER_SIZE] ALIGN8;
 
 static void fatal(const char *what) {
     log_str("\nFATAL: ");
@@ -250,17 +247,8 @@ static void *storage(uint8_t *home, size_t capacity, size_t size, size_t alignme
     return home;
 }
 
-void *board_host_storage(size_t size, size_t alignment) {
-    return storage(host_storage, sizeof host_storage, size, alignment, "host storage is smaller than MemoryLayout<Host>");
-}
-void *board_logic_storage(size_t size, size_t alignment) {
-    return storage(logic_storage, sizeof logic_storage, size, alignment, "logic storage is too small");
-}
-void *board_deframer_storage(size_t size, size_t alignment) {
-    return storage(deframer_storage, sizeof deframer_storage, size, alignment, "deframer storage is too small");
-}
-void *board_packet_storage(size_t size, size_t alignment) {
-    return storage(packet_storage, sizeof packet_storage, size, alignment, "packet storage is too small");
+void *board_driver_storage(size_t size, size_t alignment) {
+    return storage(driver_storage, sizeof driver_storage, size, alignment, "driver storage is smaller than MemoryLayout<HostDriver>");
 }
 
 /* ------------------------------------------------------------------ stack */
