@@ -44,13 +44,24 @@ enum Log {
     // (64-bit division in Swift pulls array code into an Embedded build: C prints it.)
     static func dec(_ value: UInt64) { boardLogDec64(value) }
     static func hex(_ value: UInt32, digits: UInt32) { boardLogHex(value, digits) }
+    /// Upper-case hex digits, as the Linux log prints status codes.
+    static func upperHex(_ value: UInt32, digits: UInt32) {
+        var shift = Int(digits) * 4
+        var byte: UInt8 = 0
+        while shift > 0 {
+            shift -= 4
+            let digit = UInt8((value >> UInt32(shift)) & 0xF)
+            byte = digit < 10 ? 48 + digit : 55 + digit
+            withUnsafeBytes(of: &byte) { boardLog($0.baseAddress, 1) }
+        }
+    }
     static func line(_ s: StaticString) { text(s); text("\n") }
     static func line(_ s: StaticString, _ value: Int) { text(s); dec(value); text("\n") }
 
     static func address(_ address: BDAddress) {
         for i in 0..<6 {
             if i > 0 { text(":") }
-            hex(UInt32(address.printedByte(i)), digits: 2)
+            upperHex(UInt32(address.printedByte(i)), digits: 2)
         }
     }
 
@@ -77,7 +88,19 @@ struct FirmwareObserver: DriverObserver {
     /// Set on a disconnection: the main loop prints the status line.
     var statusDue = false
 
-    mutating func observe(_ event: HostEvent, host: inout Host) { log(event) }
+    /// Every event at info level or above, in the core's words (the Linux board's too).
+    mutating func observe(_ event: HostEvent, host: inout Host) {
+        switch event {
+        case .connected: connections += 1
+        case .disconnected: statusDue = true
+        default: break
+        }
+        guard event.severity <= .info else { return }
+        var line = UARTLine()
+        line.text("host: ")
+        event.describe(into: &line)
+        line.text("\n")
+    }
 
     mutating func framingLost(_ why: FramingLoss) {
         framingResets += 1
@@ -88,64 +111,20 @@ struct FirmwareObserver: DriverObserver {
         }
         Log.line("); resetting the controller")
     }
+}
 
-    @inline(never)
-    mutating func log(_ event: borrowing HostEvent) {
-        switch event {
-        case .ready(let info):
-            Log.text("host: ready, address ")
-            Log.address(info.address)
-            Log.line(", ACL buffers ", Int(info.aclPackets))
-        case .advertising(let enabled):
-            Log.line(enabled ? "host: advertising" : "host: advertising stopped")
-        case .connected(let handle, let peer, _, let interval):
-            connections += 1
-            Log.text("host: connected handle 0x")
-            Log.hex(UInt32(handle), digits: 4)
-            Log.text(" peer ")
-            Log.address(peer)
-            Log.line(" interval ", Int(interval))
-        case .connectionRejected(let handle, _):
-            Log.line("host: connection refused (one link), handle ", Int(handle))
-        case .disconnected(let handle, let reason):
-            Log.text("host: disconnected handle 0x")
-            Log.hex(UInt32(handle), digits: 4)
-            Log.text(" reason 0x")
-            Log.hex(UInt32(reason), digits: 2)
-            Log.text("\n")
-            statusDue = true
-        case .idleDisconnect(let handle, _):
-            Log.line("host: idle central disconnected, handle ", Int(handle))
-        case .mtuExchanged(_, let mtu):
-            Log.line("host: MTU ", Int(mtu))
-        case .commandFailed(let opcode, let status):
-            Log.text("host: command 0x")
-            Log.hex(UInt32(opcode), digits: 4)
-            Log.text(" failed, status 0x")
-            Log.hex(UInt32(status), digits: 2)
-            Log.text("\n")
-        case .controllerTimeout(let opcode):
-            Log.text("host: controller did not answer command 0x")
-            Log.hex(UInt32(opcode), digits: 4)
-            Log.line("; re-initialising")
-        case .hardwareError(let code):
-            Log.line("host: controller hardware error ", Int(code))
-        case .pairingRefused:
-            Log.line("host: pairing refused")
-        case .dropped(let what):
-            Log.text("host: dropped input (")
-            switch what {
-            case .hciEvent: Log.text("HCI event")
-            case .aclUnknownHandle: Log.text("ACL for an unknown handle")
-            case .aclMalformed: Log.text("malformed ACL")
-            case .l2capUnknownChannel: Log.text("unknown L2CAP channel")
-            case .txQueueFull: Log.text("transmit queue full")
-            case .eventQueueFull: Log.text("event queue full")
-            }
-            Log.line(")")
-        default:
-            break
-        }
+/// A log line written to the UART as it is built (names are printed as codes).
+struct UARTLine: LogSink {
+    mutating func text(_ literal: StaticString) { Log.text(literal) }
+    mutating func decimal(_ value: Int) { Log.dec(value) }
+    mutating func byte(_ value: UInt8) { Log.upperHex(UInt32(value), digits: 2) }
+    mutating func address(_ address: BDAddress) { Log.address(address) }
+
+    mutating func hex(_ value: UInt16) {
+        var digits: UInt32 = 1
+        while digits < 4, value >> (4 * digits) != 0 { digits += 1 }
+        Log.text("0x")
+        Log.hex(UInt32(value), digits: digits)
     }
 }
 

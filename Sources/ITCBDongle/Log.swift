@@ -192,52 +192,57 @@ func coreVersionName(_ version: UInt8) -> String {
     return Int(version) < names.count ? "Bluetooth \(names[Int(version)])" : "version 0x\(hex(version))"
 }
 
-/// Logs a host event at its level; returns nothing, changes nothing.
+/// Logs a host event at its level, in the core's words (`HostEvent.describe`,
+/// the firmware's too); the names of commands, statuses and companies come
+/// from this board's tables.
 func logHostEvent(_ event: HostEvent) {
-    switch event {
-    case .ready(let info):
-        Log.info("controller ready: address \(info.address.string) (\(info.address.typeName)), \(coreVersionName(info.hciVersion)), manufacturer \(companyName(info.manufacturer)), ACL \(info.aclDataLength) bytes x \(info.aclPackets)")
-    case .commandFailed(let opcode, let status):
-        Log.warning("HCI command \(hciCommandName(opcode)) failed: \(hciStatusName(status))")
-    case .advertising(let enabled):
-        Log.info(enabled ? "advertising" : "advertising stopped")
-    case .advertisingWhileConnectedUnsupported:
-        Log.info("controller cannot advertise while connected; advertising resumes after the next disconnection")
-    case .scanning(let enabled):
-        Log.debug(enabled ? "scanning" : "scanning stopped")
-    case .connected(let handle, let peer, let isCentral, let interval):
-        Log.info("connected: handle 0x\(String(handle, radix: 16)) \(isCentral ? "to" : "from") \(peer.string) (\(peer.typeName)), interval \(Double(interval) * 1.25) ms")
-    case .connectionFailed(let status):
-        Log.warning("connection failed: \(hciStatusName(status))")
-    case .connectionRejected(let handle, let peer):
-        Log.warning("connection 0x\(String(handle, radix: 16)) from \(peer.string) refused: at --max-centrals")
-    case .disconnected(let handle, let reason):
-        Log.info("disconnected: handle 0x\(String(handle, radix: 16)), \(hciStatusName(reason))")
-    case .connectionUpdated(let handle, let interval, let latency, let timeout):
-        Log.debug("connection 0x\(String(handle, radix: 16)) parameters: interval \(Double(interval) * 1.25) ms, latency \(latency), timeout \(Int(timeout) * 10) ms")
-    case .mtuExchanged(let handle, let mtu):
-        Log.info("MTU \(mtu) on handle 0x\(String(handle, radix: 16))")
-    case .subscriptionChanged(let handle, let valueHandle, let value):
-        // Per question (the ITCB central subscribes and unsubscribes each time): debug only.
-        Log.debug("\(cccdDescription(value)): handle 0x\(String(handle, radix: 16)), attribute 0x\(String(valueHandle, radix: 16))")
-    case .idleDisconnect(let handle, let peer):
-        Log.info("disconnecting idle central \(peer.string) on handle 0x\(String(handle, radix: 16)): no ATT request within --idle-timeout")
-    case .pairingRefused(let handle):
-        Log.info("pairing refused (not supported) on handle 0x\(String(handle, radix: 16))")
-    case .controllerTimeout(let opcode):
-        Log.error("controller did not answer HCI command \(hciCommandName(opcode)); resetting it")
-    case .hardwareError(let code):
-        Log.error("controller hardware error 0x\(hex(code)); resetting it")
-    case .dataBufferOverflow:
-        Log.warning("controller reported a data buffer overflow")
-    case .dropped(let what):
-        Log.debug("dropped input: \(what)")
-    case .advertisingReport(let report):
-        Log.trace("advertising report from \(report.address.string) RSSI \(report.rssi)")
-    case .gattClient(let event):
-        Log.trace("GATT client: \(describe(event))")
-    case .shutdownComplete:
-        Log.info("controller reset; stopped")
+    if case .gattClient(let client) = event {
+        Log.trace("GATT client: \(describe(client))")
+        return
     }
+    Log.line(LogLevel(rawValue: event.severity.rawValue) ?? .info) { event.describe(into: &$0) }
 }
 
+extension LogLine: LogSink {
+    mutating func decimal(_ value: Int) {
+        if value < 0 { bytes.append(0x2D) }
+        var magnitude = value.magnitude
+        var digits = InlineArray<20, UInt8>(repeating: 0)
+        var count = 0
+        repeat {
+            digits[count] = 48 + UInt8(magnitude % 10)
+            magnitude /= 10
+            count += 1
+        } while magnitude > 0
+        while count > 0 {
+            count -= 1
+            bytes.append(digits[count])
+        }
+    }
+
+    mutating func byte(_ value: UInt8) {
+        let digits: StaticString = "0123456789ABCDEF"
+        bytes.append(digits.utf8Start[Int(value >> 4)])
+        bytes.append(digits.utf8Start[Int(value & 0xF)])
+    }
+
+    mutating func address(_ address: BDAddress) {
+        for i in 0..<6 {
+            if i > 0 { text(":") }
+            byte(address.printedByte(i))
+        }
+    }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { _ = bytes.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func commandName(_ opcode: UInt16) { string(hciCommandName(opcode)) }
+    mutating func companyName(_ identifier: UInt16) { string(nameOfCompany(identifier)) }
+    mutating func coreVersion(_ version: UInt8) { string(coreVersionName(version)) }
+    mutating func statusName(_ status: UInt8) { string(hciStatusName(status)) }
+}
+
+/// (The global name, out of reach of LogLine's hook of the same name.)
+private func nameOfCompany(_ identifier: UInt16) -> String { companyName(identifier) }

@@ -1,0 +1,190 @@
+/// How much a host event matters to whoever reads the log.
+public enum LogSeverity: Int, Comparable {
+    case error, warning, info, debug, trace
+
+    public static func < (a: LogSeverity, b: LogSeverity) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Where a log line is written: a fixed line buffer on Linux, the UART on the
+/// MCU. The names of commands, statuses, companies and Core versions are
+/// hooks: the Linux board knows their names, the firmware prints the codes.
+public protocol LogSink: ~Copyable {
+    mutating func text(_ literal: StaticString)
+    mutating func decimal(_ value: Int)
+    /// "0x" and lower-case hex digits without padding (handles, attributes).
+    mutating func hex(_ value: UInt16)
+    /// Two upper-case hex digits (status and error codes).
+    mutating func byte(_ value: UInt8)
+    /// "AA:BB:CC:DD:EE:FF", most significant byte first.
+    mutating func address(_ address: BDAddress)
+    mutating func commandName(_ opcode: UInt16)
+    mutating func companyName(_ identifier: UInt16)
+    mutating func coreVersion(_ version: UInt8)
+    /// An HCI status or disconnection reason.
+    mutating func statusName(_ status: UInt8)
+}
+
+extension LogSink where Self: ~Copyable {
+    public mutating func commandName(_ opcode: UInt16) {
+        text("command ")
+        hex(opcode)
+    }
+
+    public mutating func companyName(_ identifier: UInt16) {
+        text("company ")
+        hex(identifier)
+    }
+
+    public mutating func coreVersion(_ version: UInt8) {
+        text("HCI version ")
+        decimal(Int(version))
+    }
+
+    public mutating func statusName(_ status: UInt8) {
+        text("status 0x")
+        byte(status)
+    }
+
+    /// A connection interval (1.25 ms units) in ms: "7.5", "30.0", "8.75".
+    public mutating func interval(_ units: UInt16) {
+        let hundredths = Int(units) * 125
+        decimal(hundredths / 100)
+        text(".")
+        let fraction = hundredths % 100
+        if fraction % 10 == 0 {
+            decimal(fraction / 10)
+        } else {
+            if fraction < 10 { text("0") }
+            decimal(fraction)
+        }
+    }
+}
+
+extension HostEvent {
+    /// The level its line is logged at (GATT client steps and advertising
+    /// reports are trace: a scan produces hundreds).
+    public var severity: LogSeverity {
+        switch self {
+        case .controllerTimeout, .hardwareError: .error
+        case .commandFailed, .connectionFailed, .connectionRejected, .dataBufferOverflow: .warning
+        case .ready, .advertising, .advertisingWhileConnectedUnsupported, .connected, .disconnected, .mtuExchanged,
+             .idleDisconnect, .pairingRefused, .shutdownComplete: .info
+        case .scanning, .connectionUpdated, .subscriptionChanged, .dropped: .debug
+        case .advertisingReport, .gattClient: .trace
+        }
+    }
+
+    /// The one line that says what happened (every board's log uses it).
+    public func describe<S: LogSink & ~Copyable>(into line: inout S) {
+        switch self {
+        case .ready(let info):
+            line.text("controller ready: address ")
+            line.address(info.address)
+            line.text(info.address.type == 0 ? " (public), " : " (random), ")
+            line.coreVersion(info.hciVersion)
+            line.text(", manufacturer ")
+            line.companyName(info.manufacturer)
+            line.text(", ACL ")
+            line.decimal(Int(info.aclDataLength))
+            line.text(" bytes x ")
+            line.decimal(Int(info.aclPackets))
+        case .commandFailed(let opcode, let status):
+            line.text("HCI command ")
+            line.commandName(opcode)
+            line.text(" failed: ")
+            line.statusName(status)
+        case .advertising(let enabled):
+            line.text(enabled ? "advertising" : "advertising stopped")
+        case .advertisingWhileConnectedUnsupported:
+            line.text("controller cannot advertise while connected; advertising resumes after the next disconnection")
+        case .scanning(let enabled):
+            line.text(enabled ? "scanning" : "scanning stopped")
+        case .connected(let handle, let peer, let isCentral, let interval):
+            line.text("connected: handle ")
+            line.hex(handle)
+            line.text(isCentral ? " to " : " from ")
+            line.address(peer)
+            line.text(peer.type == 0 ? " (public), interval " : " (random), interval ")
+            line.interval(interval)
+            line.text(" ms")
+        case .connectionFailed(let status):
+            line.text("connection failed: ")
+            line.statusName(status)
+        case .connectionRejected(let handle, let peer):
+            line.text("connection ")
+            line.hex(handle)
+            line.text(" from ")
+            line.address(peer)
+            line.text(" refused: at --max-centrals")
+        case .disconnected(let handle, let reason):
+            line.text("disconnected: handle ")
+            line.hex(handle)
+            line.text(", ")
+            line.statusName(reason)
+        case .connectionUpdated(let handle, let interval, let latency, let timeout):
+            line.text("connection ")
+            line.hex(handle)
+            line.text(" parameters: interval ")
+            line.interval(interval)
+            line.text(" ms, latency ")
+            line.decimal(Int(latency))
+            line.text(", timeout ")
+            line.decimal(Int(timeout) * 10)
+            line.text(" ms")
+        case .mtuExchanged(let handle, let mtu):
+            line.text("MTU ")
+            line.decimal(Int(mtu))
+            line.text(" on handle ")
+            line.hex(handle)
+        case .subscriptionChanged(let handle, let valueHandle, let value):
+            switch value & 0x0003 {
+            case 0x0001: line.text("subscribed to notifications")
+            case 0x0002: line.text("subscribed to indications")
+            case 0x0003: line.text("subscribed to notifications and indications")
+            default: line.text("unsubscribed (notifications and indications off)")
+            }
+            line.text(": handle ")
+            line.hex(handle)
+            line.text(", attribute ")
+            line.hex(valueHandle)
+        case .idleDisconnect(let handle, let peer):
+            line.text("disconnecting idle central ")
+            line.address(peer)
+            line.text(" on handle ")
+            line.hex(handle)
+            line.text(": no ATT request within --idle-timeout")
+        case .pairingRefused(let handle):
+            line.text("pairing refused (not supported) on handle ")
+            line.hex(handle)
+        case .controllerTimeout(let opcode):
+            line.text("controller did not answer HCI command ")
+            line.commandName(opcode)
+            line.text("; resetting it")
+        case .hardwareError(let code):
+            line.text("controller hardware error 0x")
+            line.byte(code)
+            line.text("; resetting it")
+        case .dataBufferOverflow:
+            line.text("controller reported a data buffer overflow")
+        case .dropped(let what):
+            line.text("dropped input: ")
+            switch what {
+            case .hciEvent: line.text("HCI event")
+            case .aclUnknownHandle: line.text("ACL for an unknown handle")
+            case .aclMalformed: line.text("malformed ACL")
+            case .l2capUnknownChannel: line.text("unknown L2CAP channel")
+            case .txQueueFull: line.text("transmit queue full")
+            case .eventQueueFull: line.text("event queue full")
+            }
+        case .advertisingReport(let report):
+            line.text("advertising report from ")
+            line.address(report.address)
+            line.text(" RSSI ")
+            line.decimal(Int(report.rssi))
+        case .gattClient:
+            line.text("GATT client event")
+        case .shutdownComplete:
+            line.text("controller reset; stopped")
+        }
+    }
+}
