@@ -97,35 +97,32 @@ struct VendorFiles {
         switch setup.vendor {
         case .realtek:
             guard let chip = setup.realtek.chip else { return false }
-            let firmwarePath = "\(directory)/rtl_bt/\(chip.firmwareFile)"
-            let configPath = "\(directory)/rtl_bt/\(chip.configFile)"
-            guard let files = FirmwareSetup.readFiles("Realtek \(chip.name)", firmwarePath, companion: configPath,
-                                                      limit: RealtekPatchFile.maximumFileSize, package: FirmwareSetup.realtekPackage) else {
-                return false
-            }
-            (firmwareFile, companionFile) = files
-            if companionFile == nil, chip.configRequired {
-                Log.error("Realtek \(chip.name): config file \(configPath) is missing; it is in the \(FirmwareSetup.realtekPackage)")
-                return false
-            }
-            Log.info("Realtek \(chip.name): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(configPath)")")
-            return true
+            return load("Realtek \(chip.name)", "\(directory)/rtl_bt/\(chip.firmwareFile)", companion: "\(directory)/rtl_bt/\(chip.configFile)",
+                        companionRequired: chip.configRequired, limit: RealtekPatchFile.maximumFileSize, package: FirmwareSetup.realtekPackage)
         case .intel:
             var name = FixedBytes<32>()
             setup.intel.version.writeBaseName(into: &name)
             intelBase = name.withBytes { String(decoding: $0, as: UTF8.self) }
-            let firmwarePath = "\(directory)/intel/\(intelBase).sfi"
-            let ddcPath = "\(directory)/intel/\(intelBase).ddc"
-            guard let files = FirmwareSetup.readFiles("Intel \(setup.intel.version.name)", firmwarePath, companion: ddcPath,
-                                                      limit: IntelFirmwareLayout.maximumFileSize, package: FirmwareSetup.intelPackage) else {
-                return false
-            }
-            (firmwareFile, companionFile) = files
-            Log.info("Intel \(setup.intel.version.name): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(ddcPath)")")
-            return true
+            return load("Intel \(setup.intel.version.name)", "\(directory)/intel/\(intelBase).sfi", companion: "\(directory)/intel/\(intelBase).ddc",
+                        companionRequired: false, limit: IntelFirmwareLayout.maximumFileSize, package: FirmwareSetup.intelPackage)
         case .none:
             return false
         }
+    }
+
+    /// One vendor's file pair, read whole; says what it loads, or which file is missing.
+    mutating func load(_ chip: String, _ firmwarePath: String, companion companionPath: String, companionRequired: Bool,
+                       limit: Int, package: String) -> Bool {
+        guard let files = FirmwareSetup.readFiles(chip, firmwarePath, companion: companionPath, limit: limit, package: package) else {
+            return false
+        }
+        (firmwareFile, companionFile) = files
+        if companionFile == nil, companionRequired {
+            Log.error("\(chip): config file \(companionPath) is missing; it is in the \(package)")
+            return false
+        }
+        Log.info("\(chip): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(companionPath)")")
+        return true
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
