@@ -130,10 +130,15 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? RealtekPatchFile.parseV1(rest, romVersion: cut & 0xFF == 0 ? 0 : 1, expectedROM: nil)
         _ = try? RealtekPatchFile.parseV2(rest, romVersion: 1)
     case 5:
-        // USB IN endpoints: the input is a sequence of transfers, each a length
-        // byte and then that many bytes, cut into packets by an endpoint's
-        // reassembler (events and ACL, 16- and 64-byte USB packets) and handed,
-        // as the USB board does, to a driver running a connected 8-Ball.
+        // USB IN endpoints: the input is a sequence of transfers cut into packets
+        // by an endpoint's reassembler (events and ACL, 16- and 64-byte USB
+        // packets) and handed, as the USB board does, to a driver running a
+        // connected 8-Ball. Each transfer is one byte b and what it says:
+        //   b >= 0x80      a full USB packet of the next input bytes
+        //   0x40...0x7F    a full USB packet of filler (b's low bits), so inputs
+        //                  shorter than -max_len reach packets of 1028 bytes and more
+        //   0x3F           a long transfer of the rest of the input (a board with larger buffers)
+        //   below          a short packet of the next b % (size + 1) bytes
         // Whatever the transfers, a packet handed over is whole by its header
         // and never longer than 1028 bytes, so the driver drops none of them.
         let usb = connectedPeripheral()
@@ -149,19 +154,26 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             while at < input.count {
                 let b = Int(input[at])
                 at += 1
-                // Mostly full and short USB packets, now and then a longer transfer.
-                let wanted = b & 0x80 != 0 ? size : b & 0x40 != 0 ? (b & 0x3F) * 24 : b % (size + 1)
-                let length = min(wanted, input.count - at)
-                let transfer = UnsafeRawBufferPointer(rebasing: input[at..<(at + length)])
-                at += length
+                var bytes: [UInt8]
+                if b & 0xC0 == 0x40 {
+                    bytes = [UInt8](repeating: UInt8(b & 0x3F) &* 7, count: size)
+                } else {
+                    let wanted = b >= 0x80 ? size : b == 0x3F ? input.count - at : b % (size + 1)
+                    let length = min(wanted, input.count - at)
+                    bytes = Array(input[at..<(at + length)])
+                    at += length
+                }
                 now += 1
-                reassembler.feed(transfer) { delivered, packet in
-                    precondition(delivered == type, "a packet of another type")
-                    checkWhole(delivered, packet)
-                    if let base = packet.baseAddress, let start = transfer.baseAddress, base >= start, base < start + transfer.count {
-                        precondition(base + packet.count <= start + transfer.count, "a packet in place runs past its transfer")
+                bytes.withUnsafeBytes { transfer in
+                    reassembler.feed(transfer) { delivered, packet in
+                        precondition(delivered == type, "a packet of another type")
+                        checkWhole(delivered, packet)
+                        if let base = packet.baseAddress, let start = transfer.baseAddress,
+                           base >= start, base < start + transfer.count {
+                            precondition(base + packet.count <= start + transfer.count, "a packet in place runs past its transfer")
+                        }
+                        driver.receive(type: delivered, packet, now: now, observer: &observer)
                     }
-                    driver.receive(type: delivered, packet, now: now, observer: &observer)
                 }
                 driver.service(now: now, observer: &observer)
                 while driver.nextOutgoing() { precondition(driver.outgoing.count > 0) }
