@@ -415,6 +415,44 @@ let resetComplete = hex("0e 04 01 03 0c 00")
         #expect({ d.check(now: 40_000) == .running }())
     }
 
+    @Test func probeOfAnIntelControllerHandsOverToTheIntelLoader() {
+        var o = RecordingObserver()
+        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
+        d.start(now: 0)
+        _ = drain(&d)
+        deliver(&d, resetComplete, now: 10, &o)
+        _ = drain(&d)
+        // Intel's company identifier is 2: the Intel loader asks Read Version (0xFC05, parameter 0xFF).
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x0002)), now: 20, &o)
+        #expect({ d.state == .settingUp }())
+        #expect({ d.setup.intelAfterProbe }())
+        #expect(drain(&d) == [hex("01 05 fc 01 ff")])
+        // Intel answers within 5 s or the set-up is silent.
+        let deadline = d.nextDeadline()
+        #expect(deadline == 5_020, "Intel answer timeout (5 s) from the last answer")
+        #expect({ d.check(now: 5_020) == .finished(.setupSilent) }())
+    }
+
+    @Test func refusedFilesFailTheSetUp() {
+        var o = RecordingObserver()
+        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
+        d.start(now: 0)
+        _ = drain(&d)
+        deliver(&d, resetComplete, now: 10, &o)
+        _ = drain(&d)
+        // RTL8822B needs a config file; none is given.
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion,
+                                    localVersion(manufacturer: 0x005D, hciVersion: 0x07, revision: 0x0B, subversion: 0x8822)),
+                now: 20, &o)
+        #expect({ d.state == .needsFiles }())
+        RealtekTests.file.withRaw { firmware in
+            d.provideFiles(firmware: firmware, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 30)
+        }
+        #expect({ d.check(now: 30) == .finished(.setupFailed) }())
+        #expect({ d.setup.realtekError == .configMissing }())
+        #expect({ !d.nextOutgoing() }())
+    }
+
     @Test func silentSetUp() {
         var o = RecordingObserver()
         var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
