@@ -1,8 +1,21 @@
 // libFuzzer targets for every input path of the core (scripts/fuzz.sh builds and
-// runs them). The first input byte picks the target; the rest is the input.
-// A crash, a trap (out-of-bounds, overflow) or an ASan report is a finding.
+// runs them). The first input byte picks the target (modulo `targetCount`; the
+// environment's FUZZ_TARGET=n forces target n, for scripts/fuzz.sh's
+// single-target mode); the rest is the input. A crash, a trap (out-of-bounds,
+// overflow), a failed precondition or an ASan report is a finding.
+//   0 H4 stream   1 L2CAP over ACL   2 ATT server   3 vendor firmware
+//   4 advertising data   5 USB IN transfers through EndpointReassembler into a HostDriver
 import BLEHost
 import EightBall
+import Glibc
+
+let targetCount = 6
+
+/// FUZZ_TARGET, read once.
+let forcedTarget: Int? = {
+    guard let value = getenv("FUZZ_TARGET"), let n = Int(String(cString: value)), n >= 0 else { return nil }
+    return n % targetCount
+}()
 
 /// The host and the 8-Ball it serves (non-copyable, so built afresh per input).
 struct Rig: ~Copyable {
@@ -49,7 +62,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var host = rig.host
     var logic = rig.logic
     var packet = HCIPacket()
-    switch data[0] % 5 {
+    switch forcedTarget ?? Int(data[0]) % targetCount {
     case 0:
         // A raw H4 stream from the controller, cut as the run loop cuts it
         // (in place, and across two reads), for the live link.
@@ -116,6 +129,59 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         _ = try? RealtekPatchFile.parseV1(rest, romVersion: cut & 0xFF == 0 ? 0 : 1, expectedROM: nil)
         _ = try? RealtekPatchFile.parseV2(rest, romVersion: 1)
+    case 5:
+        // USB IN endpoints: the input is a sequence of transfers cut into packets
+        // by an endpoint's reassembler (events and ACL, 16- and 64-byte USB
+        // packets) and handed, as the USB board does, to a driver running a
+        // connected 8-Ball. Each transfer is one byte b and what it says:
+        //   b >= 0x80      a full USB packet of the next input bytes
+        //   0x40...0x7F    a full USB packet of filler (b's low bits), so inputs
+        //                  shorter than -max_len reach packets of 1028 bytes and more
+        //   0x3F           a long transfer of the rest of the input (a board with larger buffers)
+        //   below          a short packet of the next b % (size + 1) bytes
+        // Whatever the transfers, a packet handed over is whole by its header
+        // and never longer than 1028 bytes, so the driver drops none of them.
+        let usb = connectedPeripheral()
+        // The host is up already: the driver runs it as it is (not started again).
+        var driver = HostDriver(host: usb.host, app: usb.logic, setup: NoSetup())
+        var observer = WholePacketObserver()
+        var now: UInt64 = 100
+        for config in 0..<4 {
+            let type = config & 1 == 0 ? H4PacketType.event : H4PacketType.acl
+            let size = config < 2 ? 16 : 64
+            var reassembler = EndpointReassembler(type: type, packetSize: size)
+            var at = 0
+            while at < input.count {
+                let b = Int(input[at])
+                at += 1
+                var bytes: [UInt8]
+                if b & 0xC0 == 0x40 {
+                    bytes = [UInt8](repeating: UInt8(b & 0x3F) &* 7, count: size)
+                } else {
+                    let wanted = b >= 0x80 ? size : b == 0x3F ? input.count - at : b % (size + 1)
+                    let length = min(wanted, input.count - at)
+                    bytes = Array(input[at..<(at + length)])
+                    at += length
+                }
+                now += 1
+                bytes.withUnsafeBytes { transfer in
+                    reassembler.feed(transfer) { delivered, packet in
+                        precondition(delivered == type, "a packet of another type")
+                        checkWhole(delivered, packet)
+                        if let base = packet.baseAddress, let start = transfer.baseAddress,
+                           base >= start, base < start + transfer.count {
+                            precondition(base + packet.count <= start + transfer.count, "a packet in place runs past its transfer")
+                        }
+                        driver.receive(type: delivered, packet, now: now, observer: &observer)
+                    }
+                }
+                driver.service(now: now, observer: &observer)
+                while driver.nextOutgoing() { precondition(driver.outgoing.count > 0) }
+            }
+            precondition(driver.droppedPackets == 0, "the driver dropped a packet the reassembler called whole")
+            reassembler.reset()
+            precondition(!reassembler.isMidPacket)
+        }
     default:
         // Advertising data and scan responses.
         var summary = AdvertisementSummary()
@@ -129,4 +195,28 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     logic.poll(host: &host)
     precondition(produced <= 64, "unbounded output")
     return 0
+}
+
+/// A packet handed over by an endpoint is whole by its header (Core Vol 4 Part E §5.4).
+func checkWhole(_ type: UInt8, _ packet: UnsafeRawBufferPointer) {
+    precondition(packet.count <= EndpointReassembler.capacity, "a packet longer than 1028 bytes")
+    switch type {
+    case H4PacketType.event:
+        precondition(packet.count >= 2 && packet.count == 2 + Int(packet[1]), "an event whose length is not its header's")
+    case H4PacketType.acl:
+        precondition(packet.count >= 4 && packet.count == 4 + (Int(packet[2]) | Int(packet[3]) << 8),
+                     "an ACL packet whose length is not its header's")
+    default:
+        preconditionFailure("a packet of type \(type)")
+    }
+}
+
+/// Sees every packet the driver takes: each must be whole.
+struct WholePacketObserver: DriverObserver {
+    var packets = 0
+    mutating func observe(_ event: HostEvent, host: inout Host) {}
+    mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {
+        checkWhole(type, packet)
+        packets += 1
+    }
 }

@@ -275,8 +275,11 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         case .settingUp:
             guard type == H4PacketType.event else { return }
             progress.setupAnswered = true
+            // The set-up handles the event first: it may change hands (the Realtek
+            // probe to the Intel loader), and the next answer is timed by the new one.
+            let step = setup.handle(event: packet)
             progress.setupDeadline = now + setup.answerTimeout
-            follow(setup.handle(event: packet), now: now)
+            follow(step, now: now)
         case .running:
             app.receive(type: type, packet, host: &host, now: now)
             processEvents(now: now, observer: &observer)

@@ -1,0 +1,522 @@
+import Testing
+@testable import BLEHost
+import TestSupport
+
+/// The name of an event's case ("ready", "controllerTimeout", …).
+func eventKind(_ event: HostEvent) -> String {
+    String(String(describing: event).prefix { $0 != "(" })
+}
+
+/// An application that records what the driver hands it.
+struct RecordingApp: HostApplication {
+    var received: [[UInt8]] = []
+    var events: [String] = []
+    var polls = 0
+    var finished = false
+
+    mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
+        received.append([type] + Array(packet))
+        var none = NoGATTDelegate()
+        host.handlePacket(type: type, packet, now: now, delegate: &none)
+    }
+    mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) { events.append(eventKind(event)) }
+    mutating func poll(host: inout Host, now: UInt64) { polls += 1 }
+    var isFinished: Bool { mutating get { finished } }
+}
+
+/// What the board would log.
+struct RecordingObserver: DriverObserver {
+    var events: [String] = []
+    var received: [[UInt8]] = []
+    var losses: [FramingLoss] = []
+
+    mutating func observe(_ event: HostEvent, host: inout Host) { events.append(eventKind(event)) }
+    mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) { received.append([type] + Array(packet)) }
+    mutating func framingLost(_ why: FramingLoss) { losses.append(why) }
+}
+
+typealias TestDriver<S: ControllerSetup> = HostDriver<RecordingApp, S>
+
+func makeDriver<S: ControllerSetup>(_ setup: consuming S, settings: DriverSettings = DriverSettings()) -> TestDriver<S> {
+    var configuration = HostConfiguration(role: .peripheral)
+    configuration.staticAddress = BDAddress.staticRandom(from: 0x1122_3344_5566)
+    return HostDriver(host: Host(configuration: configuration, database: testDatabase()), app: RecordingApp(),
+                      setup: setup, settings: settings)
+}
+
+/// Command Complete for `opcode` (Vol 4 Part E §7.7.14): one credit, status, parameters.
+func commandComplete(_ opcode: UInt16, status: UInt8 = 0, _ parameters: [UInt8] = []) -> [UInt8] {
+    let body: [UInt8] = [1, UInt8(opcode & 0xFF), UInt8(opcode >> 8), status] + parameters
+    return [HCIEventCode.commandComplete, UInt8(body.count)] + body
+}
+
+/// Read Local Version Information return parameters (§7.4.1) after the status:
+/// HCI version, revision, LMP version, manufacturer, LMP subversion.
+func localVersion(manufacturer: UInt16, hciVersion: UInt8 = 0x0C, revision: UInt16 = 0, subversion: UInt16 = 0) -> [UInt8] {
+    [hciVersion, UInt8(revision & 0xFF), UInt8(revision >> 8), hciVersion,
+     UInt8(manufacturer & 0xFF), UInt8(manufacturer >> 8), UInt8(subversion & 0xFF), UInt8(subversion >> 8)]
+}
+
+func opcodeOf(_ packet: [UInt8]) -> UInt16? {
+    packet.first == H4PacketType.command && packet.count >= 3 ? UInt16(packet[1]) | UInt16(packet[2]) << 8 : nil
+}
+
+/// The packets the driver sends now (H4: indicator first).
+func drain<S: ControllerSetup>(_ d: inout TestDriver<S>) -> [[UInt8]] {
+    var out: [[UInt8]] = []
+    while d.nextOutgoing() { out.append(d.outgoing.bytes) }
+    return out
+}
+
+func deliver<S: ControllerSetup>(_ d: inout TestDriver<S>, type: UInt8 = H4PacketType.event, _ packet: [UInt8],
+                                 now: UInt64, _ o: inout RecordingObserver) {
+    packet.withRaw { d.receive(type: type, $0, now: now, observer: &o) }
+}
+
+func stream<S: ControllerSetup>(_ d: inout TestDriver<S>, _ bytes: [UInt8], now: UInt64, _ o: inout RecordingObserver) {
+    bytes.withRaw { d.receive(stream: $0, now: now, observer: &o) }
+}
+
+/// Plays a healthy controller: answers every command the driver sends until it
+/// stops sending; returns the opcodes in order.
+@discardableResult
+func answerAll<S: ControllerSetup>(_ d: inout TestDriver<S>, now: UInt64, _ o: inout RecordingObserver) -> [UInt16] {
+    var opcodes: [UInt16] = []
+    for _ in 0..<64 {
+        let commands = drain(&d).compactMap(opcodeOf)
+        if commands.isEmpty { break }
+        for opcode in commands {
+            opcodes.append(opcode)
+            let parameters: [UInt8] = switch opcode {
+            case HCIOpcode.readLocalVersion: localVersion(manufacturer: 0x005F)
+            case HCIOpcode.readBDAddr: [0, 0, 0, 0, 0, 0]
+            case HCIOpcode.readLocalCommands: [UInt8](repeating: 0xFF, count: 64)
+            case HCIOpcode.readLocalFeatures, HCIOpcode.leReadLocalFeatures: [UInt8](repeating: 0, count: 8)
+            case HCIOpcode.leReadBufferSize: [27, 0, 4]
+            case HCIOpcode.readBufferSize: [0xFD, 0x03, 0x40, 0x08, 0x00, 0x01, 0x00]
+            default: []
+            }
+            deliver(&d, commandComplete(opcode, parameters), now: now, &o)
+        }
+        d.service(now: now, observer: &o)
+    }
+    return opcodes
+}
+
+/// A driver without set-up whose host reached ready at `now`.
+func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _ o: inout RecordingObserver) -> TestDriver<NoSetup> {
+    var d = makeDriver(NoSetup(), settings: settings)
+    d.start(now: now)
+    answerAll(&d, now: now, &o)
+    return d
+}
+
+/// Runs the board's loop with a controller that answers nothing, from deadline
+/// to deadline, until the driver ends or `limit`; returns the end, when, and what was sent.
+func runSilent<S: ControllerSetup>(_ d: inout TestDriver<S>, from start: UInt64, limit: UInt64,
+                                   _ o: inout RecordingObserver) -> (DriverState, UInt64, [[UInt8]]) {
+    var now = start
+    var sent: [[UInt8]] = drain(&d)
+    for _ in 0..<1_000 {
+        let state = d.check(now: now)
+        if case .finished = state { return (state, now, sent) }
+        guard let next = d.nextDeadline(), next <= limit else { return (state, now, sent) }
+        now = max(now, next)
+        d.service(now: now, observer: &o)
+        sent += drain(&d)
+    }
+    Issue.record("the driver neither ended nor went idle")
+    return (d.state, now, sent)
+}
+
+let hciReset = hex("01 03 0c 00")
+let resetComplete = hex("0e 04 01 03 0c 00")
+
+@Suite struct DriverTests {
+    @Test func startWithoutSetupBeginsTheHostsBringUp() {
+        var o = RecordingObserver()
+        var d = makeDriver(NoSetup())
+        d.start(now: 0)
+        #expect({ d.state == .running }())
+        // The host's first command is HCI_Reset, exactly as Vol 4 Part E §7.3.2 encodes it.
+        #expect(drain(&d) == [hciReset])
+        #expect(drain(&d).isEmpty, "one command at a time until it is answered")
+        #expect({ d.check(now: 0) == .running }())
+        // The command timeout (3 s) comes before the ready timeout (10 s).
+        #expect({ d.nextDeadline() == 3_000 }())
+        deliver(&d, resetComplete, now: 5, &o)
+        #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x005F)), now: 6, &o)
+        let rest = answerAll(&d, now: 10, &o)
+        #expect(rest.contains(HCIOpcode.setEventMask))
+        #expect({ d.wasReady }())
+        #expect({ o.events.contains("ready") && d.app.events.contains("ready") }())
+        #expect({ o.events == d.app.events }(), "the board sees every event the application sees, in order")
+        // Ready: the ready timeout no longer applies.
+        #expect({ d.check(now: 20_000) == .running }())
+        #expect({ d.droppedPackets == 0 && d.framingResets == 0 }())
+        #expect({ o.received.count == d.app.received.count }())
+    }
+
+    @Test func notReadyAfterReadyTimeoutWithoutAnswers() {
+        var o = RecordingObserver()
+        var d = makeDriver(NoSetup())
+        d.start(now: 0)
+        #expect({ d.check(now: 9_999) == .running }())
+        let (state, at, sent) = runSilent(&d, from: 0, limit: 60_000, &o)
+        #expect(state == .finished(.notReady))
+        #expect(at == 10_000)
+        // The host re-initialised the silent controller at each command timeout.
+        #expect(sent == [hciReset, hciReset, hciReset, hciReset])
+        #expect(o.events == ["controllerTimeout", "controllerTimeout", "controllerTimeout"])
+        #expect({ !d.wasReady }())
+        // An end is final.
+        #expect({ d.check(now: 20_000) == .finished(.notReady) }())
+        #expect({ !d.nextOutgoing() }())
+    }
+
+    @Test func portResetWantedWhenTheFirstCommandTimesOut() {
+        var settings = DriverSettings()
+        settings.offersPortReset = true
+        var o = RecordingObserver()
+        var d = makeDriver(NoSetup(), settings: settings)
+        d.start(now: 0)
+        let (state, at, sent) = runSilent(&d, from: 0, limit: 60_000, &o)
+        #expect(state == .finished(.portResetWanted))
+        #expect(at == 3_000)
+        #expect(sent.first == hciReset)
+        #expect(o.events == ["controllerTimeout"])
+
+        // Not after the host was ready once: a health probe that times out
+        // re-initialises the controller instead.
+        settings.healthInterval = 1_000
+        var o2 = RecordingObserver()
+        var ready = readyDriver(settings: settings, &o2)
+        #expect({ ready.wasReady }())
+        ready.service(now: 1_000, observer: &o2)
+        #expect(drain(&ready).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
+        ready.service(now: 4_000, observer: &o2)
+        #expect(o2.events.last == "controllerTimeout")
+        #expect({ ready.check(now: 4_000) == .running }())
+        #expect(drain(&ready) == [hciReset])
+    }
+
+    @Test func malformedPacketsAreDroppedBeforeTheHost() {
+        var o = RecordingObserver()
+        var d = readyDriver(&o)
+        let appBefore = d.app.received.count, seenBefore = o.received.count
+        let hostDropped = d.host.droppedInput
+        let bad: [(UInt8, [UInt8])] = [
+            (H4PacketType.event, []),
+            (H4PacketType.event, hex("0e")),
+            (H4PacketType.event, hex("0e 05 01 03 0c 00")),  // length byte 5, 4 bytes follow
+            (H4PacketType.event, hex("0e 03 01 03 0c 00")),  // length byte 3, 4 bytes follow
+            (H4PacketType.acl, hex("40 20")),
+            (H4PacketType.acl, hex("40 20 05 00 01 00 04 00")),  // length 5, 4 bytes follow
+            (H4PacketType.acl, hex("40 20 03 00 01 00 04 00")),  // length 3, 4 bytes follow
+            (H4PacketType.acl, hex("40 20 04 01 01 00 04 00")),  // length 0x104: the high byte counts
+            (H4PacketType.command, hex("03 0c 00")),  // a command from the controller
+            (H4PacketType.sco, hex("40 00 01 aa")),
+            (H4PacketType.iso, hex("40 00 01 00 aa")),
+            (0xFF, resetComplete),
+        ]
+        for (type, packet) in bad { deliver(&d, type: type, packet, now: 50, &o) }
+        #expect({ d.droppedPackets == bad.count }())
+        #expect({ d.app.received.count == appBefore }())
+        #expect(o.received.count == seenBefore)
+        #expect({ d.host.droppedInput == hostDropped }())
+        // A whole packet still goes through, to the board and the application.
+        let packet = hex("13 05 01 40 00 01 00")
+        deliver(&d, packet, now: 60, &o)
+        #expect({ d.app.received.last == [H4PacketType.event] + packet }())
+        #expect(o.received.last == [H4PacketType.event] + packet)
+        #expect({ d.droppedPackets == bad.count }())
+        #expect({ d.lastInput == 60 }())
+    }
+
+    // An event, a longer event and an ACL packet as a UART carries them (Vol 4 Part A §2).
+    static let h4Packets = [
+        hex("04") + resetComplete,
+        hex("04 0e 0c 01 01 10 00 0c 00 00 0c 5f 00 10 22"),
+        hex("02 40 20 07 00 03 00 04 00 0a 03 00"),
+    ]
+
+    @Test func streamSplitAtEveryByteBoundaryYieldsTheSamePackets() {
+        let whole = Self.h4Packets.flatMap { $0 }
+        func run(_ reads: [[UInt8]]) -> ([[UInt8]], [[UInt8]], Int, Int) {
+            var o = RecordingObserver()
+            var d = makeDriver(NoSetup())
+            d.start(now: 0)
+            _ = drain(&d)
+            for read in reads { stream(&d, read, now: 1, &o) }
+            return (o.received, d.app.received, d.droppedPackets, d.framingResets)
+        }
+        let reference = run([whole])
+        #expect(reference.0 == Self.h4Packets)
+        #expect(reference.1 == Self.h4Packets)
+        #expect(reference.2 == 0 && reference.3 == 0)
+        for split in 0...whole.count {
+            let result = run([Array(whole[..<split]), Array(whole[split...])])
+            #expect(result.0 == Self.h4Packets && result.1 == Self.h4Packets, "split at \(split)")
+            #expect(result.2 == 0 && result.3 == 0, "split at \(split)")
+        }
+        for a in 1..<whole.count {
+            for b in a..<whole.count {
+                let result = run([Array(whole[..<a]), Array(whole[a..<b]), Array(whole[b...])])
+                #expect(result.0 == Self.h4Packets, "split at \(a), \(b)")
+            }
+        }
+        let byByte = run(whole.map { [$0] })
+        #expect(byByte.0 == Self.h4Packets && byByte.1 == Self.h4Packets)
+    }
+
+    @Test func bytesThatAreNotHCILoseTheFraming() {
+        var o = RecordingObserver()
+        var d = readyDriver(now: 0, &o)
+        let seen = o.received.count
+        stream(&d, hex("ff fe fd"), now: 100, &o)
+        #expect(o.losses == [.notHCI(3)])
+        #expect({ d.framingResets == 1 }())
+        #expect(o.received.count == seen)
+        // The host re-initialises the controller.
+        #expect(drain(&d) == [hciReset])
+        #expect({ d.check(now: 100) == .running }())
+        deliver(&d, resetComplete, now: 105, &o)
+        let opcodes = [HCIOpcode.reset] + answerAll(&d, now: 110, &o)
+        #expect(opcodes.count > 5)
+        #expect({ { d.host.isReady }() }())
+
+        // Garbage before a packet in the same read: the rest of the read is not trusted.
+        stream(&d, hex("00") + hex("04") + resetComplete, now: 200, &o)
+        #expect(o.losses == [.notHCI(3), .notHCI(1)])
+        #expect({ d.framingResets == 2 }())
+        #expect(o.received.count == seen + opcodes.count)
+        #expect(drain(&d) == [hciReset])
+        deliver(&d, resetComplete, now: 205, &o)
+
+        // A length no controller sends (ACL of 2000 bytes) is lost framing too.
+        answerAll(&d, now: 210, &o)
+        stream(&d, hex("02 40 20 d0 07 00 00"), now: 300, &o)
+        #expect(o.losses == [.notHCI(3), .notHCI(1), .notHCI(1)])
+        #expect({ d.framingResets == 3 }())
+        #expect(drain(&d) == [hciReset])
+    }
+
+    @Test func packetBegunAndNotFinishedStalls() {
+        var o = RecordingObserver()
+        var d = readyDriver(now: 0, &o)
+        #expect({ d.nextDeadline() == nil }())
+        stream(&d, hex("04 0e 04 01"), now: 5_000, &o)
+        #expect({ d.nextDeadline() == 6_000 }())
+        d.service(now: 5_999, observer: &o)
+        #expect({ o.losses.isEmpty && d.framingResets == 0 }())
+        #expect(drain(&d).isEmpty)
+        d.service(now: 6_000, observer: &o)
+        #expect(o.losses == [.stalled])
+        #expect({ d.framingResets == 1 }())
+        #expect(drain(&d) == [hciReset])
+        #expect({ d.check(now: 6_000) == .running }())
+        // A fresh de-framer: the next whole packet is read as it is.
+        stream(&d, hex("04") + resetComplete, now: 6_010, &o)
+        #expect(o.received.last == hex("04") + resetComplete)
+        #expect(o.losses == [.stalled])
+
+        // A packet finished within the limit does not stall, whatever the gaps before.
+        var o2 = RecordingObserver()
+        var e = readyDriver(now: 0, &o2)
+        stream(&e, hex("04 13 05"), now: 1_000, &o2)
+        stream(&e, hex("01 40 00 01 00"), now: 1_999, &o2)
+        e.service(now: 2_999, observer: &o2)
+        #expect({ o2.losses.isEmpty && e.framingResets == 0 }())
+        #expect(o2.received.last == hex("04 13 05 01 40 00 01 00"))
+    }
+
+    @Test func stopEndsWhenTheShutdownResetIsAnswered() {
+        var o = RecordingObserver()
+        var d = readyDriver(&o)
+        d.stop(now: 100)
+        #expect({ d.isStopping }())
+        #expect({ d.check(now: 100) == .running }())
+        #expect(drain(&d) == [hciReset])
+        deliver(&d, resetComplete, now: 150, &o)
+        #expect({ d.check(now: 150) == .finished(.stopped) }())
+        #expect(o.events.last == "shutdownComplete")
+        #expect({ d.app.events.last == "shutdownComplete" }())
+        d.stop(now: 200)  // a second stop changes nothing
+        #expect({ d.check(now: 200) == .finished(.stopped) }())
+    }
+
+    @Test func stopTimesOutAfterStopGrace() {
+        var o = RecordingObserver()
+        var d = readyDriver(&o)
+        d.stop(now: 100)
+        #expect(drain(&d) == [hciReset])
+        #expect({ d.nextDeadline() == 2_100 }())
+        d.service(now: 2_099, observer: &o)
+        #expect({ d.check(now: 2_099) == .running }())
+        d.service(now: 2_100, observer: &o)
+        #expect({ d.check(now: 2_100) == .finished(.stopTimedOut) }())
+    }
+
+    @Test func stopBeforeReadyAndDuringSetUp() {
+        // The host is not ready: nothing to tidy, it stops at once.
+        var d = makeDriver(NoSetup())
+        d.start(now: 0)
+        _ = drain(&d)
+        d.stop(now: 10)
+        #expect({ d.check(now: 10) == .finished(.stopped) }())
+        // A vendor set-up is abandoned.
+        var v = makeDriver(VendorSetup(plan: .probe, overUSB: false))
+        v.start(now: 0)
+        _ = drain(&v)
+        v.stop(now: 10)
+        #expect({ v.check(now: 10) == .finished(.stopped) }())
+        #expect({ !v.nextOutgoing() }())
+    }
+
+    @Test func finishedApplicationStopsTheHost() {
+        var o = RecordingObserver()
+        var d = readyDriver(&o)
+        #expect({ d.check(now: 100) == .running && !d.isStopping }())
+        d.app.finished = true
+        #expect({ d.check(now: 200) == .running }())
+        #expect({ d.isStopping }())
+        #expect(drain(&d) == [hciReset])
+        deliver(&d, resetComplete, now: 250, &o)
+        #expect({ d.check(now: 250) == .finished(.stopped) }())
+        #expect({ d.app.events.last == "shutdownComplete" }())
+    }
+
+    // MARK: - Vendor set-up
+
+    @Test func probeOfANonRealtekControllerEndsTheSetUpAndStartsTheHost() {
+        var o = RecordingObserver()
+        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
+        d.start(now: 0)
+        #expect({ d.state == .settingUp }())
+        #expect(drain(&d) == [hciReset])
+        #expect(drain(&d).isEmpty)
+        deliver(&d, resetComplete, now: 10, &o)
+        #expect({ d.check(now: 10) == .settingUp }())
+        #expect(drain(&d) == [hex("01 01 10 00")])  // Read Local Version Information (§7.4.1)
+        // Broadcom (0x000F), an unknown subversion: nothing to load.
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x000F)), now: 20, &o)
+        #expect({ d.state == .running }())
+        #expect({ d.check(now: 20) == .running }())
+        // The set-up's events went to the set-up only.
+        #expect({ d.app.received.isEmpty }())
+        #expect(o.received.count == 2)
+        // The host's own bring-up begins with its own Reset.
+        #expect(drain(&d) == [hciReset])
+        deliver(&d, resetComplete, now: 30, &o)
+        answerAll(&d, now: 40, &o)
+        #expect({ d.wasReady }())
+        #expect({ !d.setup.intelAfterProbe }())
+        #expect({ d.check(now: 40_000) == .running }())
+    }
+
+    @Test func probeOfAnIntelControllerHandsOverToTheIntelLoader() {
+        var o = RecordingObserver()
+        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
+        d.start(now: 0)
+        _ = drain(&d)
+        deliver(&d, resetComplete, now: 10, &o)
+        _ = drain(&d)
+        // Intel's company identifier is 2: the Intel loader asks Read Version (0xFC05, parameter 0xFF).
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x0002)), now: 20, &o)
+        #expect({ d.state == .settingUp }())
+        #expect({ d.setup.intelAfterProbe }())
+        #expect(drain(&d) == [hex("01 05 fc 01 ff")])
+        // Intel answers within 5 s or the set-up is silent.
+        let deadline = d.nextDeadline()
+        #expect(deadline == 5_020, "Intel answer timeout (5 s) from the last answer")
+        #expect({ d.check(now: 5_020) == .finished(.setupSilent) }())
+    }
+
+    @Test func refusedFilesFailTheSetUp() {
+        var o = RecordingObserver()
+        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
+        d.start(now: 0)
+        _ = drain(&d)
+        deliver(&d, resetComplete, now: 10, &o)
+        _ = drain(&d)
+        // RTL8822B needs a config file; none is given.
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion,
+                                    localVersion(manufacturer: 0x005D, hciVersion: 0x07, revision: 0x0B, subversion: 0x8822)),
+                now: 20, &o)
+        #expect({ d.state == .needsFiles }())
+        RealtekTests.file.withRaw { firmware in
+            d.provideFiles(firmware: firmware, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 30)
+        }
+        #expect({ d.check(now: 30) == .finished(.setupFailed) }())
+        #expect({ d.setup.realtekError == .configMissing }())
+        #expect({ !d.nextOutgoing() }())
+    }
+
+    @Test func silentSetUp() {
+        var o = RecordingObserver()
+        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
+        d.start(now: 0)
+        #expect({ d.nextDeadline() == 3_000 }())
+        let (state, at, sent) = runSilent(&d, from: 0, limit: 60_000, &o)
+        #expect(state == .finished(.setupSilent))
+        #expect(at == 3_000)
+        #expect(sent == [hciReset])
+
+        var settings = DriverSettings()
+        settings.offersPortReset = true
+        var p = makeDriver(VendorSetup(plan: .probe, overUSB: false), settings: settings)
+        p.start(now: 0)
+        #expect(runSilent(&p, from: 0, limit: 60_000, &o).0 == .finished(.portResetWanted))
+
+        // Answered once, then silent for the set-up's answer timeout (Realtek: 10 s):
+        // no port reset, the controller went silent during the set-up.
+        var q = makeDriver(VendorSetup(plan: .probe, overUSB: false), settings: settings)
+        q.start(now: 0)
+        _ = drain(&q)
+        deliver(&q, resetComplete, now: 100, &o)
+        #expect({ q.nextDeadline() == 10_100 }())
+        #expect({ q.check(now: 10_099) == .settingUp }())
+        #expect({ q.check(now: 10_100) == .finished(.setupSilent) }())
+    }
+
+    @Test func realtekROMNeedsFilesThenDownloadsAndStartsTheHost() {
+        var o = RecordingObserver()
+        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
+        d.start(now: 0)
+        _ = drain(&d)
+        deliver(&d, resetComplete, now: 10, &o)
+        _ = drain(&d)
+        // RTL8761B: HCI 0x0A, revision 0x000B, Realtek (0x005D), subversion 0x8761.
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion,
+                                    localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761)),
+                now: 20, &o)
+        #expect({ d.state == .needsFiles }())
+        #expect({ d.check(now: 100_000) == .needsFiles }(), "waiting for files is not a timeout")
+        #expect({ !d.nextOutgoing() }())
+        #expect({ d.nextDeadline() == nil }())
+        var setupOpcodes: [UInt16] = []
+        RealtekTests.file.withRaw { firmware in
+            hex("55 ab 23 87 00 00").withRaw { config in
+                d.provideFiles(firmware: firmware, companion: config, now: 100)
+                #expect({ d.state == .settingUp }())
+                var now: UInt64 = 100
+                for _ in 0..<20 {
+                    guard d.state == .settingUp, d.nextOutgoing() else { break }
+                    let packet = d.outgoing.bytes
+                    let opcode = opcodeOf(packet)!
+                    setupOpcodes.append(opcode)
+                    let reply: [UInt8] = opcode == RealtekOpcode.download ? [packet[4]]
+                        : opcode == RealtekOpcode.readROMVersion ? [1] : []
+                    now += 10
+                    deliver(&d, commandComplete(opcode, reply), now: now, &o)
+                }
+            }
+        }
+        // Read ROM Version, 3 downloads, Read ROM Version, Reset.
+        #expect(setupOpcodes == [0xFC6D, 0xFC20, 0xFC20, 0xFC20, 0xFC6D, 0x0C03])
+        #expect({ d.state == .running }())
+        #expect(drain(&d) == [hciReset])
+        #expect({ d.app.received.isEmpty }())
+    }
+}
