@@ -397,7 +397,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
         }
         for index in 0..<seen.count {
             let entry = seen.entries[index]
-            let name = entry.summary.name.isEmpty ? "(no name)" : "\"\(entry.summary.name.string)\""
+            let name = entry.summary.name.isEmpty ? "(no name)"
+                : "\"\(entry.summary.name.string)\"" + (entry.summary.nameIsComplete ? "" : " (shortened)")
             let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"
             lines.append("seen: \(name) \(entry.address.string) \(rssi): \(whyNot(entry))")
         }
@@ -413,10 +414,17 @@ struct CentralLogic: RoleLogic, ~Copyable {
             return "signal outside \(settings.rssiMin)…\(settings.rssiMax) dBm"
         }
         if let peerName, entry.summary.name.string.lowercased() != peerName.lowercased() {
+            if !entry.summary.nameIsComplete, !entry.heardScanResponse,
+               peerName.lowercased().hasPrefix(entry.summary.name.string.lowercased()) {
+                return "not named \"\(peerName)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
+            }
             return "not named \"\(peerName)\""
         }
         if peerName == nil, let address = settings.peerAddress, entry.address.value != address { return "not the --peer address" }
         if !entry.connectable, !settings.listOnly { return "not connectable" }
+        if !entry.summary.nameIsComplete, !entry.heardScanResponse {
+            return "its name is shortened and no scan response (the full name) was heard"
+        }
         return "an 8-Ball, but not found in time"
     }
 

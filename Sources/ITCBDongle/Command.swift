@@ -338,6 +338,7 @@ extension ITCBDongle {
                     EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session - 1), database: &database)
                 }
                 Log.info("peripheral \"\(name)\" on \(transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
+                if let note = advertisedNameNote(name) { Log.info(note) }
                 var loop = RunLoop(
                     host: Host(configuration: configuration, database: database), logic: logic,
                     transport: transport, snoop: snoop)

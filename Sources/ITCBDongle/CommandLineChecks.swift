@@ -161,10 +161,12 @@ func parserMessage(_ message: String) -> String {
 
 /// "Unknown option '--rol'. Did you mean '--role'?" → "unknown option '--rol'; did you mean '--role'?"
 func lowerCased(_ sentence: String) -> String {
-    var text = sentence.replacingOccurrences(of: ". ", with: "; ")
+    var text = sentence
     while text.hasSuffix(".") { text.removeLast() }
-    guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase ?? false else { return text }
-    return first.lowercased() + text.dropFirst()
+    return text.split(separator: ". ", omittingEmptySubsequences: false).map { part -> String in
+        guard let first = part.first, first.isUppercase, part.dropFirst().first?.isLowercase ?? false else { return String(part) }
+        return first.lowercased() + part.dropFirst()
+    }.joined(separator: "; ")
 }
 
 extension String {
@@ -212,4 +214,18 @@ extension ITCBDongle {
         }
         return nil
     }
+}
+
+/// Where a name too long for the advertising data is sent (SPEC §1: the
+/// advertising data holds 8 bytes of name beside the flags and the 128-bit
+/// UUID, the scan response 29), or nil when it fits whole.
+func advertisedNameNote(_ name: String) -> String? {
+    let bytes = Array(name.utf8)
+    guard bytes.count > 8 else { return nil }
+    var cut = 8
+    while cut > 0, bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
+    let short = String(decoding: bytes[0..<cut], as: UTF8.self)
+    let full = bytes.count <= 29 ? "the full name" : "its first 29 bytes"
+    return "the advertising data carries the name shortened to \"\(short)\"; the scan response carries \(full), "
+        + "which scanners get when they scan actively (phones, itcb-dongle --role central; not passive scanners)"
 }

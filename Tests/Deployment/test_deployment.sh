@@ -76,7 +76,7 @@ if [ -z "$deb" ]; then
         echo "FAIL scripts/build-deb.sh"
         finish
     fi
-    deb=$(sed -n 's/^build-deb: //p' "$scratch/build.log")
+    deb=$(sed -n 's/^build-deb: built //p' "$scratch/build.log")
 fi
 [ -f "$deb" ] || { failed=1; echo "FAIL no package at '$deb'"; finish; }
 echo "package: $deb"
@@ -222,12 +222,15 @@ unit_settings() {
     ! grep -Eq '^(User|Group)=root|^PermissionsStartOnly|^ExecStart=[+!]' "$u" || { echo "runs privileged"; return 1; }
     local exec
     exec=$(grep '^ExecStart=' "$u")
-    for line in "/usr/bin/itcb-dongle " "--role \${ITCB_ROLE}" "--transport usb:%i " "--name \${ITCB_NAME}" \
-        "--answers \${ITCB_ANSWERS}" "--log-level \${ITCB_LOG_LEVEL}" "--exit-on-unplug" "\$ITCB_EXTRA_ARGS"; do
+    for line in "/usr/bin/itcb-dongle " "--role \${ITCB_ROLE}" "--transport usb:%i " \
+        "--log-level \${ITCB_LOG_LEVEL}" "--exit-on-unplug" "\$ITCB_EXTRA_ARGS"; do
         grep -qF -- "$line" <<< "$exec" || { echo "ExecStart lacks: $line"; return 1; }
     done
-    # The options file sets every variable ExecStart uses, with valid values.
-    for line in "ITCB_ROLE=peripheral" "ITCB_NAME=8-Ball" "ITCB_ANSWERS=slug" "ITCB_LOG_LEVEL=info" "ITCB_EXTRA_ARGS="; do
+    # Role options come from the environment (the program reads them for its role):
+    # on the command line the central would warn about --name and --answers.
+    ! grep -Eq -- '--name|--answers|--question' <<< "$exec" || { echo "ExecStart passes a role's option"; return 1; }
+    # The options file sets every variable the unit and the program use, with valid values.
+    for line in "ITCB_ROLE=peripheral" "ITCB_NAME=8-Ball" "ITCB_ANSWERS=slug" "ITCB_QUESTION=" "ITCB_LOG_LEVEL=info" "ITCB_EXTRA_ARGS="; do
         grep -qxF -- "$line" udev/itcb-dongle.default || { echo "default file lacks $line"; return 1; }
     done
 }
@@ -437,6 +440,12 @@ staged_install() {
         && [ -s "$dest/usr/local/share/bash-completion/completions/itcb-dongle" ] \
         && [ -s "$dest/usr/local/share/zsh/site-functions/_itcb-dongle" ] || { find "$dest"; return 1; }
     [ "$(stat -c %a "$dest/etc/udev/rules.d/70-itcb-dongle.rules")" = 644 ] || return 1
+    # The binary build-deb.sh built (what install.sh installs without --binary)
+    # lands byte for byte as the package has it (both strip it the same way).
+    if [ -x .build-deb/release/itcb-dongle ] && [ -z "${ITCB_DEB:-}" ]; then
+        DESTDIR="$scratch/same" scripts/install.sh --binary .build-deb/release/itcb-dongle >/dev/null || return 1
+        cmp "$scratch/same/usr/local/bin/itcb-dongle" "$binary" || { echo "install.sh and the package differ"; return 1; }
+    fi
     ! grep -rq '/usr/bin/itcb-dongle' "$dest/etc" || { echo "a path still names /usr/bin"; return 1; }
     # The installed unit verifies too (its binary path rewritten into the stage).
     mkdir -p "$scratch/unit/staged"
