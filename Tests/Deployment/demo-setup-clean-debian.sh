@@ -2,7 +2,8 @@
 # Proves the demo's install step (scripts/setup.sh --demo, what scripts/demo.sh
 # runs first) on a clean Debian 12 that has only what README's "Install" asks
 # for: debootstrap --variant=minbase bookworm, plus the Debian 12 packages
-# swift.org's tarball guide lists for the toolchain, with the Swift toolchain
+# swift.org's tarball guide lists for the toolchain and python3 (in every
+# standard Debian 12 install, without python3-venv), with the Swift toolchain
 # of this machine bind-mounted at /opt/swift (read-only). The clean root is made
 # once and cached ($ITCB_CACHE, default ~/.cache/itcb-dongle/bookworm-clean);
 # each run works on an overlay over it, so the cached root stays clean.
@@ -23,7 +24,7 @@ base=$cache/bookworm-clean
 swift_root=${ITCB_SWIFT_ROOT:-/opt/swift}
 # swift.org, "Linux installation via tarball", Debian 12.
 swift_packages=(binutils-gold gcc git libcurl4-openssl-dev libedit-dev libicu-dev libncurses-dev libpython3-dev
-    libsqlite3-dev libxml2-dev pkg-config tzdata uuid-dev)
+    libsqlite3-dev libxml2-dev pkg-config tzdata uuid-dev python3)
 fail() { echo "demo-setup-clean-debian: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot, mounts)"
 command -v debootstrap >/dev/null || fail "needs debootstrap (scripts/setup.sh installs it)"
@@ -52,6 +53,9 @@ unmount_all() {
     mounts=()
 }
 
+if [ -e "$base/.complete" ] && [ "$(cat "$base/.complete")" != "${swift_packages[*]}" ]; then
+    rm -rf "$base"  # made with another package list
+fi
 if [ ! -e "$base/.complete" ]; then
     mirror=${ITCB_DEBIAN_MIRROR:-$(grep -rhoE 'https?://[^ ]+/debian/?$' /etc/apt/sources.list /etc/apt/sources.list.d 2>/dev/null | head -1 || true)}
     mirror=${mirror:-http://deb.debian.org/debian}
@@ -67,7 +71,7 @@ if [ ! -e "$base/.complete" ]; then
         >> "$cache/bookworm-clean.log" 2>&1 || fail "apt-get in the new root failed (see $cache/bookworm-clean.log)"
     unmount_all
     trap - EXIT
-    touch "$base.tmp/.complete"
+    echo "${swift_packages[*]}" > "$base.tmp/.complete"
     rm -rf "$base"
     mv "$base.tmp" "$base"
 fi
@@ -93,7 +97,8 @@ git -C "$repo" ls-files -z --cached --others --exclude-standard | tar -C "$repo"
 
 in_root "$root" 'dpkg-query -W -f="\${Package}\n" | sort' > "$work/before"
 in_root "$root" 'python3 -m venv /tmp/venv-before' > "$work/venv-before.log" 2>&1 && venv_before=works || venv_before=fails
-echo "demo-setup-clean-debian: before: $(wc -l < "$work/before") packages, python3 -m venv $venv_before"
+echo "demo-setup-clean-debian: before: $(wc -l < "$work/before") packages, python3 -m venv $venv_before:" \
+    "$(grep -o 'ensurepip is not available' "$work/venv-before.log" || tail -n 1 "$work/venv-before.log")"
 status=0
 in_root "$root" 'cd /root/itcb-dongle && scripts/setup.sh --demo' 2>&1 | sed 's/^/  | /' || status=$?
 [ "${PIPESTATUS[0]}" = 0 ] && [ "$status" = 0 ] || fail "scripts/setup.sh --demo failed in the clean root"

@@ -18,8 +18,10 @@
 #  - the package installs into a scratch root with `dpkg --root` (its postinst
 #    creates the itcb user and group there), reinstalls, removes (keeping the
 #    settings) and purges (removing the user);
-#  - scripts/install.sh stages the same files under DESTDIR, keeps settings,
-#    uninstalls and purges.
+#  - scripts/install.sh stages the same files under DESTDIR (the binary byte
+#    for byte as the package has it), keeps settings, uninstalls and purges;
+#  - the demo's set-up installs only what the demo needs on a clean Debian 12
+#    root (Tests/Deployment/demo-setup-clean-debian.sh).
 # The live udev/systemd behaviour (plug → unit active, unplug → inactive) is
 # proven in the QEMU guest: Tests/USBFixture/test_udev.py, test_systemd.py.
 #
@@ -503,6 +505,15 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then
     check "install.sh as root (private mount namespace): itcb user and group, files, uninstall removes them" live_install
 else
     skip "install.sh as root needs root and mount namespaces"
+fi
+
+# The demo's set-up (scripts/setup.sh --demo) on a clean Debian 12 root that has
+# only what README's Install asks for (debootstrap once, cached; see the script).
+if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
+    check "demo set-up on a clean Debian 12 root: only the demo's packages, python3-venv, a working .venv" \
+        Tests/Deployment/demo-setup-clean-debian.sh
+else
+    skip "demo set-up on a clean Debian 12 root needs root, debootstrap and Swift at /opt/swift"
 fi
 
 finish
