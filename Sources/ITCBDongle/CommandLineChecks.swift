@@ -67,16 +67,7 @@ let centralOptions: Set<String> = ["question", "rssi-min", "rssi-max", "timeout"
 /// or any role option with --controller-info / --list-controllers).
 func ignoredOptionWarnings(arguments: [String], role: RoleOption?, controllerInfo: Bool, listControllers: Bool) -> [String] {
     var given: [String] = []
-    var index = 0
-    while index < arguments.count {
-        let argument = arguments[index]
-        if argument == "--" { break }
-        if let name = optionName(argument) {
-            if !given.contains(name) { given.append(name) }
-            if valueOptions.contains(name), !argument.contains("=") { index += 1 }
-        }
-        index += 1
-    }
+    for option in givenOptions(arguments) where !given.contains(option.name) { given.append(option.name) }
     var warnings: [String] = []
     for name in given {
         let isPeripheral = peripheralOptions.contains(name)
@@ -98,6 +89,22 @@ func ignoredOptionWarnings(arguments: [String], role: RoleOption?, controllerInf
 func repeatedOption(_ arguments: [String]) -> String? {
     var values: [String: [String]] = [:]
     var order: [String] = []
+    for (name, value) in givenOptions(arguments) {
+        if values[name] == nil { order.append(name) }
+        values[name, default: []].append(value)
+    }
+    for name in order where name != "question" {
+        guard let given = values[name], given.count > 1 else { continue }
+        let shown = valueOptions.contains(name) ? " (" + given.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
+        return "--\(name) is given \(given.count) times\(shown); give it once (only --question repeats)"
+    }
+    return nil
+}
+
+/// The options on a command line in order, each with its value ("" for a flag):
+/// "--name X" and "--name=X" alike; a value is never taken for an option.
+func givenOptions(_ arguments: [String]) -> [(name: String, value: String)] {
+    var options: [(name: String, value: String)] = []
     var index = 0
     while index < arguments.count {
         let argument = arguments[index]
@@ -110,17 +117,11 @@ func repeatedOption(_ arguments: [String]) -> String? {
                 value = arguments[index + 1]
                 index += 1
             }
-            if values[name] == nil { order.append(name) }
-            values[name, default: []].append(value)
+            options.append((name, value))
         }
         index += 1
     }
-    for name in order where name != "question" {
-        guard let given = values[name], given.count > 1 else { continue }
-        let shown = valueOptions.contains(name) ? " (" + given.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
-        return "--\(name) is given \(given.count) times\(shown); give it once (only --question repeats)"
-    }
-    return nil
+    return options
 }
 
 /// swift-argument-parser's messages in the program's own style (lower case,
@@ -192,7 +193,7 @@ extension ITCBDongle {
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
     mutating func applyEnvironment(given arguments: [String]) -> String? {
-        let given = Set(arguments.compactMap { optionName($0) })
+        let given = Set(givenOptions(arguments).map(\.name))
         func variable(_ name: String) -> String? {
             guard let value = getenv(name) else { return nil }
             let text = String(cString: value)

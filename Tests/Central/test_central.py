@@ -262,6 +262,16 @@ def test_empty_stdin_is_said(link):
         peer.stop()
 
 
+def wait_until(predicate, timeout, shown):
+    """Polls `predicate` for `timeout` seconds; fails with what `shown()` says."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out; {shown()}")
+
+
 class Terminal:
     """Our central with its stdin on a pseudo-terminal (so it prompts); stdout
     and stderr collected as they come (the prompt has no newline)."""
@@ -287,12 +297,7 @@ class Terminal:
         os.write(self.master, line.encode() + b"\n")
 
     def wait(self, predicate, timeout=20.0):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if predicate():
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"timed out; stdout:\n{self.out.decode()}\nstderr:\n{self.err.decode()}")
+        wait_until(predicate, timeout, lambda: f"stdout:\n{self.out.decode()}\nstderr:\n{self.err.decode()}")
 
     def prompts(self):
         return self.err.count(b"Ask the 8-Ball: ")
@@ -391,12 +396,7 @@ class Screen:
         os.write(self.master, data)
 
     def wait(self, predicate, timeout=20.0):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if predicate():
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"timed out; screen:\n{self.text}")
+        wait_until(predicate, timeout, lambda: f"screen:\n{self.text}")
 
     def prompts(self):
         return self.text.count("Ask the 8-Ball: ")

@@ -98,7 +98,7 @@ git -C "$repo" ls-files -z --cached --others --exclude-standard | tar -C "$repo"
 in_root "$root" 'dpkg-query -W -f="\${Package}\n" | sort' > "$work/before"
 in_root "$root" 'python3 -m venv /tmp/venv-before' > "$work/venv-before.log" 2>&1 && venv_before=works || venv_before=fails
 echo "demo-setup-clean-debian: before: $(wc -l < "$work/before") packages, python3 -m venv $venv_before:" \
-    "$(grep -o 'ensurepip is not available' "$work/venv-before.log" || tail -n 1 "$work/venv-before.log")"
+    "$(tr -s '\n' ' ' < "$work/venv-before.log" | grep -o 'ensurepip is not available' || tail -n 1 "$work/venv-before.log")"
 status=0
 in_root "$root" 'cd /root/itcb-dongle && scripts/setup.sh --demo' 2>&1 | sed 's/^/  | /' || status=$?
 [ "${PIPESTATUS[0]}" = 0 ] && [ "$status" = 0 ] || fail "scripts/setup.sh --demo failed in the clean root"
@@ -112,6 +112,8 @@ for wanted in libusb-1.0-0-dev pkg-config; do
     grep -qx "$wanted" "$work/after" || fail "$wanted is not installed after the demo's set-up"
 done
 if [ "$venv_before" = fails ]; then
+    tr -s '\n' ' ' < "$work/venv-before.log" | grep -q 'ensurepip is not available' \
+        || fail "python3 -m venv failed for another reason than stock Debian's: $(cat "$work/venv-before.log")"
     grep -qx python3-venv "$work/after" || fail "python3 -m venv failed before and python3-venv was not installed"
 fi
 in_root "$root" 'python3 -m venv /tmp/venv-after' > /dev/null || fail "python3 -m venv still fails"
