@@ -226,7 +226,7 @@ import TestSupport
         h.scanResponse(name: "Kiosk in the lobby")
         h.pump()
         let found = h.reported.compactMap { if case .found(let entry) = $0 { entry } else { nil } }
-        #expect(found.map(\.summary.name.bytes) == [Array("Kiosk in the lobby".utf8)])
+        #expect(found.map { $0.summary.name.bytes } == [Array("Kiosk in the lobby".utf8)])
         #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
     }
 
@@ -306,6 +306,9 @@ import TestSupport
         let m2 = session.matches(entry)
         #expect(!m2)  // no name
         Array("B8".utf8).withRaw { _ = entry.summary.name.append($0) }
+        let shortened = session.matches(entry)
+        #expect(!shortened)  // a shortened name: judged once the scan response is heard
+        entry.summary.nameIsComplete = true
         let m3 = session.matches(entry)
         #expect(m3)
         entry.rssi = -61
