@@ -14,7 +14,7 @@ import sys
 import time
 
 import pytest
-from harness import BINARY, REPO
+from harness import BINARY, REPO, unit_command
 
 README = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
 DOCS = os.path.join(REPO, "docs")
@@ -395,27 +395,6 @@ def test_unit_defaults_and_docs_agree_on_writable_paths():
             around = flat[max(0, mention.start() - 120):mention.end() + 120]
             if "--btsnoop" in around or "writ" in around:
                 assert "private" in around or "PrivateTmp" in around, around
-
-
-def unit_command(role, **variables):
-    """The unit's ExecStart as systemd runs it: ${VAR} one argument, $VAR split on
-    whitespace, the environment from Environment= and the defaults file."""
-    unit = open(os.path.join(REPO, "udev", "itcb-dongle@.service"), encoding="utf-8").read()
-    env = dict(item.split("=", 1) for item in re.search(r"^Environment=(.*)$", unit, re.M).group(1).split())
-    for line in open(os.path.join(REPO, "udev", "itcb-dongle.default"), encoding="utf-8"):
-        if re.match(r"^ITCB_\w+=", line):
-            key, value = line.strip().split("=", 1)
-            env[key] = value.strip('"')
-    env.update(ITCB_ROLE=role, **variables)
-    words = []
-    for word in re.search(r"^ExecStart=(.*)$", unit, re.M).group(1).split():
-        if re.fullmatch(r"\$\{\w+\}", word):
-            words.append(env[word[2:-1]])
-        elif re.fullmatch(r"\$\w+", word):
-            words += env[word[1:]].split()
-        else:
-            words.append(word.replace("%i", "1-1"))
-    return words, env
 
 
 def test_unit_runs_either_role_without_warnings():

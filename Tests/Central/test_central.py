@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from harness import BINARY, REPO, SLUGS, Dongle, stop_process
+from harness import BINARY, REPO, SLUGS, Dongle, stop_process, unit_command
 
 BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
 PHRASES = {
@@ -438,3 +438,19 @@ def test_prompt_once_logs_on_their_own_lines_and_ctrl_d_after_a_rejection_is_0(l
         if screen:
             screen.stop()
         peripheral.stop()
+
+
+def test_central_through_the_units_command_line_asks_a_question_with_spaces(link):
+    """The unit's ExecStart with ITCB_ROLE=central and ITCB_QUESTION="Will it
+    rain?" (issue 19, item 9): the answer, and no warning about the
+    peripheral's options."""
+    peer = BumblePeripheral(link.ports[1], "--name", "B8")
+    try:
+        words, env = unit_command("central", ITCB_QUESTION="Will it rain?")
+        words = [BINARY] + [f"tcp:127.0.0.1:{link.ports[0]}" if w == "usb:1-1" else w for w in words[1:]]
+        result = subprocess.run(words, capture_output=True, text=True, timeout=60, env={**os.environ, **env})
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("Will it rain? -> "), result.stdout
+        assert "warning" not in result.stderr, result.stderr
+    finally:
+        peer.stop()
