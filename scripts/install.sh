@@ -88,7 +88,7 @@ if [ -z "$binary" ]; then
     binary=$(scripts/build-deb.sh --build-only)
 fi
 [ -x "$binary" ] || { echo "install: no binary at $binary" >&2; exit 1; }
-echo "install: $binary → $bin (stripped), man page, completion, udev rule, systemd unit, settings
+echo "install: $binary → $bin (stripped), man page, completion, udev rule, systemd unit, settings"
 install -d "$(dirname "$bin")" "$doc" "$(dirname "$rules")" "$(dirname "$unit")" "$(dirname "$defaults")" \
     "$(dirname "$dongles")" "$(dirname "$man")" "$(dirname "$bash_completion")" "$(dirname "$zsh_completion")"
 install -m 0755 "$binary" "$bin"

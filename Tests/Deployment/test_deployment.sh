@@ -175,18 +175,18 @@ unit_verifies() {
 }
 check "systemd-analyze verify accepts the unit" unit_verifies
 
-# The README's TCP and serial drop-ins (the same lines as the unit's header
+# The TCP and serial drop-ins of docs/DEPLOYMENT.md (the same lines as the unit's header
 # comment) on top of the unit: systemd-analyze loads and accepts them.
 drop_ins_verify() {
     local kind block out
     for kind in tcp serial; do
         block=$(python3 - "$kind" <<'PY'
 import re, sys
-blocks = re.findall(r"```ini\n(.*?)```", open("README.md").read(), re.S)
+blocks = re.findall(r"```ini\n(.*?)```", open("docs/DEPLOYMENT.md").read(), re.S)
 print(blocks[0 if sys.argv[1] == "tcp" else 1], end="")
 PY
 )
-        [ -n "$block" ] || { echo "README has no $kind drop-in"; return 1; }
+        [ -n "$block" ] || { echo "docs/DEPLOYMENT.md has no $kind drop-in"; return 1; }
         # The unit's comment has the same lines.
         while IFS= read -r line; do
             grep -qxF -- "#   $line" udev/itcb-dongle@.service || { echo "unit comment lacks: $line"; return 1; }
@@ -199,7 +199,7 @@ PY
         [ -z "$out" ] || { echo "$out"; return 1; }
     done
 }
-check "README's TCP and serial drop-ins: as in the unit's comment, systemd-analyze accepts them" drop_ins_verify
+check "docs/DEPLOYMENT.md TCP and serial drop-ins: as in the unit's comment, systemd-analyze accepts them" drop_ins_verify
 
 unit_exposure() {
     # Exposure 0.0 (best) - 10.0; --threshold is in tenths. Ours: 0.5.
