@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 
+import pytest
 from harness import BINARY, REPO, SLUGS, Dongle, stop_process, unit_command
 
 BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
@@ -412,12 +413,13 @@ class Screen:
         os.close(self.master)
 
 
-def test_prompt_once_logs_on_their_own_lines_and_ctrl_d_after_a_rejection_is_0(link):
+@pytest.mark.parametrize("levels", [[], ["--log-level", "info"]], ids=["default", "info"])
+def test_prompt_once_logs_on_their_own_lines_and_ctrl_d_after_a_rejection_is_0(link, levels):
     peripheral = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Ours")
     screen = None
     try:
         peripheral.wait_for("advertising")
-        screen = Screen(link.ports[0], "--timeout", "3", "--log-level", "info")
+        screen = Screen(link.ports[0], "--timeout", "3", *levels)
         screen.wait(lambda: screen.prompts() == 1)
         screen.type(b"Tell me\n")
         screen.wait(lambda: "Tell me -> please rephrase as a question" in screen.text and screen.prompts() == 2)
@@ -454,3 +456,21 @@ def test_central_through_the_units_command_line_asks_a_question_with_spaces(link
         assert "warning" not in result.stderr, result.stderr
     finally:
         peer.stop()
+
+
+def test_ctrl_c_on_the_prompt_ends_its_line(link):
+    peripheral = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Ours")
+    screen = None
+    try:
+        peripheral.wait_for("advertising")
+        screen = Screen(link.ports[0], "--log-level", "info")
+        screen.wait(lambda: screen.text.endswith("Ask the 8-Ball: "))
+        screen.process.send_signal(signal.SIGINT)
+        assert screen.process.wait(10) == 130, screen.text
+        time.sleep(0.3)
+        screen.assert_prompt_never_shares_its_line()
+        assert "Ask the 8-Ball: \n" in screen.text and screen.text.endswith("\n"), screen.text
+    finally:
+        if screen:
+            screen.stop()
+        peripheral.stop()
