@@ -195,8 +195,9 @@ enum AnswersOption: String, ExpressibleByArgument, CaseIterable {
 @main
 enum Main {
     static func main() {
-        if let problem = invalidUTF8Argument(rawArguments()) { fail(problem) }
         let arguments = Array(CommandLine.arguments.dropFirst())
+        JSONOutput.enabled = arguments.contains("--json")  // until the role is known: errors as objects too
+        if let problem = invalidUTF8Argument(rawArguments()) { fail(problem) }
         if arguments.isEmpty {
             writeStandardError("""
             usage: \(ITCBDongle.configuration.usage?.replacingNewlines(with: "\n       ") ?? "itcb-dongle --role peripheral|central")
@@ -205,7 +206,6 @@ enum Main {
             """)
             exit(Exit.usage)
         }
-        JSONOutput.enabled = arguments.contains("--json")
         var command: ITCBDongle
         do {
             command = try ITCBDongle.parse(arguments)

@@ -15,7 +15,8 @@
 # set-up's (ARM toolchain, QEMU, valgrind, tshark, BlueZ, debootstrap, strace).
 # Needs root, debootstrap, the Debian mirror and PyPI. About 4 minutes the
 # first time (debootstrap), about 1 minute after.
-# ITCB_DEMO_CHECK_KEEP=1 keeps the overlay (path printed) for a look inside.
+# ITCB_DEMO_CHECK_KEEP=1 keeps the overlay (path printed) for a look inside;
+# ITCB_DEMO_FULL=1 also runs the whole demo there (build included, below).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -121,3 +122,18 @@ in_root "$root" 'cd /root/itcb-dongle && .venv/bin/python -c "import bumble" && 
     || fail ".venv without bumble, or pkg-config cannot find libusb-1.0"
 in_root "$root" 'swift --version' > /dev/null 2>&1 || fail "swift does not run in the clean root (its packages: ${swift_packages[*]})"
 echo "demo-setup-clean-debian: ok (venv before: $venv_before; after: works; bumble and libusb-1.0 found)"
+
+# ITCB_DEMO_FULL=1: then the whole demo in that root (a debug build from scratch:
+# minutes on 2 cores, niced). SwiftPM's one dependency (swift-argument-parser)
+# comes from this checkout's .build, so the build needs no network.
+if [ "${ITCB_DEMO_FULL:-0}" = 1 ]; then
+    [ -d "$repo/.build/checkouts" ] || fail "ITCB_DEMO_FULL needs this checkout's .build/checkouts (swift build here first)"
+    mkdir -p "$root/root/itcb-dongle/.build"
+    cp -a "$repo/.build/repositories" "$repo/.build/checkouts" "$repo/.build/workspace-state.json" \
+        "$root/root/itcb-dongle/.build/"
+    in_root "$root" 'cd /root/itcb-dongle && nice scripts/demo.sh' > "$work/demo.log" 2>&1 || true
+    sed 's/^/  | /' "$work/demo.log"
+    answers=$(grep -c '^[^ ].* -> ' "$work/demo.log" || true)
+    [ "$answers" = 3 ] || fail "the demo in the clean root printed $answers answers, not 3"
+    echo "demo-setup-clean-debian: the whole demo ran in the clean root: 3 answers"
+fi
