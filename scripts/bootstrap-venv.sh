@@ -11,6 +11,7 @@ if [ -x .venv/bin/python ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
 fi
 python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' \
     || { echo "bootstrap-venv: Python 3.11 or newer is required (Bumble)"; exit 1; }
+echo "bootstrap-venv: creating .venv with Bumble (pip install -r $requirements; a minute the first time)"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -r "$requirements"

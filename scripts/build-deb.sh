@@ -15,8 +15,14 @@
 #   DEBIAN/ postinst (creates the itcb system user and group, reloads udev),
 #           prerm (stops running instances), postrm (purge: removes the user)
 #
-# Usage: scripts/build-deb.sh [--binary PATH]   package a prebuilt binary
-#        scripts/build-deb.sh --build-only      only build; prints the binary path
+# Usage: scripts/build-deb.sh                  build the binary (below), then package it
+#        scripts/build-deb.sh --binary PATH    package a binary built before (by this
+#                                              script, or `swift build` as it does)
+#        scripts/build-deb.sh --build-only     only build; prints the binary's path
+#                                              (scripts/install.sh installs that one)
+# It says what it does on stderr; the last line on stdout is
+# "build-deb: built out/itcb-dongle_<version>_<arch>.deb".
+# The packaged binary is stripped (scripts/install.sh strips the same way).
 # Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils, python3. Set SOURCE_DATE_EPOCH for
 # a reproducible package (default: the last commit's time).
 #
@@ -66,7 +72,10 @@ WRAPPER
     for name in ld ld.gold ld.lld; do ln -s wrapper "$work/ld/$name"; done
     # Relink every time: the wrapper is not part of SwiftPM's build description.
     rm -f "$scratch/release/itcb-dongle"
-    local log="$work/swift-build.log"
+    mkdir -p "$scratch"
+    local log="$scratch/build-deb.log"
+    echo "build-deb: building the release binary (swift build -c release --static-swift-stdlib in $scratch;" \
+        "2 to 5 minutes from scratch, seconds when nothing changed; log: $log)" >&2
     if ! COMPILER_PATH="$work/ld" swift build -c release --static-swift-stdlib --product itcb-dongle \
         --scratch-path "$scratch" > "$log" 2>&1; then
         grep -E "error|warning: unre" "$log" | head -n 40 >&2 || tail -n 40 "$log" >&2
@@ -93,6 +102,7 @@ reported=$("$binary" --version)
     exit 1
 }
 if [ "$build_only" = 1 ]; then echo "$binary"; exit 0; fi
+echo "build-deb: packaging $binary as itcb-dongle $version ($arch): man page, completion, udev rule, unit" >&2
 
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 package="$work/itcb-dongle"
@@ -162,4 +172,4 @@ find "$package" -exec touch -h -d @"$epoch" {} +
 mkdir -p out
 deb="out/itcb-dongle_${version}_${arch}.deb"
 SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz --build "$package" "$deb" >/dev/null
-echo "build-deb: $deb"
+echo "build-deb: built $deb"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole game with no hardware: two Bumble virtual controllers on one link,
 # our peripheral on one, our central on the other, three questions.
-# Installs what is missing, builds (the compiler's output goes to a log file,
-# not between the answers), and stops every process it started. Ctrl-C stops
+# Installs only what the demo needs and is missing (scripts/setup.sh --demo:
+# libusb's dev package, pkg-config, python3-venv, the .venv with Bumble), builds
+# (the compiler's output goes to a log file, not between the answers), and
+# stops every process it started. Ctrl-C stops
 # it at once, quietly, with exit status 130.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,10 +31,15 @@ trap cleanup EXIT
 trap 'stopped 130' INT
 trap 'stopped 143' TERM
 
-scripts/setup.sh
+scripts/setup.sh --demo
 mkdir -p .build
 log=.build/demo-build.log
-echo "demo: building itcb-dongle (swift build; the first build takes a few minutes; log: $log)…"
+bin=.build/debug/itcb-dongle
+if [ -x "$bin" ]; then
+    echo "demo: building itcb-dongle (swift build; log: $log)…"
+else
+    echo "demo: building itcb-dongle (swift build; the first build takes a few minutes; log: $log)…"
+fi
 # In the background with `wait`, so that Ctrl-C is handled at once.
 swift build > "$log" 2>&1 &
 build=$!
@@ -42,7 +49,6 @@ if ! wait "$build"; then
     echo "demo: build failed; the whole output is in $log"
     exit 1
 fi
-bin=.build/debug/itcb-dongle
 [ -x "$bin" ] || { echo "demo: build failed (no $bin)"; exit 1; }
 
 # Two virtual controllers on free loopback ports (the script prints "PORTS p1 p2").
@@ -51,13 +57,13 @@ pids+=($!)
 for _ in $(seq 100); do grep -q '^PORTS' "$work/controllers.log" && break; sleep 0.1; done
 read -r _ p1 p2 < <(grep '^PORTS' "$work/controllers.log") || { echo "demo: controllers did not start"; cat "$work/controllers.log"; exit 1; }
 
-"$bin" --role peripheral --transport "tcp:127.0.0.1:$p1" --name Demo8 --answers slug > "$work/peripheral.log" 2>&1 &
+"$bin" --role peripheral --transport "tcp:127.0.0.1:$p1" --name "Demo 8-Ball" --answers slug > "$work/peripheral.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q 'advertising' "$work/peripheral.log" && break; sleep 0.1; done
 
 echo "demo: our central asks our peripheral three questions over two Bumble virtual controllers"
 # In the background with `wait` as well: the INT trap runs at once, not after the central.
-timeout 60 "$bin" --role central --transport "tcp:127.0.0.1:$p2" --peer Demo8 --log-level warning \
+timeout 60 "$bin" --role central --transport "tcp:127.0.0.1:$p2" --peer "Demo 8-Ball" \
     --question "Will the demo work?" \
     --question "Is Swift a good language for firmware?" \
     --question "Should I plug in a real dongle?" &

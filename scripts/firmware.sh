@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The 8-Ball as Cortex-M4 firmware (README "Firmware"): the same BLEHost and
+# The 8-Ball as Cortex-M4 firmware (docs/FIRMWARE.md): the same BLEHost and
 # EightBall sources as the Linux binary, in Embedded Swift, on the board layer of
 # Firmware/board/mps2-an386 (QEMU).
 #
@@ -23,7 +23,7 @@ out=.build-firmware
 board=mps2-an386
 board_dir=Firmware/board/$board
 
-# Budgets (README "Firmware"); the stack's run-time peak is checked by Tests/Firmware.
+# Budgets (docs/FIRMWARE.md); the stack's run-time peak is checked by Tests/Firmware.
 FLASH_BUDGET=$((64 * 1024))
 RAM_BUDGET=$((24 * 1024))
 FRAME_BUDGET=$((2 * 1024))

@@ -13,7 +13,10 @@
 # The rule and unit name /usr/bin/itcb-dongle; they are rewritten to
 # $PREFIX/bin/itcb-dongle.
 #
-# Usage: sudo scripts/install.sh [--binary PATH]    (default: build it, as the .deb does)
+# Usage: sudo scripts/install.sh [--binary PATH]    without --binary it builds the binary
+#             the package ships (scripts/build-deb.sh --build-only: release, Swift
+#             and C++ runtimes linked in) and installs it stripped, as the package
+#             does; --binary installs one built before (e.g. by build-deb.sh).
 #        sudo scripts/install.sh --uninstall        stops the instances, removes the
 #             files above but the two in /etc that hold your settings, the user
 #             and group; --purge removes those two files as well.
@@ -80,11 +83,16 @@ if [ "$mode" != install ]; then
     exit 0
 fi
 
-if [ -z "$binary" ]; then binary=$(scripts/build-deb.sh --build-only); fi
+if [ -z "$binary" ]; then
+    echo "install: building the binary the package ships (scripts/build-deb.sh --build-only)"
+    binary=$(scripts/build-deb.sh --build-only)
+fi
 [ -x "$binary" ] || { echo "install: no binary at $binary" >&2; exit 1; }
+echo "install: $binary → $bin (stripped), man page, completion, udev rule, systemd unit, settings"
 install -d "$(dirname "$bin")" "$doc" "$(dirname "$rules")" "$(dirname "$unit")" "$(dirname "$defaults")" \
     "$(dirname "$dongles")" "$(dirname "$man")" "$(dirname "$bash_completion")" "$(dirname "$zsh_completion")"
 install -m 0755 "$binary" "$bin"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$bin"
 # Man page and completion from the installed binary's own help.
 python3 scripts/manpage.py "$bin" > "$man"
 "$bin" --generate-completion-script bash | sed '1{/^#!/d}' > "$bash_completion"

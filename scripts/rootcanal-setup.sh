@@ -24,7 +24,7 @@ libs=$root/usr/lib/x86_64-linux-gnu
 
 fail() {
     echo "rootcanal-setup: cannot make the RootCanal environment: $*" >&2
-    echo "rootcanal-setup: needs root (or sudo) for debootstrap, the Debian mirror (trixie) and PyPI; see README 'Interop matrix'" >&2
+    echo "rootcanal-setup: needs root (or sudo) for debootstrap, the Debian mirror (trixie) and PyPI; see docs/INTEROP.md" >&2
     exit 1
 }
 

@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
-# Installs what building and testing need on a fresh Debian machine: Debian
-# packages (only those missing) and the Python venv with the pinned Bumble.
+# Installs what is missing on a fresh Debian machine, then the Python venv with
+# the pinned Bumble (Tests/requirements.txt). Safe to run again: it does
+# nothing when everything is there.
+#
+#   scripts/setup.sh          everything scripts/test.sh needs (Debian packages
+#                             for the firmware, benchmarks, BlueZ and RootCanal suites)
+#   scripts/setup.sh --demo   only what scripts/demo.sh needs: libusb's dev
+#                             package, pkg-config, and python3-venv when
+#                             `python3 -m venv` cannot work (stock Debian 12)
+#
 # RootCanal's environment is made by its own suite (scripts/rootcanal-setup.sh).
-# Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+    "") demo=0 ;;
+    --demo) demo=1 ;;
+    *) echo "setup: unknown option $1 (use --demo, or nothing)" >&2; exit 2 ;;
+esac
 
-# strace: the process benchmark (scripts/bench-process.sh).
-# debootstrap: the trixie tree RootCanal runs with (scripts/rootcanal-setup.sh).
-# bluez, dbus, python3-dbus, python3-gi: BlueZ in the USB fixture's guest, which
-# mounts this machine's /usr (Tests/BlueZ).
-packages=(libusb-1.0-0-dev pkg-config tshark valgrind strace debootstrap bluez dbus python3-dbus python3-gi)
-# The firmware target (scripts/firmware.sh): the ARM toolchain, picolibc and QEMU.
-packages+=(gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm)
+# The build: libusb-1.0 through pkg-config (Sources/CLibUSB).
+packages=(libusb-1.0-0-dev pkg-config)
+if ((!demo)); then
+    # strace: the process benchmark (scripts/bench-process.sh).
+    # debootstrap: the trixie tree RootCanal runs with (scripts/rootcanal-setup.sh)
+    # and the clean Debian root of the demo check (Tests/Deployment).
+    # bluez, dbus, python3-dbus, python3-gi: BlueZ in the USB fixture's guest, which
+    # mounts this machine's /usr (Tests/BlueZ).
+    packages+=(tshark valgrind strace debootstrap bluez dbus python3-dbus python3-gi)
+    # The firmware target (scripts/firmware.sh): the ARM toolchain, picolibc and QEMU.
+    packages+=(gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm)
+fi
+# The venv (Bumble): Debian keeps ensurepip, which `python3 -m venv` needs, in
+# python3-venv; without it venv fails with "ensurepip is not available".
+if [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    packages+=(python3-venv)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

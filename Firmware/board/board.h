@@ -1,6 +1,6 @@
 /* The board interface: everything Firmware/Main.swift needs from the hardware.
  *
- * A port to another part (README "Firmware", porting) implements exactly these
+ * A port to another part (docs/FIRMWARE.md, porting) implements exactly these
  * functions plus its start-up (vectors, reset, .data/.bss) and linker script;
  * the Swift side and the core do not change. Firmware/board/mps2-an386/board.c
  * is the reference implementation (QEMU mps2-an386, Cortex-M4).

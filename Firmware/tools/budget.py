@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The firmware's size budgets (README "Firmware"), measured on the linked ELF:
+"""The firmware's size budgets (docs/FIRMWARE.md), measured on the linked ELF:
 
   flash        .text + .rodata + .got + .ARM.exidx + the .data image   <= --flash
   static RAM   .data + .bss (the stack excluded)                       <= --ram

@@ -4,6 +4,8 @@ public struct ScanEntry {
     public var address = BDAddress.zero
     public var rssi: Int8 = 127
     public var connectable = false
+    /// A scan response was heard: the name is as complete as the device sends it.
+    public var heardScanResponse = false
     public var summary = AdvertisementSummary()
     public init() {}
 }
@@ -48,7 +50,11 @@ public struct ScanTable {
         reports &+= 1
         lastHeard[index] = reports
         entries[index].rssi = report.rssi
-        if !report.isScanResponse { entries[index].connectable = report.connectable }
+        if report.isScanResponse {
+            entries[index].heardScanResponse = true
+        } else {
+            entries[index].connectable = report.connectable
+        }
         report.data.withBytes { entries[index].summary.merge($0) }
         return index
     }

@@ -284,6 +284,8 @@ public struct EightBallCentral: ~Copyable {
         guard entry.connectable || settings.listOnly,
               entry.summary.hasService(EightBallUUID.service),
               !entry.summary.name.isEmpty,
+              // A shortened name: wait for the scan response with the full one.
+              entry.summary.nameIsComplete || entry.heardScanResponse || !entry.connectable,
               entry.rssi != 127,
               entry.rssi >= settings.rssiMin, entry.rssi <= settings.rssiMax else { return false }
         if let address = settings.peerAddress { return entry.address.value == address }

@@ -10,7 +10,6 @@ final class QuestionSource {
     let fromStdin: Bool
     var stdinBuffer: [UInt8] = []
     var stdinClosed = false
-    var prompted = false
     /// Lines taken as questions so far (0 at EOF: stdin was empty).
     var taken = 0
 
@@ -29,10 +28,11 @@ final class QuestionSource {
 
     var exhausted: Bool { queue.isEmpty && (!fromStdin || stdinClosed) }
 
+    /// Shows the prompt unless it is on screen already (PromptLine: anything
+    /// written below it ends its line, and the next pass shows it again).
     func prompt() {
-        guard interactive, !prompted, queue.isEmpty, !stdinClosed else { return }
-        prompted = true
-        writeStandardError("Ask the 8-Ball: ")
+        guard interactive, !PromptLine.showing, queue.isEmpty, !stdinClosed else { return }
+        PromptLine.show("Ask the 8-Ball: ")
     }
 
     /// Reads what stdin has; complete lines become questions (each --count times).
@@ -43,7 +43,10 @@ final class QuestionSource {
             if n > 0 {
                 stdinBuffer += chunk[0..<n]
             } else {
-                if n == 0 { stdinClosed = true }
+                if n == 0 {
+                    stdinClosed = true
+                    PromptLine.end()  // Ctrl-D on the prompt's line echoes no newline
+                }
                 break
             }
         }
@@ -61,7 +64,7 @@ final class QuestionSource {
         var bytes = line
         if bytes.last == 0x0D { bytes.removeLast() }
         let text = String(decoding: bytes, as: UTF8.self)
-        prompted = false  // an empty line gets the prompt again
+        if interactive { PromptLine.answered() }  // Enter ended the line; an empty one gets the prompt again
         guard !text.trimmingCharacters().isEmpty else { return }
         taken += 1
         queue += Array(repeating: text, count: count)
@@ -73,16 +76,27 @@ final class QuestionSource {
 /// Prints answers (text or one JSON object per line) and keeps the exit code.
 final class AnswerPrinter {
     let json: Bool
+    /// On a terminal each question's outcome is shown on its line and the
+    /// session goes on: only what ends the session decides the exit code.
+    let interactive: Bool
     /// The first failure decides the exit code; 0 when everything was answered.
     var exitCode: Int32 = Exit.success
     var peerName = ""
     var peerAddress = ""
     var rssi: Int = 0
 
-    init(json: Bool) { self.json = json }
+    init(json: Bool, interactive: Bool) {
+        self.json = json
+        self.interactive = interactive
+    }
 
     func fail(_ code: Int32) {
         if exitCode == Exit.success { exitCode = code }
+    }
+
+    /// A question that was rejected, refused or not answered in time.
+    func questionFailed(_ code: Int32) {
+        if !interactive { fail(code) }
     }
 
     func answered(question: String, answer: Int?, value: String, latency: UInt64) {
@@ -109,6 +123,7 @@ final class AnswerPrinter {
         if json {
             emit(["question": .string(question), "error": .string(error), "message": .string(message),
                   "peer": .string(peerName), "address": .string(peerAddress)])
+            JSONOutput.failureShown = true
         } else {
             printLine("\(question) -> \(message)")
         }
@@ -123,14 +138,46 @@ final class AnswerPrinter {
         }
     }
 
-    /// --scan --json that found nothing: an empty list, so the output still parses.
-    func foundNothing() {
-        if json { printLine("[]") }
+    func emit(_ fields: KeyValuePairs<String, JSONValue>) { emitJSON(fields) }
+}
+
+func emitJSON(_ fields: KeyValuePairs<String, JSONValue>) {
+    let body = fields.map { "\(jsonString($0.key)):\($0.value.encoded)" }.joined(separator: ",")
+    printLine("{\(body)}")
+}
+
+/// --json: every outcome is one JSON object per line on stdout. Answers, a
+/// question's error and --scan's finds are printed as they happen; a run that
+/// ends in a failure no line has described yet (no 8-Ball found, a transport,
+/// controller or command-line error, Ctrl-C) ends with one error object:
+/// {"error":"not_found","message":"no 8-Ball found within 5 s; …","exit":6}.
+enum JSONOutput {
+    nonisolated(unsafe) static var enabled = false
+    /// A question's error object was printed (its exit code is the run's).
+    nonisolated(unsafe) static var failureShown = false
+
+    static func kind(_ code: Int32) -> String {
+        switch code {
+        case Exit.usage: "usage"
+        case Exit.transport: "transport"
+        case Exit.controller: "controller"
+        case Exit.rejected: "rejected"
+        case Exit.notFound: "not_found"
+        case Exit.timeout: "offline"
+        case Exit.unplugged: "unplugged"
+        case 130, 143: "interrupted"
+        default: "internal"
+        }
     }
 
-    func emit(_ fields: KeyValuePairs<String, JSONValue>) {
-        let body = fields.map { "\(jsonString($0.key)):\($0.value.encoded)" }.joined(separator: ",")
-        printLine("{\(body)}")
+    /// Called with the exit code just before exiting; returns it.
+    static func finish(_ code: Int32) -> Int32 {
+        guard enabled, code != Exit.success, !failureShown else { return code }
+        failureShown = true
+        let message = code == 130 || code == 143 ? "stopped by \(code == 130 ? "SIGINT (Ctrl-C)" : "SIGTERM")"
+            : Log.firstError ?? "exit status \(code)"
+        emitJSON(["error": .string(kind(code)), "message": .string(message), "exit": .int(Int(code))])
+        return code
     }
 }
 
@@ -198,8 +245,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
         case .gattClient(let client): logClientEvent(client)
         case .advertisingReport(let report): noteAdvertiser(report)
         case .disconnected:
-            // Its log line went out after the prompt: prompt again below it.
-            if current == nil { source.prompted = false }
+            if source.fromStdin, everReady, current == nil, !finishing, Signals.stopReceived == 0 {
+                Log.warning("the 8-Ball disconnected; the next question looks for it again")
+            }
         case .controllerTimeout, .hardwareError: controllerLost = true
         case .ready: controllerLost = false
         default: break
@@ -267,26 +315,27 @@ struct CentralLogic: RoleLogic, ~Copyable {
             current = nil
         case .rejected:
             printer.problem(question: question, error: "rejected", message: "please rephrase as a question")
-            printer.fail(Exit.rejected)
+            printer.questionFailed(Exit.rejected)
             current = nil
         case .failed(let code):
             guard !stopped else { break }
             printer.problem(question: question, error: "att_error", message: "the 8-Ball refused the question (ATT error 0x\(hex(code)))")
-            printer.fail(Exit.failure)
+            printer.questionFailed(Exit.failure)
             current = nil
         case .offline:
             guard !stopped else { break }
             printer.problem(question: question, error: "offline", message: "device offline")
-            printer.fail(Exit.timeout)
+            printer.questionFailed(Exit.timeout)
             current = nil
         case .notFound:
             guard !stopped else { break }
             if source.fromStdin, everReady {
-                // The 8-Ball went away mid-session: this question is offline;
-                // the next one looks for it again.
-                Log.warning("the 8-Ball is gone; the next question looks for it again")
+                // The 8-Ball went away mid-session and this question did not
+                // find it again: offline; the next one looks for it again.
+                let within = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
+                Log.warning("the 8-Ball was not found again\(within); the next question looks for it again")
                 if let current { printer.problem(question: current, error: "offline", message: "device offline") }
-                printer.fail(Exit.timeout)
+                printer.questionFailed(Exit.timeout)
                 current = nil
                 restartPending = true
             } else if controllerLost {
@@ -305,7 +354,6 @@ struct CentralLogic: RoleLogic, ~Copyable {
         case .scanComplete:
             if session.reportedAny == false {
                 for line in notFoundLines() { Log.error(line) }
-                printer.foundNothing()
                 printer.fail(Exit.notFound)
             }
             exitCode = printer.exitCode
@@ -341,7 +389,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
         }
         for index in 0..<seen.count {
             let entry = seen.entries[index]
-            let name = entry.summary.name.isEmpty ? "(no name)" : "\"\(entry.summary.name.string)\""
+            let name = entry.summary.name.isEmpty ? "(no name)"
+                : "\"\(entry.summary.name.string)\"" + (entry.summary.nameIsComplete ? "" : " (shortened)")
             let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"
             lines.append("seen: \(name) \(entry.address.string) \(rssi): \(whyNot(entry))")
         }
@@ -357,10 +406,17 @@ struct CentralLogic: RoleLogic, ~Copyable {
             return "signal outside \(settings.rssiMin)…\(settings.rssiMax) dBm"
         }
         if let peerName, entry.summary.name.string.lowercased() != peerName.lowercased() {
+            if !entry.summary.nameIsComplete, !entry.heardScanResponse,
+               peerName.lowercased().hasPrefix(entry.summary.name.string.lowercased()) {
+                return "not named \"\(peerName)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
+            }
             return "not named \"\(peerName)\""
         }
         if peerName == nil, let address = settings.peerAddress, entry.address.value != address { return "not the --peer address" }
         if !entry.connectable, !settings.listOnly { return "not connectable" }
+        if !entry.summary.nameIsComplete, !entry.heardScanResponse {
+            return "its name is shortened and no scan response (the full name) was heard"
+        }
         return "an 8-Ball, but not found in time"
     }
 
@@ -430,7 +486,7 @@ extension ITCBDongle {
             }
         }
         let source = QuestionSource(questions: scan ? ["-"] : question, count: count)
-        let printer = AnswerPrinter(json: json)
+        let printer = AnswerPrinter(json: json, interactive: source.interactive)
         return { [scan] session in
             let transport = session.transport
             var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
@@ -445,10 +501,9 @@ extension ITCBDongle {
             let code = loop.run()
             guard let stopCode = Signals.stopExitCode else { return code }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.
-            if source.interactive, source.prompted { writeStandardError("\n") }
+            PromptLine.end()
             if scan, !loop.logic.session.reportedAny {
                 for line in loop.logic.notFoundLines() { Log.error(line) }
-                printer.foundNothing()
             }
             return stopCode
         }

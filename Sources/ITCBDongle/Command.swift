@@ -41,8 +41,9 @@ struct ITCBDongle: ParsableCommand {
     @Option(help: ArgumentHelp("Write every HCI packet to FILE in BTSnoop format (Wireshark, btmon).", valueName: "file"))
     var btsnoop: String?
 
-    @Option(help: ArgumentHelp("error, warning, info, debug or trace (trace logs every HCI packet).", valueName: "level"))
-    var logLevel: String = "info"
+    @Option(help: ArgumentHelp("error, warning, info, debug or trace (trace logs every HCI packet). Default: warning for the central (answers and warnings only), info otherwise.", valueName: "level"),
+            completion: .list(LogLevel.allCases.map(\.name)))
+    var logLevel: String?
 
     @Option(help: ArgumentHelp("Static random address to use (AA:BB:CC:DD:EE:FF, two top bits set) instead of the controller's public one. Default: the public address, or an address derived from /etc/machine-id when the controller has none.", valueName: "address"))
     var address: String?
@@ -61,10 +62,10 @@ struct ITCBDongle: ParsableCommand {
 
     // MARK: Peripheral
 
-    @Option(help: ArgumentHelp("Peripheral: advertised and GAP Device Name (UTF-8, 1–248 bytes; up to 8 bytes fit whole in the advertising data).", valueName: "name"))
+    @Option(help: ArgumentHelp("Peripheral: advertised and GAP Device Name (UTF-8, 1–248 bytes; up to 8 bytes fit whole in the advertising data, up to 29 in the scan response, which carries the full name). Default: $ITCB_NAME, else 8-Ball.", valueName: "name"))
     var name: String = "8-Ball"
 
-    @Option(help: ArgumentHelp("Peripheral: send answers as slugs (SLUG-ANSWER-NN, what the ITCB apps expect) or as English text.", valueName: "slug|text"))
+    @Option(help: ArgumentHelp("Peripheral: send answers as slugs (SLUG-ANSWER-NN, what the ITCB apps expect) or as English text. Default: $ITCB_ANSWERS, else slug.", valueName: "slug|text"))
     var answers: AnswersOption = .slug
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: how many centrals may be connected at once (1–\(Host.connectionCapacity)).", valueName: "n"))
@@ -78,7 +79,7 @@ struct ITCBDongle: ParsableCommand {
 
     // MARK: Central
 
-    @Option(help: ArgumentHelp("Central: a question to ask (repeatable). Without it, questions are read from standard input, one per line.", valueName: "question"))
+    @Option(help: ArgumentHelp("Central: a question to ask (repeatable). Without it: $ITCB_QUESTION (one question) if set, else standard input, one question per line.", valueName: "question"))
     var question: [String] = []
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Central: weakest RSSI accepted, dBm (negative values work: --rssi-min -70).", valueName: "dBm"))
@@ -99,7 +100,7 @@ struct ITCBDongle: ParsableCommand {
     @Flag(help: "Central: list the 8-Balls in range (name, address, RSSI) as they appear; stops after --timeout, or at Ctrl-C without it.")
     var scan = false
 
-    @Flag(help: "Central: print one JSON object per answer.")
+    @Flag(help: "Central: print one JSON object per line on stdout for every outcome: each answer, each question's error, each 8-Ball --scan finds, and one error object for a run that fails otherwise.")
     var json = false
 
     // MARK: USB
@@ -116,7 +117,7 @@ struct ITCBDongle: ParsableCommand {
     /// Value checks, run after parsing succeeded (so that an unknown option or
     /// a stray argument is reported first, not a missing role).
     func check() throws(ValidationError) {
-        guard LogLevel(name: logLevel) != nil else {
+        if let logLevel, LogLevel(name: logLevel) == nil {
             throw ValidationError("--log-level must be one of error, warning, info, debug, trace (got '\(logLevel)')")
         }
         if case .failure(let error) = TransportSpec.parse(transport) { throw ValidationError(error.description) }
@@ -194,8 +195,9 @@ enum AnswersOption: String, ExpressibleByArgument, CaseIterable {
 @main
 enum Main {
     static func main() {
-        if let problem = invalidUTF8Argument(rawArguments()) { fail(problem) }
         let arguments = Array(CommandLine.arguments.dropFirst())
+        JSONOutput.enabled = arguments.contains("--json")  // until the role is known: errors as objects too
+        if let problem = invalidUTF8Argument(rawArguments()) { fail(problem) }
         if arguments.isEmpty {
             writeStandardError("""
             usage: \(ITCBDongle.configuration.usage?.replacingNewlines(with: "\n       ") ?? "itcb-dongle --role peripheral|central")
@@ -204,7 +206,7 @@ enum Main {
             """)
             exit(Exit.usage)
         }
-        let command: ITCBDongle
+        var command: ITCBDongle
         do {
             command = try ITCBDongle.parse(arguments)
         } catch {
@@ -214,8 +216,11 @@ enum Main {
                 exit(Exit.success)
             }
             let message = ITCBDongle.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad command line"
-            fail(message + roleHint(message))
+            fail(parserMessage(message))
         }
+        if let repeated = repeatedOption(arguments) { fail(repeated) }
+        if let problem = command.applyEnvironment(given: arguments) { fail(problem) }
+        JSONOutput.enabled = command.json && command.role == .central
         do {
             try command.check()
         } catch {
@@ -225,21 +230,14 @@ enum Main {
                                              listControllers: command.listControllers) {
             Log.warning(warning)
         }
-        exit(command.execute())
+        exit(JSONOutput.finish(command.execute()))
     }
 
-    /// One line on stderr, exit 2 (README "Exit codes").
+    /// One line on stderr (and an error object with --json), exit 2 (README "Exit codes").
     static func fail(_ message: String) -> Never {
         writeStandardError("itcb-dongle: error: \(message) (see --help)\n")
-        exit(Exit.usage)
-    }
-
-    /// `itcb-dongle peripheral` → "Unexpected argument 'peripheral'. Did you mean '--role peripheral'?"
-    static func roleHint(_ message: String) -> String {
-        for role in RoleOption.allCases where message.hasPrefix("Unexpected argument '\(role.rawValue)'") {
-            return ". Did you mean '--role \(role.rawValue)'?"
-        }
-        return ""
+        Log.firstError = message
+        exit(JSONOutput.finish(Exit.usage))
     }
 }
 
@@ -267,7 +265,8 @@ struct Session {
 
 extension ITCBDongle {
     func execute() -> Int32 {
-        Log.level = LogLevel(name: logLevel) ?? .info
+        // The central is quiet unless asked: its answers and warnings only.
+        Log.level = logLevel.flatMap(LogLevel.init(name:)) ?? (role == .central && !controllerInfo ? .warning : .info)
         guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
         if listControllers { return USBController.list(firmwareDirectory: firmwareDir ?? "/lib/firmware") }
         if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
@@ -347,6 +346,7 @@ extension ITCBDongle {
                     EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session.number - 1), database: &database)
                 }
                 Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
+                if let note = advertisedNameNote(name) { Log.info(note) }
                 var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: PeripheralLogic(ball: ball))
                 loop.healthInterval = healthCheckInterval(loop.notifier)
                 return loop.run()

@@ -33,7 +33,11 @@ enum LogLevel: Int, Comparable, CaseIterable {
 enum Log {
     nonisolated(unsafe) static var level = LogLevel.info
 
+    /// The first error line of the run (the one a --json error object carries).
+    nonisolated(unsafe) static var firstError: String? = nil
+
     static func write(_ level: LogLevel, _ message: @autoclosure () -> String) {
+        if level == .error, firstError == nil { firstError = message() }
         guard level <= Log.level else { return }
         let line = "itcb-dongle: \(level.name): \(message())\n"
         writeStandardError(line)
@@ -88,6 +92,7 @@ struct LogLine {
     }
 
     mutating func write() {
+        PromptLine.end()
         if !bytes.append(0x0A) {
             bytes.truncate(to: bytes.count - 1)
             bytes.append(0x0A)
@@ -106,16 +111,43 @@ extension Log {
     }
 }
 
-/// Writes straight to fd 2 (unbuffered, whole lines).
+/// The interactive central's prompt ("Ask the 8-Ball: ") while it waits on its
+/// line: whatever is written next (a log line, an answer) first ends that line,
+/// so nothing lands on the prompt; QuestionSource shows the prompt again below.
+enum PromptLine {
+    nonisolated(unsafe) static var showing = false
+
+    static func show(_ prompt: String) {
+        writeRaw(2, prompt)
+        showing = true
+    }
+
+    /// The user ended the line (Enter: the terminal echoed the newline).
+    static func answered() { showing = false }
+
+    /// Ends the prompt's line if it is on screen (Ctrl-D, Ctrl-C, a log line).
+    static func end() {
+        guard showing else { return }
+        showing = false
+        writeRaw(2, "\n")
+    }
+}
+
+/// Writes straight to fd 2 (unbuffered, whole lines), below the prompt if one shows.
 func writeStandardError(_ text: String) {
+    PromptLine.end()
+    writeRaw(2, text)
+}
+
+func writeRaw(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
 }
 
 /// Writes a line straight to fd 1, so piped output (--json) streams as it happens.
 func printLine(_ text: String) {
-    var bytes = Array((text + "\n").utf8)
-    _ = bytes.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+    PromptLine.end()
+    writeRaw(1, text + "\n")
 }
 
 /// Monotonic milliseconds: the only clock the core ever sees.

@@ -3,6 +3,7 @@ wrong, --version, warnings for ignored options, exit codes, and the docs
 (README, --help, man page, unit, scripts) agreeing with each other and with
 the program. No controller needed: where a run must get past the command
 line, it points at a closed TCP port and expects exit 3."""
+import json
 import os
 import re
 import shutil
@@ -13,9 +14,18 @@ import sys
 import time
 
 import pytest
-from harness import BINARY, REPO
+from harness import BINARY, REPO, unit_command
 
 README = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+DOCS = os.path.join(REPO, "docs")
+
+
+def doc(name):
+    return open(os.path.join(DOCS, name), encoding="utf-8").read()
+
+
+COMMAND_LINE = doc("COMMAND-LINE.md")
+DEPLOYMENT = doc("DEPLOYMENT.md")
 
 
 def run(*args, timeout=20, **kwargs):
@@ -45,14 +55,14 @@ def test_no_arguments_prints_usage():
 def test_unknown_option_is_reported_with_a_suggestion():
     result = run("--rol", "peripheral")
     assert result.returncode == 2
-    assert result.stderr.strip() == "itcb-dongle: error: Unknown option '--rol'. Did you mean '--role'? (see --help)"
+    assert result.stderr.strip() == "itcb-dongle: error: unknown option '--rol'; did you mean '--role'? (see --help)"
 
 
 def test_role_without_flag_is_pointed_at_role():
     for role in ("peripheral", "central"):
         result = run(role)
         assert result.returncode == 2
-        assert f"Unexpected argument '{role}'. Did you mean '--role {role}'?" in result.stderr
+        assert f"unexpected argument '{role}'; did you mean '--role {role}'?" in result.stderr
         assert "choose a role" not in result.stderr
 
 
@@ -155,7 +165,7 @@ def test_help_lists_udev_match_and_no_float_default():
 
 def test_readme_table_and_help_list_the_same_options():
     help_options = set(re.findall(r"^\s+(?:-h, )?(--[a-z][a-z-]+)", help_text(), re.M))
-    table = README[README.index("## Command line"):README.index("### Exit codes")]
+    table = COMMAND_LINE[COMMAND_LINE.index("# Command line"):COMMAND_LINE.index("## Signals")]
     readme_options = set(re.findall(r"^\| `(--[a-z][a-z-]+)", table, re.M))
     readme_options |= set(re.findall(r"`, `(--[a-z][a-z-]+)", table))
     assert help_options - readme_options == set(), "in --help, not in the README table"
@@ -163,7 +173,8 @@ def test_readme_table_and_help_list_the_same_options():
 
 
 def test_readme_does_not_point_outside_the_repository():
-    assert "../shared" not in README and "SPEC.md" not in README
+    for text in [README] + [doc(name) for name in os.listdir(DOCS)]:
+        assert "../shared" not in text and "SPEC.md" not in text
 
 
 def test_one_udevadm_trigger_command_everywhere():
@@ -178,9 +189,9 @@ def test_one_udevadm_trigger_command_everywhere():
         assert lines and all(command in line for line in lines), (path, lines)
 
 
-def test_drop_ins_in_readme_are_the_units():
+def test_drop_ins_in_the_docs_are_the_units():
     unit = open(os.path.join(REPO, "udev", "itcb-dongle@.service"), encoding="utf-8").read()
-    blocks = re.findall(r"```ini\n(.*?)```", README, re.S)
+    blocks = re.findall(r"```ini\n(.*?)```", DEPLOYMENT, re.S)
     assert len(blocks) == 2
     for block in blocks:
         for line in block.strip().splitlines():
@@ -229,7 +240,7 @@ def test_completion_scripts():
 # --- item 9: README "Running" works in order as written; controllers.py Ctrl-C --------
 
 def test_readme_running_steps(tmp_path):
-    section = README[README.index("### Against a Bumble virtual controller"):README.index("### With a USB dongle")]
+    section = COMMAND_LINE[COMMAND_LINE.index("## By hand, against Bumble virtual controllers"):]
     commands = [line.split("  #")[0].strip() for block in re.findall(r"```sh\n(.*?)```", section, re.S)
                 for line in block.splitlines() if line.strip()]
     assert commands[:2] == ["scripts/setup.sh", "swift build"], commands
@@ -258,6 +269,7 @@ def test_readme_running_steps(tmp_path):
         result = subprocess.run(as_run(central), shell=True, cwd=REPO, capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("Will it rain? -> ")
+        assert result.stderr == "", result.stderr  # the central is quiet by default (issue 19, item 6)
     finally:
         for process in started:
             try:
@@ -311,6 +323,11 @@ def test_demo_prints_answers_without_compiler_output():
     assert "warning:" not in out and "error:" not in out and "Compiling" not in out
     answers = [line for line in out.splitlines() if " -> " in line and not line.startswith("  ")]
     assert len(answers) == 3, out
+    # Built before: no "the first build takes a few minutes" (issue 19, item 10).
+    assert "first build" not in out, out
+    # The demo's peripheral has a name longer than the advertising data holds:
+    # the central found it by its full name, from the scan response (item 3).
+    assert "scan response carries the full name" in out, out
 
 
 def test_demo_ctrl_c_stops_at_once_quietly():
@@ -319,3 +336,156 @@ def test_demo_ctrl_c_stops_at_once_quietly():
     assert code == 130, before + after
     assert time.time() - interrupted < 5
     assert after == "", after  # no "central exited with", no sed error, no answer line
+
+
+# --- issue 19: README a user starts from, docs for the rest -----------------------------
+
+def test_readme_is_a_users_page():
+    lines = README.splitlines()
+    assert len(lines) <= 250, len(lines)
+    first = "\n".join(lines[:60])
+    assert "Magic 8-Ball" in first and "--role peripheral" in first and "--role central" in first
+    assert "docs/DONGLES.md" in first and "CSR8510" in first  # which dongles work, or the list
+    assert "scripts/build-deb.sh" in first and "scripts/install.sh" in first  # install
+    assert "scripts/demo.sh" in first
+    assert "itcb-dongle --list-controllers" in first and "--question" in first  # first commands, real dongle
+    assert "```sh\nscripts/test.sh\n```" in README  # the test command .ci/run calls
+    assert "## Troubleshooting" in README
+    # The lab notebook is gone from it: suite timings, issue-by-issue changes.
+    assert "What changed" not in README and "| suite | time |" not in README
+
+
+def test_developer_docs_exist_and_say_what_they_must():
+    architecture = doc("ARCHITECTURE.md")
+    for needed in ("## Layers", "## The data path of one packet", "## Where to start reading", "## State in place"):
+        assert needed in architecture, needed
+    testing = doc("TESTING.md")
+    assert "swift test --filter" in testing and ".venv/bin/python -m pytest -q Tests/Central -k" in testing
+    assert "## What the tests prove" in testing
+    performance = doc("PERFORMANCE.md")
+    assert "**Measured 2026-11-24**" in performance and "19,486" in performance  # figures stay, dated
+    assert os.path.isfile(os.path.join(REPO, "CHANGELOG.md"))
+    for name in ("FIRMWARE.md", "INTEROP.md", "DONGLES.md", "DEPLOYMENT.md", "COMMAND-LINE.md"):
+        assert os.path.isfile(os.path.join(DOCS, name)), name
+
+
+def test_relative_links_resolve():
+    pages = {"README.md": README, "CHANGELOG.md": open(os.path.join(REPO, "CHANGELOG.md"), encoding="utf-8").read()}
+    pages.update({f"docs/{name}": doc(name) for name in os.listdir(DOCS)})
+    for page, text in pages.items():
+        for target in re.findall(r"\]\(([^)#][^)]*)\)", text):
+            if target.startswith("http"):
+                continue
+            path = os.path.normpath(os.path.join(REPO, os.path.dirname(page), target))
+            assert os.path.exists(path), (page, target)
+
+
+# --- items 8 and 9: writable paths; the unit's environment ------------------------------------
+
+def test_unit_defaults_and_docs_agree_on_writable_paths():
+    unit = open(os.path.join(REPO, "udev", "itcb-dongle@.service"), encoding="utf-8").read()
+    defaults = open(os.path.join(REPO, "udev", "itcb-dongle.default"), encoding="utf-8").read()
+    assert "LogsDirectory=itcb-dongle" in unit and "PrivateTmp=yes" in unit and "ProtectSystem=strict" in unit
+    assert "ReadWritePaths" not in unit
+    for text in (unit, defaults, README, DEPLOYMENT):
+        flat = " ".join(text.split()).replace("# ", "")
+        assert "/var/log/itcb-dongle" in flat
+        # /tmp is never offered as a place to keep a capture; where it is named, it is private.
+        for mention in re.finditer(r"/tmp\b", flat):
+            around = flat[max(0, mention.start() - 120):mention.end() + 120]
+            if "--btsnoop" in around or "writ" in around:
+                assert "private" in around or "PrivateTmp" in around, around
+
+
+def test_unit_runs_either_role_without_warnings():
+    for role, extra in (("central", {"ITCB_QUESTION": "Will it rain?"}), ("peripheral", {"ITCB_NAME": "Kiosk in the lobby"})):
+        words, env = unit_command(role, **extra)
+        assert words[0] == "/usr/bin/itcb-dongle"
+        # No controller here: the transport fails (3), after the command line and environment passed.
+        words = [BINARY] + [nowhere() if w == "usb:1-1" else w for w in words[1:]]
+        result = subprocess.run(words, capture_output=True, text=True, timeout=20, env={**os.environ, **env})
+        assert result.returncode == 3, (role, result.stderr)
+        assert "warning" not in result.stderr and "unexpected argument" not in result.stderr, result.stderr
+
+
+def test_environment_applies_to_its_role_only():
+    # Values the checks refuse show which role took which variable.
+    env = {**os.environ, "ITCB_NAME": "N" * 300, "ITCB_QUESTION": "Q" * 600 + "?"}
+    result = run("--role", "peripheral", "--transport", nowhere(), env=env)
+    assert result.returncode == 2 and "--name must be 1 to 248 bytes of UTF-8 (got 300 bytes)" in result.stderr
+    result = run("--role", "central", "--transport", nowhere(), env=env)
+    assert result.returncode == 2 and "--question is longer than 512 bytes (got 601)" in result.stderr
+    # The command line wins over the environment.
+    result = run("--role", "peripheral", "--name", "Cli", "--transport", nowhere(), env=env)
+    assert result.returncode == 3, result.stderr
+    result = run("--role", "central", "--question", "Cli?", "--transport", nowhere(), env=env)
+    assert result.returncode == 3, result.stderr
+    result = run("--role", "peripheral", "--transport", nowhere(), env={**os.environ, "ITCB_ANSWERS": "loud"})
+    assert result.returncode == 2 and "ITCB_ANSWERS must be slug or text (got 'loud')" in result.stderr
+    result = run("--role", "central", "--question", "Q?", "--transport", nowhere(), env={**os.environ, "ITCB_ANSWERS": "loud"})
+    assert result.returncode == 3, result.stderr
+
+
+# --- item 10: one message style; repeated options; completion --------------------------------
+
+@pytest.mark.parametrize("args, expected", [
+    (["--role", "peripheal"], "--role must be peripheral or central (got 'peripheal')"),
+    (["--role", "peripheral", "--answers", "loud"], "--answers must be slug or text (got 'loud')"),
+    (["--role", "central", "--count", "many"], "--count must be a number (got 'many')"),
+    (["--role", "central", "--peer"], "--peer needs a value"),
+    (["--role", "central", "--question", "Will", "it", "rain?"], "(a value with spaces needs quotes: --question \"Will it rain?\")"),
+])
+def test_parser_messages_in_the_programs_style(args, expected):
+    result = run(*args)
+    assert result.returncode == 2
+    line = result.stderr.strip()
+    assert len(line.splitlines()) == 1 and expected in line, line
+    message = line.removeprefix("itcb-dongle: error: ")
+    assert not message[0].isupper() and "Please provide" not in message and "The value" not in message, message
+
+
+@pytest.mark.parametrize("args", [
+    ["--role", "peripheral", "--role", "central"],
+    ["--role", "peripheral", "--name", "A", "--name=B"],
+    ["--role", "central", "--json", "--json", "--question", "Q?"],
+])
+def test_repeated_options_are_refused(args):
+    result = run(*args)
+    assert result.returncode == 2
+    assert "is given 2 times" in result.stderr and "give it once" in result.stderr, result.stderr
+
+
+def test_question_may_repeat():
+    result = run("--role", "central", "--question", "A?", "--question", "B?", "--transport", nowhere())
+    assert result.returncode == 3, result.stderr
+
+
+def test_bash_completion_offers_log_levels():
+    bash = run("--generate-completion-script", "bash").stdout
+    case = bash[bash.index("'--log-level')"):]
+    case = case[:case.index(";;")]
+    assert all(f"'{level}'" in case for level in ("error", "warning", "info", "debug", "trace")), case
+
+
+# --- items 4 and 6: --json objects in every outcome; a quiet central --------------------------
+
+def test_json_errors_are_objects_too():
+    result = run("--role", "central", "--json", "--timeout", "0")
+    assert result.returncode == 2
+    record = json.loads(result.stdout)
+    assert record == {"error": "usage", "message": "--timeout must be more than 0 and at most 600 seconds (got 0)",
+                      "exit": 2}
+    result = run("--role", "central", "--json", "--question", "Q?", "--transport", nowhere())
+    assert result.returncode == 3
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["error"] == "transport" and json.loads(lines[0])["exit"] == 3
+    # Without --json, stdout stays empty on errors.
+    assert run("--role", "central", "--question", "Q?", "--transport", nowhere()).stdout == ""
+
+
+def test_central_is_quiet_by_default():
+    result = run("--role", "central", "--question", "Q?", "--transport", nowhere())
+    assert result.returncode == 3
+    assert "info:" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    result = run("--role", "central", "--question", "Q?", "--log-level", "warning", "--name", "X", "--transport", nowhere())
+    assert "warning: --name is a peripheral option" in result.stderr  # warnings do show

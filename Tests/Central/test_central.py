@@ -3,13 +3,15 @@ peripheral, all over Bumble virtual controllers."""
 import json
 import os
 import pty
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
 
-from harness import BINARY, REPO, SLUGS, Dongle, stop_process
+import pytest
+from harness import BINARY, REPO, SLUGS, Dongle, stop_process, unit_command
 
 BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
 PHRASES = {
@@ -75,8 +77,16 @@ def test_advertisers_without_uuid_or_name_are_ignored(link):
         assert 'seen: "NoUuid" C1:11:11:11:11:11 -50 dBm: not an 8-Ball (no 8-Ball service)' in result.stderr
         assert "seen: (no name) C2:22:22:22:22:22 -50 dBm: an 8-Ball service but no name" in result.stderr
         assert "8E38140A" not in result.stderr
+        # --json: one object per line in every outcome, "nothing found" included (issue 19, item 4).
         result = central(link.ports[0], "--scan", "--timeout", "3", "--json")
-        assert result.returncode == 6 and result.stdout == "[]\n"
+        assert result.returncode == 6
+        [record] = [json.loads(line) for line in result.stdout.splitlines()]
+        assert record["error"] == "not_found" and record["exit"] == 6
+        assert record["message"].startswith("no 8-Ball found within 3 s")
+        result = central(link.ports[0], "--question", "Anyone?", "--timeout", "3", "--json")
+        assert result.returncode == 6
+        [record] = [json.loads(line) for line in result.stdout.splitlines()]
+        assert record["error"] == "not_found" and record["exit"] == 6
         result = central(link.ports[0], "--question", "Anyone?", "--timeout", "3")
         assert result.returncode == 6 and "no 8-Ball found" in result.stderr
         assert 'seen: "NoUuid"' in result.stderr
@@ -193,12 +203,17 @@ def test_long_question_uses_prepared_writes(link):
 
 
 
-def interrupted_quietly(process):
-    """Ctrl-C (SIGINT): exit 130 at once and nothing more on stdout (no made-up answer)."""
+def interrupted_quietly(process, as_json=False):
+    """Ctrl-C (SIGINT): exit 130 at once and nothing more on stdout (no made-up
+    answer); with --json one object that says so."""
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=5)
     assert process.returncode == 130, err
-    assert out == ""
+    if as_json:
+        assert [json.loads(line) for line in out.splitlines()] == [
+            {"error": "interrupted", "message": "stopped by SIGINT (Ctrl-C)", "exit": 130}]
+    else:
+        assert out == ""
 
 def test_scan_without_timeout_runs_until_ctrl_c(link):
     peer = BumblePeripheral(link.ports[1], "--name", "Good8", "--address", "C3:33:33:33:33:33")
@@ -211,7 +226,7 @@ def test_scan_without_timeout_runs_until_ctrl_c(link):
             assert (first["name"], first["address"]) == ("Good8", "C3:33:33:33:33:33")
             time.sleep(7)  # past the default timeout (5 s): still scanning
             assert process.poll() is None
-            interrupted_quietly(process)
+            interrupted_quietly(process, as_json=True)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -248,6 +263,16 @@ def test_empty_stdin_is_said(link):
         peer.stop()
 
 
+def wait_until(predicate, timeout, shown):
+    """Polls `predicate` for `timeout` seconds; fails with what `shown()` says."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out; {shown()}")
+
+
 class Terminal:
     """Our central with its stdin on a pseudo-terminal (so it prompts); stdout
     and stderr collected as they come (the prompt has no newline)."""
@@ -273,12 +298,7 @@ class Terminal:
         os.write(self.master, line.encode() + b"\n")
 
     def wait(self, predicate, timeout=20.0):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if predicate():
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"timed out; stdout:\n{self.out.decode()}\nstderr:\n{self.err.decode()}")
+        wait_until(predicate, timeout, lambda: f"stdout:\n{self.out.decode()}\nstderr:\n{self.err.decode()}")
 
     def prompts(self):
         return self.err.count(b"Ask the 8-Ball: ")
@@ -296,7 +316,7 @@ def test_interactive_prompt_offline_and_reconnect(link):
         return d
 
     peripheral = ours()
-    terminal = Terminal(link.ports[0], "--timeout", "3")
+    terminal = Terminal(link.ports[0], "--timeout", "3", "--log-level", "info")
     try:
         # The prompt comes after the log lines, last on the screen.
         terminal.wait(lambda: terminal.prompts() == 1)
@@ -325,4 +345,132 @@ def test_interactive_prompt_offline_and_reconnect(link):
         assert terminal.process.wait(5) == 130
     finally:
         terminal.stop()
+        peripheral.stop()
+
+
+# --- issue 19: the full name from the scan response; the prompt's line ------------------------
+
+def test_long_name_is_found_by_its_full_name_from_the_scan_response(link):
+    name = "Kiosk in the lobby"  # 18 bytes: advertised as "Kiosk in", whole in the scan response
+    ours = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", name)
+    try:
+        ours.wait_for("advertising")
+        assert 'the advertising data carries the name shortened to "Kiosk in"; the scan response carries the full name' \
+            in ours.log
+        result = central(link.ports[0], "--scan", "--timeout", "3", "--json")
+        assert result.returncode == 0, result.stderr
+        assert [json.loads(line)["name"] for line in result.stdout.splitlines()] == [name]
+        result = central(link.ports[0], "--peer", "kiosk in the lobby", "--question", "Found me?", "--json")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["peer"] == name
+    finally:
+        ours.stop()
+
+
+class Screen:
+    """Our central on a pseudo-terminal for stdin, stdout and stderr together, as
+    a user sees it: the echo of what is typed, answers, the prompt, log lines."""
+
+    def __init__(self, port, *args):
+        self.master, slave = pty.openpty()
+        self.process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{port}", *args],
+                                        stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+        os.close(slave)
+        self.raw = b""
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                chunk = os.read(self.master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.raw += chunk
+
+    @property
+    def text(self):
+        return self.raw.replace(b"\r\n", b"\n").decode(errors="replace")
+
+    def type(self, data):
+        os.write(self.master, data)
+
+    def wait(self, predicate, timeout=20.0):
+        wait_until(predicate, timeout, lambda: f"screen:\n{self.text}")
+
+    def prompts(self):
+        return self.text.count("Ask the 8-Ball: ")
+
+    def assert_prompt_never_shares_its_line(self):
+        for line in self.text.splitlines():
+            assert not re.match(r"Ask the 8-Ball: (Ask the 8-Ball: |itcb-dongle: )", line), self.text
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(5)
+        os.close(self.master)
+
+
+@pytest.mark.parametrize("levels", [[], ["--log-level", "info"]], ids=["default", "info"])
+def test_prompt_once_logs_on_their_own_lines_and_ctrl_d_after_a_rejection_is_0(link, levels):
+    peripheral = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Ours")
+    screen = None
+    try:
+        peripheral.wait_for("advertising")
+        screen = Screen(link.ports[0], "--timeout", "3", *levels)
+        screen.wait(lambda: screen.prompts() == 1)
+        screen.type(b"Tell me\n")
+        screen.wait(lambda: "Tell me -> please rephrase as a question" in screen.text and screen.prompts() == 2)
+        # The 8-Ball goes away while the prompt waits: the log lines start their own
+        # lines, a warning says the next question looks again, the prompt comes back once.
+        peripheral.stop()
+        screen.wait(lambda: "warning: the 8-Ball disconnected; the next question looks for it again" in screen.text)
+        screen.wait(lambda: screen.text.endswith("Ask the 8-Ball: "))
+        screen.assert_prompt_never_shares_its_line()
+        # Ctrl-D on the prompt's line: the shutdown's log lines go below it, and the
+        # session ends with 0 although a question was rejected (its outcome was shown).
+        screen.type(b"\x04")
+        assert screen.process.wait(10) == 0, screen.text
+        time.sleep(0.3)
+        screen.assert_prompt_never_shares_its_line()
+        assert screen.prompts() >= 3 and "Ask the 8-Ball: Ask the 8-Ball: " not in screen.text
+    finally:
+        if screen:
+            screen.stop()
+        peripheral.stop()
+
+
+def test_central_through_the_units_command_line_asks_a_question_with_spaces(link):
+    """The unit's ExecStart with ITCB_ROLE=central and ITCB_QUESTION="Will it
+    rain?" (issue 19, item 9): the answer, and no warning about the
+    peripheral's options."""
+    peer = BumblePeripheral(link.ports[1], "--name", "B8")
+    try:
+        words, env = unit_command("central", ITCB_QUESTION="Will it rain?")
+        words = [BINARY] + [f"tcp:127.0.0.1:{link.ports[0]}" if w == "usb:1-1" else w for w in words[1:]]
+        result = subprocess.run(words, capture_output=True, text=True, timeout=60, env={**os.environ, **env})
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("Will it rain? -> "), result.stdout
+        assert "warning" not in result.stderr, result.stderr
+    finally:
+        peer.stop()
+
+
+def test_ctrl_c_on_the_prompt_ends_its_line(link):
+    peripheral = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Ours")
+    screen = None
+    try:
+        peripheral.wait_for("advertising")
+        screen = Screen(link.ports[0], "--log-level", "info")
+        screen.wait(lambda: screen.text.endswith("Ask the 8-Ball: "))
+        screen.process.send_signal(signal.SIGINT)
+        assert screen.process.wait(10) == 130, screen.text
+        time.sleep(0.3)
+        screen.assert_prompt_never_shares_its_line()
+        assert "Ask the 8-Ball: \n" in screen.text and screen.text.endswith("\n"), screen.text
+    finally:
+        if screen:
+            screen.stop()
         peripheral.stop()

@@ -18,8 +18,10 @@
 #  - the package installs into a scratch root with `dpkg --root` (its postinst
 #    creates the itcb user and group there), reinstalls, removes (keeping the
 #    settings) and purges (removing the user);
-#  - scripts/install.sh stages the same files under DESTDIR, keeps settings,
-#    uninstalls and purges.
+#  - scripts/install.sh stages the same files under DESTDIR (the binary byte
+#    for byte as the package has it), keeps settings, uninstalls and purges;
+#  - the demo's set-up installs only what the demo needs on a clean Debian 12
+#    root (Tests/Deployment/demo-setup-clean-debian.sh).
 # The live udev/systemd behaviour (plug → unit active, unplug → inactive) is
 # proven in the QEMU guest: Tests/USBFixture/test_udev.py, test_systemd.py.
 #
@@ -76,7 +78,7 @@ if [ -z "$deb" ]; then
         echo "FAIL scripts/build-deb.sh"
         finish
     fi
-    deb=$(sed -n 's/^build-deb: //p' "$scratch/build.log")
+    deb=$(sed -n 's/^build-deb: built //p' "$scratch/build.log")
 fi
 [ -f "$deb" ] || { failed=1; echo "FAIL no package at '$deb'"; finish; }
 echo "package: $deb"
@@ -173,18 +175,18 @@ unit_verifies() {
 }
 check "systemd-analyze verify accepts the unit" unit_verifies
 
-# The README's TCP and serial drop-ins (the same lines as the unit's header
+# The TCP and serial drop-ins of docs/DEPLOYMENT.md (the same lines as the unit's header
 # comment) on top of the unit: systemd-analyze loads and accepts them.
 drop_ins_verify() {
     local kind block out
     for kind in tcp serial; do
         block=$(python3 - "$kind" <<'PY'
 import re, sys
-blocks = re.findall(r"```ini\n(.*?)```", open("README.md").read(), re.S)
+blocks = re.findall(r"```ini\n(.*?)```", open("docs/DEPLOYMENT.md").read(), re.S)
 print(blocks[0 if sys.argv[1] == "tcp" else 1], end="")
 PY
 )
-        [ -n "$block" ] || { echo "README has no $kind drop-in"; return 1; }
+        [ -n "$block" ] || { echo "docs/DEPLOYMENT.md has no $kind drop-in"; return 1; }
         # The unit's comment has the same lines.
         while IFS= read -r line; do
             grep -qxF -- "#   $line" udev/itcb-dongle@.service || { echo "unit comment lacks: $line"; return 1; }
@@ -197,7 +199,7 @@ PY
         [ -z "$out" ] || { echo "$out"; return 1; }
     done
 }
-check "README's TCP and serial drop-ins: as in the unit's comment, systemd-analyze accepts them" drop_ins_verify
+check "docs/DEPLOYMENT.md TCP and serial drop-ins: as in the unit's comment, systemd-analyze accepts them" drop_ins_verify
 
 unit_exposure() {
     # Exposure 0.0 (best) - 10.0; --threshold is in tenths. Ours: 0.5.
@@ -222,12 +224,15 @@ unit_settings() {
     ! grep -Eq '^(User|Group)=root|^PermissionsStartOnly|^ExecStart=[+!]' "$u" || { echo "runs privileged"; return 1; }
     local exec
     exec=$(grep '^ExecStart=' "$u")
-    for line in "/usr/bin/itcb-dongle " "--role \${ITCB_ROLE}" "--transport usb:%i " "--name \${ITCB_NAME}" \
-        "--answers \${ITCB_ANSWERS}" "--log-level \${ITCB_LOG_LEVEL}" "--exit-on-unplug" "\$ITCB_EXTRA_ARGS"; do
+    for line in "/usr/bin/itcb-dongle " "--role \${ITCB_ROLE}" "--transport usb:%i " \
+        "--log-level \${ITCB_LOG_LEVEL}" "--exit-on-unplug" "\$ITCB_EXTRA_ARGS"; do
         grep -qF -- "$line" <<< "$exec" || { echo "ExecStart lacks: $line"; return 1; }
     done
-    # The options file sets every variable ExecStart uses, with valid values.
-    for line in "ITCB_ROLE=peripheral" "ITCB_NAME=8-Ball" "ITCB_ANSWERS=slug" "ITCB_LOG_LEVEL=info" "ITCB_EXTRA_ARGS="; do
+    # Role options come from the environment (the program reads them for its role):
+    # on the command line the central would warn about --name and --answers.
+    ! grep -Eq -- '--name|--answers|--question' <<< "$exec" || { echo "ExecStart passes a role's option"; return 1; }
+    # The options file sets every variable the unit and the program use, with valid values.
+    for line in "ITCB_ROLE=peripheral" "ITCB_NAME=8-Ball" "ITCB_ANSWERS=slug" "ITCB_QUESTION=" "ITCB_LOG_LEVEL=info" "ITCB_EXTRA_ARGS="; do
         grep -qxF -- "$line" udev/itcb-dongle.default || { echo "default file lacks $line"; return 1; }
     done
 }
@@ -437,6 +442,12 @@ staged_install() {
         && [ -s "$dest/usr/local/share/bash-completion/completions/itcb-dongle" ] \
         && [ -s "$dest/usr/local/share/zsh/site-functions/_itcb-dongle" ] || { find "$dest"; return 1; }
     [ "$(stat -c %a "$dest/etc/udev/rules.d/70-itcb-dongle.rules")" = 644 ] || return 1
+    # The binary build-deb.sh built (what install.sh installs without --binary)
+    # lands byte for byte as the package has it (both strip it the same way).
+    if [ -x .build-deb/release/itcb-dongle ] && [ -z "${ITCB_DEB:-}" ]; then
+        DESTDIR="$scratch/same" scripts/install.sh --binary .build-deb/release/itcb-dongle >/dev/null || return 1
+        cmp "$scratch/same/usr/local/bin/itcb-dongle" "$binary" || { echo "install.sh and the package differ"; return 1; }
+    fi
     ! grep -rq '/usr/bin/itcb-dongle' "$dest/etc" || { echo "a path still names /usr/bin"; return 1; }
     # The installed unit verifies too (its binary path rewritten into the stage).
     mkdir -p "$scratch/unit/staged"
@@ -494,6 +505,15 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then
     check "install.sh as root (private mount namespace): itcb user and group, files, uninstall removes them" live_install
 else
     skip "install.sh as root needs root and mount namespaces"
+fi
+
+# The demo's set-up (scripts/setup.sh --demo) on a clean Debian 12 root that has
+# only what README's Install asks for (debootstrap once, cached; see the script).
+if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
+    check "demo set-up on a clean Debian 12 root: only the demo's packages, python3-venv, a working .venv" \
+        Tests/Deployment/demo-setup-clean-debian.sh
+else
+    skip "demo set-up on a clean Debian 12 root needs root, debootstrap and Swift at /opt/swift"
 fi
 
 finish

@@ -112,10 +112,21 @@ import TestSupport
             }
         }
 
-        /// The 8-Ball's advertising report: extended, connectable, UUID + name, -50 dBm.
-        mutating func advertise(rssi: UInt8 = 0xCE, name: String = "B8", address: UInt8 = 1) {
-            let data: [UInt8] = [2, 1, 6, 17, 7] + Self.uuid(EightBallUUID.service) + [UInt8(name.utf8.count + 1), 9] + Array(name.utf8)
-            let body: [UInt8] = [0x0D, 1, 0x13, 0x00, 0x01, address, 2, 3, 4, 5, 0xC6, 1, 0, 0xFF, 0x7F, rssi,
+        /// The 8-Ball's advertising report: extended, connectable, UUID + name, -50 dBm
+        /// (`nameType` 8: the name shortened, as when it does not fit).
+        mutating func advertise(rssi: UInt8 = 0xCE, name: String = "B8", address: UInt8 = 1, nameType: UInt8 = 9) {
+            let data: [UInt8] = [2, 1, 6, 17, 7] + Self.uuid(EightBallUUID.service) + [UInt8(name.utf8.count + 1), nameType]
+                + Array(name.utf8)
+            report(eventType: 0x13, address: address, rssi: rssi, data: data)
+        }
+
+        /// The scan response to ADV_IND (legacy PDU in an extended report: 0x1B) carrying the complete name.
+        mutating func scanResponse(name: String, address: UInt8 = 1) {
+            report(eventType: 0x1B, address: address, rssi: 0xCE, data: [UInt8(name.utf8.count + 1), 9] + Array(name.utf8))
+        }
+
+        mutating func report(eventType: UInt8, address: UInt8, rssi: UInt8, data: [UInt8]) {
+            let body: [UInt8] = [0x0D, 1, eventType, 0x00, 0x01, address, 2, 3, 4, 5, 0xC6, 1, 0, 0xFF, 0x7F, rssi,
                                  0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(data.count)] + data
             c.feed(event: [0x3E, UInt8(body.count)] + body)
         }
@@ -201,6 +212,36 @@ import TestSupport
         return h.reported.compactMap { if case .found(let entry) = $0 { entry } else { nil } }
     }
 
+    @Test func shortenedNameWaitsForTheScanResponse() {
+        // "Kiosk in the lobby" is advertised as "Kiosk in" (shortened); the scan
+        // response carries it whole. The central judges it only then, so --peer
+        // by the full name matches and the name it reports is the full one.
+        var settings = CentralSettings()
+        settings.peerName = Array("Kiosk in the lobby".utf8).withUnsafeBytes { FixedBytes($0) }
+        var h = Harness(.answer, settings: settings, autoAdvertise: false)
+        h.ask("Full name?")
+        h.advertise(name: "Kiosk in", nameType: 8)
+        h.pump()
+        #expect(!h.reported.contains { if case .found = $0 { true } else { false } })
+        h.scanResponse(name: "Kiosk in the lobby")
+        h.pump()
+        let found = h.reported.compactMap { if case .found(let entry) = $0 { entry } else { nil } }
+        #expect(found.map { $0.summary.name.bytes } == [Array("Kiosk in the lobby".utf8)])
+        #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
+    }
+
+    @Test func shortenedNameWithAScanResponseWithoutTheNameIsJudgedOnWhatItHas() {
+        // A scan response that does not carry the name: the short name is all there is.
+        var h = Harness(.answer, autoAdvertise: false)
+        h.ask("Short?")
+        h.advertise(name: "Kiosk in", nameType: 8)
+        h.pump()
+        #expect(!h.reported.contains { if case .found = $0 { true } else { false } })
+        h.report(eventType: 0x1B, address: 1, rssi: 0xCE, data: [])
+        h.pump()
+        #expect(h.reported.contains { if case .found = $0 { true } else { false } })
+    }
+
     @Test func deviceWalkingIntoTheWindowIsFound() {
         // First heard at -62 dBm (outside -60…-20), then closer: the central judges
         // every report, so the 8-Ball is found at the first sample inside the window.
@@ -265,6 +306,9 @@ import TestSupport
         let m2 = session.matches(entry)
         #expect(!m2)  // no name
         Array("B8".utf8).withRaw { _ = entry.summary.name.append($0) }
+        let shortened = session.matches(entry)
+        #expect(!shortened)  // a shortened name: judged once the scan response is heard
+        entry.summary.nameIsComplete = true
         let m3 = session.matches(entry)
         #expect(m3)
         entry.rssi = -61

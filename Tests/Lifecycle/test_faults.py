@@ -61,7 +61,7 @@ def test_acl_header_announcing_a_packet_that_never_comes_resynchronises(controll
 def test_central_with_a_controller_gone_silent_exits_4_naming_it(controllers):
     proxy = Proxy(controllers.ports[0])
     central_process = Dongle("--role", "central", "--transport", f"tcp:127.0.0.1:{proxy.port}",
-                             "--question", "Anyone?", "--timeout", "6")
+                             "--question", "Anyone?", "--timeout", "6", "--log-level", "info")
     try:
         central_process.wait_for("controller ready", timeout=10)
         proxy.silent.set()

@@ -3,16 +3,64 @@ a free loopback port (bound to port 0, so no race) or on the ports given with
 --ports, plus one controller per extra Bumble transport given (e.g.
 pty:/tmp/x/tty for the serial transport), prints "PORTS p1 … pN" and runs until
 killed or Ctrl-C (exit status 130, no traceback).
+
+The controllers send real scan responses: Bumble 0.0.236's virtual controller
+answers an active scan with the advertising data a second time, flagged as the
+scan response (controller.py, on_advertising_pdu), so a name that only the scan
+response carries in full is never seen whole. Here the advertising PDU carries
+the advertiser's scan response data across the link and the scanner's
+controller reports that, as a radio does.
 Usage: python Tests/Support/controllers.py [N=2] [TRANSPORT…] [--ports P1 … PN]"""
 import asyncio
+import dataclasses
 import signal
 import socket
 import sys
 
+from bumble import hci, ll
 from bumble.controller import Controller
 from bumble.link import LocalLink
 from bumble.transport import open_transport
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+
+
+def send_real_scan_responses():
+    send_pdu, on_pdu = Controller.send_advertising_pdu, Controller.on_advertising_pdu
+
+    def send_advertising_pdu(self, packet):
+        if isinstance(packet, ll.AdvInd):
+            packet.scan_response_data = bytes(self.le_legacy_advertiser.scan_response_data)
+        elif isinstance(packet, ll.AdvExtInd):
+            for advertising_set in self.advertising_sets.values():
+                if advertising_set.enabled and advertising_set.address == packet.advertiser_address:
+                    packet.scan_response_data = bytes(advertising_set.scan_response_data)
+        send_pdu(self, packet)
+
+    def is_scan_response(report):
+        if isinstance(report, hci.HCI_LE_Extended_Advertising_Report_Event.Report):
+            return bool(report.event_type & hci.HCI_LE_Extended_Advertising_Report_Event.EventType.SCAN_RESPONSE)
+        return report.event_type == hci.HCI_LE_Advertising_Report_Event.EventType.SCAN_RSP
+
+    def on_advertising_pdu(self, pdu):
+        scan_response = getattr(pdu, "scan_response_data", None)
+        if scan_response is None:
+            return on_pdu(self, pdu)
+        send = self.send_hci_packet
+
+        def send_with_scan_response(packet):
+            if isinstance(packet, (hci.HCI_LE_Advertising_Report_Event, hci.HCI_LE_Extended_Advertising_Report_Event)):
+                packet = type(packet)([dataclasses.replace(report, data=scan_response) if is_scan_response(report)
+                                       else report for report in packet.reports])
+            send(packet)
+
+        self.send_hci_packet = send_with_scan_response
+        try:
+            on_pdu(self, pdu)
+        finally:
+            del self.send_hci_packet
+
+    Controller.send_advertising_pdu = send_advertising_pdu
+    Controller.on_advertising_pdu = on_advertising_pdu
 
 
 async def main(count, extra, fixed_ports=()):
@@ -53,6 +101,7 @@ def parse(argv):
 
 
 if __name__ == "__main__":
+    send_real_scan_responses()
     count, extra, ports = parse(sys.argv[1:])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:

@@ -20,6 +20,30 @@ QUESTION = "BDD37D7A-F66A-47B9-A49C-FE29FD235A77"
 ANSWER = "349A0D7B-6215-4E2C-A095-AF078D737445"
 SLUGS = {f"SLUG-ANSWER-{i:02d}" for i in range(20)}
 
+def unit_command(role, **variables):
+    """The systemd unit's ExecStart as systemd runs it (udev/itcb-dongle@.service,
+    instance 1-1): ${VAR} is one argument, $VAR is split on whitespace; returns
+    the words and the environment (Environment=, then the defaults file, then
+    ITCB_ROLE=role and `variables`)."""
+    import re
+    unit = open(os.path.join(REPO, "udev", "itcb-dongle@.service"), encoding="utf-8").read()
+    env = dict(item.split("=", 1) for item in re.search(r"^Environment=(.*)$", unit, re.M).group(1).split())
+    for line in open(os.path.join(REPO, "udev", "itcb-dongle.default"), encoding="utf-8"):
+        if re.match(r"^ITCB_\w+=", line):
+            key, value = line.strip().split("=", 1)
+            env[key] = value.strip('"')
+    env.update(ITCB_ROLE=role, **variables)
+    words = []
+    for word in re.search(r"^ExecStart=(.*)$", unit, re.M).group(1).split():
+        if re.fullmatch(r"\$\{\w+\}", word):
+            words.append(env[word[2:-1]])
+        elif re.fullmatch(r"\$\w+", word):
+            words += env[word[1:]].split()
+        else:
+            words.append(word.replace("%i", "1-1"))
+    return words, env
+
+
 CONTROLLERS_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "controllers.py")
 
 

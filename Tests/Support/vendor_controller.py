@@ -12,7 +12,8 @@ Usage: python vendor_controller.py [--chip rtl8761bu|ax210|...] [--firmware-dir 
        [--rom-version N] [--engine rsa|ecdsa] [--record FILE] [--payload FILE]
        [--errors FILE] [--plain N]
 Prints "PORTS vendor_port plain_port..." (plain: ordinary Bumble controllers on
-the same link, for the peers) and runs until killed."""
+the same link, for the peers) and runs until killed. Its controllers send real
+scan responses (controllers.py, send_real_scan_responses)."""
 import argparse
 import asyncio
 import os
@@ -22,6 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import personalities  # noqa: E402
+from controllers import send_real_scan_responses  # noqa: E402
 from bumble.controller import Controller  # noqa: E402
 from bumble.link import LocalLink  # noqa: E402
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket  # noqa: E402
@@ -90,6 +92,7 @@ async def main(args):
 
 
 if __name__ == "__main__":
+    send_real_scan_responses()  # as controllers.py's: the advertiser's scan response, not its advertising data again
     parser = argparse.ArgumentParser()
     parser.add_argument("--chip", default="rtl8761bu", choices=sorted(personalities.CHIPS))
     parser.add_argument("--firmware-dir")

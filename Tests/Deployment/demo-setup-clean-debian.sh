@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Proves the demo's install step (scripts/setup.sh --demo, what scripts/demo.sh
+# runs first) on a clean Debian 12 that has only what README's "Install" asks
+# for: debootstrap --variant=minbase bookworm, plus the Debian 12 packages
+# swift.org's tarball guide lists for the toolchain and python3 (in every
+# standard Debian 12 install, without python3-venv), with the Swift toolchain
+# of this machine bind-mounted at /opt/swift (read-only). The clean root is made
+# once and cached ($ITCB_CACHE, default ~/.cache/itcb-dongle/bookworm-clean);
+# each run works on an overlay over it, so the cached root stays clean.
+#
+# Checks: setup --demo exits 0; `python3 -m venv` works afterwards (it does not
+# on stock Debian 12: python3-venv); .venv imports bumble; pkg-config finds
+# libusb-1.0; the Debian packages it added are the demo's (libusb's dev
+# package, pkg-config, python3-venv and what they pull in) and none of the test
+# set-up's (ARM toolchain, QEMU, valgrind, tshark, BlueZ, debootstrap, strace).
+# Needs root, debootstrap, the Debian mirror and PyPI. About 4 minutes the
+# first time (debootstrap), about 1 minute after.
+# ITCB_DEMO_CHECK_KEEP=1 keeps the overlay (path printed) for a look inside;
+# ITCB_DEMO_FULL=1 also runs the whole demo there (build included, below).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+cache=${ITCB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/itcb-dongle}
+base=$cache/bookworm-clean
+swift_root=${ITCB_SWIFT_ROOT:-/opt/swift}
+# swift.org, "Linux installation via tarball", Debian 12.
+swift_packages=(binutils-gold gcc git libcurl4-openssl-dev libedit-dev libicu-dev libncurses-dev libpython3-dev
+    libsqlite3-dev libxml2-dev pkg-config tzdata uuid-dev python3)
+fail() { echo "demo-setup-clean-debian: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot, mounts)"
+command -v debootstrap >/dev/null || fail "needs debootstrap (scripts/setup.sh installs it)"
+[ -x "$swift_root/usr/bin/swift" ] || fail "no Swift toolchain at $swift_root (ITCB_SWIFT_ROOT)"
+
+mounts=()
+# This machine's network, not the product's requirements: DNS, and the CA bundle
+# pip trusts here (an egress proxy may re-sign TLS), copied into the root.
+host_ca=${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}
+ca_env=()
+[ -f "$host_ca" ] && ca_env=(PIP_CERT=/etc/host-ca.crt SSL_CERT_FILE=/etc/host-ca.crt REQUESTS_CA_BUNDLE=/etc/host-ca.crt)
+in_root() { chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/opt/swift/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    DEBIAN_FRONTEND=noninteractive "${ca_env[@]}" bash -c "$2"; }
+mount_into() {  # mount_into ROOT: what a chroot needs (proc, dev, DNS) and Swift
+    mount -t proc proc "$1/proc" && mounts=("$1/proc" "${mounts[@]}")
+    mount --rbind /dev "$1/dev" && mount --make-rslave "$1/dev" && mounts=("$1/dev" "${mounts[@]}")
+    mkdir -p "$1/opt/swift"
+    mount --bind "$swift_root" "$1/opt/swift" && mount -o remount,bind,ro "$1/opt/swift" \
+        && mounts=("$1/opt/swift" "${mounts[@]}")
+    cp -L /etc/resolv.conf "$1/etc/resolv.conf"
+    if [ -f "$host_ca" ]; then cp -L "$host_ca" "$1/etc/host-ca.crt"; fi
+}
+unmount_all() {
+    local m
+    for m in "${mounts[@]}"; do umount -R "$m" 2>/dev/null || umount -lR "$m" 2>/dev/null || true; done
+    mounts=()
+}
+
+if [ -e "$base/.complete" ] && [ "$(cat "$base/.complete")" != "${swift_packages[*]}" ]; then
+    rm -rf "$base"  # made with another package list
+fi
+if [ ! -e "$base/.complete" ]; then
+    mirror=${ITCB_DEBIAN_MIRROR:-$(grep -rhoE 'https?://[^ ]+/debian/?$' /etc/apt/sources.list /etc/apt/sources.list.d 2>/dev/null | head -1 || true)}
+    mirror=${mirror:-http://deb.debian.org/debian}
+    mkdir -p "$cache"
+    rm -rf "$base.tmp"
+    echo "demo-setup-clean-debian: debootstrap --variant=minbase bookworm from $mirror (once, cached in $base)"
+    debootstrap --variant=minbase bookworm "$base.tmp" "$mirror" > "$cache/bookworm-clean.log" 2>&1 \
+        || fail "debootstrap failed (see $cache/bookworm-clean.log)"
+    trap unmount_all EXIT
+    mount_into "$base.tmp"
+    echo "demo-setup-clean-debian: + swift.org's Debian 12 packages: ${swift_packages[*]}"
+    in_root "$base.tmp" "apt-get update -qq && apt-get install -y -qq --no-install-recommends ${swift_packages[*]} >/dev/null && apt-get clean" \
+        >> "$cache/bookworm-clean.log" 2>&1 || fail "apt-get in the new root failed (see $cache/bookworm-clean.log)"
+    unmount_all
+    trap - EXIT
+    echo "${swift_packages[*]}" > "$base.tmp/.complete"
+    rm -rf "$base"
+    mv "$base.tmp" "$base"
+fi
+
+# A throw-away overlay over the clean root, with this checkout (its tracked
+# files as they are in the work tree) at /root/itcb-dongle.
+work=$(mktemp -d /var/tmp/itcb-demo-check.XXXXXX)
+root=$work/root
+mkdir -p "$work/upper" "$work/work" "$root"
+cleanup() {
+    unmount_all
+    umount "$root" 2>/dev/null || umount -l "$root" 2>/dev/null || true
+    if [ "${ITCB_DEMO_CHECK_KEEP:-0}" = 1 ]; then echo "demo-setup-clean-debian: kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/work" "$root"
+mounts=("$root")
+mount_into "$root"
+mounts=("${mounts[@]:0:${#mounts[@]}-1}")  # the overlay itself is unmounted last, by cleanup
+mkdir -p "$root/root/itcb-dongle"
+git -C "$repo" ls-files -z --cached --others --exclude-standard | tar -C "$repo" --null -T - -cf - \
+    | tar -C "$root/root/itcb-dongle" -xf -
+
+in_root "$root" 'dpkg-query -W -f="\${Package}\n" | sort' > "$work/before"
+in_root "$root" 'python3 -m venv /tmp/venv-before' > "$work/venv-before.log" 2>&1 && venv_before=works || venv_before=fails
+echo "demo-setup-clean-debian: before: $(wc -l < "$work/before") packages, python3 -m venv $venv_before:" \
+    "$(tr -s '\n' ' ' < "$work/venv-before.log" | grep -o 'ensurepip is not available' || tail -n 1 "$work/venv-before.log")"
+status=0
+in_root "$root" 'cd /root/itcb-dongle && scripts/setup.sh --demo' 2>&1 | sed 's/^/  | /' || status=$?
+[ "${PIPESTATUS[0]}" = 0 ] && [ "$status" = 0 ] || fail "scripts/setup.sh --demo failed in the clean root"
+in_root "$root" 'dpkg-query -W -f="\${Package}\n" | sort' > "$work/after"
+added=$(comm -13 "$work/before" "$work/after" | tr '\n' ' ')
+echo "demo-setup-clean-debian: packages added: $added"
+for unwanted in gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm valgrind tshark bluez debootstrap strace; do
+    ! grep -qx "$unwanted" "$work/after" || fail "the demo's set-up installed $unwanted (the tests' set-up)"
+done
+for wanted in libusb-1.0-0-dev pkg-config; do
+    grep -qx "$wanted" "$work/after" || fail "$wanted is not installed after the demo's set-up"
+done
+if [ "$venv_before" = fails ]; then
+    tr -s '\n' ' ' < "$work/venv-before.log" | grep -q 'ensurepip is not available' \
+        || fail "python3 -m venv failed for another reason than stock Debian's: $(cat "$work/venv-before.log")"
+    grep -qx python3-venv "$work/after" || fail "python3 -m venv failed before and python3-venv was not installed"
+fi
+in_root "$root" 'python3 -m venv /tmp/venv-after' > /dev/null || fail "python3 -m venv still fails"
+in_root "$root" 'cd /root/itcb-dongle && .venv/bin/python -c "import bumble" && pkg-config --exists libusb-1.0' \
+    || fail ".venv without bumble, or pkg-config cannot find libusb-1.0"
+in_root "$root" 'swift --version' > /dev/null 2>&1 || fail "swift does not run in the clean root (its packages: ${swift_packages[*]})"
+echo "demo-setup-clean-debian: ok (venv before: $venv_before; after: works; bumble and libusb-1.0 found)"
+
+# ITCB_DEMO_FULL=1: then the whole demo in that root (a debug build from scratch:
+# minutes on 2 cores, niced). SwiftPM's one dependency (swift-argument-parser)
+# comes from this checkout's .build, so the build needs no network.
+if [ "${ITCB_DEMO_FULL:-0}" = 1 ]; then
+    [ -d "$repo/.build/checkouts" ] || fail "ITCB_DEMO_FULL needs this checkout's .build/checkouts (swift build here first)"
+    mkdir -p "$root/root/itcb-dongle/.build"
+    cp -a "$repo/.build/repositories" "$repo/.build/checkouts" "$repo/.build/workspace-state.json" \
+        "$root/root/itcb-dongle/.build/"
+    in_root "$root" 'cd /root/itcb-dongle && nice scripts/demo.sh' > "$work/demo.log" 2>&1 || true
+    sed 's/^/  | /' "$work/demo.log"
+    answers=$(grep -c '^[^ ].* -> ' "$work/demo.log" || true)
+    [ "$answers" = 3 ] || fail "the demo in the clean root printed $answers answers, not 3"
+    echo "demo-setup-clean-debian: the whole demo ran in the clean root: 3 answers"
+fi
