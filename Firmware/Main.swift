@@ -89,6 +89,8 @@ struct FirmwareObserver: DriverObserver {
     var statusDue = false
 
     /// Every event at info level or above, in the core's words (the Linux board's too).
+    /// In a frame of its own: inlined, the line's formatting grew the driver's event loop.
+    @inline(never)
     mutating func observe(_ event: HostEvent, host: inout Host) {
         switch event {
         case .connected: connections += 1
