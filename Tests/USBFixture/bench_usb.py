@@ -287,7 +287,7 @@ def measure(args, out, v1, v2, s1, s2, t1, t2, bumble_tools):
                     run(guest, link, out, "bumble", tool, n1, args)
                     run(guest, link, out, "bumble", tool, n2, args)
             except (RunFailed, AssertionError, TimeoutError, RuntimeError, OSError, subprocess.SubprocessError) as error:
-                bumble_why = str(error).splitlines()[0]
+                bumble_why = str(error).splitlines()[0].split("; peripheral log:")[0]
                 log(f"bench-usb: {error}")
         else:
             bumble_why = "not asked for (BENCH_USB_BUMBLE=none)"
