@@ -43,8 +43,10 @@
 # same method, allocations from the LD_PRELOAD counter (malloc calls; Python's
 # pymalloc serves small objects itself). Its instructions are not measured by
 # default (Python under callgrind under TCG needs over 8 minutes just to
-# start): BENCH_USB_BUMBLE=strace,callgrind measures them (up to 2 hours). The
-# line before the last says what was measured for Bumble, or why not.
+# start): BENCH_USB_BUMBLE=strace,callgrind would measure them (allowed up to
+# 2 hours; never run to the end so far: the one try, at load 7, had not
+# reached READY after 8 minutes). The line before the last says what was
+# measured for Bumble, or why not.
 #
 # Fails (exit 1, one line per budget, printed just before the last line)
 # when, per question: allocations of ours > 0, allocations in all > submitted
@@ -57,10 +59,10 @@
 #   usb per question: N instructions, A allocations (O ours), S syscalls
 # Exit 2 (and no such line) when a measurement of ours could not be made.
 #
-# Time (2 cores, measured 2026-11-24): about 3 minutes on a quiet machine
-# (guest boot 10 s, ours under callgrind 20/80 questions 75 s, ours under
-# strace 20/80 30 s, Bumble under strace 10/50 55 s); about 6 minutes while
-# other builds and QEMU guests share the cores (load 6). valgrind starts in
+# Time (2 cores, measured 2026-11-24): 3-4 minutes with the cores fairly
+# quiet (load 1-3: guest boot 10 s, ours under callgrind 20/80 questions
+# 60-90 s, ours under strace 20/80 30-40 s, Bumble under strace 10/50 55-90 s);
+# about 6 minutes while other builds and QEMU guests share the cores (load 6). valgrind starts in
 # ~25-55 s in the guest, Python with Bumble in ~20-60 s. BENCH_USB_BUMBLE=none saves the Bumble part. Needs the
 # release binary ($ITCB_DONGLE_BIN, else .build-release/release/itcb-dongle),
 # the Bumble venv (.venv, scripts/setup.sh) and the fixture
