@@ -26,12 +26,17 @@ let package = Package(
             providers: [.apt(["libusb-1.0-0-dev"])]
         ),
         // Platform layer: poll(2) run loop, transports, btsnoop, CLI.
+        // Release builds drop the run-time exclusivity checks: every access to
+        // the USB transport's state (a class, reached from libusb's callbacks)
+        // paid one, ~2,000 instructions per question; debug builds and the
+        // tests keep them.
         .executableTarget(
             name: "ITCBDongle",
             dependencies: [
                 "BLEHost", "EightBall", "CLibUSB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // A scripted controller that drives a Host in tests (public API only).
         .target(name: "TestSupport", dependencies: ["BLEHost"], path: "Tests/TestSupport"),

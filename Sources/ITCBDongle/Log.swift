@@ -228,11 +228,15 @@ func coreVersionName(_ version: UInt8) -> String {
 /// the firmware's too); the names of commands, statuses and companies come
 /// from this board's tables.
 func logHostEvent(_ event: HostEvent) {
+    // The level first: most events of a question (subscriptions) are debug lines.
+    guard let level = LogLevel(rawValue: event.severity.rawValue), level <= Log.level else { return }
     if case .gattClient(let client) = event {
         Log.trace("GATT client: \(describe(client))")
         return
     }
-    Log.line(LogLevel(rawValue: event.severity.rawValue) ?? .info) { event.describe(into: &$0) }
+    var line = LogLine(level)
+    event.describe(into: &line)
+    line.write()
 }
 
 extension LogLine: LogSink {

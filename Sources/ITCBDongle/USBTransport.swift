@@ -266,17 +266,15 @@ final class USBTransport: Transport {
         return result
     }
 
-    var timeoutHint: Int32? {
-        var tv = timeval()
-        guard libusb_get_next_timeout(context, &tv) == 1 else { return nil }
-        return Int32(tv.tv_sec * 1000 + tv.tv_usec / 1000)
-    }
+    /// None: no transfer of ours carries a timeout, so libusb keeps no timer to
+    /// wake up for (asking it would take its locks on every pass).
+    var timeoutHint: Int32? { nil }
 
     var droppedPackets: Int { events.droppedPackets + aclIn.droppedPackets }
 
     func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError) {
-        // libusb's events only when one of its descriptors is ready or its own timer is due.
-        guard ready.contains(where: { $0.revents != 0 }) || timeoutHint == 0 else { return }
+        // libusb's events only when one of its descriptors is ready (it keeps no timer: see timeoutHint).
+        guard ready.contains(where: { $0.revents != 0 }) else { return }
         var zero = timeval(tv_sec: 0, tv_usec: 0)
         let status = libusb_handle_events_timeout_completed(context, &zero, nil)
         if status == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) { throw .unplugged("\(description) was unplugged") }
@@ -298,6 +296,7 @@ final class USBTransport: Transport {
     /// transfers; a stalled OUT or control transfer's packet is lost (the
     /// host's command timeout recovers).
     func clearStalls() throws(TransportError) {
+        guard stalled.count > 0 else { return }
         var cleared = InlineArray<4, UInt8>(repeating: 0xFF)
         var clearedCount = 0
         while let transfer = stalled.popFirst() {
