@@ -364,6 +364,7 @@ def test_developer_docs_exist_and_say_what_they_must():
     assert "## What the tests prove" in testing
     performance = doc("PERFORMANCE.md")
     assert "**Measured 2026-11-24**" in performance and "19,486" in performance  # figures stay, dated
+    assert "itcb-dongle, USB" in performance and "scripts/bench-usb.sh" in performance  # the path kiosks run, beside TCP
     assert os.path.isfile(os.path.join(REPO, "CHANGELOG.md"))
     for name in ("FIRMWARE.md", "INTEROP.md", "DONGLES.md", "DEPLOYMENT.md", "COMMAND-LINE.md"):
         assert os.path.isfile(os.path.join(DOCS, name)), name
