@@ -40,8 +40,12 @@ public struct Connection: ~Copyable {
     public var inFlight = 0
     public var disconnecting = false
     public var client = GATTClient()
-    /// When the peer last sent an ATT request (or connected): the idle-link clock.
+    /// When the peer last had a write accepted (subscribed, asked) or connected:
+    /// the idle-link clock.
     public var lastRequest: UInt64 = 0
+    /// SMP packets refused and not yet reported by a line; when the last line was.
+    public var smpUnreported = 0
+    public var smpLastLine: UInt64? = nil
 
     public init() {}
 
@@ -57,6 +61,8 @@ public struct Connection: ~Copyable {
         disconnecting = false
         client.reset()
         lastRequest = 0
+        smpUnreported = 0
+        smpLastLine = nil
     }
 }
 
@@ -69,6 +75,8 @@ public struct Connection: ~Copyable {
 /// only in place; a copy would be a compile error.
 public struct Host: ~Copyable {
     public static var connectionCapacity: Int { Capacity.links }
+    /// A line repeated for one peer (a refused SMP packet) is written at most this often.
+    public static let repeatLineInterval: UInt64 = 60_000
 
     public var configuration: HostConfiguration
     public internal(set) var controller = ControllerInfo()

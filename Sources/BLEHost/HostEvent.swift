@@ -43,7 +43,11 @@ public enum HostEvent {
     case mtuExchanged(handle: UInt16, mtu: UInt16)
     case subscriptionChanged(handle: UInt16, valueHandle: UInt16, value: UInt16)
     /// The peer tried to pair; we answered Pairing Not Supported.
-    case pairingRefused(handle: UInt16)
+    /// A peer's SMP packet was refused ("Pairing Not Supported"). Rate-limited
+    /// per link: the first, then at most one per `Host.repeatLineInterval`, and
+    /// one at the disconnection when some were not reported; `unreported` is how
+    /// many were refused since the last one (so a hostile peer cannot fill the log).
+    case pairingRefused(handle: UInt16, unreported: Int)
     /// A command got no answer within the deadline: the controller is being re-initialised.
     case controllerTimeout(opcode: UInt16)
     /// The controller reported a Hardware Error: it is being re-initialised.

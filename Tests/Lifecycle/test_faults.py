@@ -3,9 +3,15 @@
 scanning central, a full disk under --btsnoop, idle links, and what --log-level
 debug and SIGHUP tell."""
 import asyncio
+import shutil
 import signal
+import socket
+import struct
 import subprocess
+import threading
 import time
+
+import pytest
 
 from bumble_client import EightBall, central
 from harness import BINARY, SLUGS, Dongle, Proxy, ask
@@ -185,5 +191,125 @@ def test_sighup_status_counts_questions_names_peers_and_uptime(controllers):
         line = [l for _, l in dongle.lines if "status: running" in l][-1]
         assert address.upper() in line.upper(), line
         assert "2 question(s) answered" in line and "uptime 0m" in line, line
+    finally:
+        dongle.stop()
+
+
+class MuteController:
+    """A TCP "controller" that accepts and never answers (reads and drops)."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.port = self.listener.getsockname()[1]
+        self.closed = False
+        self.peers = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                peer, _ = self.listener.accept()
+            except OSError:
+                return
+            self.peers.append(peer)
+            threading.Thread(target=self._drain, args=(peer,), daemon=True).start()
+
+    def _drain(self, peer):
+        try:
+            while peer.recv(4096):
+                pass
+        except OSError:
+            pass
+
+    def close(self):
+        self.closed = True
+        for s in [self.listener, *self.peers]:
+            try:
+                s.close()
+            except OSError:
+                pass
+
+
+def test_central_on_a_controller_that_never_answers_exits_4_at_once_in_every_mode():
+    # Issue 20: --scan --timeout 5 used to end "no 8-Ball found" (6) and
+    # --question x --timeout 30 waited for its deadline (31.5 s), both logging
+    # "controller reset; stopped" though nothing was ever answered.
+    mute = MuteController()
+    modes = {
+        "scan": ["--scan", "--timeout", "5"],
+        "question": ["--question", "x", "--timeout", "30"],
+        "default": ["--question", "x?"],
+    }
+    started = time.time()
+    runs = {name: Dongle("--role", "central", "--transport", f"tcp:127.0.0.1:{mute.port}", *args)
+            for name, args in modes.items()}
+    try:
+        for name, run in runs.items():
+            code = run.wait_exit(20)
+            took = time.time() - started
+            assert code == 4, (name, run.log)
+            assert took < 6.0, (name, took, run.log)  # the command timeout is 3 s
+            assert f"controller at tcp:127.0.0.1:{mute.port} did not complete initialisation" in run.log, (name, run.log)
+            for wrong in ["controller reset; stopped", "while scanning", "no 8-Ball found", "device offline"]:
+                assert wrong not in run.log, (name, wrong, run.log)
+    finally:
+        for run in runs.values():
+            run.stop()
+        mute.close()
+
+
+def btsnoop_records(data):
+    """(whole records, bytes of a torn tail) of a BTSnoop file."""
+    assert data[:8] == b"btsnoop\0" and struct.unpack(">II", data[8:16]) == (1, 1002)
+    at, count = 16, 0
+    while at + 24 <= len(data):
+        original, included = struct.unpack(">II", data[at:at + 8])
+        assert original == included
+        if at + 24 + included > len(data):
+            break
+        at += 24 + included
+        count += 1
+    return count, len(data) - at
+
+
+def test_btsnoop_on_a_full_tmpfs_says_disk_full_and_ends_at_a_whole_record(controllers, tmp_path):
+    # A 64 KiB tmpfs (in a user and mount namespace of its own, so no root is
+    # needed), filled to one free page: the log runs out mid-record.
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "set -e\nmount -t tmpfs -o size=64k tmpfs \"$1\"\nhead -c 61440 /dev/zero > \"$1/fill\"\n"
+        "shift\nexec \"$@\"\n")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["unshare", "-Urm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("no user namespaces for a private tmpfs")
+    snoop = disk / "log.btsnoop"
+    dongle = Dongle("unshare", "-Urm", "sh", str(script), str(disk), BINARY, "--role", "peripheral",
+                    "--transport", f"tcp:127.0.0.1:{controllers.ports[0]}", "--name", "Tmpfs",
+                    "--btsnoop", str(snoop), binary=False)
+    try:
+        dongle.wait_for("info: advertising")
+        answers, _ = asyncio.run(asyncio.wait_for(
+            ask(controllers.ports[1], "Tmpfs", [f"Full {i}?" for i in range(12)]), 60))
+        assert all(a.decode() in SLUGS for a in answers)
+        dongle.wait_for("btsnoop: cannot write", timeout=5)
+        assert dongle.count("btsnoop: cannot write") == 1, dongle.log
+        assert f"btsnoop: cannot write {snoop} (disk full)" in dongle.log, dongle.log
+        assert "ioctl" not in dongle.log
+        # Still serving.
+        answers, _ = asyncio.run(asyncio.wait_for(ask(controllers.ports[1], "Tmpfs", ["After?"]), 30))
+        assert answers[0].decode() in SLUGS
+        # The file is in the namespace's tmpfs: read it through the process's root.
+        data = open(f"/proc/{dongle.process.pid}/root{snoop}", "rb").read()
+        count, torn = btsnoop_records(data)
+        assert count > 20 and torn == 0, (count, torn, len(data))
+        if shutil.which("tshark"):
+            copy = tmp_path / "copy.btsnoop"
+            copy.write_bytes(data)
+            result = subprocess.run(["tshark", "-r", str(copy)], capture_output=True, text=True, timeout=60)
+            assert "cut short" not in result.stderr + result.stdout, result.stderr
+            assert result.returncode == 0, result.stderr
     finally:
         dongle.stop()
