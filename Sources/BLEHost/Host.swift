@@ -19,7 +19,7 @@ public struct HostConfiguration {
     public var commandTimeout: UInt64 = 3_000
     /// Shutdown waits this long for disconnections before resetting anyway.
     public var shutdownGrace: UInt64 = 1_000
-    /// A central that sends no ATT request for this long (ms) is disconnected, so
+    /// A central that has no write accepted (subscribe, question) for this long (ms) is disconnected, so
     /// idle links cannot hold every slot of a kiosk (0: never).
     public var idleTimeout: UInt64 = 60_000
 

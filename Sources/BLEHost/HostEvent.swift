@@ -37,7 +37,7 @@ public enum HostEvent {
     /// A connection beyond --max-centrals was refused.
     case connectionRejected(handle: UInt16, peer: BDAddress)
     case disconnected(handle: UInt16, reason: UInt8)
-    /// A central sent no ATT request for HostConfiguration.idleTimeout: it is being disconnected.
+    /// A central had no write accepted (subscription, question) for HostConfiguration.idleTimeout: it is being disconnected.
     case idleDisconnect(handle: UInt16, peer: BDAddress)
     case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
     case mtuExchanged(handle: UInt16, mtu: UInt16)

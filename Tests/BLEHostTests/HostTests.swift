@@ -254,6 +254,7 @@ import TestSupport
         for mtu in UInt8(100)...105 {
             c.l2cap(handle: 0x40, channel: 4, [0x02, mtu, 0x00])
             responses += ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).map(\.1)
+            c.feed(event: [0x13, 5, 1, 0x40, 0x00, 1, 0])  // Number Of Completed Packets
         }
         // Every request is answered with our Rx MTU; only the first sets the MTU.
         #expect(responses == Array(repeating: hex("03 f7 00"), count: 6))
