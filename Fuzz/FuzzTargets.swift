@@ -6,13 +6,14 @@
 //   0 H4 stream   1 L2CAP over ACL   2 ATT server   3 vendor firmware
 //   4 advertising data   5 USB IN transfers through EndpointReassembler into a HostDriver
 //   6 a Realtek firmware or config file   7 an Intel .sfi (TLV and legacy) or .ddc file
+//   8 a USB configuration descriptor, walked for a controller's endpoints
 // Targets 6 and 7 take whole files (scripts/fuzz.sh seeds them from the real
 // Debian files and runs each on its own with a larger -max_len).
 import BLEHost
 import EightBall
 import Glibc
 
-let targetCount = 8
+let targetCount = 9
 
 /// FUZZ_TARGET, read once.
 let forcedTarget: Int? = {
@@ -64,6 +65,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     switch forcedTarget ?? Int(data[0]) % targetCount {
     case 6: return fuzzRealtek(input, selector: data[0])
     case 7: return fuzzIntel(input, selector: data[0])
+    case 8: return fuzzUSBDescriptor(input)
     default: break
     }
     let rig = connectedPeripheral()
@@ -251,8 +253,21 @@ func fuzzRealtek(_ file: UnsafeRawBufferPointer, selector: UInt8) -> CInt {
                 precondition(start >= 0 && length >= 0 && start + length <= file.count, "a segment outside the file")
             }
             payload.configLength = halfConfig ?? 0
+            // The bytes at every range's ends, the trailer and the config: what a
+            // download reads, without reading all of a 100 KB file each time.
             var sum: UInt8 = 0
-            for i in 0..<payload.totalLength { sum &+= payload.byte(at: i, file: file, config: config) }
+            var at = 0
+            for i in 0..<payload.segmentCount {
+                let length = payload.segment(i).length
+                if length > 0 {
+                    sum &+= payload.byte(at: at, file: file, config: config)
+                    sum &+= payload.byte(at: at + length - 1, file: file, config: config)
+                }
+                at += length
+            }
+            for i in at..<payload.totalLength where i < at + 4 || i == payload.totalLength - 1 {
+                sum &+= payload.byte(at: i, file: file, config: config)
+            }
             _ = sum
         }
     }
@@ -288,5 +303,17 @@ func fuzzIntel(_ file: UnsafeRawBufferPointer, selector: UInt8) -> CInt {
     _ = loader.start(into: &packet)
     _ = loader.provide(firmware: file, ddc: file, into: &packet)
     _ = selector
+    return 0
+}
+
+/// A configuration descriptor as a device sends it: endpoints found are of the
+/// right type and direction with a packet size a transfer can use, or a reason.
+func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
+    guard let e = try? USBConfigurationDescriptor.endpoints(raw) else { return 0 }
+    precondition(e.event & 0x80 != 0 && e.aclIn & 0x80 != 0 && e.aclOut & 0x80 == 0, "an endpoint of the wrong direction")
+    for size in [e.eventMaxPacket, e.aclInMaxPacket, e.aclOutMaxPacket] {
+        precondition(size >= 8 && size <= 0x7FF, "a packet size no transfer can use")
+    }
+    precondition(raw.count >= 9 + 9 + 3 * 7, "endpoints from fewer bytes than three descriptors take")
     return 0
 }

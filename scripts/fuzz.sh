@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of Fuzz/ over the core (BLEHost, EightBall) with
 # AddressSanitizer and runs them. Usage: scripts/fuzz.sh [SECONDS] [TARGET]
-# (default 30 s, all targets, then the Realtek (6) and Intel (7) file targets
-# SECONDS each on their own: 3 x SECONDS in all; TARGET is a number of
+# (default 30 s, all targets, then the Realtek (6), Intel (7) and USB descriptor
+# (8) targets SECONDS each on their own: 4 x SECONDS in all; TARGET is a number of
 # Fuzz/FuzzTargets.swift's list, e.g. 5 for USB transfers, run alone with its own corpus).
 # Fails on any crash, trap or sanitizer report; the reproducer lands in .build/fuzz/.
 set -euo pipefail
@@ -32,6 +32,9 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
         6) files=("$firmware"/rtl_bt/*.bin) ;;
         7) files=("$firmware"/intel/ibt-0040-*.sfi "$firmware"/intel/ibt-0041-*.sfi "$firmware"/intel/ibt-1040-*.sfi
                   "$firmware"/intel/ibt-18-16-1.sfi "$firmware"/intel/ibt-19-0-4.sfi "$firmware"/intel/ibt-*.ddc) ;;
+        8) mkdir -p "$dir"  # the emulated dongle's configuration descriptor (Tests/USBFixture), full speed
+           printf '\x08\x09\x02\x27\x00\x01\x01\x00\xc0\x32\x09\x04\x00\x00\x03\xe0\x01\x01\x00\x07\x05\x81\x03\x10\x00\x01\x07\x05\x82\x02\x40\x00\x00\x07\x05\x02\x02\x40\x00\x00' > "$dir/fixture-dongle"
+           echo "$dir"; return 0 ;;
         *) return 0 ;;
     esac
     [ -e "${files[0]}" ] || { echo "fuzz: no Debian firmware under $firmware (scripts/firmware-files.sh); target $t starts from nothing" >&2; return 0; }
@@ -56,9 +59,10 @@ run() {  # run TARGET-or-empty SECONDS
 if [ -n "$target" ]; then
     run "$target" "$seconds"
 else
-    # Every target by the first byte, then each vendor file target on its own
-    # for as long (the test command: 3 x 30 s).
+    # Every target by the first byte, then each of the file and descriptor
+    # targets on its own for as long (the test command: 4 x 30 s).
     run "" "$seconds"
     run 6 "$seconds"
     run 7 "$seconds"
+    run 8 "$seconds"
 fi
