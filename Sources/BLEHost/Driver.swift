@@ -155,7 +155,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// The packet `nextOutgoing` filled (H4: indicator byte first).
     public var outgoing = HCIPacket()
     /// Where each host event is taken to be lent to the board and the application.
-    var eventSlot = HostEvent.shutdownComplete
+    var eventSlot = HostEvent.shutdownComplete(controllerReset: false)
     /// De-frames H4 streams (UART, TCP); USB hands whole packets.
     var deframer = H4Deframer()
 
@@ -194,7 +194,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         setupHome.initialize(to: setup)
         withUnsafeMutablePointer(to: &driver.pointee.settings) { $0.initialize(to: settings) }
         withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: HCIPacket()) }
-        withUnsafeMutablePointer(to: &driver.pointee.eventSlot) { $0.initialize(to: .shutdownComplete) }
+        withUnsafeMutablePointer(to: &driver.pointee.eventSlot) { $0.initialize(to: .shutdownComplete(controllerReset: false)) }
         withUnsafeMutablePointer(to: &driver.pointee.deframer) { $0.initialize(to: H4Deframer()) }
         withUnsafeMutablePointer(to: &driver.pointee.progress) { $0.initialize(to: DriverProgress()) }
     }

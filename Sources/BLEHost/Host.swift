@@ -102,7 +102,7 @@ public struct Host: ~Copyable {
     var aclCredits = 0
     var aclQueue = ACLTransmitQueue()
 
-    var events = Capacity.EventRing(filler: .shutdownComplete)
+    var events = Capacity.EventRing(filler: .shutdownComplete(controllerReset: false))
 
     enum State: Equatable { case off, initializing, ready, shuttingDown, stopped }
     var state = State.off
@@ -391,11 +391,11 @@ public struct Host: ~Copyable {
         queueCommand(HCIPacket.command(HCIOpcode.reset))
     }
 
-    mutating func finishShutdown() {
+    mutating func finishShutdown(controllerReset: Bool = false) {
         state = .stopped
         outstandingOpcode = nil
         commandQueue.removeAll()
         aclQueue.removeAll()
-        push(.shutdownComplete)
+        push(.shutdownComplete(controllerReset: controllerReset))
     }
 }

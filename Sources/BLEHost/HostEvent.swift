@@ -58,7 +58,9 @@ public enum HostEvent {
     case advertisingReport(AdvertisingReport)
     case gattClient(GATTClientEvent)
     /// Shutdown finished: advertising/scanning off, links closed, controller reset.
-    case shutdownComplete
+    /// The host stopped; `controllerReset`: the controller confirmed the HCI Reset
+    /// (false when it was never initialised, or did not answer in time).
+    case shutdownComplete(controllerReset: Bool)
 }
 
 /// Where dropped input came from (counted and logged, never fatal).

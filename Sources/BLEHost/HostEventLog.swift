@@ -188,8 +188,10 @@ extension HostEvent {
             line.decimal(Int(report.rssi))
         case .gattClient:
             line.text("GATT client event")
-        case .shutdownComplete:
-            line.text("controller reset; stopped")
+        case .shutdownComplete(let controllerReset):
+            // Said only when the controller confirmed the Reset (issue 20: a
+            // controller that never answered was reported as reset).
+            line.text(controllerReset ? "controller reset; stopped" : "stopped (no controller reset confirmed)")
         }
     }
 }

@@ -100,7 +100,7 @@ extension Host {
                 initStepCompleted(opcode, status: status, params)
             }
         case .shuttingDown:
-            if opcode == HCIOpcode.reset, shutdownResetQueued { finishShutdown() }
+            if opcode == HCIOpcode.reset, shutdownResetQueued { finishShutdown(controllerReset: true) }
         case .ready:
             switch opcode {
             case HCIOpcode.leSetAdvertiseEnable:

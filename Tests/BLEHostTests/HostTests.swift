@@ -351,7 +351,21 @@ import TestSupport
         #expect(c.drain() == [hex("01 03 0c 00")])
         c.complete(HCIOpcode.reset)
         #expect({ c.host.isStopped }())
-        #expect(c.events.contains { if case .shutdownComplete = $0 { true } else { false } })
+        #expect(c.events.contains { if case .shutdownComplete(controllerReset: true) = $0 { true } else { false } })
+    }
+
+    @Test func aStopBeforeBringUpSaysNoResetWasConfirmed() {
+        // A controller that never answered was logged "controller reset; stopped" (issue 20).
+        var c = ScriptedController(delegate: RecordingDelegate())
+        c.host.start(now: 0)
+        _ = c.drain()
+        c.host.shutdown(now: 10)
+        _ = c.drain()
+        #expect({ c.host.isStopped }())
+        #expect(c.events.contains { if case .shutdownComplete(controllerReset: false) = $0 { true } else { false } })
+        var line = TextLine()
+        HostEvent.shutdownComplete(controllerReset: false).describe(into: &line)
+        #expect(line.text == "stopped (no controller reset confirmed)")
     }
 
     @Test func shutdownResetsAnywayWhenDisconnectionNeverCompletes() {
@@ -363,4 +377,15 @@ import TestSupport
         c.host.tick(now: 10 + 1_000)
         #expect(c.drain().compactMap(ScriptedController<RecordingDelegate>.opcode) == [HCIOpcode.reset])
     }
+}
+
+/// A log line as text (the methods a board's sink must have; the rest are the defaults).
+struct TextLine: LogSink {
+    var text = ""
+    mutating func text(_ literal: StaticString) { text += literal.description }
+    mutating func decimal(_ value: Int) { text += String(value) }
+    mutating func hex(_ value: UInt16) { text += "0x" + String(value, radix: 16) }
+    mutating func byte(_ value: UInt8) { text += String(value, radix: 16, uppercase: true) }
+    mutating func address(_ address: BDAddress) { text += String(address.value, radix: 16) }
+    mutating func statusName(_ status: UInt8) { text += String(status) }
 }

@@ -211,7 +211,7 @@ import TestSupport
     @Test func hostEventsAreTakenIntoTheSlotUntilNoneIsLeft() {
         var c = IdleLinkTests().connected(idle: 0)
         c.host.resynchronize(now: 5)  // drops the link: a Disconnected event waits
-        var event = HostEvent.shutdownComplete
+        var event = HostEvent.shutdownComplete(controllerReset: false)
         let took = c.host.nextEvent(into: &event)
         #expect(took)
         #expect({ if case .disconnected(0x40, _) = event { true } else { false } }())
