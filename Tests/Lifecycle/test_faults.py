@@ -313,3 +313,89 @@ def test_btsnoop_on_a_full_tmpfs_says_disk_full_and_ends_at_a_whole_record(contr
             assert result.returncode == 0, result.stderr
     finally:
         dongle.stop()
+
+
+def test_a_peer_sending_smp_over_and_over_gets_two_lines_not_fifty(controllers):
+    # A hostile central's SMP packets gave one info line each (2,143 in five
+    # minutes): now the first, then one a minute per link, and the rest at the
+    # disconnection. Each packet is still answered, and the 8-Ball still serves.
+    dongle = peripheral(controllers.ports[0], "Pairless")
+
+    async def pester():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "Pairless")
+            for _ in range(50):
+                ball.connection.send_l2cap_pdu(6, bytes.fromhex("01030001100707"))  # Pairing Request
+                await asyncio.sleep(0.01)
+            answer = await ball.ask("Still there?")
+            await ball.disconnect()
+            return answer
+
+    try:
+        dongle.wait_for("info: advertising")
+        answer = asyncio.run(asyncio.wait_for(pester(), 60))
+        assert answer.decode() in SLUGS
+        dongle.wait_for("more SMP packet(s) from this peer refused", timeout=5)
+        lines = [l for _, l in dongle.lines if "pairing refused" in l]
+        assert len(lines) == 2, dongle.log
+        assert "(and 48 more SMP packet(s)" in lines[1], lines
+    finally:
+        dongle.stop()
+
+
+def test_exchange_mtu_again_changes_nothing(controllers):
+    # The ATT MTU is set once per connection (Core Vol 3 Part F 3.4.2): the
+    # server used to take 100, 101, ... 105 from one link.
+    dongle = peripheral(controllers.ports[0], "OnceMTU")
+
+    async def exchange_again():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "OnceMTU", mtu=100)
+            for mtu in range(101, 106):
+                ball.connection.send_l2cap_pdu(4, bytes([0x02, mtu, 0x00]))  # raw Exchange MTU Request
+                await asyncio.sleep(0.05)
+            answer = await ball.ask("Same MTU?")
+            await ball.disconnect()
+            return answer
+
+    try:
+        dongle.wait_for("info: advertising")
+        answer = asyncio.run(asyncio.wait_for(exchange_again(), 60))
+        assert answer.decode() in SLUGS
+        mtus = [l for _, l in dongle.lines if "info: MTU " in l]
+        assert len(mtus) == 1 and "MTU 100 " in mtus[0], dongle.log
+    finally:
+        dongle.stop()
+
+
+def test_a_central_that_only_reads_is_idle(controllers):
+    # Any ATT request used to restart the idle clock, so centrals reading every
+    # 59 s held every slot forever. Now only what an asker does (an accepted
+    # write: subscribe, question) counts; reads and discovery do not.
+    dongle = peripheral(controllers.ports[0], "Reader", "--idle-timeout", "2")
+
+    async def read_until_dropped():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "Reader")
+            gone = asyncio.get_running_loop().create_future()
+            ball.connection.on("disconnection", lambda reason: gone.done() or gone.set_result(reason))
+            await ball.subscribe()
+            subscribed = time.time()
+            reads = 0
+            while not gone.done() and time.time() - subscribed < 8:
+                try:
+                    await asyncio.wait_for(ball.answer.read_value(), 1)
+                    reads += 1
+                except Exception:
+                    pass
+                await asyncio.sleep(0.3)
+            return gone.done(), time.time() - subscribed, reads
+
+    try:
+        dongle.wait_for("info: advertising")
+        dropped, after, reads = asyncio.run(asyncio.wait_for(read_until_dropped(), 60))
+        assert dropped and reads >= 3, (dropped, after, reads, dongle.log)
+        assert 1.5 <= after <= 3.5, after
+        dongle.wait_for("disconnecting idle central", timeout=2)
+    finally:
+        dongle.stop()
