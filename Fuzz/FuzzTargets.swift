@@ -5,11 +5,15 @@
 // overflow), a failed precondition or an ASan report is a finding.
 //   0 H4 stream   1 L2CAP over ACL   2 ATT server   3 vendor firmware
 //   4 advertising data   5 USB IN transfers through EndpointReassembler into a HostDriver
+//   6 a Realtek firmware or config file   7 an Intel .sfi (TLV and legacy) or .ddc file
+//   8 a USB configuration descriptor, walked for a controller's endpoints
+// Targets 6 and 7 take whole files (scripts/fuzz.sh seeds them from the real
+// Debian files and runs each on its own with a larger -max_len).
 import BLEHost
 import EightBall
 import Glibc
 
-let targetCount = 6
+let targetCount = 9
 
 /// FUZZ_TARGET, read once.
 let forcedTarget: Int? = {
@@ -58,6 +62,12 @@ func bytes(_ s: StaticString) -> UnsafeRawBufferPointer {
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let input = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
+    switch forcedTarget ?? Int(data[0]) % targetCount {
+    case 6: return fuzzRealtek(input, selector: data[0])
+    case 7: return fuzzIntel(input, selector: data[0])
+    case 8: return fuzzUSBDescriptor(input)
+    default: break
+    }
     let rig = connectedPeripheral()
     var host = rig.host
     var logic = rig.logic
@@ -219,4 +229,91 @@ struct WholePacketObserver: DriverObserver {
         checkWhole(type, packet)
         packets += 1
     }
+}
+
+/// A Realtek patch (v1 or v2) or config file as read from disk: every parser
+/// gives a payload inside the file or an error. Every byte of a payload is read
+/// (ASan sees any range outside the file), as the download would.
+func fuzzRealtek(_ file: UnsafeRawBufferPointer, selector: UInt8) -> CInt {
+    let config = UnsafeRawBufferPointer(rebasing: file[(file.count / 2)...])
+    _ = try? RealtekPatchFile.format(file)
+    _ = try? RealtekPatchFile.projectID(file)
+    let configLength = try? RealtekPatchFile.checkConfig(file)
+    if let configLength { precondition(configLength <= file.count, "config length past the file") }
+    let halfConfig = try? RealtekPatchFile.checkConfig(config)
+    for rom: UInt8 in [0, 1, selector >> 4, 0xFF] {
+        var payloads: [RealtekPayload] = []
+        if let p = try? RealtekPatchFile.parseV1(file, romVersion: rom, expectedROM: nil) { payloads.append(p) }
+        if let p = try? RealtekPatchFile.parseV1(file, romVersion: rom, expectedROM: UInt16(rom) + 1) { payloads.append(p) }
+        if let p = try? RealtekPatchFile.parseV2(file, romVersion: rom) { payloads.append(p) }
+        if let p = try? RealtekPatchFile.parseV2(file, romVersion: rom, keyID: selector & 0x0F) { payloads.append(p) }
+        for var payload in payloads {
+            for i in 0..<payload.segmentCount {
+                let (start, length) = payload.segment(i)
+                precondition(start >= 0 && length >= 0 && start + length <= file.count, "a segment outside the file")
+            }
+            payload.configLength = halfConfig ?? 0
+            // The bytes at every range's ends, the trailer and the config: what a
+            // download reads, without reading all of a 100 KB file each time.
+            var sum: UInt8 = 0
+            var at = 0
+            for i in 0..<payload.segmentCount {
+                let length = payload.segment(i).length
+                if length > 0 {
+                    sum &+= payload.byte(at: at, file: file, config: config)
+                    sum &+= payload.byte(at: at + length - 1, file: file, config: config)
+                }
+                at += length
+            }
+            for i in at..<payload.totalLength where i < at + 4 || i == payload.totalLength - 1 {
+                sum &+= payload.byte(at: i, file: file, config: config)
+            }
+            _ = sum
+        }
+    }
+    return 0
+}
+
+/// An Intel firmware file as read from disk: the .sfi checked as a TLV
+/// (AX210/AX211, either secure boot engine) and a legacy generation file, and as
+/// a .ddc; every section the check accepts lies inside the file.
+func fuzzIntel(_ file: UnsafeRawBufferPointer, selector: UInt8) -> CInt {
+    var versions: [IntelVersion] = []
+    for engine: UInt8 in [0, 1] {
+        var tlv = IntelVersion()
+        tlv.secureBootEngine = engine
+        versions.append(tlv)
+    }
+    var legacy = IntelVersion()
+    legacy.generation = .legacy
+    versions.append(legacy)
+    for version in versions {
+        guard let layout = try? IntelFirmwareLayout.check(file, version: version) else { continue }
+        precondition(layout.payloadOffset >= 0 && layout.payloadOffset <= file.count, "payload outside the file")
+        for i in 0..<layout.sections.count {
+            let section = layout.sections[i]
+            precondition(section.offset >= 0 && section.length >= 0 && section.offset + section.length <= file.count,
+                         "a section outside the file")
+        }
+    }
+    if let records = try? IntelFirmwareLayout.checkDDC(file) { precondition(records <= file.count, "more DDC records than bytes") }
+    // The loader's whole path over the file (after a Read Version the selector shapes).
+    var loader = IntelLoader()
+    var packet = HCIPacket()
+    _ = loader.start(into: &packet)
+    _ = loader.provide(firmware: file, ddc: file, into: &packet)
+    _ = selector
+    return 0
+}
+
+/// A configuration descriptor as a device sends it: endpoints found are of the
+/// right type and direction with a packet size a transfer can use, or a reason.
+func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
+    guard let e = try? USBConfigurationDescriptor.endpoints(raw) else { return 0 }
+    precondition(e.event & 0x80 != 0 && e.aclIn & 0x80 != 0 && e.aclOut & 0x80 == 0, "an endpoint of the wrong direction")
+    for size in [e.eventMaxPacket, e.aclInMaxPacket, e.aclOutMaxPacket] {
+        precondition(size >= 8 && size <= 0x7FF, "a packet size no transfer can use")
+    }
+    precondition(raw.count >= 9 + 9 + 3 * 7, "endpoints from fewer bytes than three descriptors take")
+    return 0
 }

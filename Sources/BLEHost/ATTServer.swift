@@ -54,6 +54,8 @@ public struct PrepareWriteQueue: ~Copyable {
 /// Per-connection ATT server state.
 public struct ATTBearer: ~Copyable {
     public var mtu: UInt16 = ATT.defaultMTU
+    /// The client's Exchange MTU was taken: the MTU is set once per connection.
+    public var mtuExchanged = false
     public var cccd: Capacity.CCCDSlots<UInt16> = InlineArray(repeating: 0)
     public var prepareQueue = PrepareWriteQueue()
     /// An indication waits for its confirmation (one at a time, Vol 3 Part F §3.4.7.2).
@@ -63,6 +65,7 @@ public struct ATTBearer: ~Copyable {
 
     mutating func reset() {
         mtu = ATT.defaultMTU
+        mtuExchanged = false
         for i in 0..<cccd.count { cccd[i] = 0 }
         prepareQueue.clear()
         indicationPending = false
@@ -114,10 +117,17 @@ public struct ATTServer: ~Copyable {
                 request.error(ATTError.invalidPDU, 0, &response)
                 return .none
             }
-            let clientMTU = readUInt16(pdu, 1)
-            bearer.mtu = max(ATT.defaultMTU, min(clientMTU, ATT.maxMTU))
+            // The ATT MTU is set once per connection (Vol 3 Part F §3.4.2.2: the
+            // client sends this request once): a repeated request gets the same
+            // response and changes nothing. (BTstack's att.c and Bumble take
+            // every new value; a peer could then shrink the MTU under a
+            // notification being built for the old one.)
             response.append(ATTOpcode.exchangeMTUResponse)
             response.appendUInt16(ATT.maxMTU)
+            guard !bearer.mtuExchanged else { return .none }
+            let clientMTU = readUInt16(pdu, 1)
+            bearer.mtu = max(ATT.defaultMTU, min(clientMTU, ATT.maxMTU))
+            bearer.mtuExchanged = true
             return .mtuExchanged(bearer.mtu)
         case ATTOpcode.findInformationRequest:
             findInformation(request, &response)

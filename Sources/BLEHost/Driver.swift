@@ -73,6 +73,12 @@ public struct DriverSettings {
     /// HCI Reset answers in milliseconds: this long without any answer at the
     /// start of a vendor set-up is a hung dongle.
     public var firstAnswerTimeout: UInt64 = 3_000
+    /// A command the controller leaves unanswered (the host's command timeout)
+    /// ends the driver instead of re-initialising the controller: a one-shot
+    /// board (the asker) has no state worth a recovery and must say at once
+    /// that its controller went quiet (`.notReady` before bring-up finished,
+    /// `.controllerSilent` after).
+    public var endsOnSilentController = false
 
     public init() {}
 }
@@ -93,8 +99,12 @@ public enum DriverEnd: Equatable {
     case stopped
     /// The controller did not confirm a stop within `stopGrace`.
     case stopTimedOut
-    /// Bring-up did not finish within `readyTimeout`.
+    /// Bring-up did not finish within `readyTimeout` (or, with
+    /// `endsOnSilentController`, a bring-up command was never answered).
     case notReady
+    /// The controller left a command unanswered after bring-up
+    /// (`endsOnSilentController`).
+    case controllerSilent
     /// Nothing was ever answered and a port reset may help.
     case portResetWanted
     /// The vendor set-up failed (its state says why).
@@ -116,6 +126,7 @@ struct DriverProgress {
     var nextHealthCheck: UInt64 = 0
     var nextScanProbe: UInt64 = 0
     var wantsPortReset = false
+    var controllerWentSilent = false
     // Set-up.
     var setupCommandPending = false
     var setupDeadline: UInt64 = 0
@@ -144,7 +155,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// The packet `nextOutgoing` filled (H4: indicator byte first).
     public var outgoing = HCIPacket()
     /// Where each host event is taken to be lent to the board and the application.
-    var eventSlot = HostEvent.shutdownComplete
+    var eventSlot = HostEvent.shutdownComplete(controllerReset: false)
     /// De-frames H4 streams (UART, TCP); USB hands whole packets.
     var deframer = H4Deframer()
 
@@ -183,7 +194,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         setupHome.initialize(to: setup)
         withUnsafeMutablePointer(to: &driver.pointee.settings) { $0.initialize(to: settings) }
         withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: HCIPacket()) }
-        withUnsafeMutablePointer(to: &driver.pointee.eventSlot) { $0.initialize(to: .shutdownComplete) }
+        withUnsafeMutablePointer(to: &driver.pointee.eventSlot) { $0.initialize(to: .shutdownComplete(controllerReset: false)) }
         withUnsafeMutablePointer(to: &driver.pointee.deframer) { $0.initialize(to: H4Deframer()) }
         withUnsafeMutablePointer(to: &driver.pointee.progress) { $0.initialize(to: DriverProgress()) }
     }
@@ -231,6 +242,8 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
                 progress.state = .finished(.notReady)
             } else if progress.wantsPortReset {
                 progress.state = .finished(.portResetWanted)
+            } else if progress.controllerWentSilent {
+                progress.state = .finished(progress.wasReady ? .controllerSilent : .notReady)
             } else if !progress.isStopping, app.isFinished {
                 stop(now: now)
             }
@@ -414,7 +427,11 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             progress.wasReady = true
         case .controllerTimeout:
             // Not even bring-up was answered: a dongle that hangs after a warm start.
-            if !progress.wasReady, !progress.isStopping, settings.offersPortReset { progress.wantsPortReset = true }
+            if !progress.wasReady, !progress.isStopping, settings.offersPortReset {
+                progress.wantsPortReset = true
+            } else if settings.endsOnSilentController, !progress.isStopping {
+                progress.controllerWentSilent = true
+            }
         default:
             break
         }

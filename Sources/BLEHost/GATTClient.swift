@@ -352,6 +352,7 @@ extension Host {
             guard pdu.count == 3 else { return malformedResponse(index) }
             let mtu = max(ATT.defaultMTU, min(readUInt16(pdu, 1), ATT.maxMTU))
             connections[index].bearer.mtu = mtu
+            connections[index].bearer.mtuExchanged = true
             finishProcedure(index, .mtuExchanged(connection: connection, mtu: mtu))
         case .discoverService:
             guard pdu.count >= 5, (pdu.count - 1) % 4 == 0 else { return malformedResponse(index) }

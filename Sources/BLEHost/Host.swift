@@ -19,7 +19,7 @@ public struct HostConfiguration {
     public var commandTimeout: UInt64 = 3_000
     /// Shutdown waits this long for disconnections before resetting anyway.
     public var shutdownGrace: UInt64 = 1_000
-    /// A central that sends no ATT request for this long (ms) is disconnected, so
+    /// A central that has no write accepted (subscribe, question) for this long (ms) is disconnected, so
     /// idle links cannot hold every slot of a kiosk (0: never).
     public var idleTimeout: UInt64 = 60_000
 
@@ -40,8 +40,12 @@ public struct Connection: ~Copyable {
     public var inFlight = 0
     public var disconnecting = false
     public var client = GATTClient()
-    /// When the peer last sent an ATT request (or connected): the idle-link clock.
+    /// When the peer last had a write accepted (subscribed, asked) or connected:
+    /// the idle-link clock.
     public var lastRequest: UInt64 = 0
+    /// SMP packets refused and not yet reported by a line; when the last line was.
+    public var smpUnreported = 0
+    public var smpLastLine: UInt64? = nil
 
     public init() {}
 
@@ -57,6 +61,8 @@ public struct Connection: ~Copyable {
         disconnecting = false
         client.reset()
         lastRequest = 0
+        smpUnreported = 0
+        smpLastLine = nil
     }
 }
 
@@ -69,6 +75,8 @@ public struct Connection: ~Copyable {
 /// only in place; a copy would be a compile error.
 public struct Host: ~Copyable {
     public static var connectionCapacity: Int { Capacity.links }
+    /// A line repeated for one peer (a refused SMP packet) is written at most this often.
+    public static let repeatLineInterval: UInt64 = 60_000
 
     public var configuration: HostConfiguration
     public internal(set) var controller = ControllerInfo()
@@ -94,7 +102,7 @@ public struct Host: ~Copyable {
     var aclCredits = 0
     var aclQueue = ACLTransmitQueue()
 
-    var events = Capacity.EventRing(filler: .shutdownComplete)
+    var events = Capacity.EventRing(filler: .shutdownComplete(controllerReset: false))
 
     enum State: Equatable { case off, initializing, ready, shuttingDown, stopped }
     var state = State.off
@@ -383,11 +391,11 @@ public struct Host: ~Copyable {
         queueCommand(HCIPacket.command(HCIOpcode.reset))
     }
 
-    mutating func finishShutdown() {
+    mutating func finishShutdown(controllerReset: Bool = false) {
         state = .stopped
         outstandingOpcode = nil
         commandQueue.removeAll()
         aclQueue.removeAll()
-        push(.shutdownComplete)
+        push(.shutdownComplete(controllerReset: controllerReset))
     }
 }

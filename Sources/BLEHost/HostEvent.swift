@@ -37,13 +37,17 @@ public enum HostEvent {
     /// A connection beyond --max-centrals was refused.
     case connectionRejected(handle: UInt16, peer: BDAddress)
     case disconnected(handle: UInt16, reason: UInt8)
-    /// A central sent no ATT request for HostConfiguration.idleTimeout: it is being disconnected.
+    /// A central had no write accepted (subscription, question) for HostConfiguration.idleTimeout: it is being disconnected.
     case idleDisconnect(handle: UInt16, peer: BDAddress)
     case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
     case mtuExchanged(handle: UInt16, mtu: UInt16)
     case subscriptionChanged(handle: UInt16, valueHandle: UInt16, value: UInt16)
     /// The peer tried to pair; we answered Pairing Not Supported.
-    case pairingRefused(handle: UInt16)
+    /// A peer's SMP packet was refused ("Pairing Not Supported"). Rate-limited
+    /// per link: the first, then at most one per `Host.repeatLineInterval`, and
+    /// one at the disconnection when some were not reported; `unreported` is how
+    /// many were refused since the last one (so a hostile peer cannot fill the log).
+    case pairingRefused(handle: UInt16, unreported: Int)
     /// A command got no answer within the deadline: the controller is being re-initialised.
     case controllerTimeout(opcode: UInt16)
     /// The controller reported a Hardware Error: it is being re-initialised.
@@ -54,7 +58,9 @@ public enum HostEvent {
     case advertisingReport(AdvertisingReport)
     case gattClient(GATTClientEvent)
     /// Shutdown finished: advertising/scanning off, links closed, controller reset.
-    case shutdownComplete
+    /// The host stopped; `controllerReset`: the controller confirmed the HCI Reset
+    /// (false when it was never initialised, or did not answer in time).
+    case shutdownComplete(controllerReset: Bool)
 }
 
 /// Where dropped input came from (counted and logged, never fatal).

@@ -152,10 +152,15 @@ extension HostEvent {
             line.address(peer)
             line.text(" on handle ")
             line.hex(handle)
-            line.text(": no ATT request within --idle-timeout")
-        case .pairingRefused(let handle):
+            line.text(": nothing asked (no subscription or question) within --idle-timeout")
+        case .pairingRefused(let handle, let unreported):
             line.text("pairing refused (not supported) on handle ")
             line.hex(handle)
+            if unreported > 0 {
+                line.text(" (and ")
+                line.decimal(unreported)
+                line.text(" more SMP packet(s) from this peer refused without a line; at most one line a minute)")
+            }
         case .controllerTimeout(let opcode):
             line.text("controller did not answer HCI command ")
             line.commandName(opcode)
@@ -183,8 +188,10 @@ extension HostEvent {
             line.decimal(Int(report.rssi))
         case .gattClient:
             line.text("GATT client event")
-        case .shutdownComplete:
-            line.text("controller reset; stopped")
+        case .shutdownComplete(let controllerReset):
+            // Said only when the controller confirmed the Reset (issue 20: a
+            // controller that never answered was reported as reset).
+            line.text(controllerReset ? "controller reset; stopped" : "stopped (no controller reset confirmed)")
         }
     }
 }

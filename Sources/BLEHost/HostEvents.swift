@@ -100,7 +100,7 @@ extension Host {
                 initStepCompleted(opcode, status: status, params)
             }
         case .shuttingDown:
-            if opcode == HCIOpcode.reset, shutdownResetQueued { finishShutdown() }
+            if opcode == HCIOpcode.reset, shutdownResetQueued { finishShutdown(controllerReset: true) }
         case .ready:
             switch opcode {
             case HCIOpcode.leSetAdvertiseEnable:
@@ -226,6 +226,9 @@ extension Host {
         // Packets the controller had not sent are flushed with the link (Vol 4 Part E §4.3).
         aclCredits = min(aclCredits + connections[index].inFlight, Int(controller.aclPackets))
         aclQueue.remove(handle: handle)
+        if connections[index].smpUnreported > 0 {
+            push(.pairingRefused(handle: handle, unreported: connections[index].smpUnreported - 1))
+        }
         connections[index].reset()
         push(.disconnected(handle: handle, reason: reason))
         centralConnectionClosed(handle)
@@ -296,7 +299,7 @@ extension Host {
             SMP.handle(pdu, response: &aclQueue.pdus[slot])
             if !aclQueue.pdus[slot].isEmpty {
                 aclQueue.commit()
-                push(.pairingRefused(handle: handle))
+                pairingRefused(index, handle)
             }
         default:
             dropped(.l2capUnknownChannel)
@@ -315,7 +318,6 @@ extension Host {
             }
             return handleClientPDU(index, pdu)
         }
-        connections[index].lastRequest = now
         // The response is written into its transmit slot, the bearer updated in place.
         guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
             // No room to answer: the request is still served (its effects must not
@@ -324,13 +326,40 @@ extension Host {
             let note = server.handle(
                 pdu, connection: handle, bearer: &connections[index].bearer, delegate: &delegate, response: &response)
             if !response.isEmpty { push(.dropped(what: .txQueueFull)) }
+            noteAsking(index, response.isEmpty ? nil : response[0])
             return reportATT(handle, note)
         }
         let note = server.handle(
             pdu, connection: handle, bearer: &connections[index].bearer, delegate: &delegate,
             response: &aclQueue.pdus[slot])
+        noteAsking(index, aclQueue.pdus[slot].isEmpty ? nil : aclQueue.pdus[slot][0])
         if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
         reportATT(handle, note)
+    }
+
+    /// One line per refused SMP packet would let a peer fill the journal
+    /// (2,143 lines in five minutes from a hostile central): the first is
+    /// reported, then at most one per `repeatLineInterval` with the count of
+    /// those in between, and the rest at the disconnection.
+    mutating func pairingRefused(_ index: Int, _ handle: UInt16) {
+        if let last = connections[index].smpLastLine, now < last + Host.repeatLineInterval {
+            connections[index].smpUnreported += 1
+            return
+        }
+        connections[index].smpLastLine = now
+        push(.pairingRefused(handle: handle, unreported: connections[index].smpUnreported))
+        connections[index].smpUnreported = 0
+    }
+
+    /// The idle clock counts what an asker does, not any request: a write the
+    /// server accepted (a subscription, a question, a long question's Execute
+    /// Write). Reads, discovery and Exchange MTU cost nothing to repeat, so a
+    /// central that only sends those every 59 s is still idle and its slot is
+    /// freed after `idleTimeout` (issue 20).
+    mutating func noteAsking(_ index: Int, _ response: UInt8?) {
+        if response == ATTOpcode.writeResponse || response == ATTOpcode.executeWriteResponse {
+            connections[index].lastRequest = now
+        }
     }
 
     mutating func reportATT(_ handle: UInt16, _ note: ATTServerNote) {

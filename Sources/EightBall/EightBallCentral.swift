@@ -131,7 +131,12 @@ public struct EightBallCentral: ~Copyable {
     public mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         switch event {
         case .ready:
-            if phase == .scanning { host.startScanning() }
+            // The scan's time counts from when the controller can scan: a slow
+            // or silent bring-up is the driver's to judge, not "nothing found".
+            if phase == .scanning {
+                deadline = now + settings.scanTimeout
+                host.startScanning()
+            }
         case .advertisingReport(let report):
             guard phase == .scanning else { return }
             let index = table.add(report)
@@ -306,7 +311,7 @@ public struct EightBallCentral: ~Copyable {
     mutating func beginScan(_ host: inout Host, _ now: UInt64) {
         phase = .scanning
         table.removeAll()
-        deadline = now + settings.scanTimeout
+        deadline = host.isReady ? now + settings.scanTimeout : nil
         host.startScanning()
     }
 

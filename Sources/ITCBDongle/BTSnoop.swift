@@ -7,6 +7,9 @@ final class BTSnoopWriter {
     let path: String
     /// Set after the first failed write (a full disk): warned once, then no more logging.
     var failed = false
+    /// The file's length up to the end of the last whole record: a write that
+    /// fails part-way is cut back to it, so readers never meet a torn record.
+    var committed: Int = 0
     /// Microseconds between 0000-01-01 and 1970-01-01, the BTSnoop epoch.
     static let epochOffset: UInt64 = 0x00DC_DDB3_0F2F_8000
 
@@ -17,16 +20,47 @@ final class BTSnoopWriter {
         var header: [UInt8] = Array("btsnoop".utf8) + [0]
         header += BTSnoopWriter.bigEndian(UInt32(1))  // version
         header += BTSnoopWriter.bigEndian(UInt32(1002))  // datalink: H4
-        let written = header.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if written != header.count { writeFailed() }
+        header.withUnsafeBytes { bytes in
+            let written = Glibc.write(fd, bytes.baseAddress, bytes.count)
+            let error = written < 0 ? errno : 0
+            finish(bytes, from: written, error: error)
+        }
+    }
+
+    /// The rest of a write that was short: a full disk takes what fits and
+    /// says why only on the next call (ENOSPC), so the remainder is written
+    /// until it is done or a call fails with its own errno. A failure cuts the
+    /// file back to the last whole record.
+    func finish(_ bytes: UnsafeRawBufferPointer, from written: Int, error: Int32) {
+        var done = max(written, 0)
+        var reason = error
+        while reason == 0, done < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                reason = errno  // read right after the call that failed
+            } else if n == 0 {
+                reason = ENOSPC
+            } else {
+                done += n
+            }
+        }
+        if reason == 0 {
+            committed += bytes.count
+            return
+        }
+        _ = ftruncate(fd, off_t(committed))
+        _ = lseek(fd, off_t(committed), SEEK_SET)
+        writeFailed(reason)
     }
 
     /// A write failed (ENOSPC on a full disk, EIO, …): the packet log is lost,
     /// the appliance is not. Said once; nothing more is written.
-    func writeFailed() {
+    func writeFailed(_ code: Int32) {
         guard !failed else { return }
         failed = true
-        Log.warning("btsnoop: cannot write \(path) (\(errnoString())); packet logging stopped, still serving")
+        let reason = code == ENOSPC ? "disk full" : String(cString: strerror(code))
+        Log.warning("btsnoop: cannot write \(path) (\(reason)); packet logging stopped at the last whole record, still serving")
     }
 
     static func bigEndian(_ value: UInt32) -> [UInt8] {
@@ -57,8 +91,21 @@ final class BTSnoopWriter {
                 iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: 25),
                 iovec(iov_base: UnsafeMutableRawPointer(mutating: packet.baseAddress), iov_len: packet.count))
             let written = withUnsafeBytes(of: &parts) { writev(fd, $0.baseAddress!.assumingMemoryBound(to: iovec.self), 2) }
-            if written != 25 + packet.count { writeFailed() }
+            if written == 25 + packet.count {
+                committed += written
+                return
+            }
+            let error = written < 0 ? errno : 0
+            recordFailed(head: UnsafeRawBufferPointer(rebasing: head[0..<25]), packet, written: written, error: error)
         }
+    }
+
+    /// A record's writev that was short or failed: the rest is written (or the
+    /// file cut back to the last whole record) with the reason of the call that failed.
+    func recordFailed(head: UnsafeRawBufferPointer, _ packet: UnsafeRawBufferPointer, written: Int, error: Int32) {
+        var record = [UInt8](head)
+        record += packet
+        record.withUnsafeBytes { finish($0, from: written, error: error) }
     }
 
     func close() { Glibc.close(fd) }

@@ -71,7 +71,7 @@ struct ITCBDongle: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: how many centrals may be connected at once (1–\(Host.connectionCapacity)).", valueName: "n"))
     var maxCentrals: Int = 4
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: disconnect a central that sends no ATT request for this many seconds (up to 86400), so idle links cannot fill every slot; 0 = never. Default: 60.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: disconnect a central that asks nothing (no accepted write: subscription or question) for this many seconds (up to 86400), so idle links cannot fill every slot; 0 = never. Default: 60.", valueName: "seconds"))
     var idleTimeout: Double?  // nil: 60 s (optional, so --help does not show "default: 60.0")
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Peripheral: seed for the answer sequence (same seed, same answers), 0 to 18446744073709551615. Default: random.", valueName: "n"), transform: parseSeed)

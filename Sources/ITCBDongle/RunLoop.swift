@@ -106,6 +106,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         var settings = DriverSettings()
         settings.readyTimeout = readyTimeout
         settings.offersPortReset = transport.offersPortReset
+        // The asker ends (exit 4) when its controller leaves a command unanswered;
+        // the 8-Ball resets and re-initialises it and serves on.
+        settings.endsOnSilentController = host.configuration.role == .central
         driver = HostDriver(host: host, app: logic, setup: setup, settings: settings)
         self.transport = transport
         let notifier = SystemdNotifier()
@@ -201,6 +204,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             return driver.app.exitCode ?? Exit.success
         case .notReady:
             Log.error("controller at \(transport.description) did not complete initialisation (no answer to HCI commands)")
+            return Exit.controller
+        case .controllerSilent:
+            Log.error("controller at \(transport.description) stopped answering HCI commands (no answer for \(formatNumber(Double(driver.host.configuration.commandTimeout) / 1000)) s); exiting")
             return Exit.controller
         case .portResetWanted:
             transport.warnHungAfterWarmStart()

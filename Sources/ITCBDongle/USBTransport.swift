@@ -86,18 +86,31 @@ final class USBTransport: Transport {
             throw .unavailable("cannot open \(name): \(libusbError(status))")
         }
         handle = opened
-        // Endpoints come from interface 0's descriptors (Vol 4 Part B §2.1.1).
-        var config: UnsafeMutablePointer<libusb_config_descriptor>? = nil
-        guard libusb_get_active_config_descriptor(candidate.device, &config) == 0, let config,
-              config.pointee.bNumInterfaces > 0, config.pointee.interface[0].num_altsetting > 0 else {
-            libusb_close(opened)
-            throw .unavailable("\(name) has no usable configuration descriptor")
+        // Endpoints come from interface 0's descriptors (Vol 4 Part B §2.1.1),
+        // read raw from the device (GET_DESCRIPTOR, configuration 0) and walked
+        // by the core's sans-IO parser (fuzzed, tested on real devices' bytes).
+        var raw = [UInt8](repeating: 0, count: 1024)  // once, at open
+        let read = raw.withUnsafeMutableBufferPointer { buffer in
+            libusb_get_descriptor(opened, UInt8(LIBUSB_DT_CONFIG.rawValue), 0, buffer.baseAddress, Int32(buffer.count))
         }
-        let endpoints = USBTransport.endpoints(of: config.pointee.interface[0].altsetting[0])
-        libusb_free_config_descriptor(config)
-        guard let endpoints else {
+        guard read >= 0 else {
             libusb_close(opened)
-            throw .unavailable("\(name) interface 0 lacks the interrupt IN, bulk IN and bulk OUT endpoints of a Bluetooth controller")
+            throw .unavailable("\(name) has no usable configuration descriptor: reading it failed (\(libusbError(read)))")
+        }
+        let walked = raw.withUnsafeBytes { bytes -> Result<USBEndpoints, USBDescriptorError> in
+            do throws(USBDescriptorError) {
+                return .success(try USBConfigurationDescriptor.endpoints(UnsafeRawBufferPointer(rebasing: bytes[0..<Int(read)])))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let endpoints: USBEndpoints
+        switch walked {
+        case .success(let found):
+            endpoints = found
+        case .failure(let error):
+            libusb_close(opened)
+            throw .unavailable("\(name) has no usable configuration descriptor: \(describe(error))")
         }
         eventEndpoint = endpoints.event
         aclInEndpoint = endpoints.aclIn
@@ -136,30 +149,6 @@ final class USBTransport: Transport {
         libusb_set_pollfd_notifiers(context, usbPollfdAdded, usbPollfdRemoved, Unmanaged.passUnretained(self).toOpaque())
         try startTransfers()
         Log.info("opened \(name)\(detachedDriver ? ", detached from its kernel driver" : "")")
-    }
-
-    struct Endpoints {
-        var event: UInt8, aclIn: UInt8, aclOut: UInt8
-        var eventMaxPacket: Int, aclInMaxPacket: Int, aclOutMaxPacket: Int
-    }
-
-    /// Interrupt IN = events, bulk IN = ACL in, bulk OUT = ACL out; nothing hard-coded.
-    static func endpoints(of interface: libusb_interface_descriptor) -> Endpoints? {
-        var event: UInt8?, aclIn: UInt8?, aclOut: UInt8?
-        var eventSize = 16, inSize = 64, outSize = 64
-        for i in 0..<Int(interface.bNumEndpoints) {
-            let endpoint = interface.endpoint[i]
-            let size = max(8, Int(endpoint.wMaxPacketSize & 0x7FF))
-            switch USBEndpointKind(attributes: endpoint.bmAttributes, address: endpoint.bEndpointAddress) {
-            case .interruptIn where event == nil: (event, eventSize) = (endpoint.bEndpointAddress, size)
-            case .bulkIn where aclIn == nil: (aclIn, inSize) = (endpoint.bEndpointAddress, size)
-            case .bulkOut where aclOut == nil: (aclOut, outSize) = (endpoint.bEndpointAddress, size)
-            default: break
-            }
-        }
-        guard let event, let aclIn, let aclOut else { return nil }
-        return Endpoints(event: event, aclIn: aclIn, aclOut: aclOut,
-                         eventMaxPacket: eventSize, aclInMaxPacket: inSize, aclOutMaxPacket: outSize)
     }
 
     func allocate(_ size: Int) -> UnsafeMutablePointer<libusb_transfer> {
@@ -490,5 +479,27 @@ enum USBEndpointKind: Equatable {
         case (0x02, false): self = .bulkOut
         default: self = .other
         }
+    }
+}
+
+/// Why a configuration descriptor gave no controller endpoints, in words.
+func describe(_ error: USBDescriptorError) -> String {
+    switch error {
+    case .notAConfiguration:
+        return "what the device sent is not a configuration descriptor"
+    case .truncated(let total, let read):
+        return "it announces \(total) bytes (wTotalLength) but \(read) came"
+    case .badDescriptor(let offset):
+        return "a descriptor at byte \(offset) has an impossible length"
+    case .shortDescriptor(let offset):
+        return "the interface or endpoint descriptor at byte \(offset) is too short"
+    case .noInterfaceZero:
+        return "it has no interface 0 (alternate setting 0)"
+    case .missingEndpoints(let interruptIn, let bulkIn, let bulkOut):
+        var missing: [String] = []
+        if !interruptIn { missing.append("interrupt IN") }
+        if !bulkIn { missing.append("bulk IN") }
+        if !bulkOut { missing.append("bulk OUT") }
+        return "interface 0 lacks the \(missing.joined(separator: ", ")) endpoint(s) of a Bluetooth controller"
     }
 }

@@ -30,9 +30,14 @@ import TestSupport
         #expect(response == hex("03 f7 00"))
         #expect(note == .mtuExchanged(247))
         #expect(bearer.mtu == 247)
-        // A client MTU below 23 still means 23.
-        #expect(request(hex("02 10 00")).note == .mtuExchanged(23))
+        // Set once per connection (Vol 3 Part F §3.4.2.2): a second request is
+        // answered alike and changes nothing.
+        let again = request(hex("02 64 00"), mtu: bearer.mtu)
+        #expect(again.response == hex("03 f7 00") && again.note == .none && bearer.mtu == 247)
         #expect(request(hex("02 17")).response == Self.error(0x02, 0, 0x04))
+        // A client MTU below 23 still means 23.
+        bearer = ATTBearer()
+        #expect(request(hex("02 10 00")).note == .mtuExchanged(23))
     }
 
     @Test func findInformation() {

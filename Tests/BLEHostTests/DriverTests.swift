@@ -175,6 +175,31 @@ let resetComplete = hex("0e 04 01 03 0c 00")
         #expect({ !d.nextOutgoing() }())
     }
 
+    @Test func askerEndsAtTheFirstUnansweredCommand() {
+        // A controller that accepts and never answers (issue 20): the asker ends
+        // at the command timeout (3 s), not at its scan or answer deadline, as
+        // "not ready" before bring-up finished and "silent" after.
+        var settings = DriverSettings()
+        settings.endsOnSilentController = true
+        var o = RecordingObserver()
+        var d = makeDriver(NoSetup(), settings: settings)
+        d.start(now: 0)
+        let (state, at, sent) = runSilent(&d, from: 0, limit: 60_000, &o)
+        #expect(state == .finished(.notReady))
+        #expect(at == 3_000)
+        #expect(sent.first == hciReset)
+        #expect(o.events == ["controllerTimeout"])
+
+        settings.healthInterval = 1_000
+        var o2 = RecordingObserver()
+        var ready = readyDriver(settings: settings, &o2)
+        ready.service(now: 1_000, observer: &o2)
+        #expect(drain(&ready).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
+        ready.service(now: 4_000, observer: &o2)
+        #expect({ ready.check(now: 4_000) == .finished(.controllerSilent) }())
+        #expect({ !ready.nextOutgoing() }())
+    }
+
     @Test func portResetWantedWhenTheFirstCommandTimesOut() {
         var settings = DriverSettings()
         settings.offersPortReset = true

@@ -172,7 +172,101 @@ import TestSupport
         let pdus = ScriptedController<RecordingDelegate>.l2capPDUs(c.drain())
         #expect(pdus.map(\.0) == [5, 6])
         #expect(pdus[0].1 == hex("01 07 02 00 00 00") && pdus[1].1 == hex("05 05"))
-        #expect(c.events.contains { if case .pairingRefused(0x40) = $0 { true } else { false } })
+        #expect(c.events.contains { if case .pairingRefused(0x40, 0) = $0 { true } else { false } })
+    }
+
+    @Test func repeatedSMPIsReportedOncePerMinutePerLink() {
+        // A hostile central sends SMP over and over (2,143 in five minutes seen):
+        // the first refusal is reported, then one line a minute with the count
+        // between, and the rest at the disconnection. Every packet is still answered.
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        func refusals(_ c: inout ScriptedController<RecordingDelegate>) -> [Int] {
+            c.events.compactMap { if case .pairingRefused(0x40, let n) = $0 { n } else { nil } }
+        }
+        var answered = 0
+        for second in 0..<300 {
+            c.now = UInt64(second) * 1_000
+            for _ in 0..<7 {
+                c.l2cap(handle: 0x40, channel: 6, hex("01 03 00 01 10 07 07"))
+                answered += ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).count
+                c.feed(event: [0x13, 5, 1, 0x40, 0x00, 1, 0])  // Number Of Completed Packets
+            }
+        }
+        #expect(answered == 2_100)
+        // t = 0 s, 60 s, 120 s, 180 s, 240 s: five lines; each after the first counts the 419 in between.
+        #expect(refusals(&c) == [0, 419, 419, 419, 419])
+        c.now = 300_000
+        c.feed(event: [0x05, 4, 0, 0x40, 0x00, 0x13])  // Disconnection Complete
+        #expect(refusals(&c) == [0, 419, 419, 419, 419, 418])
+        // A new link starts afresh.
+        c.connect(handle: 0x40)
+        c.l2cap(handle: 0x40, channel: 6, hex("01 03 00 01 10 07 07"))
+        _ = c.drain()
+        #expect(refusals(&c).last == 0 && refusals(&c).count == 7)
+    }
+
+    @Test func idleClockCountsAskingNotAnyRequest() {
+        // Four centrals that each send one harmless request (a read, an Exchange
+        // MTU, discovery) every 59 s must not hold every slot: only an accepted
+        // write (subscribe, question) restarts the idle clock (60 s by default).
+        var c = readyPeripheral()
+        let handles: [UInt16] = [0x40, 0x41, 0x42, 0x43]
+        for handle in handles { c.connect(handle: handle) }
+        _ = c.answerAll()
+        let harmless = [hex("0a 03 00"), hex("02 f7 00"), hex("10 01 00 ff ff 00 28"), hex("08 01 00 ff ff 03 28")]
+        for round in 1...3 {
+            c.now = UInt64(round) * 59_000
+            c.host.tick(now: c.now)
+            for (i, handle) in handles.enumerated() { c.l2cap(handle: handle, channel: 4, harmless[(i + round) % 4]) }
+            _ = c.drain()
+        }
+        let idle = c.events.compactMap { if case .idleDisconnect(let handle, _) = $0 { handle } else { nil } }
+        #expect(Set(idle) == Set(handles), "every slot is freed after 60 s without a write")
+        #expect(c.now >= 60_000 && c.now < 180_000)
+
+        // A central that subscribes or asks keeps its link.
+        var k = readyPeripheral()
+        k.connect(handle: 0x40)
+        _ = k.answerAll()
+        for round in 1...5 {
+            k.now = UInt64(round) * 59_000
+            k.host.tick(now: k.now)
+            k.l2cap(handle: 0x40, channel: 4, round % 2 == 0 ? hex("12 0d 00 01 00") : hex("12 0c 00 41 3f"))
+            _ = k.drain()
+        }
+        #expect(!k.events.contains { if case .idleDisconnect = $0 { true } else { false } })
+        // A refused write is not asking: 60 s after the last accepted one, the link is closed.
+        k.now = 5 * 59_000 + 30_000
+        k.l2cap(handle: 0x40, channel: 4, hex("12 03 00 41"))  // Device Name: not writable
+        k.now = 5 * 59_000 + 60_000
+        k.host.tick(now: k.now)
+        _ = k.drain()
+        #expect(k.events.contains { if case .idleDisconnect(0x40, _) = $0 { true } else { false } })
+    }
+
+    @Test func attMTUIsSetOncePerConnection() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        var responses: [[UInt8]] = []
+        for mtu in UInt8(100)...105 {
+            c.l2cap(handle: 0x40, channel: 4, [0x02, mtu, 0x00])
+            responses += ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).map(\.1)
+            c.feed(event: [0x13, 5, 1, 0x40, 0x00, 1, 0])  // Number Of Completed Packets
+        }
+        // Every request is answered with our Rx MTU; only the first sets the MTU.
+        #expect(responses == Array(repeating: hex("03 f7 00"), count: 6))
+        #expect({ c.host.mtu(connection: 0x40) == 100 }())
+        let exchanged = c.events.compactMap { if case .mtuExchanged(0x40, let mtu) = $0 { mtu } else { nil } }
+        #expect(exchanged == [100])
+        // A new connection exchanges afresh.
+        c.feed(event: [0x05, 4, 0, 0x40, 0x00, 0x13])
+        c.connect(handle: 0x40)
+        c.l2cap(handle: 0x40, channel: 4, hex("02 40 00"))
+        _ = c.drain()
+        #expect({ c.host.mtu(connection: 0x40) == 64 }())
     }
 
     @Test func longTermKeyRequestGetsNegativeReply() {
@@ -257,7 +351,21 @@ import TestSupport
         #expect(c.drain() == [hex("01 03 0c 00")])
         c.complete(HCIOpcode.reset)
         #expect({ c.host.isStopped }())
-        #expect(c.events.contains { if case .shutdownComplete = $0 { true } else { false } })
+        #expect(c.events.contains { if case .shutdownComplete(controllerReset: true) = $0 { true } else { false } })
+    }
+
+    @Test func aStopBeforeBringUpSaysNoResetWasConfirmed() {
+        // A controller that never answered was logged "controller reset; stopped" (issue 20).
+        var c = ScriptedController(delegate: RecordingDelegate())
+        c.host.start(now: 0)
+        _ = c.drain()
+        c.host.shutdown(now: 10)
+        _ = c.drain()
+        #expect({ c.host.isStopped }())
+        #expect(c.events.contains { if case .shutdownComplete(controllerReset: false) = $0 { true } else { false } })
+        var line = TextLine()
+        HostEvent.shutdownComplete(controllerReset: false).describe(into: &line)
+        #expect(line.text == "stopped (no controller reset confirmed)")
     }
 
     @Test func shutdownResetsAnywayWhenDisconnectionNeverCompletes() {
@@ -269,4 +377,15 @@ import TestSupport
         c.host.tick(now: 10 + 1_000)
         #expect(c.drain().compactMap(ScriptedController<RecordingDelegate>.opcode) == [HCIOpcode.reset])
     }
+}
+
+/// A log line as text (the methods a board's sink must have; the rest are the defaults).
+struct TextLine: LogSink {
+    var text = ""
+    mutating func text(_ literal: StaticString) { text += literal.description }
+    mutating func decimal(_ value: Int) { text += String(value) }
+    mutating func hex(_ value: UInt16) { text += "0x" + String(value, radix: 16) }
+    mutating func byte(_ value: UInt8) { text += String(value, radix: 16, uppercase: true) }
+    mutating func address(_ address: BDAddress) { text += String(address.value, radix: 16) }
+    mutating func statusName(_ status: UInt8) { text += String(status) }
 }

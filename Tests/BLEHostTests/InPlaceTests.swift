@@ -160,10 +160,12 @@ import TestSupport
         #expect(c.events.contains { if case .idleDisconnect(0x40, _) = $0 { true } else { false } })
     }
 
-    @Test func everyRequestRestartsTheClock() {
+    @Test func anAcceptedWriteRestartsTheClockAReadDoesNot() {
         var c = connected(idle: 1_000)
+        c.now = 500
+        c.l2cap(handle: 0x40, channel: 4, hex("0a 03 00"))  // Read Request: not asking
         c.now = 900
-        c.l2cap(handle: 0x40, channel: 4, hex("0a 03 00"))  // Read Request
+        c.l2cap(handle: 0x40, channel: 4, hex("12 0d 00 01 00"))  // subscribe: asking
         c.host.tick(now: 1_500)
         _ = c.drain()
         #expect(disconnects(c).isEmpty)
@@ -209,7 +211,7 @@ import TestSupport
     @Test func hostEventsAreTakenIntoTheSlotUntilNoneIsLeft() {
         var c = IdleLinkTests().connected(idle: 0)
         c.host.resynchronize(now: 5)  // drops the link: a Disconnected event waits
-        var event = HostEvent.shutdownComplete
+        var event = HostEvent.shutdownComplete(controllerReset: false)
         let took = c.host.nextEvent(into: &event)
         #expect(took)
         #expect({ if case .disconnected(0x40, _) = event { true } else { false } }())

@@ -33,33 +33,11 @@ import BLEHost
 }
 
 @Suite struct USBEndpointTests {
-    func interface(_ endpoints: [(UInt8, UInt8, UInt16)]) -> USBTransport.Endpoints? {
-        var descriptors = endpoints.map { address, attributes, size in
-            var e = libusb_endpoint_descriptor()
-            e.bEndpointAddress = address
-            e.bmAttributes = attributes
-            e.wMaxPacketSize = size
-            return e
-        }
-        return descriptors.withUnsafeMutableBufferPointer { buffer in
-            var i = libusb_interface_descriptor()
-            i.bNumEndpoints = UInt8(buffer.count)
-            i.endpoint = UnsafePointer(buffer.baseAddress)
-            return USBTransport.endpoints(of: i)
-        }
-    }
-
-    @Test func mapsByTypeAndDirectionNotByAddress() {
-        // A dongle whose endpoints sit at unusual addresses (as FunctionFS gadgets pick them).
-        let e = interface([(0x02, 0x02, 64), (0x86, 0x02, 512), (0x83, 0x03, 16)])
-        #expect(e?.event == 0x83 && e?.aclIn == 0x86 && e?.aclOut == 0x02)
-        #expect(e?.eventMaxPacket == 16 && e?.aclInMaxPacket == 512 && e?.aclOutMaxPacket == 64)
-    }
-
-    @Test func missingEndpointMeansNotAController() {
-        #expect(interface([(0x81, 0x03, 16), (0x82, 0x02, 64)]) == nil)  // no bulk OUT
-        #expect(interface([(0x81, 0x01, 16), (0x82, 0x02, 64), (0x02, 0x02, 64)]) == nil)  // isochronous, no interrupt
-        #expect(interface([]) == nil)
+    // The endpoint walk itself is the core's (BLEHostTests/USBDescriptorTests).
+    @Test func reasonsInWords() {
+        #expect(describe(.missingEndpoints(interruptIn: true, bulkIn: true, bulkOut: false))
+            == "interface 0 lacks the bulk OUT endpoint(s) of a Bluetooth controller")
+        #expect(describe(.truncated(totalLength: 177, read: 100)) == "it announces 177 bytes (wTotalLength) but 100 came")
     }
 
     @Test func endpointKinds() {

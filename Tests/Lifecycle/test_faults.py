@@ -3,9 +3,15 @@
 scanning central, a full disk under --btsnoop, idle links, and what --log-level
 debug and SIGHUP tell."""
 import asyncio
+import shutil
 import signal
+import socket
+import struct
 import subprocess
+import threading
 import time
+
+import pytest
 
 from bumble_client import EightBall, central
 from harness import BINARY, SLUGS, Dongle, Proxy, ask
@@ -185,5 +191,211 @@ def test_sighup_status_counts_questions_names_peers_and_uptime(controllers):
         line = [l for _, l in dongle.lines if "status: running" in l][-1]
         assert address.upper() in line.upper(), line
         assert "2 question(s) answered" in line and "uptime 0m" in line, line
+    finally:
+        dongle.stop()
+
+
+class MuteController:
+    """A TCP "controller" that accepts and never answers (reads and drops)."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.port = self.listener.getsockname()[1]
+        self.closed = False
+        self.peers = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                peer, _ = self.listener.accept()
+            except OSError:
+                return
+            self.peers.append(peer)
+            threading.Thread(target=self._drain, args=(peer,), daemon=True).start()
+
+    def _drain(self, peer):
+        try:
+            while peer.recv(4096):
+                pass
+        except OSError:
+            pass
+
+    def close(self):
+        self.closed = True
+        for s in [self.listener, *self.peers]:
+            try:
+                s.close()
+            except OSError:
+                pass
+
+
+def test_central_on_a_controller_that_never_answers_exits_4_at_once_in_every_mode():
+    # Issue 20: --scan --timeout 5 used to end "no 8-Ball found" (6) and
+    # --question x --timeout 30 waited for its deadline (31.5 s), both logging
+    # "controller reset; stopped" though nothing was ever answered.
+    mute = MuteController()
+    modes = {
+        "scan": ["--scan", "--timeout", "5"],
+        "question": ["--question", "x", "--timeout", "30"],
+        "default": ["--question", "x?"],
+    }
+    started = time.time()
+    runs = {name: Dongle("--role", "central", "--transport", f"tcp:127.0.0.1:{mute.port}", *args)
+            for name, args in modes.items()}
+    try:
+        for name, run in runs.items():
+            code = run.wait_exit(20)
+            took = time.time() - started
+            assert code == 4, (name, run.log)
+            assert took < 6.0, (name, took, run.log)  # the command timeout is 3 s
+            assert f"controller at tcp:127.0.0.1:{mute.port} did not complete initialisation" in run.log, (name, run.log)
+            for wrong in ["controller reset; stopped", "while scanning", "no 8-Ball found", "device offline"]:
+                assert wrong not in run.log, (name, wrong, run.log)
+    finally:
+        for run in runs.values():
+            run.stop()
+        mute.close()
+
+
+def btsnoop_records(data):
+    """(whole records, bytes of a torn tail) of a BTSnoop file."""
+    assert data[:8] == b"btsnoop\0" and struct.unpack(">II", data[8:16]) == (1, 1002)
+    at, count = 16, 0
+    while at + 24 <= len(data):
+        original, included = struct.unpack(">II", data[at:at + 8])
+        assert original == included
+        if at + 24 + included > len(data):
+            break
+        at += 24 + included
+        count += 1
+    return count, len(data) - at
+
+
+def test_btsnoop_on_a_full_tmpfs_says_disk_full_and_ends_at_a_whole_record(controllers, tmp_path):
+    # A 64 KiB tmpfs (in a user and mount namespace of its own, so no root is
+    # needed), filled to one free page: the log runs out mid-record.
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "set -e\nmount -t tmpfs -o size=64k tmpfs \"$1\"\nhead -c 61440 /dev/zero > \"$1/fill\"\n"
+        "shift\nexec \"$@\"\n")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["unshare", "-Urm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("no user namespaces for a private tmpfs")
+    snoop = disk / "log.btsnoop"
+    dongle = Dongle("unshare", "-Urm", "sh", str(script), str(disk), BINARY, "--role", "peripheral",
+                    "--transport", f"tcp:127.0.0.1:{controllers.ports[0]}", "--name", "Tmpfs",
+                    "--btsnoop", str(snoop), binary=False)
+    try:
+        dongle.wait_for("info: advertising")
+        answers, _ = asyncio.run(asyncio.wait_for(
+            ask(controllers.ports[1], "Tmpfs", [f"Full {i}?" for i in range(12)]), 60))
+        assert all(a.decode() in SLUGS for a in answers)
+        dongle.wait_for("btsnoop: cannot write", timeout=5)
+        assert dongle.count("btsnoop: cannot write") == 1, dongle.log
+        assert f"btsnoop: cannot write {snoop} (disk full)" in dongle.log, dongle.log
+        assert "ioctl" not in dongle.log
+        # Still serving.
+        answers, _ = asyncio.run(asyncio.wait_for(ask(controllers.ports[1], "Tmpfs", ["After?"]), 30))
+        assert answers[0].decode() in SLUGS
+        # The file is in the namespace's tmpfs: read it through the process's root.
+        data = open(f"/proc/{dongle.process.pid}/root{snoop}", "rb").read()
+        count, torn = btsnoop_records(data)
+        assert count > 20 and torn == 0, (count, torn, len(data))
+        if shutil.which("tshark"):
+            copy = tmp_path / "copy.btsnoop"
+            copy.write_bytes(data)
+            result = subprocess.run(["tshark", "-r", str(copy)], capture_output=True, text=True, timeout=60)
+            assert "cut short" not in result.stderr + result.stdout, result.stderr
+            assert result.returncode == 0, result.stderr
+    finally:
+        dongle.stop()
+
+
+def test_a_peer_sending_smp_over_and_over_gets_two_lines_not_fifty(controllers):
+    # A hostile central's SMP packets gave one info line each (2,143 in five
+    # minutes): now the first, then one a minute per link, and the rest at the
+    # disconnection. Each packet is still answered, and the 8-Ball still serves.
+    dongle = peripheral(controllers.ports[0], "Pairless")
+
+    async def pester():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "Pairless")
+            for _ in range(50):
+                ball.connection.send_l2cap_pdu(6, bytes.fromhex("01030001100707"))  # Pairing Request
+                await asyncio.sleep(0.01)
+            answer = await ball.ask("Still there?")
+            await ball.disconnect()
+            return answer
+
+    try:
+        dongle.wait_for("info: advertising")
+        answer = asyncio.run(asyncio.wait_for(pester(), 60))
+        assert answer.decode() in SLUGS
+        dongle.wait_for("more SMP packet(s) from this peer refused", timeout=5)
+        lines = [l for _, l in dongle.lines if "pairing refused" in l]
+        assert len(lines) == 2, dongle.log
+        assert "(and 48 more SMP packet(s)" in lines[1], lines
+    finally:
+        dongle.stop()
+
+
+def test_exchange_mtu_again_changes_nothing(controllers):
+    # The ATT MTU is set once per connection (Core Vol 3 Part F 3.4.2): the
+    # server used to take 100, 101, ... 105 from one link.
+    dongle = peripheral(controllers.ports[0], "OnceMTU")
+
+    async def exchange_again():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "OnceMTU", mtu=100)
+            for mtu in range(101, 106):
+                ball.connection.send_l2cap_pdu(4, bytes([0x02, mtu, 0x00]))  # raw Exchange MTU Request
+                await asyncio.sleep(0.05)
+            answer = await ball.ask("Same MTU?")
+            await ball.disconnect()
+            return answer
+
+    try:
+        dongle.wait_for("info: advertising")
+        answer = asyncio.run(asyncio.wait_for(exchange_again(), 60))
+        assert answer.decode() in SLUGS
+        mtus = [l for _, l in dongle.lines if "info: MTU " in l]
+        assert len(mtus) == 1 and "MTU 100 " in mtus[0], dongle.log
+    finally:
+        dongle.stop()
+
+
+def test_a_central_that_only_reads_is_idle(controllers):
+    # Any ATT request used to restart the idle clock, so centrals reading every
+    # 59 s held every slot forever. Now only what an asker does (an accepted
+    # write: subscribe, question) counts; reads and discovery do not.
+    dongle = peripheral(controllers.ports[0], "Reader", "--idle-timeout", "2")
+
+    async def read_until_dropped():
+        async with central(controllers.ports[1]) as device:
+            ball = await EightBall.connect(device, "Reader")
+            gone = asyncio.get_running_loop().create_future()
+            ball.connection.on("disconnection", lambda reason: gone.done() or gone.set_result(reason))
+            await ball.subscribe()
+            subscribed = time.time()
+            reads = 0
+            while not gone.done() and time.time() - subscribed < 8:
+                try:
+                    await asyncio.wait_for(ball.answer.read_value(), 1)
+                    reads += 1
+                except Exception:
+                    pass
+                await asyncio.sleep(0.3)
+            return gone.done(), time.time() - subscribed, reads
+
+    try:
+        dongle.wait_for("info: advertising")
+        dropped, after, reads = asyncio.run(asyncio.wait_for(read_until_dropped(), 60))
+        assert dropped and reads >= 3, (dropped, after, reads, dongle.log)
+        assert 1.5 <= after <= 3.5, after
+        dongle.wait_for("disconnecting idle central", timeout=2)
     finally:
         dongle.stop()

@@ -138,13 +138,21 @@ class Proxy:
 class Dongle:
     """Our binary as a child process; its stderr is collected with timestamps."""
 
-    def __init__(self, *args, env=None):
+    def __init__(self, *args, env=None, binary=True):
+        """binary=False: `args` is the whole command (a wrapper that execs BINARY)."""
         if not os.access(BINARY, os.X_OK):
             raise AssertionError(f"itcb-dongle binary missing at {BINARY}: run swift build first")
         self.lines = []
-        self.process = subprocess.Popen([BINARY, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        self.process = subprocess.Popen([BINARY, *args] if binary else list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True, env={**os.environ, **(env or {})}, start_new_session=True)
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def wait_exit(self, timeout):
+        """The exit code, once every line the process wrote has been read."""
+        code = self.process.wait(timeout)
+        self.reader.join(5)
+        return code
 
     def _read(self):
         for line in self.process.stdout:
@@ -270,7 +278,14 @@ class NotifyListener:
         self.socket.settimeout(0.2)
         self.messages = []
         self.closed = False
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def wait_exit(self, timeout):
+        """The exit code, once every line the process wrote has been read."""
+        code = self.process.wait(timeout)
+        self.reader.join(5)
+        return code
 
     def _read(self):
         while not self.closed:
