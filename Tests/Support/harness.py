@@ -281,12 +281,6 @@ class NotifyListener:
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
-    def wait_exit(self, timeout):
-        """The exit code, once every line the process wrote has been read."""
-        code = self.process.wait(timeout)
-        self.reader.join(5)
-        return code
-
     def _read(self):
         while not self.closed:
             try:
