@@ -1,4 +1,5 @@
 import Testing
+import Glibc
 @testable import ITCBDongle
 import BLEHost
 
@@ -11,12 +12,25 @@ import BLEHost
         #expect(realtekFileGuess(product: 0xB009, vendor: 0x0BDA) == "rtl8723d_fw.bin")
     }
 
-    @Test func test_realtek_read_file() {
-        #expect(FirmwareSetup.readFile("/nonexistent/rtl_bt/rtl8761bu_fw.bin", limit: 1 << 20) == nil)
-        #expect(!FirmwareSetup.fileExists("/nonexistent/rtl_bt/rtl8761bu_fw.bin"))
-        if let bytes = FirmwareSetup.readFile("/etc/hostname", limit: 1 << 20) {
-            #expect(bytes.count > 0)
-            bytes.deallocate()
-        }
+    /// A file of ours in a fresh temporary directory: read whole, refused over
+    /// the limit, and nothing read from the machine's own files.
+    @Test func test_realtek_read_file() throws {
+        var template = Array("/tmp/itcb-readfile-XXXXXX".utf8CString)
+        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        defer { rmdir(directory) }
+        let path = "\(directory)/rtl8761bu_fw.bin"
+        let content: [UInt8] = [0x52, 0x65, 0x61, 0x6C, 0x74, 0x65, 0x63, 0x68, 0x00, 0xFF]
+        let file = try #require(fopen(path, "wb"))
+        #expect(fwrite(content, 1, content.count, file) == content.count)
+        fclose(file)
+        defer { unlink(path) }
+
+        #expect(FirmwareSetup.fileExists(path))
+        let bytes = try #require(FirmwareSetup.readFile(path, limit: 1 << 20))
+        #expect(Array(UnsafeRawBufferPointer(bytes)) == content)
+        bytes.deallocate()
+        #expect(FirmwareSetup.readFile(path, limit: content.count - 1) == nil)  // over the limit: refused
+        #expect(FirmwareSetup.readFile("\(directory)/missing.bin", limit: 1 << 20) == nil)
+        #expect(!FirmwareSetup.fileExists("\(directory)/missing.bin"))
     }
 }
