@@ -8,8 +8,8 @@
 #   /etc/default/itcb-dongle                   udev/itcb-dongle.default (conffile)
 #   /etc/itcb-dongle/dongles                   udev/dongles (conffile)
 #   /usr/share/doc/itcb-dongle/                README.md, copyright, changelog.gz
-#   /usr/share/man/man1/itcb-dongle.1.gz       from the binary's own help
-#                                              (scripts/manpage.py)
+#   /usr/share/man/man1/itcb-dongle.1.gz       the binary's --generate-man-page
+#                                              (from its option table, as --help)
 #   /usr/share/bash-completion/completions/itcb-dongle   the binary's
 #   /usr/share/zsh/vendor-completions/_itcb-dongle        --generate-completion-script
 #   DEBIAN/ postinst (creates the itcb system user and group, reloads udev),
@@ -118,8 +118,8 @@ install -m 0644 udev/itcb-dongle@.service "$package/lib/systemd/system/itcb-dong
 install -m 0644 udev/itcb-dongle.default "$package/etc/default/itcb-dongle"
 install -m 0644 udev/dongles "$package/etc/itcb-dongle/dongles"
 install -m 0644 packaging/debian/copyright README.md "$doc/"
-# Man page and shell completion, from the packaged binary's own help.
-python3 scripts/manpage.py "$package/usr/bin/itcb-dongle" --date "$(date -u -d @"$epoch" +%Y-%m-%d)" \
+# Man page and shell completion, from the packaged binary's option table (the one --help is made from).
+SOURCE_DATE_EPOCH=$epoch "$package/usr/bin/itcb-dongle" --generate-man-page \
     | gzip -9n > "$package/usr/share/man/man1/itcb-dongle.1.gz"
 # (bash-completion sources the file: no #! line, lintian's bash-completion-with-hashbang)
 "$package/usr/bin/itcb-dongle" --generate-completion-script bash | sed '1{/^#!/d}' \

@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 import BLEHost
 
 /// Vendor set-up before the host's bring-up: Realtek and Intel firmware

@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 import BLEHost
 
 /// Log levels of --log-level, most to least severe.
@@ -6,7 +6,7 @@ enum LogLevel: Int, Comparable, CaseIterable {
     case error, warning, info, debug, trace
 
     init?(name: String) {
-        switch name.lowercased() {
+        switch name.foldedCase() {
         case "error": self = .error
         case "warning", "warn": self = .warning
         case "info": self = .info
@@ -97,7 +97,7 @@ struct LogLine {
             bytes.truncate(to: bytes.count - 1)
             bytes.append(0x0A)
         }
-        bytes.withBytes { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+        bytes.withBytes { _ = sysWrite(2, $0.baseAddress, $0.count) }
     }
 }
 
@@ -141,7 +141,7 @@ func writeStandardError(_ text: String) {
 
 func writeRaw(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeMutableBytes { sysWrite(fd, $0.baseAddress, $0.count) }
 }
 
 /// Writes a line straight to fd 1, so piped output (--json) streams as it happens.

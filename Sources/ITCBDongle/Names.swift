@@ -9,7 +9,7 @@
 /// "LE Set Scan Parameters (0x200B)"; unknown commands "command 0x2099",
 /// vendor-specific ones (OGF 0x3F) "vendor-specific command 0xFC01".
 func hciCommandName(_ opcode: UInt16) -> String {
-    let code = "0x" + hex4(opcode).uppercased()
+    let code = "0x" + hex4(opcode).uppercasedASCII()
     if let name = hciCommandNames[opcode] { return "\(name) (\(code))" }
     if opcode >> 10 == 0x3F { return "vendor-specific command \(code)" }
     return "command \(code)"
@@ -117,7 +117,7 @@ let hciCommandNames: [UInt16: String] = [
 
 /// "Cambridge Silicon Radio (0x000A)"; unknown identifiers "company 0x1234".
 func companyName(_ identifier: UInt16) -> String {
-    let code = "0x" + hex4(identifier).uppercased()
+    let code = "0x" + hex4(identifier).uppercasedASCII()
     if let name = companyNames[identifier] { return "\(name) (\(code))" }
     return "company \(code)"
 }

@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 import BLEHost
 
 /// What a role adds to the host on Linux: the application (`HostApplication`)
@@ -35,16 +35,16 @@ enum Signals {
         let handler: @convention(c) (Int32) -> Void = { signal in
             if signal != SIGHUP, Signals.stopReceived == 0 { Signals.stopReceived = signal }
             var byte = UInt8(truncatingIfNeeded: signal)
-            _ = Glibc.write(Signals.writeFD, &byte, 1)
+            _ = sysWrite(Signals.writeFD, &byte, 1)
         }
         for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, handler) }
-        signal(SIGPIPE, SIG_IGN)
+        clinux_ignore_signal(SIGPIPE)
     }
 
     /// The next signal received, if any (read only when the pipe is readable).
     static func next() -> Int32? {
         var byte: UInt8 = 0
-        return Glibc.read(readFD, &byte, 1) == 1 ? Int32(byte) : nil
+        return sysRead(readFD, &byte, 1) == 1 ? Int32(byte) : nil
     }
 
     /// 128 + the stop signal's number, the shell's convention; nil when none arrived.
