@@ -14,8 +14,8 @@
 # $PREFIX/bin/itcb-dongle.
 #
 # Usage: sudo scripts/install.sh [--binary PATH]    without --binary it builds the binary
-#             the package ships (scripts/build-deb.sh --build-only: release, Swift
-#             and C++ runtimes linked in) and installs it stripped, as the package
+#             the package ships (scripts/build-deb.sh --build-only: Embedded Swift,
+#             libc, libm and libusb-1.0 only) and installs it stripped, as the package
 #             does; --binary installs one built before (e.g. by build-deb.sh).
 #        sudo scripts/install.sh --uninstall        stops the instances, removes the
 #             files above but the two in /etc that hold your settings, the user

@@ -161,7 +161,8 @@ func number(_ option: String, _ text: String) throws(UsageError) -> Double {
 
 /// 5 → "5", 0.5 → "0.5", -1 → "-1".
 func formatNumber(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
+    abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : String(value)
 }
 
 enum RoleOption: String {
@@ -187,8 +188,6 @@ enum Entry {
 
 enum Main {
     static func run(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
-        // Case folding (--peer, --log-level) and white space by libc's tables, not Swift's.
-        _ = setlocale(LC_CTYPE, "C.UTF-8")
         let raw = rawArguments(argc: argc, argv: argv)
         let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
         JSONOutput.enabled = arguments.contains("--json")  // until the role is known: errors as objects too

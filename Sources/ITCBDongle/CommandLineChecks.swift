@@ -60,11 +60,11 @@ func optionName(_ text: String) -> String? {
 }
 
 /// Options that take a value (the next argument, or after "=").
-let valueOptions: Set<String> = Set(optionTable.filter { $0.value != nil }.map { $0.name })
+let valueOptions: [String] = optionTable.filter { $0.value != nil }.map { $0.name }
 
 /// Options that only one role uses.
-let peripheralOptions: Set<String> = Set(optionTable.filter { $0.role == .peripheral }.map { $0.name })
-let centralOptions: Set<String> = Set(optionTable.filter { $0.role == .central }.map { $0.name })
+let peripheralOptions: [String] = optionTable.filter { $0.role == .peripheral }.map { $0.name }
+let centralOptions: [String] = optionTable.filter { $0.role == .central }.map { $0.name }
 
 /// One warning per option given that the run will not use (the other role's,
 /// or any role option with --controller-info / --list-controllers).
@@ -91,14 +91,11 @@ func ignoredOptionWarnings(given options: [(name: String, value: String)], role:
 /// An option given more than once ("--role peripheral --role central" must not
 /// quietly take the last): the problem, or nil. Only --question repeats.
 func repeatedOption(_ options: [(name: String, value: String)]) -> String? {
-    var values: [String: [String]] = [:]
     var order: [String] = []
-    for (name, value) in options {
-        if values[name] == nil { order.append(name) }
-        values[name, default: []].append(value)
-    }
+    for option in options where !order.contains(option.name) { order.append(option.name) }
     for name in order where name != "question" {
-        guard let given = values[name], given.count > 1, !(optionSpec(name)?.repeats ?? false) else { continue }
+        let given = options.filter { $0.name == name }.map { $0.value }
+        guard given.count > 1, !(optionSpec(name)?.repeats ?? false) else { continue }
         let shown = valueOptions.contains(name) ? " (" + given.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
         return "--\(name) is given \(given.count) times\(shown); give it once (only --question repeats)"
     }
@@ -141,7 +138,7 @@ extension ITCBDongle {
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
     mutating func applyEnvironment(given parsed: ParsedCommandLine) -> String? {
-        let given = Set(parsed.options.map { $0.name })
+        let given = parsed.options.map { $0.name }
         func variable(_ name: String) -> String? {
             guard let value = getenv(name) else { return nil }
             let text = String(cString: value)

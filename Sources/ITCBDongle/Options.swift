@@ -331,8 +331,8 @@ func helpText() -> String {
             lines += wrap(spec.fullHelp, indent: column)
         }
     }
-    lines += ["", "EXIT CODES:"] + wrap(Program.exitCodes, indent: 2)
-    lines += ["", "EXAMPLES:"] + Program.examples.map { "  " + $0 }
+    lines += [""] + wrap("Exit codes: " + Program.exitCodes, indent: 0)
+    lines += ["", "Examples:"] + Program.examples.map { "  " + $0 }
     lines += ["", "Shell completion: --generate-completion-script bash|zsh|fish; the man page: man itcb-dongle."]
     return lines.joined(separator: "\n") + "\n"
 }

@@ -33,6 +33,17 @@ func setNonBlocking(_ fd: Int32) {
 /// The text of errno's current value.
 func errnoString() -> String { String(cString: strerror(errno)) }
 
+/// libc's Unicode character classes (C.UTF-8), loaded the first time a
+/// non-ASCII character is folded or trimmed: the locale files stay unmapped
+/// (about 150 KB resident) for ASCII-only runs.
+nonisolated(unsafe) var unicodeLocaleLoaded = false
+
+func loadUnicodeLocale() {
+    guard !unicodeLocaleLoaded else { return }
+    unicodeLocaleLoaded = true
+    _ = setlocale(LC_CTYPE, "C.UTF-8")
+}
+
 extension String {
     /// Lower case, scalar by scalar (libc's towlower under C.UTF-8: the whole
     /// of Unicode's simple case mapping, without Swift's case tables).
@@ -42,6 +53,7 @@ extension String {
             if scalar.isASCII {
                 out.append(scalar.value >= 65 && scalar.value <= 90 ? Unicode.Scalar(UInt8(scalar.value + 32)) : scalar)
             } else {
+                loadUnicodeLocale()
                 out.append(Unicode.Scalar(clinux_towlower(scalar.value)) ?? scalar)
             }
         }
@@ -52,7 +64,9 @@ extension String {
     func trimmingCharacters() -> String {
         var scalars = Substring(self).unicodeScalars
         func space(_ s: Unicode.Scalar) -> Bool {
-            s.isASCII ? (s.value == 32 || (s.value >= 9 && s.value <= 13)) : clinux_iswspace(s.value) != 0
+            if s.isASCII { return s.value == 32 || (s.value >= 9 && s.value <= 13) }
+            loadUnicodeLocale()
+            return clinux_iswspace(s.value) != 0
         }
         while let first = scalars.first, space(first) { scalars.removeFirst() }
         while let last = scalars.last, space(last) { scalars.removeLast() }

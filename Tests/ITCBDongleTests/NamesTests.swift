@@ -19,9 +19,9 @@ import Testing
             HCIOpcode.leRemoteConnectionParameterReply, HCIOpcode.leRemoteConnectionParameterNegativeReply,
         ]
         for opcode in sent {
-            #expect(hciCommandNames[opcode] != nil, "no name for 0x\(hex4(opcode))")
+            #expect(hciCommandNames(opcode) != nil, "no name for 0x\(hex4(opcode))")
         }
-        #expect(Set(sent.compactMap { hciCommandNames[$0] }).count == sent.count)
+        #expect(Set(sent.compactMap { hciCommandNames($0) }).count == sent.count)
     }
 
     @Test func opcodeNamesCarryTheOpcode() {
