@@ -30,7 +30,7 @@ struct OptionSpec {
     var defaultValue: String? = nil
     /// Only --question may be given more than once.
     var repeats = false
-    /// Not listed by --help (the generators' own switches).
+    /// Not listed by --help (--generate-man-page, for the packaging scripts).
     var hidden = false
     /// The short form (only --help has one: -h).
     var short: UInt8? = nil
@@ -130,7 +130,7 @@ let optionTable: [OptionSpec] = [
     // The program itself
     OptionSpec(name: "generate-completion-script", value: "shell",
                help: "Print a shell completion script (bash, zsh or fish) and exit.",
-               completion: .words(["bash", "zsh", "fish"]), hidden: true),
+               completion: .words(["bash", "zsh", "fish"])),
     OptionSpec(name: "generate-man-page", value: nil,
                help: "Print the man page (roff; dated SOURCE_DATE_EPOCH, else today) and exit.", hidden: true),
     OptionSpec(name: "version", value: nil, help: "Show the version."),
@@ -333,7 +333,6 @@ func helpText() -> String {
     }
     lines += [""] + wrap("Exit codes: " + Program.exitCodes, indent: 0)
     lines += ["", "Examples:"] + Program.examples.map { "  " + $0 }
-    lines += ["", "Shell completion: --generate-completion-script bash|zsh|fish; the man page: man itcb-dongle."]
     return lines.joined(separator: "\n") + "\n"
 }
 
@@ -392,7 +391,7 @@ func manPageDate() -> String {
 
 /// A completion script for bash, zsh or fish; nil for another shell.
 func completionScript(shell: String) -> String? {
-    let visible = optionTable.filter { !$0.hidden || $0.name == "generate-completion-script" }
+    let visible = optionTable.filter { !$0.hidden }
     func quoted(_ words: [String]) -> String { words.map { "'\($0)'" }.joined(separator: " ") }
     switch shell {
     case "bash":
