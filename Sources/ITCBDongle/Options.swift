@@ -201,9 +201,16 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
                     let token = clinux_optopt() == Int32(UInt8(ascii: "h")) ? "-h" : text(next - 1)
                     failure = UsageError("\(optionToken(token)) needs a value")
                 case Int32(UInt8(ascii: "?")):
-                    let short = clinux_optopt()
-                    let token = short != 0 ? "-" + String(Unicode.Scalar(UInt8(truncatingIfNeeded: short))) : text(next - 1)
-                    failure = unknownOption(optionToken(token))
+                    // optopt: a short option's character, or the val of a flag given a value (--json=1), or 0.
+                    let found = clinux_optopt()
+                    if found >= 256 {
+                        let token = text(next - 1)
+                        failure = UsageError("\(optionToken(token)) takes no value (got '\(token)')")
+                    } else if found > 0 {
+                        failure = unknownOption("-" + String(Unicode.Scalar(UInt8(truncatingIfNeeded: found))))
+                    } else {
+                        failure = unknownOption(optionToken(text(next - 1)))
+                    }
                 default:
                     let spec = optionTable[Int(c) - 256]
                     var token = text(next - 1)

@@ -28,6 +28,7 @@ import Testing
         #expect(problem(["--rol=peripheral"]) == "unknown option '--rol'; did you mean '--role'?")
         #expect(problem(["--frobnicate"]) == "unknown option '--frobnicate'")
         #expect(problem(["-x"]) == "unknown option '-x'")
+        #expect(problem(["--json=yes"]) == "--json takes no value (got '--json=yes')")
         #expect(problem(["central"]) == "unexpected argument 'central'; did you mean '--role central'?")
         #expect(problem(["--question", "Will", "it", "rain?"])?.hasPrefix("2 unexpected arguments: 'it', 'rain?' (a value with spaces needs quotes") == true)
         #expect(problem(["--seed", "-5"]) == "--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '-5')")
