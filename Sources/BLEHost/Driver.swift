@@ -295,7 +295,9 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             follow(step, now: now)
         case .running:
             app.receive(type: type, packet, host: &host, now: now)
-            processEvents(now: now, observer: &observer)
+            // The events now (the host's queue is bounded); the application's
+            // poll once per pass, in `service`, after every packet of the wake-up.
+            processEvents(now: now, observer: &observer, polling: false)
         case .needsFiles, .finished:
             break
         }
@@ -406,18 +408,18 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         processEvents(now: now, observer: &observer)
     }
 
-    /// Lets the host and the application react until neither has anything more to say.
-    mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O) {
+    /// Lets the host and the application react until neither has anything
+    /// more to say; without `polling`, only the host's events are handed over.
+    mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O, polling: Bool = true) {
         while true {
-            var progressed = false
             while host.nextEvent(into: &eventSlot) {
-                progressed = true
                 observer.observe(eventSlot, host: &host)
                 noteEvent()
                 app.handle(eventSlot, host: &host, now: now)
             }
+            guard polling else { return }
             app.poll(host: &host, now: now)
-            if !host.hasEvents && !progressed { break }
+            if !host.hasEvents { return }
         }
     }
 

@@ -47,6 +47,10 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     var events = FixedQueue<16, EightBallEvent>(filler: .questionAccepted(connection: 0))
     /// Answers notified since start (for status lines).
     public private(set) var answeredCount = 0
+    /// `poll` may have an answer to send: a question was accepted, a
+    /// subscription changed, or a notification found no room. The driver polls
+    /// after every input; most inputs leave nothing to send.
+    var answersWaiting = false
 
     /// `name` is the advertised and Device Name (at most 248 bytes of UTF-8). The
     /// 8-Ball's services are added to `database`, which the host then owns.
@@ -74,6 +78,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         for index in 0..<Capacity.links { pointer.pointee.centrals[index].inUse = false }
         pointer.pointee.events.removeAll()
         pointer.pointee.answeredCount = 0
+        pointer.pointee.answersWaiting = false
     }
 
     public mutating func nextEvent() -> EightBallEvent? { events.pop() }
@@ -115,6 +120,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     /// Sends answers that are due: after an accepted question, as soon as the
     /// central has notifications enabled (SPEC §1 rules 2 and 3).
     public mutating func poll(host: inout Host) {
+        guard answersWaiting else { return }
+        answersWaiting = false
         for index in 0..<Capacity.links where centrals[index].inUse && centrals[index].pending {
             let connection = centrals[index].handle
             guard host.subscription(connection: connection, valueHandle: handles.answerHandle) & 0x0001 != 0 else {
@@ -131,6 +138,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
                 answeredCount += 1
                 centrals[index].pending = false
                 events.push(.answered(connection: connection, answer: centrals[index].answer))
+            } else {
+                answersWaiting = true  // no room now: try again on the next poll
             }
         }
     }
@@ -159,12 +168,15 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         centrals[index].answer = picker.next()
         centrals[index].pending = true
         centrals[index].reportedWaiting = false
+        answersWaiting = true
         events.push(.questionAccepted(connection: connection))
         return 0
     }
 
     /// Subscriptions live in the host's CCCD table; `poll` sends what they unblock.
-    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
+    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {
+        answersWaiting = true
+    }
 
     // MARK: - Slots
 
