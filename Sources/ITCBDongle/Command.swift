@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEHost
+import VendorDrivers
 import EightBall
 import Glibc
 

@@ -1,5 +1,6 @@
 import Glibc
 import BLEHost
+import VendorDrivers
 
 /// Vendor set-up before the host's bring-up: Realtek and Intel firmware
 /// download. The protocols are the core's `RealtekLoader` and `IntelLoader`

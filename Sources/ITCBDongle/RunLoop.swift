@@ -1,5 +1,6 @@
 import Glibc
 import BLEHost
+import VendorDrivers
 
 /// What a role adds to the host on Linux: the application (`HostApplication`)
 /// plus an exit code when it is done and its part of the status line.

@@ -1,5 +1,6 @@
 import Testing
-@testable import BLEHost
+import BLEHost
+@testable import VendorDrivers
 import TestSupport
 
 /// Intel Read Version parsing, firmware names, `.sfi` checks and the loader's

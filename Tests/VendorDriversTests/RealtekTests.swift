@@ -1,5 +1,6 @@
 import Testing
-@testable import BLEHost
+import BLEHost
+@testable import VendorDrivers
 import TestSupport
 
 /// Hand-built Realtek patch files: the parsers must answer every malformed
