@@ -36,7 +36,7 @@ let package = Package(
         // Platform layer: poll(2) run loop, transports, btsnoop, CLI.
         // Release builds drop the run-time exclusivity checks: every access to
         // the USB transport's state (a class, reached from libusb's callbacks)
-        // paid one, ~2,000 instructions per question; debug builds and the
+        // would pay one, ~2,000 instructions per question; debug builds and the
         // tests keep them.
         .executableTarget(
             name: "ITCBDongle",
