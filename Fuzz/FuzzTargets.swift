@@ -11,6 +11,7 @@
 // Debian files and runs each on its own with a larger -max_len).
 import BLEHost
 import EightBall
+import VendorDrivers
 import Glibc
 
 let targetCount = 9

@@ -83,7 +83,7 @@ build() {
     [[ $rx_lazy_ms =~ ^[0-9]+$ ]] && ((rx_lazy_ms <= 1000)) ||
         die "--rx-lazy-ms must be a number of milliseconds from 0 to 1000 (got '$rx_lazy_ms')"
     need_tools
-    # Fresh outputs every time (swiftc was seen keeping a stale .o when its flags changed).
+    # Fresh outputs every time: swiftc can keep a stale .o when only its flags change.
     rm -rf "$out/core" "$out/gen"
     mkdir -p "$out/core" "$out/gen"
     : >"$out/compile.log"

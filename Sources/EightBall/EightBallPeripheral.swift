@@ -8,11 +8,13 @@ public enum EightBallEvent: Equatable {
     case questionRejected(connection: UInt16, length: Int)
     /// The answer went out as a notification.
     case answered(connection: UInt16, answer: Int)
-    /// The answer waits for the central to subscribe (SPEC §1 rule 3).
+    /// The answer waits for the central to subscribe: a central may write its
+    /// question before it subscribes (docs/COMMAND-LINE.md, "The peripheral").
     case answerWaitingForSubscription(connection: UInt16)
 }
 
-/// One central's 8-Ball state (SPEC §1 rule 5), reset in place.
+/// One central's 8-Ball state, reset in place: each central has its own
+/// question, answer and subscription (docs/COMMAND-LINE.md, "The peripheral").
 @usableFromInline struct CentralState: ~Copyable {
     @usableFromInline var handle: UInt16 = 0
     @usableFromInline var inUse = false
@@ -118,7 +120,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     }
 
     /// Sends answers that are due: after an accepted question, as soon as the
-    /// central has notifications enabled (SPEC §1 rules 2 and 3).
+    /// central has notifications enabled (one notification per accepted
+    /// question; docs/COMMAND-LINE.md, "The peripheral").
     public mutating func poll(host: inout Host) {
         guard answersWaiting else { return }
         answersWaiting = false

@@ -466,7 +466,7 @@ func hex4(_ value: UInt16) -> String {
 extension ITCBDongle {
     /// The central's sessions share the questions still to ask and the printer
     /// (and so the exit code) across a USB unplug.
-    func centralSession(configuration: HostConfiguration) -> (Session) -> Int32 {
+    func centralSession(configuration: HostConfiguration) -> (Session) -> SessionEnd {
         var settings = CentralSettings()
         settings.rssiMin = Int8(rssiMin)
         settings.rssiMax = Int8(rssiMax)
@@ -498,14 +498,14 @@ extension ITCBDongle {
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
             var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: logic)
             loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
-            let code = loop.run()
-            guard let stopCode = Signals.stopExitCode else { return code }
+            let end = loop.run()
+            guard let stopCode = Signals.stopExitCode else { return end }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.
             PromptLine.end()
             if scan, !loop.logic.session.reportedAny {
                 for line in loop.logic.notFoundLines() { Log.error(line) }
             }
-            return stopCode
+            return .exit(stopCode)
         }
     }
 }

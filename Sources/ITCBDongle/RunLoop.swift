@@ -1,5 +1,6 @@
 import Glibc
 import BLEHost
+import VendorDrivers
 
 /// What a role adds to the host on Linux: the application (`HostApplication`)
 /// plus an exit code when it is done and its part of the status line.
@@ -153,7 +154,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     }
 
     /// Runs until the role finishes, a signal stops it, or the transport fails.
-    mutating func run() -> Int32 {
+    mutating func run() -> SessionEnd {
         defer { notifier?.close() }
         let transport = self.transport
         let usb = transport as? USBTransport
@@ -169,7 +170,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 case .finished(let end):
                     return finish(end)
                 case .needsFiles:
-                    guard files.read(for: &driver.setup, directory: firmwareDirectory) else { return Exit.controller }
+                    guard files.read(for: &driver.setup, directory: firmwareDirectory) else { return .exit(Exit.controller) }
                     driver.provideFiles(firmware: files.firmware, companion: files.companion, now: now)
                     continue
                 case .running:
@@ -217,14 +218,14 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         } catch {
             if driver.isStopping {
                 // The controller went away during shutdown: nothing left to tidy.
-                return driver.app.exitCode ?? Exit.success
+                return .exit(driver.app.exitCode ?? Exit.success)
             }
             if error.isUnplug {
                 Log.warning(error.description)
-                return Exit.unplugged
+                return .exit(Exit.unplugged)
             }
             Log.error(error.description)
-            return Exit.transport
+            return .exit(Exit.transport)
         }
     }
 
@@ -236,30 +237,30 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         }
     }
 
-    /// How the driver ended, as an exit code (README "Exit codes"), with its log line.
-    mutating func finish(_ end: DriverEnd) -> Int32 {
+    /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
+    mutating func finish(_ end: DriverEnd) -> SessionEnd {
         switch end {
         case .stopped:
-            return driver.app.exitCode ?? Exit.success
+            return .exit(driver.app.exitCode ?? Exit.success)
         case .stopTimedOut:
             Log.warning("controller did not confirm shutdown in time; exiting")
-            return driver.app.exitCode ?? Exit.success
+            return .exit(driver.app.exitCode ?? Exit.success)
         case .notReady:
             Log.error("controller at \(transport.description) did not complete initialisation (no answer to HCI commands)")
-            return Exit.controller
+            return .exit(Exit.controller)
         case .controllerSilent:
             Log.error("controller at \(transport.description) stopped answering HCI commands (no answer for \(formatNumber(Double(driver.host.configuration.commandTimeout) / 1000)) s); exiting")
-            return Exit.controller
+            return .exit(Exit.controller)
         case .portResetWanted:
             transport.warnHungAfterWarmStart()
-            return Exit.retryWithPortReset
+            return .reopenWithPortReset
         case .setupFailed:
             files.logFailure(driver.setup, directory: firmwareDirectory)
-            return Exit.controller
+            return .exit(Exit.controller)
         case .setupSilent:
             let what = driver.setup.vendor == .intel ? "the Intel firmware load" : "the Realtek firmware check"
             Log.error("controller at \(transport.description) did not answer during \(what)")
-            return Exit.controller
+            return .exit(Exit.controller)
         }
     }
 

@@ -1,5 +1,6 @@
 import BLEHost
 import CLibUSB
+import VendorDrivers
 import Glibc
 
 /// A USB device that looks like a Bluetooth controller (Core Vol 4 Part B §2:
