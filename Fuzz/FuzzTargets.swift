@@ -112,7 +112,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var response = ATTPDU()
         for mtu: UInt16 in [23, 247] {
             bearer.mtu = mtu
-            _ = server.handle(input, connection: 0x40, bearer: &bearer, delegate: &logic, response: &response)
+            _ = server.receive(input, connection: 0x40, bearer: &bearer, delegate: &logic, response: &response)
             precondition(response.count <= Int(mtu), "response longer than the MTU")
         }
     case 3:

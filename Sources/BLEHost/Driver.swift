@@ -25,7 +25,7 @@ extension HostApplication where Self: ~Copyable {
     public var isFinished: Bool { mutating get { false } }
 }
 
-extension HostApplication where Self: GATTServerDelegate & ~Copyable {
+extension HostApplication where Self: GATTDelegate & ~Copyable {
     public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
         host.handlePacket(type: type, packet, now: now, delegate: &self)
     }
@@ -135,7 +135,7 @@ struct DriverProgress {
 
 /// The one loop body of every board: the Linux run loop, the MCU firmware and
 /// the benchmarks. Sans-IO: packets (or H4 bytes) and time in, packets out.
-/// A board moves packets and tells time; the driver owns the event slot, the
+/// A board moves packets and tells time; the driver owns the
 /// outgoing packet, the deadlines, stall and framing-loss detection and the
 /// controller's set-up.
 ///
@@ -154,8 +154,6 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     public var settings: DriverSettings
     /// The packet `nextOutgoing` filled (H4: indicator byte first).
     public var outgoing = HCIPacket()
-    /// Where each host event is taken to be lent to the board and the application.
-    var eventSlot = HostEvent.shutdownComplete(controllerReset: false)
     /// De-frames H4 streams (UART, TCP); USB hands whole packets.
     var deframer = H4Deframer()
 
@@ -194,7 +192,6 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         setupHome.initialize(to: setup)
         withUnsafeMutablePointer(to: &driver.pointee.settings) { $0.initialize(to: settings) }
         withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: HCIPacket()) }
-        withUnsafeMutablePointer(to: &driver.pointee.eventSlot) { $0.initialize(to: .shutdownComplete(controllerReset: false)) }
         withUnsafeMutablePointer(to: &driver.pointee.deframer) { $0.initialize(to: H4Deframer()) }
         withUnsafeMutablePointer(to: &driver.pointee.progress) { $0.initialize(to: DriverProgress()) }
     }
@@ -410,19 +407,19 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O) {
         while true {
             var progressed = false
-            while host.nextEvent(into: &eventSlot) {
+            while let event = host.nextEvent() {
                 progressed = true
-                observer.observe(eventSlot, host: &host)
-                noteEvent()
-                app.handle(eventSlot, host: &host, now: now)
+                observer.observe(event, host: &host)
+                note(event)
+                app.handle(event, host: &host, now: now)
             }
             app.poll(host: &host, now: now)
             if !host.hasEvents && !progressed { break }
         }
     }
 
-    mutating func noteEvent() {
-        switch eventSlot {
+    mutating func note(_ event: HostEvent) {
+        switch event {
         case .ready:
             progress.wasReady = true
         case .controllerTimeout:

@@ -131,13 +131,11 @@ extension Host {
         return !(status != HCIStatus.success && wasCancelling)
     }
 
-    mutating func centralConnectionClosed(_ handle: UInt16) {}
-
     /// LE Advertising Report (0x02) and LE Extended Advertising Report (0x0D),
     /// Vol 4 Part E §7.7.65.2 and §7.7.65.13. Reports are parsed one by one; a
     /// report running past the event ends the parsing (what came before counts).
     mutating func handleAdvertisingReports(_ reader: inout ByteReader, extended: Bool) {
-        guard reader.has(1) else { return dropped(.hciEvent) }
+        guard reader.has(1) else { return inputDropped(.hciEvent) }
         let count = Int(reader.u8())
         for _ in 0..<count {
             var connectable = false, scanResponse = false
@@ -145,7 +143,7 @@ extension Host {
             var rssi: Int8 = 127
             var data = FixedBytes<31>()
             if extended {
-                guard reader.has(24) else { return dropped(.hciEvent) }
+                guard reader.has(24) else { return inputDropped(.hciEvent) }
                 let type = reader.u16()
                 let addressType = reader.u8()
                 address = BDAddress(reader: &reader, type: addressType & 0x01)
@@ -153,25 +151,25 @@ extension Host {
                 rssi = Int8(bitPattern: reader.u8())
                 _ = reader.take(9)  // periodic interval, direct address type and address
                 let length = Int(reader.u8())
-                guard reader.has(length) else { return dropped(.hciEvent) }
+                guard reader.has(length) else { return inputDropped(.hciEvent) }
                 let payload = reader.take(length)
                 data.append(UnsafeRawBufferPointer(rebasing: payload[0..<min(length, 31)]))
                 connectable = type & 0x0001 != 0
                 scanResponse = type & 0x0008 != 0
             } else {
-                guard reader.has(9) else { return dropped(.hciEvent) }
+                guard reader.has(9) else { return inputDropped(.hciEvent) }
                 let type = reader.u8()
                 let addressType = reader.u8()
                 address = BDAddress(reader: &reader, type: addressType & 0x01)
                 let length = Int(reader.u8())
-                guard length <= 31, reader.has(length + 1) else { return dropped(.hciEvent) }
+                guard length <= 31, reader.has(length + 1) else { return inputDropped(.hciEvent) }
                 data.append(reader.take(length))
                 rssi = Int8(bitPattern: reader.u8())
                 connectable = type == 0x00 || type == 0x01
                 scanResponse = type == 0x04
             }
-            push(.advertisingReport(AdvertisingReport(
-                address: address, rssi: rssi, connectable: connectable, isScanResponse: scanResponse, data: data)))
+            push(AdvertisingReport(
+                address: address, rssi: rssi, connectable: connectable, isScanResponse: scanResponse, data: data))
         }
     }
 }

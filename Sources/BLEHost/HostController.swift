@@ -43,8 +43,8 @@ extension Host {
         recoveries += 1
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             let handle = connections[i].handle
-            connections[i].reset()
-            push(.disconnected(handle: handle, reason: HCIStatus.hardwareFailure))
+            release(i)
+            push(.disconnected(connection: handle, reason: HCIStatus.hardwareFailure))
         }
         commandQueue.removeAll()
         aclQueue.removeAll()
@@ -154,7 +154,7 @@ extension Host {
         state = .ready
         controller.aclDataLength = min(controller.aclDataLength, 251)
         aclCredits = Int(controller.aclPackets)
-        push(.ready(controller))
+        push(.ready)
         updateAdvertising()
         centralReady()
     }

@@ -24,7 +24,7 @@ extension Host {
         self.configuration.maxConnections = max(1, min(configuration.maxConnections, Host.connectionCapacity))
         controller = ControllerInfo()
         server.database.removeAll()
-        for i in 0..<Host.connectionCapacity { connections[i].reset() }
+        for i in 0..<Host.connectionCapacity { release(i) }
         now = 0
         commandQueue.removeAll()
         commandCredits = 1
@@ -36,6 +36,9 @@ extension Host {
         aclCredits = 0
         aclQueue.removeAll()
         events.removeAll()
+        reports.removeAll()
+        advertisingReport = AdvertisingReport()
+        eventLossQueued = false
         state = .off
         initStep = .reset
         advertisingDesired = false
@@ -51,5 +54,6 @@ extension Host {
         shutdownResetQueued = false
         recoveries = 0
         droppedInput = 0
+        droppedOutput = 0
     }
 }

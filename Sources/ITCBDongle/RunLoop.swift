@@ -59,7 +59,7 @@ struct LinuxObserver: DriverObserver {
     let transportName: String
 
     mutating func observe(_ event: HostEvent, host: inout Host) {
-        logHostEvent(event)
+        logHostEvent(event, host: &host)
         notifier?.observe(event, host: &host, role: host.configuration.role)
     }
 

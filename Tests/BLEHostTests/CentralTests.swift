@@ -55,16 +55,20 @@ import TestSupport
         c.feed(event: meta(hex("02 02 00 01 01 02 03 04 05 c6 03 02 01 06 ce 04 01 01 02 03 04 05 c6 04 03 09 48 69 ce")))
         // LE Extended Advertising Report (0x0D), legacy ADV_IND (type 0x0013), RSSI -50.
         c.feed(event: meta(hex("0d 01 13 00 01 11 22 33 44 55 c6 01 00 ff 7f ce 00 00 00 00 00 00 00 00 00 03 02 01 06")))
-        let reports = c.events.compactMap { if case .advertisingReport(let r) = $0 { r } else { nil } }
+        let reports = c.reports
+        #expect(c.events.filter { if case .advertisingReport = $0 { true } else { false } }.count == 3)
         #expect(reports.count == 3)
         #expect(reports[0].connectable && !reports[0].isScanResponse && reports[0].rssi == -50)
         #expect(reports[1].isScanResponse && reports[1].data.bytes == hex("03 09 48 69"))
         #expect(reports[2].connectable && reports[2].address == BDAddress(value: 0xC6_5544_3322_11, type: 1))
-        // Truncated report: dropped, no crash.
-        let before = c.host.droppedInput
+        // Truncated reports: each dropped and counted as a malformed HCI event.
+        #expect({ c.host.droppedInput }() == 0)
+        c.events.removeAll()
         c.feed(event: meta(hex("02 01 00 01 01 02 03 04 05 c6 1f 02")))
         c.feed(event: meta(hex("0d 01 13 00 01")))
-        #expect({ c.host.droppedInput == before + 2 }())
+        #expect({ c.host.droppedInput }() == 2)
+        #expect(c.events.filter { if case .droppedInput(.hciEvent) = $0 { true } else { false } }.count == 2)
+        #expect(c.reports.count == 3)
     }
 
     @Test func createConnectionTimesOutAndCancels() {
@@ -95,27 +99,27 @@ import TestSupport
 
     @Test func discoveryProcedures() {
         var c = connectedCentral()
-        let first = c.host.gattExchangeMTU(connection: 0x40)
-        let second = c.host.gattExchangeMTU(connection: 0x40)
+        let first = c.host.clientExchangeMTU(connection: 0x40)
+        let second = c.host.clientExchangeMTU(connection: 0x40)
         #expect(first && !second)  // one request at a time
         _ = c.drain()
         c.l2cap(handle: 0x40, channel: 4, hex("03 40 00"))
         #expect({ c.host.mtu(connection: 0x40) == 64 }())
 
         let service = BLEUUID(high: 0x8E38_140A_27BE_4090, low: 0x8955_4FC4_B569_8D1E)
-        c.host.gattDiscoverPrimaryService(connection: 0x40, uuid: service)
+        c.host.clientDiscoverPrimaryService(connection: 0x40, uuid: service)
         _ = c.drain()
         #expect(requests(c).last == hex("06 01 00 ff ff 00 28 1e 8d 69 b5 c4 4f 55 89 90 40 be 27 0a 14 38 8e"))
         c.l2cap(handle: 0x40, channel: 4, hex("07 0a 00 0f 00"))
 
-        c.host.gattDiscoverCharacteristics(connection: 0x40, start: 0x0A, end: 0x0F)
+        c.host.clientDiscoverCharacteristics(connection: 0x40, start: 0x0A, end: 0x0F)
         _ = c.drain()
         c.l2cap(handle: 0x40, channel: 4, hex("09 07 0b 00 08 0c 00 19 2a"))
         _ = c.drain()
         #expect(requests(c).last == hex("08 0c 00 0f 00 03 28"))  // continues after the last declaration
         c.l2cap(handle: 0x40, channel: 4, hex("01 08 0c 00 0a"))  // Attribute Not Found ends it
 
-        c.host.gattDiscoverDescriptors(connection: 0x40, start: 0x0D, end: 0x0F)
+        c.host.clientDiscoverDescriptors(connection: 0x40, start: 0x0D, end: 0x0F)
         _ = c.drain()
         c.l2cap(handle: 0x40, channel: 4, hex("05 01 0e 00 02 29"))
         _ = c.drain()
@@ -126,8 +130,8 @@ import TestSupport
         #expect(events.contains { if case .serviceDiscovered(0x40, 0x0A, 0x0F) = $0 { true } else { false } })
         #expect(events.contains { if case .characteristicsDiscovered(0x40, 1) = $0 { true } else { false } })
         #expect(events.contains { if case .descriptorsDiscovered(0x40, 1) = $0 { true } else { false } })
-        let characteristic = c.host.gattCharacteristic(connection: 0x40, BLEUUID(uuid16: 0x2A19))
-        let descriptor = c.host.gattDescriptor(connection: 0x40, BLEUUID(uuid16: 0x2902), after: 0x0C)
+        let characteristic = c.host.clientCharacteristic(connection: 0x40, BLEUUID(uuid16: 0x2A19))
+        let descriptor = c.host.clientDescriptor(connection: 0x40, BLEUUID(uuid16: 0x2902), after: 0x0C)
         #expect(characteristic?.valueHandle == 0x0C)
         #expect(descriptor?.handle == 0x0E)
     }
@@ -135,7 +139,7 @@ import TestSupport
     @Test func writeLongValueWithPreparedWrites() {
         var c = connectedCentral()
         let value = [UInt8](repeating: 0x61, count: 40) + [0x3F]
-        #expect({ value.withRaw { c.host.gattWrite(connection: 0x40, handle: 0x0C, value: $0) } }())
+        #expect({ value.withRaw { c.host.clientWrite(connection: 0x40, attribute: 0x0C, value: $0) } }())
         var sentParts = 0
         for _ in 0..<10 {
             _ = c.drain()
@@ -156,7 +160,7 @@ import TestSupport
     @Test func prepareWriteErrorCancelsQueueThenReports() {
         var c = connectedCentral()
         let value = [UInt8](repeating: 0x61, count: 30)
-        _ = value.withRaw { c.host.gattWrite(connection: 0x40, handle: 0x0C, value: $0) }
+        _ = value.withRaw { c.host.clientWrite(connection: 0x40, attribute: 0x0C, value: $0) }
         _ = c.drain()
         c.l2cap(handle: 0x40, channel: 4, hex("01 16 0c 00 09"))
         _ = c.drain()
@@ -168,7 +172,7 @@ import TestSupport
 
     @Test func writeErrorAndNotification() {
         var c = connectedCentral()
-        _ = hex("41").withRaw { c.host.gattWrite(connection: 0x40, handle: 0x0C, value: $0) }
+        _ = hex("41").withRaw { c.host.clientWrite(connection: 0x40, attribute: 0x0C, value: $0) }
         _ = c.drain()
         #expect(requests(c).last == hex("12 0c 00 41"))
         c.l2cap(handle: 0x40, channel: 4, hex("01 12 0c 00 0e"))
@@ -177,20 +181,24 @@ import TestSupport
         _ = c.drain()
         let events = clientEvents(c)
         #expect(events.contains { if case .error(0x40, 0x12, 0x0C, 0x0E) = $0 { true } else { false } })
-        #expect(events.contains { if case .notification(0x40, 0x0C, let v) = $0 { v.bytes == hex("53 4c 55 47") } else { false } })
+        // Notifications and indications go to the client delegate, where they lie.
+        #expect(c.delegate.pushed == [
+            RecordingDelegate.Pushed(kind: .notification, connection: 0x40, attribute: 0x0C, bytes: hex("53 4c 55 47")),
+            RecordingDelegate.Pushed(kind: .indication, connection: 0x40, attribute: 0x0C, bytes: hex("01")),
+        ])
         // An indication is confirmed at once.
         #expect(requests(c).last == hex("1e"))
     }
 
     @Test func readLongValue() {
         var c = connectedCentral()
-        c.host.gattRead(connection: 0x40, handle: 0x0C)
+        c.host.clientRead(connection: 0x40, attribute: 0x0C)
         _ = c.drain()
         c.l2cap(handle: 0x40, channel: 4, [0x0B] + [UInt8](repeating: 1, count: 22))
         _ = c.drain()
         #expect(requests(c).last == hex("0c 0c 00 16 00"))
         c.l2cap(handle: 0x40, channel: 4, hex("0d 02 02"))
-        let read = c.host.withGATTClient(connection: 0x40) { $0.readValue.bytes }
+        let read = c.host.withClientLink(connection: 0x40) { $0.readValue.bytes }
         #expect(read == [UInt8](repeating: 1, count: 22) + [2, 2])
     }
 
@@ -198,7 +206,7 @@ import TestSupport
         var c = connectedCentral()
         c.l2cap(handle: 0x40, channel: 4, hex("13"))  // no request outstanding
         #expect(clientEvents(c).contains { if case .unexpectedResponse(0x40, 0x13) = $0 { true } else { false } })
-        c.host.gattDiscoverCharacteristics(connection: 0x40, start: 1, end: 0xFFFF)
+        c.host.clientDiscoverCharacteristics(connection: 0x40, start: 1, end: 0xFFFF)
         _ = c.drain()
         c.l2cap(handle: 0x40, channel: 4, hex("09 05 01 00"))  // impossible entry length
         #expect(clientEvents(c).contains { if case .error(0x40, 0x08, 0, 0x04) = $0 { true } else { false } })
@@ -208,7 +216,7 @@ import TestSupport
         var c = connectedCentral()
         c.now = 100
         c.host.tick(now: 100)
-        c.host.gattExchangeMTU(connection: 0x40)
+        c.host.clientExchangeMTU(connection: 0x40)
         _ = c.drain()
         c.host.tick(now: 100 + 30_000)
         let out = c.drain()
