@@ -114,19 +114,9 @@ public struct Host: ~Copyable {
     var state = State.off
     var initStep = InitStep.reset
 
-    // GAP peripheral.
-    var advertisingDesired = false
-    var advertisingData = AdvertisingData()
-    var scanResponseData = AdvertisingData()
-    var advertisingConfigured = false
-    var advertisingEnabled = false
-    /// The enable value last queued and not yet answered.
-    var advertisingRequested: Bool? = nil
-    var advertisingEnablesPending = 0
-    var advertisingBlockedWhileConnected = false
-
-    // GAP central.
-    var scan = ScanState()
+    // GAP: the peripheral's advertising, the central's scanning and connecting.
+    var advertiser = Advertiser()
+    var scanner = Scanner()
 
     var shutdownStarted: UInt64 = 0
     var shutdownResetQueued = false
@@ -177,7 +167,7 @@ public struct Host: ~Copyable {
         func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
         if outstandingOpcode != nil { consider(commandDeadline) }
         if state == .shuttingDown, !shutdownResetQueued { consider(shutdownStarted + configuration.shutdownGrace) }
-        if let t = scan.deadline { consider(t) }
+        if let t = scanner.deadline { consider(t) }
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             if let t = client.links[i].deadline { consider(t) }
             if let t = idleDeadline(i) { consider(t) }
@@ -275,9 +265,9 @@ public struct Host: ~Copyable {
         }
         state = .shuttingDown
         shutdownStarted = now
-        advertisingDesired = false
-        if advertisingEnabled || advertisingRequested == true { queueAdvertiseEnable(false) }
-        if scan.enabled { queueScanEnable(false) }
+        advertiser.desired = false
+        if advertiser.enable.mayBeOn { queueAdvertiseEnable(false) }
+        if scanner.enable.enabled { queueScanEnable(false) }
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
         }
@@ -292,22 +282,7 @@ public struct Host: ~Copyable {
         queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion))
     }
 
-    // MARK: - GAP API
-
-    /// Advertises connectably with this data while fewer than maxConnections are
-    /// connected (SPEC §1); resumes by itself after disconnections and recoveries.
-    public mutating func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData) {
-        advertisingData = data
-        scanResponseData = scanResponse
-        advertisingDesired = true
-        advertisingConfigured = false
-        updateAdvertising()
-    }
-
-    public mutating func stopAdvertising() {
-        advertisingDesired = false
-        updateAdvertising()
-    }
+    // MARK: - Links and our server's values
 
     public mutating func disconnect(connection: UInt16, reason: UInt8 = HCIStatus.remoteUserTerminated) {
         guard let index = connectionIndex(connection), !connections[index].disconnecting else { return }

@@ -192,8 +192,7 @@ extension Host {
         // A failed completion as peripheral (e.g. directed advertising timeout) changes nothing.
         guard status == HCIStatus.success else { return }
         // The controller stopped advertising when this link was made (Vol 6 Part B §4.4.2).
-        if !isCentral, advertisingEnabled {
-            advertisingEnabled = false
+        if !isCentral, advertiser.enable.stoppedByController() {
             push(.advertising(enabled: false))
         }
         var slot: Int? = nil
@@ -234,7 +233,7 @@ extension Host {
             if countConnections() == 0, !shutdownResetQueued { queueShutdownReset() }
             return
         }
-        advertisingBlockedWhileConnected = false
+        advertiser.blockedWhileConnected = false
         updateAdvertising()
     }
 

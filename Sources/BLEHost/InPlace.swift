@@ -41,15 +41,8 @@ extension Host {
         eventLossQueued = false
         state = .off
         initStep = .reset
-        advertisingDesired = false
-        advertisingData = AdvertisingData()
-        scanResponseData = AdvertisingData()
-        advertisingConfigured = false
-        advertisingEnabled = false
-        advertisingRequested = nil
-        advertisingEnablesPending = 0
-        advertisingBlockedWhileConnected = false
-        scan = ScanState()
+        advertiser = Advertiser()
+        scanner = Scanner()
         shutdownStarted = 0
         shutdownResetQueued = false
         recoveries = 0
