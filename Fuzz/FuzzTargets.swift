@@ -83,7 +83,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             while true {
                 let frame = deframer.next(part, offset: &offset)
                 if case .none = frame { break }
-                var copy = FixedBytes<1028>()
+                var copy = Capacity.PacketBuffer()
                 switch frame {
                 case .inPlace(_, let start, let count): copy.append(UnsafeRawBufferPointer(rebasing: part[start..<(start + count)]))
                 case .buffered: _ = deframer.withPacket { copy.append($0) }

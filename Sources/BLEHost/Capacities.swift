@@ -38,6 +38,18 @@ public enum Capacity {
     public typealias AttributeValuePool = FixedBytes<512>
     public typealias CCCDSlots<Element> = InlineArray<4, Element>
 
+    /// Largest HCI packet a transport gathers (H4 de-framer, USB endpoint
+    /// reassembler): an ACL packet of 4 + 1024 bytes (events are 2 + 255).
+    public typealias PacketBuffer = FixedBytes<1028>
+
+    /// Advertisers one scan remembers (merged by address), and the 8-Ball
+    /// central's list of those it reported.
+    public typealias ScanEntries<Element> = InlineArray<16, Element>
+
+    /// What an application (the 8-Ball peripheral or central) has to tell its
+    /// board between two drains.
+    public typealias ApplicationEventRing<Element> = FixedQueue<16, Element>
+
     /// What the GATT client keeps of one discovery, per link.
     public typealias DiscoveredCharacteristicSlots = InlineArray<8, DiscoveredCharacteristic>
     public typealias DiscoveredDescriptorSlots = InlineArray<8, DiscoveredDescriptor>

@@ -11,9 +11,9 @@ public protocol HostApplication: ~Copyable {
     /// Work after every input: send due notifications, the next step of a session.
     mutating func poll(host: inout Host, now: UInt64)
     /// The application's own next timer.
-    mutating func nextDeadline() -> UInt64?
+    func nextDeadline() -> UInt64?
     /// Done by itself (the asker asked everything): the driver stops the host.
-    var isFinished: Bool { mutating get }
+    var isFinished: Bool { get }
 }
 
 extension HostApplication where Self: ~Copyable {
@@ -21,8 +21,8 @@ extension HostApplication where Self: ~Copyable {
         var none = NoGATTDelegate()
         host.handlePacket(type: type, packet, now: now, delegate: &none)
     }
-    public mutating func nextDeadline() -> UInt64? { nil }
-    public var isFinished: Bool { mutating get { false } }
+    public func nextDeadline() -> UInt64? { nil }
+    public var isFinished: Bool { false }
 }
 
 extension HostApplication where Self: GATTDelegate & ~Copyable {
@@ -368,7 +368,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     /// The earliest time `service` (or `check`) has work.
-    public mutating func nextDeadline() -> UInt64? {
+    @_addressableSelf public func nextDeadline() -> UInt64? {
         var first = UInt64.max
         if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
         switch progress.state {
@@ -388,7 +388,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     /// While a central scans, a quiet transport is probed once a second.
-    mutating func scanProbeDeadline() -> UInt64? {
+    @_addressableSelf func scanProbeDeadline() -> UInt64? {
         guard host.configuration.role == .central, host.isScanning else { return nil }
         return max(progress.lastInput + settings.scanProbeInterval, progress.nextScanProbe)
     }

@@ -138,11 +138,9 @@ public struct Host: ~Copyable {
 
     // MARK: - Platform API
 
-    // State reached from the platform is read through mutating accessors: a
-    // borrowed read of a non-copyable value from another module copies all of it.
-    public var isReady: Bool { mutating get { state == .ready } }
-    public var isStopped: Bool { mutating get { state == .stopped } }
-    public var connectionCount: Int { mutating get { countConnections() } }
+    public var isReady: Bool { @_addressableSelf get { state == .ready } }
+    public var isStopped: Bool { @_addressableSelf get { state == .stopped } }
+    public var connectionCount: Int { @_addressableSelf get { countConnections() } }
 
     @_addressableSelf func countConnections() -> Int {
         var n = 0
@@ -151,7 +149,7 @@ public struct Host: ~Copyable {
     }
 
     /// The peer of connection slot `slot` (0..<connectionCapacity) when it is in use.
-    public mutating func peer(slot: Int) -> BDAddress? {
+    @_addressableSelf public func peer(slot: Int) -> BDAddress? {
         connections[slot].inUse ? connections[slot].peer : nil
     }
 
@@ -162,7 +160,7 @@ public struct Host: ~Copyable {
     }
 
     /// The next time `tick` must run, if any timer is armed.
-    public mutating func nextDeadline() -> UInt64? {
+    @_addressableSelf public func nextDeadline() -> UInt64? {
         var deadline: UInt64? = nil
         func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
         if outstandingOpcode != nil { consider(commandDeadline) }
@@ -216,7 +214,7 @@ public struct Host: ~Copyable {
         reinitialize()
     }
 
-    public var hasEvents: Bool { !events.isEmpty }
+    public var hasEvents: Bool { @_addressableSelf get { !events.isEmpty } }
 
     /// Takes the next HostEvent. An `.advertisingReport`'s report is then
     /// `advertisingReport`, until the next call.
@@ -314,10 +312,9 @@ public struct Host: ~Copyable {
         return connections[index].bearer.cccd[cccd]
     }
 
-    // Mutating only so that callers in other modules reach the table in place
-    // (a borrowed call from there copies the whole host).
-    public mutating func mtu(connection handle: UInt16) -> UInt16 {
-        guard let index = connectionIndex(handle) else { return ATT.defaultMTU }
+    /// The ATT MTU of a connection.
+    @_addressableSelf public func mtu(connection: UInt16) -> UInt16 {
+        guard let index = connectionIndex(connection) else { return ATT.defaultMTU }
         return connections[index].bearer.mtu
     }
 

@@ -177,13 +177,15 @@ extension Host {
     }
 
     /// A characteristic discovery found on a connection.
-    public mutating func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+    @_addressableSelf public func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
         guard let index = connectionIndex(connection) else { return nil }
         return client.links[index].characteristic(uuid)
     }
 
     /// The first descriptor of a type after a value handle (e.g. its CCCD).
-    public mutating func clientDescriptor(connection: UInt16, _ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
+    @_addressableSelf public func clientDescriptor(
+        connection: UInt16, _ uuid: BLEUUID, after valueHandle: UInt16
+    ) -> DiscoveredDescriptor? {
         guard let index = connectionIndex(connection) else { return nil }
         return client.links[index].descriptor(uuid, after: valueHandle)
     }

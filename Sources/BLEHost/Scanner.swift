@@ -24,8 +24,8 @@ extension Host {
     static let scanInterval: UInt16 = 0x0060
     static let scanWindow: UInt16 = 0x0030
 
-    public var isScanning: Bool { mutating get { scanner.enable.enabled } }
-    public var isConnecting: Bool { mutating get { scanner.connecting } }
+    public var isScanning: Bool { @_addressableSelf get { scanner.enable.enabled } }
+    public var isConnecting: Bool { @_addressableSelf get { scanner.connecting } }
 
     /// Active scanning without controller duplicate filtering (SPEC §1 central
     /// flow): with filtering on, a controller reports each advertiser once per

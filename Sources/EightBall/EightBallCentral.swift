@@ -63,7 +63,7 @@ public struct EightBallCentral: ~Copyable {
     var phase = Phase.idle
     var table = ScanTable()
     /// Addresses already reported in scan-only mode.
-    var reported: InlineArray<16, UInt64> = InlineArray(repeating: 0)
+    var reported: Capacity.ScanEntries<UInt64> = InlineArray(repeating: 0)
     var reportedCount = 0
     public private(set) var target = ScanEntry()
     var connection: UInt16? = nil
@@ -77,7 +77,7 @@ public struct EightBallCentral: ~Copyable {
     var cccdHandle: UInt16 = 0
 
     // The question in flight.
-    var question = FixedBytes<512>()
+    var question = Capacity.ValueBuffer()
     var hasQuestion = false
     var retried = false
     var askedAt: UInt64 = 0
@@ -86,15 +86,15 @@ public struct EightBallCentral: ~Copyable {
     var outcome = Outcome.none
     var finishing = false
 
-    var events = FixedQueue<16, CentralEvent>(filler: .rejected)
+    var events = Capacity.ApplicationEventRing<CentralEvent>(filler: .rejected)
 
     public init(settings: CentralSettings) { self.settings = settings }
 
-    public var isIdleForQuestion: Bool { mutating get { !hasQuestion && phase != .finished && !finishing } }
-    public var isFinished: Bool { mutating get { phase == .finished } }
+    public var isIdleForQuestion: Bool { @_addressableSelf get { !hasQuestion && phase != .finished && !finishing } }
+    public var isFinished: Bool { @_addressableSelf get { phase == .finished } }
     /// Scan-only mode found at least one 8-Ball.
     public var reportedAny: Bool { reportedCount > 0 }
-    public mutating func nextDeadline() -> UInt64? { deadline }
+    @_addressableSelf public func nextDeadline() -> UInt64? { deadline }
     public mutating func nextEvent() -> CentralEvent? { events.pop() }
 
     /// Starts looking for an 8-Ball (the host may still be initialising).
@@ -297,7 +297,7 @@ public struct EightBallCentral: ~Copyable {
 
     mutating func reportOnce(_ entry: ScanEntry) {
         for i in 0..<reportedCount where reported[i] == entry.address.value { return }
-        guard reportedCount < 16 else { return }
+        guard reportedCount < reported.count else { return }
         reported[reportedCount] = entry.address.value
         reportedCount += 1
         events.push(.found(entry))

@@ -44,7 +44,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     var picker: AnswerPicker
     var name = FixedBytes<248>()
     @usableFromInline var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
-    var events = FixedQueue<16, EightBallEvent>(filler: .questionAccepted(connection: 0))
+    var events = Capacity.ApplicationEventRing<EightBallEvent>(filler: .questionAccepted(connection: 0))
     /// Answers notified since start (for status lines).
     public private(set) var answeredCount = 0
 

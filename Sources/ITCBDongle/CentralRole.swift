@@ -264,7 +264,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.settings.peerAddress = entry.address.value
     }
 
-    mutating func nextDeadline() -> UInt64? { session.nextDeadline() }
+    func nextDeadline() -> UInt64? { session.nextDeadline() }
 
     /// The session is the client delegate: the answer arrives as a notification.
     mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {

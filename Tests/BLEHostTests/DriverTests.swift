@@ -21,7 +21,7 @@ struct RecordingApp: HostApplication {
     }
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) { events.append(eventKind(event)) }
     mutating func poll(host: inout Host, now: UInt64) { polls += 1 }
-    var isFinished: Bool { mutating get { finished } }
+    var isFinished: Bool { finished }
 }
 
 /// What the board would log.
