@@ -100,8 +100,6 @@ public struct ATTServer: ~Copyable {
 
     /// Handles one request/command/confirmation. A response, if any, is left in
     /// `response` (empty otherwise).
-    // Mutating, though it changes nothing of its own: the database is then
-    // reached in place (a borrowed InlineArray is copied when subscripted).
     public mutating func receive<D: GATTServerDelegate & ~Copyable>(
         _ pdu: UnsafeRawBufferPointer, connection: UInt16, bearer: inout ATTBearer,
         delegate: inout D, response: inout ATTPDU

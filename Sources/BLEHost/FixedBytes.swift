@@ -22,7 +22,6 @@ public struct FixedBytes<let capacity: Int> {
     @inlinable public static var capacityCount: Int { capacity }
 
     @inlinable public subscript(index: Int) -> UInt8 {
-        // Addressable: without it, a read through a borrowed buffer copies all of it.
         @_addressableSelf get { storage[index] }
         set { storage[index] = newValue }
     }

@@ -1,4 +1,4 @@
-/// Construction in place, for firmware (issue 9): `Host(configuration:database:)`
+/// Construction in place, for firmware: `Host(configuration:database:)`
 /// builds the whole ~40 KB value in a stack temporary before it is copied to
 /// its home, which no small MCU's stack survives. These build the same state
 /// field by field in memory that is already the value's home (a static arena

@@ -27,11 +27,12 @@ extension Host {
     public var isScanning: Bool { @_addressableSelf get { scanner.enable.enabled } }
     public var isConnecting: Bool { @_addressableSelf get { scanner.connecting } }
 
-    /// Active scanning without controller duplicate filtering (SPEC §1 central
-    /// flow): with filtering on, a controller reports each advertiser once per
-    /// scan, so its first RSSI sample would decide for the whole scanner. Real
-    /// radios (and RootCanal) report a different RSSI every time; the central
-    /// judges its RSSI window on every report instead, in a fixed-size table.
+    /// Active scanning without controller duplicate filtering (LE Set Scan
+    /// Enable, Core Vol 4 Part E §7.8.11): with filtering on, a controller
+    /// reports each advertiser once per scan, so its first RSSI sample would
+    /// decide for the whole scan. Real radios (and RootCanal) report a
+    /// different RSSI every time; the central judges its RSSI window on every
+    /// report instead, in a fixed-size table.
     public mutating func startScanning() {
         scanner.desired = true
         guard state == .ready, !scanner.connecting else { return }

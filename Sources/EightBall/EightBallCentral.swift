@@ -1,6 +1,6 @@
 import BLEHost
 
-/// Settings of the asker (SPEC §1 central flow; CLI flags in parentheses).
+/// Settings of the asker (docs/ARCHITECTURE.md, "The 8-Ball on the air"; CLI flags in parentheses).
 public struct CentralSettings {
     /// RSSI window in dBm (--rssi-min/--rssi-max); the ITCB apps use -60…-20.
     public var rssiMin: Int8 = -60
@@ -209,7 +209,7 @@ public struct EightBallCentral: ~Copyable {
             if hasQuestion { beginQuestion(&host, now) }
         case .writeCompleted(_, let handle):
             if handle == cccdHandle, phase == .subscribing {
-                // Subscribed and confirmed: now the question (SPEC §1 order).
+                // Subscribed and confirmed: now the question (the ITCB apps' order).
                 phase = .writing
                 askedAt = now
                 _ = question.withBytes { host.clientWrite(connection: connection, attribute: questionHandle, value: $0) }
