@@ -368,7 +368,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     /// The earliest time `service` (or `check`) has work.
-    @_addressableSelf public func nextDeadline() -> UInt64? {
+    public mutating func nextDeadline() -> UInt64? {
         var first = UInt64.max
         if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
         switch progress.state {
@@ -388,7 +388,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     /// While a central scans, a quiet transport is probed once a second.
-    @_addressableSelf func scanProbeDeadline() -> UInt64? {
+    mutating func scanProbeDeadline() -> UInt64? {
         guard host.configuration.role == .central, host.isScanning else { return nil }
         return max(progress.lastInput + settings.scanProbeInterval, progress.nextScanProbe)
     }

@@ -159,9 +159,8 @@ public struct Host: ~Copyable {
         beginInitialization()
     }
 
-    /// The next time `tick` must run, if any timer is armed. Kept out of line:
-    /// inlined into the driver's `nextDeadline` it cost 358 B of firmware flash.
-    @inline(never) @_addressableSelf public func nextDeadline() -> UInt64? {
+    /// The next time `tick` must run, if any timer is armed.
+    @_addressableSelf public func nextDeadline() -> UInt64? {
         var deadline: UInt64? = nil
         func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
         if outstandingOpcode != nil { consider(commandDeadline) }

@@ -286,7 +286,7 @@ extension Host {
             guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) else {
                 return outputDropped(.transmitQueueFull)
             }
-            let note = L2CAPSignaling.handle(pdu, isCentral: connections[index].isCentral, response: &aclQueue.pdus[slot])
+            let note = L2CAPSignaling.receive(pdu, isCentral: connections[index].isCentral, response: &aclQueue.pdus[slot])
             if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             if case .updateConnection(let parameters) = note {
                 queueConnectionParameters(HCIOpcode.leConnectionUpdate, handle, parameters)
@@ -295,7 +295,7 @@ extension Host {
             guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.smp) else {
                 return outputDropped(.transmitQueueFull)
             }
-            SMP.handle(pdu, response: &aclQueue.pdus[slot])
+            SMP.receive(pdu, response: &aclQueue.pdus[slot])
             if !aclQueue.pdus[slot].isEmpty {
                 aclQueue.commit()
                 pairingRefused(index, handle)

@@ -388,7 +388,7 @@ import TestSupport
     }
 
     @Test func aStopBeforeBringUpSaysNoResetWasConfirmed() {
-        // A controller that never answered was logged "controller reset; stopped" (issue 20).
+        // A controller that never answered was not reset: the line must not say it was.
         var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         _ = c.drain()

@@ -5,7 +5,7 @@ import TestSupport
 @Suite struct SignalingAndSMPTests {
     func signal(_ pdu: [UInt8], central: Bool) -> ([UInt8], L2CAPSignalNote) {
         var response = FixedBytes<64>()
-        let note = pdu.withRaw { L2CAPSignaling.handle($0, isCentral: central, response: &response) }
+        let note = pdu.withRaw { L2CAPSignaling.receive($0, isCentral: central, response: &response) }
         return (response.bytes, note)
     }
 
@@ -44,13 +44,13 @@ import TestSupport
     @Test func pairingIsNotSupported() {
         var response = FixedBytes<64>()
         // Pairing Request (Vol 3 Part H §3.5.1) → Pairing Failed, Pairing Not Supported.
-        hex("01 03 00 01 10 07 07").withRaw { SMP.handle($0, response: &response) }
+        hex("01 03 00 01 10 07 07").withRaw { SMP.receive($0, response: &response) }
         #expect(response.bytes == hex("05 05"))
-        hex("0b 01").withRaw { SMP.handle($0, response: &response) }  // Security Request
+        hex("0b 01").withRaw { SMP.receive($0, response: &response) }  // Security Request
         #expect(response.bytes == hex("05 05"))
-        hex("05 05").withRaw { SMP.handle($0, response: &response) }  // never answer a Pairing Failed
+        hex("05 05").withRaw { SMP.receive($0, response: &response) }  // never answer a Pairing Failed
         #expect(response.isEmpty)
-        [UInt8]().withRaw { SMP.handle($0, response: &response) }
+        [UInt8]().withRaw { SMP.receive($0, response: &response) }
         #expect(response.isEmpty)
     }
 }

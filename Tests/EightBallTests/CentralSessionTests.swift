@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 @testable import EightBall
 
-/// The asker's state machine (SPEC §1 central flow) against a scripted 8-Ball:
+/// The asker's state machine (docs/ARCHITECTURE.md, "The 8-Ball on the air")
+/// against a scripted 8-Ball:
 /// discovery, subscribe → write → notification → unsubscribe, and every error path.
 @Suite struct CentralSessionTests {
     enum Behaviour { case answer, reject, silent, dropLinkOnQuestion, noService }

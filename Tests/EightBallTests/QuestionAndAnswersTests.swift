@@ -67,7 +67,8 @@ import TestSupport
     }
 }
 
-/// SPEC §1 peripheral rules 1–5, through the host as a central would see them.
+/// The peripheral rules 1–5 (docs/ARCHITECTURE.md, "The 8-Ball on the air"),
+/// through the host as a central would see them.
 @Suite struct EightBallPeripheralTests {
     typealias Controller = ScriptedController<EightBallPeripheral>
 
