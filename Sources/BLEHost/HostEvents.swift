@@ -1,7 +1,7 @@
 /// Incoming HCI packets: events (Core Vol 4 Part E §7.7) and ACL data (§5.4.2).
 extension Host {
     /// Handles one HCI packet from the controller (type = H4 indicator, packet
-    /// without it). Malformed packets are dropped and reported as .dropped.
+    /// without it). Malformed packets are dropped and reported as .droppedInput.
     /// `delegate` serves our dynamic attributes and is given the notifications
     /// and indications of the peer's server.
     public mutating func handlePacket<D: GATTDelegate & ~Copyable>(
