@@ -100,7 +100,7 @@ struct FirmwareObserver: DriverObserver {
         guard event.severity <= .info else { return }
         var line = UARTLine()
         line.text("host: ")
-        event.describe(into: &line)
+        event.describe(into: &line, host: &host)
         line.text("\n")
     }
 

@@ -46,7 +46,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     var picker: AnswerPicker
     var name = FixedBytes<248>()
     @usableFromInline var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
-    var events = FixedQueue<16, EightBallEvent>(filler: .questionAccepted(connection: 0))
+    var events = Capacity.ApplicationEventRing<EightBallEvent>(filler: .questionAccepted(connection: 0))
     /// Answers notified since start (for status lines).
     public private(set) var answeredCount = 0
     /// `poll` may have an answer to send: a question was accepted, a
@@ -127,7 +127,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         answersWaiting = false
         for index in 0..<Capacity.links where centrals[index].inUse && centrals[index].pending {
             let connection = centrals[index].handle
-            guard host.subscription(connection: connection, valueHandle: handles.answerHandle) & 0x0001 != 0 else {
+            guard host.subscription(connection: connection, attribute: handles.answerHandle) & 0x0001 != 0 else {
                 if !centrals[index].reportedWaiting {
                     centrals[index].reportedWaiting = true
                     events.push(.answerWaitingForSubscription(connection: connection))
@@ -149,8 +149,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
 
     // MARK: - GATTServerDelegate
 
-    public mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
-        guard handle == handles.answerHandle else { return ATTError.readNotPermitted }
+    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
+        guard attribute == handles.answerHandle else { return ATTError.readNotPermitted }
         // The last answer for this central; empty before its first question (rule 3).
         if let index = slot(connection), centrals[index].answer >= 0 {
             answerValue(centrals[index].answer, into: &value)
@@ -158,8 +158,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         return 0
     }
 
-    public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
-        guard handle == handles.questionHandle else { return ATTError.writeNotPermitted }
+    public mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
+        guard attribute == handles.questionHandle else { return ATTError.writeNotPermitted }
         guard Question.isValid(value) else {
             // ATT 0x0E: the ITCB central shows "Please rephrase as a question" (rule 1).
             events.push(.questionRejected(connection: connection, length: value.count))
@@ -177,7 +177,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     }
 
     /// Subscriptions live in the host's CCCD table; `poll` sends what they unblock.
-    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {
+    public mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16) {
         answersWaiting = true
     }
 
@@ -204,8 +204,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
 
 /// The 8-Ball is the application the driver runs on every board (Linux wraps
 /// it for its log lines; the firmware runs it as it is). Its GATT server
-/// answers the requests in each packet.
-extension EightBallPeripheral: HostApplication {
+/// answers the requests in each packet; as a client it subscribes to nothing.
+extension EightBallPeripheral: GATTClientDelegate, HostApplication {
     public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
         host.handlePacket(type: type, packet, now: now, delegate: &self)
     }

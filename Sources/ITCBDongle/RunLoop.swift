@@ -6,14 +6,14 @@ import VendorDrivers
 /// plus an exit code when it is done and its part of the status line.
 protocol RoleLogic: HostApplication, ~Copyable {
     /// Set when the role finished by itself (central: all questions asked).
-    var exitCode: Int32? { mutating get }
+    var exitCode: Int32? { get }
     /// The role's part of the SIGHUP status line ("12 question(s) answered").
     var statusDetail: String? { mutating get }
 }
 
 extension RoleLogic where Self: ~Copyable {
     var statusDetail: String? { mutating get { nil } }
-    var isFinished: Bool { mutating get { exitCode != nil } }
+    var isFinished: Bool { exitCode != nil }
 }
 
 /// Signals arrive through a self-pipe so the run loop sees them in poll(2).
@@ -82,7 +82,7 @@ struct LinuxObserver: DriverObserver {
     let transportName: String
 
     mutating func observe(_ event: HostEvent, host: inout Host) {
-        logHostEvent(event)
+        logHostEvent(event, host: &host)
         notifier?.observe(event, host: &host, role: host.configuration.role)
     }
 

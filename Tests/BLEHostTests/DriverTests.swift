@@ -21,7 +21,7 @@ struct RecordingApp: HostApplication {
     }
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) { events.append(eventKind(event)) }
     mutating func poll(host: inout Host, now: UInt64) { polls += 1 }
-    var isFinished: Bool { mutating get { finished } }
+    var isFinished: Bool { finished }
 }
 
 /// What the board would log.
@@ -176,7 +176,7 @@ let resetComplete = hex("0e 04 01 03 0c 00")
     }
 
     @Test func askerEndsAtTheFirstUnansweredCommand() {
-        // A controller that accepts and never answers (issue 20): the asker ends
+        // A controller that accepts and never answers: the asker ends
         // at the command timeout (3 s), not at its scan or answer deadline, as
         // "not ready" before bring-up finished and "silent" after.
         var settings = DriverSettings()
