@@ -16,6 +16,14 @@ let package = Package(
         // The 8-Ball game: GATT table, peripheral policy, central session.
         .target(name: "EightBall", dependencies: ["BLEHost"],
                 swiftSettings: [.enableExperimentalFeature("AddressableParameters")]),
+        // Vendor set-up steps for the Linux board: the Realtek and Intel firmware
+        // loaders, their USB ID tables and `VendorSetup` (the Realtek probe with
+        // its hand-over to Intel). Sans-IO like the core, and Embedded-clean
+        // (scripts/embedded-check.sh), but not part of the MCU firmware, whose
+        // controller needs no download. The driver runs them through the core's
+        // `ControllerSetup` protocol, as BTstack runs a `chipset/` driver.
+        .target(name: "VendorDrivers", dependencies: ["BLEHost"],
+                swiftSettings: [.enableExperimentalFeature("AddressableParameters")]),
         // libusb-1.0 through pkg-config (Debian: libusb-1.0-0-dev).
         .systemLibrary(
             name: "CLibUSB",
@@ -31,12 +39,12 @@ let package = Package(
         // over one option table: Sources/ITCBDongle/Options.swift).
         // Release builds drop the run-time exclusivity checks: every access to
         // the USB transport's state (a class, reached from libusb's callbacks)
-        // paid one, ~2,000 instructions per question; debug builds and the
+        // would pay one, ~2,000 instructions per question; debug builds and the
         // tests keep them.
         .executableTarget(
             name: "ITCBDongle",
             dependencies: [
-                "BLEHost", "EightBall", "CLibUSB", "CLinux",
+                "BLEHost", "EightBall", "VendorDrivers", "CLibUSB", "CLinux",
             ],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))],
             // Double's rounding (Glibc's import brought libm along).
@@ -45,6 +53,7 @@ let package = Package(
         // A scripted controller that drives a Host in tests (public API only).
         .target(name: "TestSupport", dependencies: ["BLEHost"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "TestSupport"]),
+        .testTarget(name: "VendorDriversTests", dependencies: ["VendorDrivers", "BLEHost", "TestSupport"]),
         .testTarget(name: "EightBallTests", dependencies: ["EightBall", "BLEHost", "TestSupport"]),
         .testTarget(name: "ITCBDongleTests", dependencies: ["ITCBDongle", "BLEHost", "CLibUSB"]),
     ]

@@ -11,6 +11,7 @@
 // Debian files and runs each on its own with a larger -max_len).
 import BLEHost
 import EightBall
+import VendorDrivers
 import Glibc
 
 let targetCount = 9
@@ -83,7 +84,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             while true {
                 let frame = deframer.next(part, offset: &offset)
                 if case .none = frame { break }
-                var copy = FixedBytes<1028>()
+                var copy = Capacity.PacketBuffer()
                 switch frame {
                 case .inPlace(_, let start, let count): copy.append(UnsafeRawBufferPointer(rebasing: part[start..<(start + count)]))
                 case .buffered: _ = deframer.withPacket { copy.append($0) }
@@ -112,7 +113,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var response = ATTPDU()
         for mtu: UInt16 in [23, 247] {
             bearer.mtu = mtu
-            _ = server.handle(input, connection: 0x40, bearer: &bearer, delegate: &logic, response: &response)
+            _ = server.receive(input, connection: 0x40, bearer: &bearer, delegate: &logic, response: &response)
             precondition(response.count <= Int(mtu), "response longer than the MTU")
         }
     case 3:

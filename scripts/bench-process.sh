@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process benchmark of the peripheral (issue 8): counts per question, not
+# Whole-process benchmark of the peripheral: counts per question, not
 # times. Two Bumble virtual controllers on one link; our shipped peripheral on
 # the first; a Bumble central (Tests/Support/bench_central.py) on the second
 # asks N questions over ONE connection, each a full ITCB cycle (CCCD 0x0001
@@ -29,7 +29,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# Budgets per question (issue 8). Aim: 20,000 instructions, one syscall per wake-up.
+# Budgets per question (docs/PERFORMANCE.md). Aim: 20,000 instructions, one syscall per wake-up.
 MAX_INSTRUCTIONS=${BENCH_MAX_INSTRUCTIONS:-40000}
 MAX_ALLOCATIONS=${BENCH_MAX_ALLOCATIONS:-0}
 MAX_SYSCALLS=${BENCH_MAX_SYSCALLS:-20}

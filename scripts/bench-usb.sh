@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# USB process benchmark of the peripheral (issue 16): counts per question, not
+# USB process benchmark of the peripheral: counts per question, not
 # times, on the path kiosks run: `itcb-dongle --role peripheral --transport usb`
 # in the USB fixture's QEMU guest (Tests/USBFixture: Debian 6.1 kernel, usbfs,
 # dummy_hcd, the GadgetFS-emulated CSR dongle, whose controller is a Bumble

@@ -3,7 +3,7 @@
 # EightBallPeripheral (Bench/CoreBench.swift), then, under valgrind, the
 # instructions per question (callgrind: repeatable, unlike seconds) and heap
 # usage for 1,000 and 2,000 questions — equal allocation counts show that the
-# steady state allocates nothing. Fails (issue 8) when the steady state
+# steady state allocates nothing. Fails when the steady state
 # allocates or costs more than MAX_CORE_INSTRUCTIONS per question (counts, not
 # times: repeatable under valgrind); BENCH_REPORT_ONLY=1 only prints.
 # Usage: scripts/bench.sh

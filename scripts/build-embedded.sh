@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the shipped itcb-dongle as Embedded Swift (issue 17): the same sources
-# as the SwiftPM build (BLEHost, EightBall, ITCBDongle over the CLinux and
+# as the SwiftPM build (BLEHost, EightBall, VendorDrivers, ITCBDongle over the CLinux and
 # CLibUSB C modules), compiled module by module with swiftc
 # (-enable-experimental-feature Embedded -wmo -Osize, functions in their own
 # sections) and linked by clang against libc and libusb-1.0 only (nothing of
@@ -41,7 +41,7 @@ embedded_lib="$toolchain/lib/swift/embedded/$target"
 clang="$toolchain/bin/clang"
 [ -x "$clang" ] || clang=clang
 
-sources=(Sources/BLEHost/*.swift Sources/EightBall/*.swift Sources/ITCBDongle/*.swift
+sources=(Sources/BLEHost/*.swift Sources/EightBall/*.swift Sources/VendorDrivers/*.swift Sources/ITCBDongle/*.swift
          Sources/CLinux/* Sources/CLibUSB/* scripts/build-embedded.sh)
 binary="$out/itcb-dongle"
 if [ "$force" = 0 ] && [ -x "$binary" ] && [ -z "$(find "${sources[@]}" -newer "$binary" 2>/dev/null)" ]; then
@@ -68,6 +68,7 @@ module() {
 start=$(date +%s)
 module BLEHost Sources/BLEHost/*.swift
 module EightBall Sources/EightBall/*.swift
+module VendorDrivers Sources/VendorDrivers/*.swift
 # The platform layer inlines less than -Osize's default: its code is mostly
 # strings (log lines, messages, --help), which Swift otherwise inlines at every
 # use; 581 KB stripped with the defaults, 459 KB so (2026-11-24). The process
@@ -78,6 +79,7 @@ module ITCBDongle -I Sources/CLinux -I Sources/CLibUSB \
     Sources/ITCBDongle/*.swift
 rm -f "$binary"
 "$clang" -target "$target" -o "$binary" "$out/obj/ITCBDongle.o" "$out/obj/BLEHost.o" "$out/obj/EightBall.o" \
+    "$out/obj/VendorDrivers.o" \
     -L "$embedded_lib" -lswiftUnicodeDataTables -lusb-1.0 \
     -Wl,--gc-sections -Wl,-z,relro -Wl,-z,now -Wl,--build-id
 touch -d "@$start" "$binary"  # out of date for any source edited while it was built

@@ -83,7 +83,7 @@ build() {
     [[ $rx_lazy_ms =~ ^[0-9]+$ ]] && ((rx_lazy_ms <= 1000)) ||
         die "--rx-lazy-ms must be a number of milliseconds from 0 to 1000 (got '$rx_lazy_ms')"
     need_tools
-    # Fresh outputs every time (swiftc was seen keeping a stale .o when its flags changed).
+    # Fresh outputs every time: swiftc can keep a stale .o when only its flags change.
     rm -rf "$out/core" "$out/gen"
     mkdir -p "$out/core" "$out/gen"
     : >"$out/compile.log"
@@ -137,7 +137,7 @@ build() {
         -lc -lgcc -o "$elf"
     echo "firmware: built $elf (name \"$name\", $(grep -o 'address: UInt64 = 0x[0-9A-F]*' "$obj/FirmwareConfig.swift" |
         sed 's/.*0x\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/address \1:\2:\3:\4:\5:\6/'), seed $(sed -n 's/.*seed: UInt64 = //p' "$obj/FirmwareConfig.swift"))"
-    echo "firmware: state: driver $driver_size B (host, 8-Ball, de-framer, event slot, outgoing packet); stack $STACK_SIZE B"
+    echo "firmware: state: driver $driver_size B (host, 8-Ball, de-framer, outgoing packet); stack $STACK_SIZE B"
     python3 Firmware/tools/budget.py "$elf" --map "$out/$stem.map" --flash $FLASH_BUDGET --ram $RAM_BUDGET \
         --frame $FRAME_BUDGET --json "$out/$stem.budget.json"
 }

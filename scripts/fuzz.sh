@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of Fuzz/ over the core (BLEHost, EightBall) with
+# Builds the libFuzzer targets of Fuzz/ over the core (BLEHost, EightBall) and the
+# vendor drivers (VendorDrivers: targets 3, 6 and 7) with
 # AddressSanitizer and runs them. Usage: scripts/fuzz.sh [SECONDS] [TARGET]
 # (default 30 s, all targets, then the Realtek (6), Intel (7) and USB descriptor
 # (8) targets SECONDS each on their own: 4 x SECONDS in all; TARGET is a number of
@@ -19,7 +20,10 @@ swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/B
     -c -wmo Sources/BLEHost/*.swift -o "$out/BLEHost.o" 2>&1 | grep -v "warning:" || true
 swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \
     -c -wmo Sources/EightBall/*.swift -o "$out/EightBall.o" 2>&1 | grep -v "warning:" || true
-swiftc "${flags[@]}" -I "$out" Fuzz/FuzzTargets.swift "$out/BLEHost.o" "$out/EightBall.o" -o "$out/fuzz-core" 2>&1 \
+swiftc "${flags[@]}" -module-name VendorDrivers -I "$out" -emit-module -emit-module-path "$out/VendorDrivers.swiftmodule" \
+    -c -wmo Sources/VendorDrivers/*.swift -o "$out/VendorDrivers.o" 2>&1 | grep -v "warning:" || true
+swiftc "${flags[@]}" -I "$out" Fuzz/FuzzTargets.swift "$out/BLEHost.o" "$out/EightBall.o" "$out/VendorDrivers.o" \
+    -o "$out/fuzz-core" 2>&1 \
     | grep -v -e "ld.gold: warning" -e "^$" || true
 [ -x "$out/fuzz-core" ] || { echo "fuzz: build failed"; exit 1; }
 # The vendor file targets (6 Realtek, 7 Intel) take whole files: their corpus

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Stack guard of the core (issue 8): compiles BLEHost and EightBall exactly as
-# scripts/embedded-check.sh does (its flags: Embedded Swift, armv7em, -Osize,
+# Stack guard of the core: a fixed stack must hold the deepest call (the MCU
+# has 16 KB; docs/FIRMWARE.md). Compiles BLEHost, EightBall and VendorDrivers
+# exactly as scripts/embedded-check.sh does (its flags: Embedded Swift, armv7em, -Osize,
 # -no-allocations) and reads every function's stack frame from LLVM's
 # prologue/epilogue inserter (the "N stack bytes in function" analysis remark
 # that clang's -Wframe-larger-than is built on; swiftc 6.3 has no
@@ -30,9 +31,12 @@ swiftc "${flags[@]}" -save-optimization-record-path "$out/BLEHost.opt.yaml" \
 swiftc "${flags[@]}" -save-optimization-record-path "$out/EightBall.opt.yaml" \
     -module-name EightBall -I "$out" \
     -c Sources/EightBall/*.swift -o "$out/EightBall.o"
+swiftc "${flags[@]}" -save-optimization-record-path "$out/VendorDrivers.opt.yaml" \
+    -module-name VendorDrivers -I "$out" \
+    -c Sources/VendorDrivers/*.swift -o "$out/VendorDrivers.o"
 
 # One "BYTES MODULE MANGLED" line per function, largest first.
-for module in BLEHost EightBall; do
+for module in BLEHost EightBall VendorDrivers; do
     awk -v module="$module" '
         /^--- !Analysis/ { pass = ""; name = ""; fn = "" }
         /^Pass:/ { pass = $2 }
@@ -47,7 +51,7 @@ done | sort -k1,1nr -k3 > "$out/frames.txt"
 demangle() {
     local bytes module mangled
     while read -r bytes module mangled; do
-        printf '%6d  %-9s  %s  (%s)\n' "$bytes" "$module" \
+        printf '%6d  %-13s  %s  (%s)\n' "$bytes" "$module" \
             "$(swift demangle --compact --simplified "$mangled" 2>/dev/null || echo "$mangled")" "$mangled"
     done
 }

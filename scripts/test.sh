@@ -53,11 +53,11 @@ suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-set
 suite "interop on RootCanal controllers" .venv/bin/python -m pytest -q Tests/RootCanal
 suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
 # The path kiosks run, measured where it runs (the QEMU guest, libusb 1.0.26). The
-# allocation budgets are issue 16's; instructions and syscalls are gated where they
-# stand today (52,182 and 42.3 on 2026-11-24) while issue 16's aims, 40,000 and 40,
-# are not met yet (docs/PERFORMANCE.md).
-suite "USB bench in the QEMU guest: 0 allocations of ours, <= 1 per transfer, <= 60,000 instructions, <= 48 syscalls per question" \
-    env BENCH_USB_MAX_INSTRUCTIONS=60000 BENCH_USB_MAX_SYSCALLS=48 scripts/bench-usb.sh
+# allocation budgets are the aims; instructions and syscalls are gated just above
+# where they stand (44,083-44,580 and 38.7-39.2 on 2026-11-24): the instruction aim,
+# 40,000, is not met, and the syscalls move with the wake-ups (docs/PERFORMANCE.md).
+suite "USB bench in the QEMU guest: 0 allocations of ours, <= 1 per transfer, <= 50,000 instructions, <= 42 syscalls per question" \
+    env BENCH_USB_MAX_INSTRUCTIONS=50000 BENCH_USB_MAX_SYSCALLS=42 scripts/bench-usb.sh
 suite "interop with BlueZ in the QEMU guest" .venv/bin/python -m pytest -q Tests/BlueZ
 suite "deployment (deb, unit, rule)" Tests/Deployment/test_deployment.sh
 

@@ -37,7 +37,7 @@ void board_log_dec64(uint64_t value);
 void board_log_hex(uint32_t value, uint32_t digits);
 
 /* ---- static homes of the Swift state (.bss), sized by the build ---- */
-/* The driver: host, 8-Ball, de-framer, event slot and outgoing packet in one. */
+/* The driver: host, 8-Ball, de-framer and outgoing packet in one. */
 void *board_driver_storage(size_t size, size_t alignment);
 
 /* ---- stack (painted at reset) ---- */

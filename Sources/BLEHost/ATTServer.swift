@@ -1,25 +1,32 @@
 /// A value read from or written to a dynamic attribute.
 public typealias AttributeValue = Capacity.ValueBuffer
 
-/// The application behind dynamic attributes. Calls are synchronous: the ATT
-/// response is built from what the delegate returns. Return 0 for success or an
-/// ATT error code (ATTError).
+/// The application behind our server's dynamic attributes. Calls are
+/// synchronous: the ATT response is built from what the delegate returns.
+/// Return 0 for success or an ATT error code (ATTError). By default there are
+/// no dynamic attributes: reads and writes are refused.
 public protocol GATTServerDelegate: ~Copyable {
-    mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8
-    mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8
-    mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16)
+    /// A peer reads a dynamic attribute of ours.
+    mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8
+    /// A peer writes a dynamic attribute of ours (whole: long writes are assembled first).
+    mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8
+    /// A peer wrote the CCCD of characteristic value `attribute`.
+    mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16)
 }
 
-/// A delegate for a database without dynamic attributes.
-public struct NoGATTDelegate: GATTServerDelegate {
-    public init() {}
-    public mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
+extension GATTServerDelegate where Self: ~Copyable {
+    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
         ATTError.readNotPermitted
     }
-    public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
+    public mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
         ATTError.writeNotPermitted
     }
-    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
+    public mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16) {}
+}
+
+/// The delegate of an application that serves no dynamic attribute and subscribes to nothing.
+public struct NoGATTDelegate: GATTDelegate {
+    public init() {}
 }
 
 /// Queued Prepare Write values of one client (Vol 3 Part F §3.4.6.1), fixed size.
@@ -76,8 +83,7 @@ public struct ATTBearer: ~Copyable {
 public enum ATTServerNote: Equatable {
     case none
     case mtuExchanged(UInt16)
-    case subscription(valueHandle: UInt16, value: UInt16)
-    case indicationConfirmed
+    case subscription(attribute: UInt16, value: UInt16)
 }
 
 /// An outgoing ATT PDU: at most ATT.maxMTU bytes.
@@ -94,9 +100,7 @@ public struct ATTServer: ~Copyable {
 
     /// Handles one request/command/confirmation. A response, if any, is left in
     /// `response` (empty otherwise).
-    // Mutating, though it changes nothing of its own: the database is then
-    // reached in place (a borrowed InlineArray is copied when subscripted).
-    public mutating func handle<D: GATTServerDelegate & ~Copyable>(
+    public mutating func receive<D: GATTServerDelegate & ~Copyable>(
         _ pdu: UnsafeRawBufferPointer, connection: UInt16, bearer: inout ATTBearer,
         delegate: inout D, response: inout ATTPDU
     ) -> ATTServerNote {
@@ -150,7 +154,7 @@ public struct ATTServer: ~Copyable {
         case ATTOpcode.handleValueConfirmation:
             guard pdu.count == 1, bearer.indicationPending else { return .none }
             bearer.indicationPending = false
-            return .indicationConfirmed
+            return .none
         default:
             // Unknown commands are ignored (§3.3.1); responses, notifications and
             // indications are the client's business. Any other request: not supported.
@@ -163,6 +167,7 @@ public struct ATTServer: ~Copyable {
 
     /// PDUs a server sends: responses (odd opcodes up to 0x1B), notifications,
     /// indications, and the newer responses of the same form.
+    @inline(__always)
     public static func isServerToClient(_ opcode: UInt8) -> Bool {
         switch opcode {
         case ATTOpcode.errorResponse, ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication,
@@ -320,7 +325,7 @@ public struct ATTServer: ~Copyable {
             value.appendUInt16(bearer.cccd[attribute.cccdIndex])
             return 0
         }
-        if attribute.dynamic { return delegate.gattRead(connection: connection, handle: handle, into: &value) }
+        if attribute.dynamic { return delegate.serverRead(connection: connection, attribute: handle, into: &value) }
         database.appendStaticValue(handle, to: &value)
         return 0
     }
@@ -388,12 +393,12 @@ public struct ATTServer: ~Copyable {
             guard configuration & ~allowed == 0 else { return ATTError.cccdImproperlyConfigured }
             bearer.cccd[attribute.cccdIndex] = configuration
             let valueHandle = handle - 1
-            delegate.gattSubscriptionChanged(connection: connection, valueHandle: valueHandle, value: configuration)
-            note = .subscription(valueHandle: valueHandle, value: configuration)
+            delegate.serverSubscriptionChanged(connection: connection, attribute: valueHandle, value: configuration)
+            note = .subscription(attribute: valueHandle, value: configuration)
             return 0
         }
         guard attribute.dynamic else { return ATTError.writeNotPermitted }
-        return delegate.gattWrite(connection: connection, handle: handle, value: value)
+        return delegate.serverWrite(connection: connection, attribute: handle, value: value)
     }
 
     mutating func write<D: GATTServerDelegate & ~Copyable>(

@@ -61,9 +61,10 @@ public struct AdvertisingData {
         return add(type: ADType.shortenedLocalName, UnsafeRawBufferPointer(rebasing: name[0..<cut]))
     }
 
-    /// The advertising data and scan response of SPEC §1: flags, the complete
-    /// 128-bit service UUID list and the name (complete if it fits, else shortened);
-    /// the scan response carries the complete name (shortened past 29 bytes).
+    /// The 8-Ball's advertising data and scan response (docs/ARCHITECTURE.md,
+    /// "The 8-Ball on the air"): flags, the complete 128-bit service UUID list
+    /// and the name (complete if it fits, else shortened); the scan response
+    /// carries the complete name (shortened past 29 bytes).
     public static func advertisement(service: BLEUUID, name: UnsafeRawBufferPointer) -> (AdvertisingData, AdvertisingData) {
         var data = AdvertisingData()
         data.addFlags(generalDiscoverableFlags)

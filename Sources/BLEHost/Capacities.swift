@@ -9,6 +9,8 @@ public enum Capacity {
     public typealias PerLink<Element: ~Copyable> = InlineArray<1, Element>
     /// HostEvents waiting for the platform between two drains.
     public typealias EventRing = FixedQueue<8, HostEvent>
+    /// Advertising reports waiting beside their events (the firmware does not scan).
+    public typealias ReportRing = FixedQueue<1, AdvertisingReport>
     /// HCI commands queued behind the outstanding one (advertising set-up queues 4).
     public typealias CommandRing = FixedQueue<6, HCIPacket>
     /// ACL that overtook its LE Connection Complete.
@@ -18,6 +20,7 @@ public enum Capacity {
     #else
     public typealias PerLink<Element: ~Copyable> = InlineArray<8, Element>
     public typealias EventRing = FixedQueue<32, HostEvent>
+    public typealias ReportRing = FixedQueue<16, AdvertisingReport>
     public typealias CommandRing = FixedQueue<12, HCIPacket>
     public typealias EarlyACLRing = FixedQueue<2, HCIPacket>
     public typealias TransmitSlots<Element: ~Copyable> = InlineArray<16, Element>
@@ -34,6 +37,22 @@ public enum Capacity {
     public typealias AttributeSlots<Element> = InlineArray<24, Element>
     public typealias AttributeValuePool = FixedBytes<512>
     public typealias CCCDSlots<Element> = InlineArray<4, Element>
+
+    /// Largest HCI packet a transport gathers (H4 de-framer, USB endpoint
+    /// reassembler): an ACL packet of 4 + 1024 bytes (events are 2 + 255).
+    public typealias PacketBuffer = FixedBytes<1028>
+
+    /// Advertisers one scan remembers (merged by address), and the 8-Ball
+    /// central's list of those it reported.
+    public typealias ScanEntries<Element> = InlineArray<16, Element>
+
+    /// What an application (the 8-Ball peripheral or central) has to tell its
+    /// board between two drains.
+    public typealias ApplicationEventRing<Element> = FixedQueue<16, Element>
+
+    /// What the GATT client keeps of one discovery, per link.
+    public typealias DiscoveredCharacteristicSlots = InlineArray<8, DiscoveredCharacteristic>
+    public typealias DiscoveredDescriptorSlots = InlineArray<8, DiscoveredDescriptor>
 
     /// One question or any attribute value: ATT's maximum (Vol 3 Part F §3.2.9).
     public typealias ValueBuffer = FixedBytes<512>

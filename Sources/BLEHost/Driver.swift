@@ -11,9 +11,9 @@ public protocol HostApplication: ~Copyable {
     /// Work after every input: send due notifications, the next step of a session.
     mutating func poll(host: inout Host, now: UInt64)
     /// The application's own next timer.
-    mutating func nextDeadline() -> UInt64?
+    func nextDeadline() -> UInt64?
     /// Done by itself (the asker asked everything): the driver stops the host.
-    var isFinished: Bool { mutating get }
+    var isFinished: Bool { get }
 }
 
 extension HostApplication where Self: ~Copyable {
@@ -21,11 +21,11 @@ extension HostApplication where Self: ~Copyable {
         var none = NoGATTDelegate()
         host.handlePacket(type: type, packet, now: now, delegate: &none)
     }
-    public mutating func nextDeadline() -> UInt64? { nil }
-    public var isFinished: Bool { mutating get { false } }
+    public func nextDeadline() -> UInt64? { nil }
+    public var isFinished: Bool { false }
 }
 
-extension HostApplication where Self: GATTServerDelegate & ~Copyable {
+extension HostApplication where Self: GATTDelegate & ~Copyable {
     public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
         host.handlePacket(type: type, packet, now: now, delegate: &self)
     }
@@ -135,7 +135,7 @@ struct DriverProgress {
 
 /// The one loop body of every board: the Linux run loop, the MCU firmware and
 /// the benchmarks. Sans-IO: packets (or H4 bytes) and time in, packets out.
-/// A board moves packets and tells time; the driver owns the event slot, the
+/// A board moves packets and tells time; the driver owns the
 /// outgoing packet, the deadlines, stall and framing-loss detection and the
 /// controller's set-up.
 ///
@@ -154,8 +154,6 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     public var settings: DriverSettings
     /// The packet `nextOutgoing` filled (H4: indicator byte first).
     public var outgoing = HCIPacket()
-    /// Where each host event is taken to be lent to the board and the application.
-    var eventSlot = HostEvent.shutdownComplete(controllerReset: false)
     /// De-frames H4 streams (UART, TCP); USB hands whole packets.
     var deframer = H4Deframer()
 
@@ -194,7 +192,6 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         setupHome.initialize(to: setup)
         withUnsafeMutablePointer(to: &driver.pointee.settings) { $0.initialize(to: settings) }
         withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: HCIPacket()) }
-        withUnsafeMutablePointer(to: &driver.pointee.eventSlot) { $0.initialize(to: .shutdownComplete(controllerReset: false)) }
         withUnsafeMutablePointer(to: &driver.pointee.deframer) { $0.initialize(to: H4Deframer()) }
         withUnsafeMutablePointer(to: &driver.pointee.progress) { $0.initialize(to: DriverProgress()) }
     }
@@ -295,7 +292,9 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             follow(step, now: now)
         case .running:
             app.receive(type: type, packet, host: &host, now: now)
-            processEvents(now: now, observer: &observer)
+            // The events now (the host's queue is bounded); the application's
+            // poll once per pass, in `service`, after every packet of the wake-up.
+            processEvents(now: now, observer: &observer, polling: false)
         case .needsFiles, .finished:
             break
         }
@@ -406,23 +405,23 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         processEvents(now: now, observer: &observer)
     }
 
-    /// Lets the host and the application react until neither has anything more to say.
-    mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O) {
+    /// Lets the host and the application react until neither has anything
+    /// more to say; without `polling`, only the host's events are handed over.
+    mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O, polling: Bool = true) {
         while true {
-            var progressed = false
-            while host.nextEvent(into: &eventSlot) {
-                progressed = true
-                observer.observe(eventSlot, host: &host)
-                noteEvent()
-                app.handle(eventSlot, host: &host, now: now)
+            while let event = host.nextEvent() {
+                observer.observe(event, host: &host)
+                note(event)
+                app.handle(event, host: &host, now: now)
             }
+            guard polling else { return }
             app.poll(host: &host, now: now)
-            if !host.hasEvents && !progressed { break }
+            if !host.hasEvents { return }
         }
     }
 
-    mutating func noteEvent() {
-        switch eventSlot {
+    mutating func note(_ event: HostEvent) {
+        switch event {
         case .ready:
             progress.wasReady = true
         case .controllerTimeout:

@@ -11,14 +11,14 @@
 /// transfer is skipped), and a transfer with bytes after a complete packet
 /// that cannot begin another.
 public struct EndpointReassembler {
-    /// Largest packet kept: an ACL packet of 4 + 1024 bytes (events are 2 + 255).
-    public static let capacity = 1028
+    /// Largest packet kept (`Capacity.PacketBuffer`).
+    public static var capacity: Int { Capacity.PacketBuffer.capacityCount }
 
     public let type: UInt8
     /// wMaxPacketSize of the endpoint: a shorter transfer ends the packet.
     public let packetSize: Int
     let headerLength: Int
-    var buffer = FixedBytes<1028>()
+    var buffer = Capacity.PacketBuffer()
     /// Bytes still missing from the packet in `buffer` (0: none begun, or only a partial header).
     var missing = 0
     /// Skipping an oversize packet until its transfer ends.

@@ -18,9 +18,10 @@ public struct FixedBytes<let capacity: Int> {
 
     @inlinable public var isEmpty: Bool { length == 0 }
     @inlinable public var freeSpace: Int { capacity - length }
+    /// How many bytes fit.
+    @inlinable public static var capacityCount: Int { capacity }
 
     @inlinable public subscript(index: Int) -> UInt8 {
-        // Addressable: without it, a read through a borrowed buffer copies all of it.
         @_addressableSelf get { storage[index] }
         set { storage[index] = newValue }
     }

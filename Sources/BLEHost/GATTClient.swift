@@ -1,6 +1,3 @@
-/// A value carried in a client event (notification payloads: at most ATT_MTU - 3).
-public typealias GATTValue = FixedBytes<248>
-
 /// A characteristic found by discovery (Core Vol 3 Part G §4.6).
 public struct DiscoveredCharacteristic {
     public var declarationHandle: UInt16 = 0
@@ -17,29 +14,46 @@ public struct DiscoveredDescriptor {
     public init() {}
 }
 
-/// Events of the GATT client, one per finished procedure or received value.
+/// The application behind our GATT client: values the peer's server pushes,
+/// handed over where they lie in the received PDU, during `Host.handlePacket`.
+/// By default they are ignored (an application that subscribes to nothing).
+public protocol GATTClientDelegate: ~Copyable {
+    /// A Handle Value Notification (Vol 3 Part F §3.4.7.1).
+    mutating func clientNotification(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer)
+    /// A Handle Value Indication (§3.4.7.2); the host has already queued its confirmation.
+    mutating func clientIndication(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer)
+}
+
+extension GATTClientDelegate where Self: ~Copyable {
+    public mutating func clientNotification(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) {}
+    public mutating func clientIndication(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) {}
+}
+
+/// The application's side of GATT, both roles: what our server serves and
+/// what our client is sent. One value, so the packet path carries one delegate.
+public typealias GATTDelegate = GATTServerDelegate & GATTClientDelegate
+
+/// Results of the GATT client, one per finished procedure.
 public enum GATTClientEvent {
     case mtuExchanged(connection: UInt16, mtu: UInt16)
-    /// Discover Primary Service By Service UUID finished; range nil when not found.
+    /// Discover Primary Service By Service UUID found the service.
     case serviceDiscovered(connection: UInt16, start: UInt16, end: UInt16)
     case serviceNotFound(connection: UInt16)
-    /// Discovery finished; the results are in `Host.gattClient(connection:)`.
+    /// Discovery finished; the results are in `Host.client`.
     case characteristicsDiscovered(connection: UInt16, count: Int)
     case descriptorsDiscovered(connection: UInt16, count: Int)
-    case writeCompleted(connection: UInt16, handle: UInt16)
-    /// The value is in `GATTClient.readValue`.
-    case readCompleted(connection: UInt16, handle: UInt16)
+    case writeCompleted(connection: UInt16, attribute: UInt16)
+    /// The value is in `Host.client`'s link (`GATTClientLink.readValue`).
+    case readCompleted(connection: UInt16, attribute: UInt16)
     /// The server answered with an ATT Error Response (Vol 3 Part F §3.4.1.1).
-    case error(connection: UInt16, request: UInt8, handle: UInt16, code: UInt8)
-    case notification(connection: UInt16, handle: UInt16, value: GATTValue)
-    case indication(connection: UInt16, handle: UInt16, value: GATTValue)
+    case error(connection: UInt16, request: UInt8, attribute: UInt16, code: UInt8)
     /// No response within 30 s: the bearer is dead and the link is being closed (§3.3.3).
     case timeout(connection: UInt16, request: UInt8)
     /// A response that did not fit the outstanding request was dropped.
     case unexpectedResponse(connection: UInt16, opcode: UInt8)
 }
 
-/// The procedure a client runs; one request outstanding per bearer (§3.3.2).
+/// The procedure a link's client runs; one request outstanding per bearer (Vol 3 Part F §3.3.2).
 enum GATTProcedure: Equatable {
     case idle, exchangeMTU, discoverService, discoverCharacteristics, discoverDescriptors
     case write, prepareWrite, executeWrite, read
@@ -47,12 +61,22 @@ enum GATTProcedure: Equatable {
     case cancelWrite
 }
 
-/// Per-connection GATT client state: the outstanding request, the procedure's
-/// progress and the discovery results, all fixed size.
-public struct GATTClient: ~Copyable {
-    public static let maxCharacteristics = 8
-    public static let maxDescriptors = 8
+/// What the host does after a client entry point.
+enum GATTClientStep {
+    /// Nothing (a response that only updated the link).
+    case none
+    /// Send the request left in `request`; when it cannot be queued, report
+    /// `otherwise` (nil: the transaction timeout ends the procedure).
+    case send(otherwise: GATTClientEvent?)
+    /// The procedure ended.
+    case finished(GATTClientEvent)
+    /// A response that does not answer the outstanding request.
+    case unexpected(opcode: UInt8)
+}
 
+/// The GATT client of one link: the outstanding request, the procedure's
+/// progress and the discovery results, all fixed size. Reset in place.
+public struct GATTClientLink: ~Copyable {
     var procedure = GATTProcedure.idle
     var requestOpcode: UInt8 = 0
     public internal(set) var deadline: UInt64? = nil
@@ -60,19 +84,19 @@ public struct GATTClient: ~Copyable {
     // Discovery.
     var serviceUUID = BLEUUID(uuid16: 0)
     var rangeEnd: UInt16 = 0
-    public internal(set) var characteristics: InlineArray<8, DiscoveredCharacteristic> =
+    public internal(set) var characteristics: Capacity.DiscoveredCharacteristicSlots =
         InlineArray(repeating: DiscoveredCharacteristic())
     public internal(set) var characteristicCount = 0
-    public internal(set) var descriptors: InlineArray<8, DiscoveredDescriptor> =
+    public internal(set) var descriptors: Capacity.DiscoveredDescriptorSlots =
         InlineArray(repeating: DiscoveredDescriptor())
     public internal(set) var descriptorCount = 0
 
     // Writes and reads.
-    var handle: UInt16 = 0
-    var value = FixedBytes<512>()
+    var attribute: UInt16 = 0
+    var value = Capacity.ValueBuffer()
     var offset = 0
     var chunk = 0
-    public internal(set) var readValue = FixedBytes<512>()
+    public internal(set) var readValue = Capacity.ValueBuffer()
     /// The error a cancelled long write reports once the server's queue is cleared.
     var cancelRequest: UInt8 = 0
     var cancelCode: UInt8 = 0
@@ -86,7 +110,7 @@ public struct GATTClient: ~Copyable {
         rangeEnd = 0
         characteristicCount = 0
         descriptorCount = 0
-        handle = 0
+        attribute = 0
         value.removeAll()
         offset = 0
         chunk = 0
@@ -95,345 +119,210 @@ public struct GATTClient: ~Copyable {
         cancelCode = 0
     }
 
-    /// The scalar part of the state, read at once; the buffers stay in place.
-    var progress: GATTClientProgress {
-        GATTClientProgress(
-            procedure: procedure, requestOpcode: requestOpcode, handle: handle, offset: offset, chunk: chunk,
-            valueCount: value.count, rangeEnd: rangeEnd, characteristicCount: characteristicCount,
-            descriptorCount: descriptorCount, cancelRequest: cancelRequest, cancelCode: cancelCode)
-    }
-
     public var isBusy: Bool { procedure != .idle }
 
-    public mutating func characteristic(_ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+    /// A discovered characteristic by UUID.
+    @_addressableSelf public func characteristic(_ uuid: BLEUUID) -> DiscoveredCharacteristic? {
         for i in 0..<characteristicCount where characteristics[i].uuid == uuid { return characteristics[i] }
         return nil
     }
 
     /// The first descriptor of a type after a value handle (e.g. its CCCD).
-    public mutating func descriptor(_ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
+    @_addressableSelf public func descriptor(_ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
         for i in 0..<descriptorCount where descriptors[i].uuid == uuid && descriptors[i].handle > valueHandle {
             return descriptors[i]
         }
         return nil
     }
+
+    /// The response opcode the outstanding request expects (besides Error Response).
+    @_addressableSelf func awaits(_ opcode: UInt8) -> Bool { procedure != .idle && opcode == requestOpcode &+ 1 }
 }
 
-struct GATTClientProgress {
-    var procedure: GATTProcedure
-    var requestOpcode: UInt8
-    var handle: UInt16
-    var offset: Int
-    var chunk: Int
-    var valueCount: Int
-    var rangeEnd: UInt16
-    var characteristicCount: Int
-    var descriptorCount: Int
-    var cancelRequest: UInt8
-    var cancelCode: UInt8
-}
+/// The GATT client (Core Vol 3 Part G over ATT, Part F), beside `ATTServer`:
+/// the procedures we run against a peer's server, per link. Requests are
+/// built into a PDU the host sends; each response PDU has its entry point,
+/// which the host calls by opcode (`Host.handleATT`) and whose step it follows.
+public struct GATTClient: ~Copyable {
+    public internal(set) var links: Capacity.PerLink<GATTClientLink> = InlineArray { _ in GATTClientLink() }
 
-extension Host {
-    /// The GATT client state of a connection (discovery results, read value), in place.
-    // Mutating only so that callers in other modules reach the table in place
-    // (a borrowed call from there copies the whole host).
-    public mutating func withGATTClient<R>(connection: UInt16, _ body: (inout GATTClient) -> R) -> R? {
-        guard let index = connectionIndex(connection) else { return nil }
-        return body(&connections[index].client)
+    public init() {}
+
+    // MARK: - Requests (Vol 3 Part G §4)
+
+    /// Exchange MTU: asks for ATT.maxMTU (§4.3.1).
+    mutating func exchangeMTU(_ link: Int, into request: inout ATTPDU) {
+        request.append(ATTOpcode.exchangeMTURequest)
+        request.appendUInt16(ATT.maxMTU)
+        links[link].procedure = .exchangeMTU
     }
 
-    /// A characteristic discovery found on a connection (Vol 3 Part G §4.6).
-    public mutating func gattCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
-        guard let index = connectionIndex(connection) else { return nil }
-        return connections[index].client.characteristic(uuid)
-    }
-
-    /// The first descriptor of a type after a value handle (e.g. its CCCD).
-    public mutating func gattDescriptor(connection: UInt16, _ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
-        guard let index = connectionIndex(connection) else { return nil }
-        return connections[index].client.descriptor(uuid, after: valueHandle)
-    }
-
-    /// Exchange MTU: asks for ATT.maxMTU (Vol 3 Part G §4.3.1).
-    @discardableResult
-    public mutating func gattExchangeMTU(connection: UInt16) -> Bool {
-        startRequest(connection, .exchangeMTU) { pdu in
-            pdu.append(ATTOpcode.exchangeMTURequest)
-            pdu.appendUInt16(ATT.maxMTU)
-        }
-    }
-
-    /// Discover Primary Service By Service UUID (Vol 3 Part G §4.4.2): Find By Type Value.
-    @discardableResult
-    public mutating func gattDiscoverPrimaryService(connection: UInt16, uuid: BLEUUID) -> Bool {
-        guard let index = idleClient(connection) else { return false }
-        connections[index].client.serviceUUID = uuid
-        return sendFindByTypeValue(index, start: 0x0001)
+    /// Discover Primary Service By Service UUID (§4.4.2): Find By Type Value.
+    mutating func discoverPrimaryService(_ link: Int, _ uuid: BLEUUID, into request: inout ATTPDU) {
+        links[link].serviceUUID = uuid
+        findByTypeValue(link, start: 0x0001, into: &request)
     }
 
     /// Discover All Characteristics of a Service (§4.6.1): Read By Type 0x2803.
-    @discardableResult
-    public mutating func gattDiscoverCharacteristics(connection: UInt16, start: UInt16, end: UInt16) -> Bool {
-        guard let index = idleClient(connection) else { return false }
-        connections[index].client.characteristicCount = 0
-        connections[index].client.rangeEnd = end
-        return sendReadByType(index, start: start)
+    mutating func discoverCharacteristics(_ link: Int, start: UInt16, end: UInt16, into request: inout ATTPDU) {
+        links[link].characteristicCount = 0
+        links[link].rangeEnd = end
+        readByType(link, start: start, into: &request)
     }
 
     /// Discover All Characteristic Descriptors (§4.7.1): Find Information.
-    @discardableResult
-    public mutating func gattDiscoverDescriptors(connection: UInt16, start: UInt16, end: UInt16) -> Bool {
-        guard let index = idleClient(connection) else { return false }
-        connections[index].client.descriptorCount = 0
-        connections[index].client.rangeEnd = end
-        return sendFindInformation(index, start: start)
+    mutating func discoverDescriptors(_ link: Int, start: UInt16, end: UInt16, into request: inout ATTPDU) {
+        links[link].descriptorCount = 0
+        links[link].rangeEnd = end
+        findInformation(link, start: start, into: &request)
     }
 
     /// Write Characteristic Value (§4.9.3), or Write Long Characteristic Values
     /// (§4.9.4: Prepare Write + Execute Write) when the value exceeds ATT_MTU - 3.
-    @discardableResult
-    public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> Bool {
-        guard value.count <= ATT.maxValueLength, let index = idleClient(connection) else { return false }
-        connections[index].client.handle = handle
-        connections[index].client.value.removeAll()
-        connections[index].client.value.append(value)
-        connections[index].client.offset = 0
-        if value.count <= Int(connections[index].bearer.mtu) - 3 {
-            return startRequest(connection, .write) { pdu in
-                pdu.append(ATTOpcode.writeRequest)
-                pdu.appendUInt16(handle)
-                pdu.append(value)
-            }
-        }
-        return sendPrepareWrite(index)
+    mutating func write(_ link: Int, attribute: UInt16, _ value: UnsafeRawBufferPointer, mtu: UInt16,
+                        into request: inout ATTPDU) {
+        links[link].attribute = attribute
+        links[link].value.removeAll()
+        links[link].value.append(value)
+        links[link].offset = 0
+        guard value.count <= Int(mtu) - 3 else { return prepareWrite(link, mtu: mtu, into: &request) }
+        request.append(ATTOpcode.writeRequest)
+        request.appendUInt16(attribute)
+        request.append(value)
+        links[link].procedure = .write
     }
 
     /// Read Characteristic Value (§4.8.1), continued with Read Blob while the
     /// response fills the MTU (Read Long, §4.8.3).
-    @discardableResult
-    public mutating func gattRead(connection: UInt16, handle: UInt16) -> Bool {
-        guard let index = idleClient(connection) else { return false }
-        connections[index].client.handle = handle
-        connections[index].client.readValue.removeAll()
-        return startRequest(connection, .read) { pdu in
-            pdu.append(ATTOpcode.readRequest)
-            pdu.appendUInt16(handle)
-        }
+    mutating func read(_ link: Int, attribute: UInt16, into request: inout ATTPDU) {
+        links[link].attribute = attribute
+        links[link].readValue.removeAll()
+        request.append(ATTOpcode.readRequest)
+        request.appendUInt16(attribute)
+        links[link].procedure = .read
     }
 
-    // MARK: - Requests
-
-    @_addressableSelf func idleClient(_ connection: UInt16) -> Int? {
-        guard let index = connectionIndex(connection), !connections[index].disconnecting,
-              !connections[index].client.isBusy else { return nil }
-        return index
+    mutating func findByTypeValue(_ link: Int, start: UInt16, into request: inout ATTPDU) {
+        request.append(ATTOpcode.findByTypeValueRequest)
+        request.appendUInt16(start)
+        request.appendUInt16(0xFFFF)
+        request.appendUInt16(GATTType.primaryService)
+        links[link].serviceUUID.write(to: &request)
+        links[link].procedure = .discoverService
     }
 
-    mutating func startRequest(_ connection: UInt16, _ procedure: GATTProcedure, _ build: (inout ATTPDU) -> Void) -> Bool {
-        // One outstanding request per bearer (Vol 3 Part F §3.3.2): continuations
-        // of a procedure set it idle before asking for the next part.
-        guard let index = connectionIndex(connection), !connections[index].disconnecting,
-              connections[index].client.procedure == .idle else { return false }
-        var pdu = ATTPDU()
-        build(&pdu)
-        guard sendATT(connection, pdu) else { return false }
-        connections[index].client.procedure = procedure
-        connections[index].client.requestOpcode = pdu[0]
-        connections[index].client.deadline = now + ATT.transactionTimeout
-        return true
+    mutating func readByType(_ link: Int, start: UInt16, into request: inout ATTPDU) {
+        request.append(ATTOpcode.readByTypeRequest)
+        request.appendUInt16(start)
+        request.appendUInt16(links[link].rangeEnd)
+        request.appendUInt16(GATTType.characteristic)
+        links[link].procedure = .discoverCharacteristics
     }
 
-    mutating func sendFindByTypeValue(_ index: Int, start: UInt16) -> Bool {
-        let uuid = connections[index].client.serviceUUID
-        return startRequest(connections[index].handle, .discoverService) { pdu in
-            pdu.append(ATTOpcode.findByTypeValueRequest)
-            pdu.appendUInt16(start)
-            pdu.appendUInt16(0xFFFF)
-            pdu.appendUInt16(GATTType.primaryService)
-            uuid.write(to: &pdu)
-        }
+    mutating func findInformation(_ link: Int, start: UInt16, into request: inout ATTPDU) {
+        request.append(ATTOpcode.findInformationRequest)
+        request.appendUInt16(start)
+        request.appendUInt16(links[link].rangeEnd)
+        links[link].procedure = .discoverDescriptors
     }
 
-    mutating func sendReadByType(_ index: Int, start: UInt16) -> Bool {
-        let end = connections[index].client.rangeEnd
-        return startRequest(connections[index].handle, .discoverCharacteristics) { pdu in
-            pdu.append(ATTOpcode.readByTypeRequest)
-            pdu.appendUInt16(start)
-            pdu.appendUInt16(end)
-            pdu.appendUInt16(GATTType.characteristic)
+    mutating func prepareWrite(_ link: Int, mtu: UInt16, into request: inout ATTPDU) {
+        let offset = links[link].offset
+        let chunk = min(links[link].value.count - offset, Int(mtu) - 5)
+        links[link].chunk = chunk
+        request.append(ATTOpcode.prepareWriteRequest)
+        request.appendUInt16(links[link].attribute)
+        request.appendUInt16(UInt16(offset))
+        _ = links[link].value.withBytesInPlace {
+            request.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + chunk)]))
         }
+        links[link].procedure = .prepareWrite
     }
 
-    mutating func sendFindInformation(_ index: Int, start: UInt16) -> Bool {
-        let end = connections[index].client.rangeEnd
-        return startRequest(connections[index].handle, .discoverDescriptors) { pdu in
-            pdu.append(ATTOpcode.findInformationRequest)
-            pdu.appendUInt16(start)
-            pdu.appendUInt16(end)
-        }
+    mutating func executeWrite(_ link: Int, commit: Bool, into request: inout ATTPDU) {
+        request.append(ATTOpcode.executeWriteRequest)
+        request.append(commit ? 1 : 0)
+        links[link].procedure = commit ? .executeWrite : .cancelWrite
     }
 
-    mutating func sendPrepareWrite(_ index: Int) -> Bool {
-        let client = connections[index].client.progress
-        let chunk = min(client.valueCount - client.offset, Int(connections[index].bearer.mtu) - 5)
-        connections[index].client.chunk = chunk
-        var part = ATTPDU()
-        connections[index].client.value.withBytes {
-            part.append(UnsafeRawBufferPointer(rebasing: $0[client.offset..<(client.offset + chunk)]))
-        }
-        return startRequest(connections[index].handle, .prepareWrite) { pdu in
-            pdu.append(ATTOpcode.prepareWriteRequest)
-            pdu.appendUInt16(client.handle)
-            pdu.appendUInt16(UInt16(client.offset))
-            pdu.append(contentsOf: part)
-        }
+    /// The request built last was queued: it is outstanding until its response or `deadline`.
+    mutating func sent(_ link: Int, opcode: UInt8, deadline: UInt64) {
+        links[link].requestOpcode = opcode
+        links[link].deadline = deadline
     }
 
-    mutating func sendExecuteWrite(_ index: Int, commit: Bool) -> Bool {
-        startRequest(connections[index].handle, .executeWrite) { pdu in
-            pdu.append(ATTOpcode.executeWriteRequest)
-            pdu.append(commit ? 1 : 0)
-        }
+    /// A procedure's first request could not be queued: the link stays idle.
+    mutating func notSent(_ link: Int) { links[link].procedure = .idle }
+
+    /// Ends the procedure (after its result, a timeout or a failed cancel).
+    mutating func finish(_ link: Int) {
+        links[link].procedure = .idle
+        links[link].deadline = nil
     }
 
-    // MARK: - Responses
-
-    mutating func finishProcedure(_ index: Int, _ event: GATTClientEvent) {
-        connections[index].client.procedure = .idle
-        connections[index].client.deadline = nil
-        push(.gattClient(event))
+    /// ATT transaction timeout (Vol 3 Part F §3.3.3): the request that got no
+    /// response by `now`, if any; the procedure is over.
+    mutating func timedOut(_ link: Int, now: UInt64) -> UInt8? {
+        guard let deadline = links[link].deadline, now >= deadline else { return nil }
+        finish(link)
+        return links[link].requestOpcode
     }
 
-    /// A PDU from the peer's server: notifications, indications and responses.
-    mutating func handleClientPDU(_ index: Int, _ pdu: UnsafeRawBufferPointer) {
-        let connection = connections[index].handle
-        let opcode = pdu[0]
-        if opcode == ATTOpcode.handleValueNotification || opcode == ATTOpcode.handleValueIndication {
-            guard pdu.count >= 3 else { return dropped(.aclMalformed) }
-            let handle = readUInt16(pdu, 1)
-            let value = GATTValue(UnsafeRawBufferPointer(rebasing: pdu[3..<min(pdu.count, 3 + 248)]))
-            push(.gattClient(opcode == ATTOpcode.handleValueNotification
-                ? .notification(connection: connection, handle: handle, value: value)
-                : .indication(connection: connection, handle: handle, value: value)))
-            return
+    // MARK: - Responses (Vol 3 Part F §3.4), one entry point per PDU
+
+    /// Error Response (§3.4.1.1). Attribute Not Found ends a discovery normally
+    /// (Vol 3 Part G §4.4–4.7); an error during a long write first clears the
+    /// server's prepare queue.
+    mutating func errorResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer,
+                                into request: inout ATTPDU) -> GATTClientStep {
+        guard links[link].procedure != .idle, pdu.count == 5, pdu[1] == links[link].requestOpcode else {
+            return .unexpected(opcode: ATTOpcode.errorResponse)
         }
-        let client = connections[index].client.progress
-        let expected = client.requestOpcode &+ 1
-        guard client.procedure != .idle, opcode == expected || opcode == ATTOpcode.errorResponse else {
-            return push(.gattClient(.unexpectedResponse(connection: connection, opcode: opcode)))
-        }
-        if opcode == ATTOpcode.errorResponse {
-            guard pdu.count == 5, pdu[1] == client.requestOpcode else {
-                return push(.gattClient(.unexpectedResponse(connection: connection, opcode: opcode)))
+        let attribute = readUInt16(pdu, 2), code = pdu[4]
+        if code == ATTError.attributeNotFound {
+            switch links[link].procedure {
+            case .discoverService: return .finished(.serviceNotFound(connection: connection))
+            case .discoverCharacteristics:
+                return .finished(.characteristicsDiscovered(connection: connection, count: links[link].characteristicCount))
+            case .discoverDescriptors:
+                return .finished(.descriptorsDiscovered(connection: connection, count: links[link].descriptorCount))
+            default: break
             }
-            let handle = readUInt16(pdu, 2), code = pdu[4]
-            // Attribute Not Found ends a discovery normally (Vol 3 Part G §4.4–4.7).
-            if code == ATTError.attributeNotFound {
-                switch client.procedure {
-                case .discoverService: return finishProcedure(index, .serviceNotFound(connection: connection))
-                case .discoverCharacteristics:
-                    return finishProcedure(index, .characteristicsDiscovered(connection: connection, count: client.characteristicCount))
-                case .discoverDescriptors:
-                    return finishProcedure(index, .descriptorsDiscovered(connection: connection, count: client.descriptorCount))
-                default: break
-                }
-            }
-            if client.procedure == .prepareWrite {
-                return cancelLongWrite(index, request: client.requestOpcode, code: code)
-            }
-            if client.procedure == .cancelWrite {
-                return finishProcedure(index, .error(connection: connection, request: client.cancelRequest,
-                                                     handle: client.handle, code: client.cancelCode))
-            }
-            return finishProcedure(index, .error(connection: connection, request: client.requestOpcode, handle: handle, code: code))
         }
-        switch client.procedure {
-        case .exchangeMTU:
-            guard pdu.count == 3 else { return malformedResponse(index) }
-            let mtu = max(ATT.defaultMTU, min(readUInt16(pdu, 1), ATT.maxMTU))
-            connections[index].bearer.mtu = mtu
-            connections[index].bearer.mtuExchanged = true
-            finishProcedure(index, .mtuExchanged(connection: connection, mtu: mtu))
-        case .discoverService:
-            guard pdu.count >= 5, (pdu.count - 1) % 4 == 0 else { return malformedResponse(index) }
-            finishProcedure(index, .serviceDiscovered(connection: connection, start: readUInt16(pdu, 1), end: readUInt16(pdu, 3)))
-        case .discoverCharacteristics:
-            handleCharacteristics(index, pdu)
-        case .discoverDescriptors:
-            handleDescriptors(index, pdu)
-        case .write:
-            finishProcedure(index, .writeCompleted(connection: connection, handle: client.handle))
+        switch links[link].procedure {
         case .prepareWrite:
-            // The echo must match what we sent (§4.9.4); otherwise cancel.
-            // (The comparison stays inside withBytes: the pointer is valid only there.)
-            let echoOK = pdu.count == 5 + client.chunk && readUInt16(pdu, 1) == client.handle
-                && Int(readUInt16(pdu, 3)) == client.offset
-                && connections[index].client.value.withBytes { all in
-                    valuesEqual(UnsafeRawBufferPointer(rebasing: pdu[5...]),
-                                UnsafeRawBufferPointer(rebasing: all[client.offset..<(client.offset + client.chunk)]))
-                }
-            guard echoOK else {
-                return cancelLongWrite(index, request: ATTOpcode.prepareWriteRequest, code: ATTError.invalidPDU)
-            }
-            connections[index].client.offset += client.chunk
-            connections[index].client.procedure = .idle
-            if connections[index].client.offset < client.valueCount {
-                _ = sendPrepareWrite(index)
-            } else {
-                _ = sendExecuteWrite(index, commit: true)
-            }
-        case .executeWrite:
-            finishProcedure(index, .writeCompleted(connection: connection, handle: client.handle))
+            return cancelLongWrite(link, connection, request: links[link].requestOpcode, code: code, into: &request)
         case .cancelWrite:
-            finishProcedure(index, .error(connection: connection, request: client.cancelRequest,
-                                          handle: client.handle, code: client.cancelCode))
-        case .read:
-            let part = UnsafeRawBufferPointer(rebasing: pdu[1...])
-            connections[index].client.readValue.append(part)
-            let full = part.count == Int(connections[index].bearer.mtu) - 1
-            let total = connections[index].client.readValue.count
-            if full, total < ATT.maxValueLength {
-                let handle = client.handle
-                connections[index].client.procedure = .idle
-                _ = startRequest(connection, .read) { next in
-                    next.append(ATTOpcode.readBlobRequest)
-                    next.appendUInt16(handle)
-                    next.appendUInt16(UInt16(total))
-                }
-            } else {
-                finishProcedure(index, .readCompleted(connection: connection, handle: client.handle))
-            }
-        case .idle:
-            break
+            return .finished(cancelledWriteError(link, connection))
+        default:
+            return .finished(.error(connection: connection, request: links[link].requestOpcode, attribute: attribute, code: code))
         }
     }
 
-    /// Clears the server's prepare queue (Execute Write, flags 0) before reporting the error.
-    mutating func cancelLongWrite(_ index: Int, request: UInt8, code: UInt8) {
-        connections[index].client.cancelRequest = request
-        connections[index].client.cancelCode = code
-        connections[index].client.procedure = .idle
-        if !startRequest(connections[index].handle, .cancelWrite, { pdu in
-            pdu.append(ATTOpcode.executeWriteRequest)
-            pdu.append(0)
-        }) {
-            finishProcedure(index, .error(connection: connections[index].handle, request: request,
-                                          handle: connections[index].client.handle, code: code))
-        }
+    /// Exchange MTU Response (§3.4.2.2): the bearer's MTU is the smaller of the two.
+    mutating func exchangeMTUResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer,
+                                      bearer: inout ATTBearer) -> GATTClientStep {
+        guard pdu.count == 3 else { return malformed(link, connection) }
+        let mtu = max(ATT.defaultMTU, min(readUInt16(pdu, 1), ATT.maxMTU))
+        bearer.mtu = mtu
+        bearer.mtuExchanged = true
+        return .finished(.mtuExchanged(connection: connection, mtu: mtu))
     }
 
-    mutating func malformedResponse(_ index: Int) {
-        let client = connections[index].client.progress
-        finishProcedure(index, .error(connection: connections[index].handle, request: client.requestOpcode,
-                                      handle: 0, code: ATTError.invalidPDU))
+    /// Find By Type Value Response (§3.4.3.4): the service's first handle range.
+    mutating func findByTypeValueResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer) -> GATTClientStep {
+        guard pdu.count >= 5, (pdu.count - 1) % 4 == 0 else { return malformed(link, connection) }
+        return .finished(.serviceDiscovered(connection: connection, start: readUInt16(pdu, 1), end: readUInt16(pdu, 3)))
     }
 
-    mutating func handleCharacteristics(_ index: Int, _ pdu: UnsafeRawBufferPointer) {
-        // Length 7 (16-bit UUID) or 21 (128-bit) per entry (Vol 3 Part G §4.6.1).
-        guard pdu.count >= 2 else { return malformedResponse(index) }
+    /// Read By Type Response (§3.4.4.2) to characteristic discovery: entries of
+    /// 7 (16-bit UUID) or 21 (128-bit) bytes (Vol 3 Part G §4.6.1).
+    mutating func readByTypeResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer,
+                                     into request: inout ATTPDU) -> GATTClientStep {
+        guard pdu.count >= 2 else { return malformed(link, connection) }
         let length = Int(pdu[1])
         guard length == 7 || length == 21, (pdu.count - 2) % length == 0, pdu.count > 2 else {
-            return malformedResponse(index)
+            return malformed(link, connection)
         }
         var offset = 2
         var last: UInt16 = 0
@@ -444,19 +333,26 @@ extension Host {
             found.valueHandle = readUInt16(pdu, offset + 3)
             found.uuid = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: pdu[(offset + 5)..<(offset + length)])) ?? found.uuid
             last = found.declarationHandle
-            if connections[index].client.characteristicCount < GATTClient.maxCharacteristics {
-                connections[index].client.characteristics[connections[index].client.characteristicCount] = found
-                connections[index].client.characteristicCount += 1
+            let count = links[link].characteristicCount
+            if count < links[link].characteristics.count {
+                links[link].characteristics[count] = found
+                links[link].characteristicCount += 1
             }
             offset += length
         }
-        continueDiscovery(index, after: last) { host, i, start in host.sendReadByType(i, start: start) }
+        guard discoveryContinues(link, after: last) else {
+            return .finished(.characteristicsDiscovered(connection: connection, count: links[link].characteristicCount))
+        }
+        readByType(link, start: last + 1, into: &request)
+        return .send(otherwise: nil)
     }
 
-    mutating func handleDescriptors(_ index: Int, _ pdu: UnsafeRawBufferPointer) {
-        guard pdu.count >= 2, pdu[1] == 1 || pdu[1] == 2 else { return malformedResponse(index) }
+    /// Find Information Response (§3.4.3.2) to descriptor discovery (Vol 3 Part G §4.7.1).
+    mutating func findInformationResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer,
+                                          into request: inout ATTPDU) -> GATTClientStep {
+        guard pdu.count >= 2, pdu[1] == 1 || pdu[1] == 2 else { return malformed(link, connection) }
         let size = pdu[1] == 1 ? 2 : 16
-        guard (pdu.count - 2) % (2 + size) == 0, pdu.count > 2 else { return malformedResponse(index) }
+        guard (pdu.count - 2) % (2 + size) == 0, pdu.count > 2 else { return malformed(link, connection) }
         var offset = 2
         var last: UInt16 = 0
         while offset + 2 + size <= pdu.count {
@@ -464,42 +360,96 @@ extension Host {
             found.handle = readUInt16(pdu, offset)
             found.uuid = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: pdu[(offset + 2)..<(offset + 2 + size)])) ?? found.uuid
             last = found.handle
-            if connections[index].client.descriptorCount < GATTClient.maxDescriptors {
-                connections[index].client.descriptors[connections[index].client.descriptorCount] = found
-                connections[index].client.descriptorCount += 1
+            let count = links[link].descriptorCount
+            if count < links[link].descriptors.count {
+                links[link].descriptors[count] = found
+                links[link].descriptorCount += 1
             }
             offset += 2 + size
         }
-        continueDiscovery(index, after: last) { host, i, start in host.sendFindInformation(i, start: start) }
+        guard discoveryContinues(link, after: last) else {
+            return .finished(.descriptorsDiscovered(connection: connection, count: links[link].descriptorCount))
+        }
+        findInformation(link, start: last + 1, into: &request)
+        return .send(otherwise: nil)
     }
 
-    /// Asks for the next part of a discovery, or finishes it at the range end.
-    mutating func continueDiscovery(_ index: Int, after last: UInt16, _ next: (inout Host, Int, UInt16) -> Bool) {
-        let client = connections[index].client.progress
-        let connection = connections[index].handle
-        // A server that does not advance would loop forever: treat it as the end.
-        if last >= client.rangeEnd || last == 0xFFFF || last == 0 {
-            let event: GATTClientEvent = client.procedure == .discoverCharacteristics
-                ? .characteristicsDiscovered(connection: connection, count: client.characteristicCount)
-                : .descriptorsDiscovered(connection: connection, count: client.descriptorCount)
-            return finishProcedure(index, event)
-        }
-        connections[index].client.procedure = .idle
-        let procedure = client.procedure
-        if !next(&self, index, last + 1) {
-            connections[index].client.procedure = procedure
-        }
+    /// Write Response (§3.4.5.2).
+    mutating func writeResponse(_ link: Int, _ connection: UInt16) -> GATTClientStep {
+        .finished(.writeCompleted(connection: connection, attribute: links[link].attribute))
     }
 
-    /// ATT transaction timeouts (Vol 3 Part F §3.3.3): the bearer is unusable, close the link.
-    mutating func tickClients() {
-        for i in 0..<Host.connectionCapacity where connections[i].inUse {
-            guard let deadline = connections[i].client.deadline, now >= deadline else { continue }
-            let request = connections[i].client.requestOpcode
-            connections[i].client.procedure = .idle
-            connections[i].client.deadline = nil
-            push(.gattClient(.timeout(connection: connections[i].handle, request: request)))
-            disconnect(handle: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+    /// Prepare Write Response (§3.4.6.2): the echo must match what we sent
+    /// (Vol 3 Part G §4.9.4), else the write is cancelled; then the next part,
+    /// or Execute Write.
+    mutating func prepareWriteResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, mtu: UInt16,
+                                       into request: inout ATTPDU) -> GATTClientStep {
+        let offset = links[link].offset, chunk = links[link].chunk
+        let echoed = pdu.count == 5 + chunk && readUInt16(pdu, 1) == links[link].attribute
+            && Int(readUInt16(pdu, 3)) == offset
+            && links[link].value.withBytesInPlace {
+                valuesEqual(UnsafeRawBufferPointer(rebasing: pdu[5...]),
+                            UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + chunk)]))
+            }
+        guard echoed else {
+            return cancelLongWrite(link, connection, request: ATTOpcode.prepareWriteRequest, code: ATTError.invalidPDU,
+                                   into: &request)
         }
+        links[link].offset += chunk
+        if links[link].offset < links[link].value.count {
+            prepareWrite(link, mtu: mtu, into: &request)
+        } else {
+            executeWrite(link, commit: true, into: &request)
+        }
+        return .send(otherwise: nil)
+    }
+
+    /// Execute Write Response (§3.4.6.4): the long write is done, or, after a
+    /// cancel, its error is reported.
+    mutating func executeWriteResponse(_ link: Int, _ connection: UInt16) -> GATTClientStep {
+        if links[link].procedure == .cancelWrite { return .finished(cancelledWriteError(link, connection)) }
+        return .finished(.writeCompleted(connection: connection, attribute: links[link].attribute))
+    }
+
+    /// Read Response or Read Blob Response (§3.4.4.4, §3.4.4.6): a full
+    /// response asks for the next part (Read Long, Vol 3 Part G §4.8.3).
+    mutating func readResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, mtu: UInt16,
+                               into request: inout ATTPDU) -> GATTClientStep {
+        let part = UnsafeRawBufferPointer(rebasing: pdu[1...])
+        links[link].readValue.append(part)
+        let total = links[link].readValue.count
+        guard part.count == Int(mtu) - 1, total < ATT.maxValueLength else {
+            return .finished(.readCompleted(connection: connection, attribute: links[link].attribute))
+        }
+        request.append(ATTOpcode.readBlobRequest)
+        request.appendUInt16(links[link].attribute)
+        request.appendUInt16(UInt16(total))
+        return .send(otherwise: nil)
+    }
+
+    // MARK: - Helpers
+
+    /// Clears the server's prepare queue (Execute Write, flags 0) before reporting the error.
+    mutating func cancelLongWrite(_ link: Int, _ connection: UInt16, request opcode: UInt8, code: UInt8,
+                                  into request: inout ATTPDU) -> GATTClientStep {
+        links[link].cancelRequest = opcode
+        links[link].cancelCode = code
+        executeWrite(link, commit: false, into: &request)
+        return .send(otherwise: cancelledWriteError(link, connection))
+    }
+
+    @_addressableSelf func cancelledWriteError(_ link: Int, _ connection: UInt16) -> GATTClientEvent {
+        .error(connection: connection, request: links[link].cancelRequest, attribute: links[link].attribute,
+               code: links[link].cancelCode)
+    }
+
+    @_addressableSelf func malformed(_ link: Int, _ connection: UInt16) -> GATTClientStep {
+        .finished(.error(connection: connection, request: links[link].requestOpcode, attribute: 0, code: ATTError.invalidPDU))
+    }
+
+    /// Whether a discovery asks for more after the last handle it got. A server
+    /// that does not advance would loop forever: that is the end too.
+    @_addressableSelf func discoveryContinues(_ link: Int, after last: UInt16) -> Bool {
+        !(last >= links[link].rangeEnd || last == 0xFFFF || last == 0)
     }
 }

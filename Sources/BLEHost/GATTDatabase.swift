@@ -37,19 +37,13 @@ public struct GATTDatabase: ~Copyable {
     public private(set) var count = 0
     public private(set) var cccdCount = 0
     var pool = Capacity.AttributeValuePool()
-    /// False once an add did not fit; the builder checks it.
-    public private(set) var isComplete = true
-
     public init() {}
-
-    public var lastHandle: UInt16 { UInt16(count) }
 
     /// Empties the database in place (Host.initialize builds firmware hosts so).
     public mutating func removeAll() {
         count = 0
         cccdCount = 0
         pool.removeAll()
-        isComplete = true
     }
 
     public mutating func attribute(_ handle: UInt16) -> GATTAttribute? {
@@ -66,9 +60,6 @@ public struct GATTDatabase: ~Copyable {
         }
     }
 
-    // Closure-free forms for the ATT server's loops: a closure there made the
-    // compiler copy the whole database into the caller's frame.
-
     /// The length of a static attribute's stored value.
     public mutating func staticValueLength(_ handle: UInt16) -> Int { attributes[Int(handle) - 1].valueLength }
 
@@ -84,10 +75,8 @@ public struct GATTDatabase: ~Copyable {
     }
 
     mutating func add(_ attribute: GATTAttribute, value: UnsafeRawBufferPointer) -> UInt16 {
-        guard count < GATTDatabase.capacity, pool.freeSpace >= value.count else {
-            isComplete = false
-            return 0
-        }
+        // Full: 0, no handle (the 8-Ball's database fits by construction, see Capacity).
+        guard count < GATTDatabase.capacity, pool.freeSpace >= value.count else { return 0 }
         var stored = attribute
         stored.valueStart = pool.count
         stored.valueLength = value.count
@@ -149,10 +138,7 @@ public struct GATTDatabase: ~Copyable {
         }
 
         if properties.contains(.notify) || properties.contains(.indicate) {
-            guard cccdCount < GATTDatabase.cccdCapacity else {
-                isComplete = false
-                return valueHandle
-            }
+            guard cccdCount < GATTDatabase.cccdCapacity else { return valueHandle }
             var cccd = GATTAttribute.empty
             cccd.type = BLEUUID(uuid16: GATTType.clientCharacteristicConfiguration)
             cccd.properties = properties

@@ -23,8 +23,8 @@ public enum H4Frame: Equatable {
 /// garbage recovers at the next valid packet; a packet larger than the buffer is
 /// skipped by its declared length rather than truncated.
 public struct H4Deframer {
-    /// Largest packet kept: an ACL packet of 4 + 1024 bytes (events are 2 + 255).
-    public static let capacity = 1028
+    /// Largest packet kept (`Capacity.PacketBuffer`).
+    public static var capacity: Int { Capacity.PacketBuffer.capacityCount }
 
     enum State { case indicator, header, payload, discard }
 
@@ -32,7 +32,7 @@ public struct H4Deframer {
     var type: UInt8 = 0
     var headerLength = 0
     var needed = 0
-    var buffer = FixedBytes<1028>()
+    var buffer = Capacity.PacketBuffer()
     public private(set) var droppedBytes = 0
     public private(set) var droppedPackets = 0
     /// Set for a stream that carries one packet type without indicators: a USB
@@ -92,11 +92,11 @@ public struct H4Deframer {
     }
 
     /// Part of a packet has arrived and the rest is awaited (or being skipped).
-    public var isMidPacket: Bool { mutating get { fixedType == nil ? state != .indicator : state != .header || !buffer.isEmpty } }
+    public var isMidPacket: Bool { @_addressableSelf get { fixedType == nil ? state != .indicator : state != .header || !buffer.isEmpty } }
 
     /// Bytes that were not part of any packet: unknown indicators, and packets
     /// too large to be real. On a stream link either means lost framing.
-    public var framingErrors: Int { mutating get { droppedBytes + droppedPackets } }
+    public var framingErrors: Int { @_addressableSelf get { droppedBytes + droppedPackets } }
 
     /// The packet `next` returned as `.buffered`.
     public mutating func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytesInPlace(body) }

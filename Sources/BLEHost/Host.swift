@@ -39,7 +39,6 @@ public struct Connection: ~Copyable {
     /// ACL packets handed to the controller and not yet completed.
     public var inFlight = 0
     public var disconnecting = false
-    public var client = GATTClient()
     /// When the peer last had a write accepted (subscribed, asked) or connected:
     /// the idle-link clock.
     public var lastRequest: UInt64 = 0
@@ -59,7 +58,6 @@ public struct Connection: ~Copyable {
         bearer.reset()
         inFlight = 0
         disconnecting = false
-        client.reset()
         lastRequest = 0
         smpUnreported = 0
         smpLastLine = nil
@@ -81,6 +79,8 @@ public struct Host: ~Copyable {
     public var configuration: HostConfiguration
     public internal(set) var controller = ControllerInfo()
     public internal(set) var server: ATTServer
+    /// Our GATT client, its state per link (indexed as `connections`).
+    public internal(set) var client = GATTClient()
     public internal(set) var connections: Capacity.PerLink<Connection> = InlineArray { _ in Connection() }
     public internal(set) var now: UInt64 = 0
 
@@ -103,31 +103,32 @@ public struct Host: ~Copyable {
     var aclQueue = ACLTransmitQueue()
 
     var events = Capacity.EventRing(filler: .shutdownComplete(controllerReset: false))
+    /// The reports of the `.advertisingReport` events in `events`, in the same order.
+    var reports = Capacity.ReportRing(filler: AdvertisingReport())
+    /// The report of the `.advertisingReport` event taken last.
+    public internal(set) var advertisingReport = AdvertisingReport()
+    /// A `.droppedOutput(.eventQueueFull)` waits in the event ring's reserved slot.
+    var eventLossQueued = false
 
     enum State: Equatable { case off, initializing, ready, shuttingDown, stopped }
     var state = State.off
     var initStep = InitStep.reset
 
-    // GAP peripheral.
-    var advertisingDesired = false
-    var advertisingData = AdvertisingData()
-    var scanResponseData = AdvertisingData()
-    var advertisingConfigured = false
-    var advertisingEnabled = false
-    /// The enable value last queued and not yet answered.
-    var advertisingRequested: Bool? = nil
-    var advertisingEnablesPending = 0
-    var advertisingBlockedWhileConnected = false
-
-    // GAP central.
-    var scan = ScanState()
+    // GAP: the peripheral's advertising, the central's scanning and connecting.
+    var advertiser = Advertiser()
+    var scanner = Scanner()
 
     var shutdownStarted: UInt64 = 0
     var shutdownResetQueued = false
 
     /// Times the controller was re-initialised after a timeout or hardware error.
     public internal(set) var recoveries = 0
+    /// Input dropped (malformed, unknown link or channel); each drop is also a `.droppedInput` event.
     public internal(set) var droppedInput = 0
+    /// Output dropped because its queue was full (commands, PDUs, events);
+    /// each is also a `.droppedOutput` event, except lost events after the
+    /// first of an overflow.
+    public internal(set) var droppedOutput = 0
 
     public init(configuration: HostConfiguration, database: consuming GATTDatabase) {
         self.configuration = configuration
@@ -137,11 +138,9 @@ public struct Host: ~Copyable {
 
     // MARK: - Platform API
 
-    // State reached from the platform is read through mutating accessors: a
-    // borrowed read of a non-copyable value from another module copies all of it.
-    public var isReady: Bool { mutating get { state == .ready } }
-    public var isStopped: Bool { mutating get { state == .stopped } }
-    public var connectionCount: Int { mutating get { countConnections() } }
+    public var isReady: Bool { @_addressableSelf get { state == .ready } }
+    public var isStopped: Bool { @_addressableSelf get { state == .stopped } }
+    public var connectionCount: Int { @_addressableSelf get { countConnections() } }
 
     @_addressableSelf func countConnections() -> Int {
         var n = 0
@@ -150,7 +149,7 @@ public struct Host: ~Copyable {
     }
 
     /// The peer of connection slot `slot` (0..<connectionCapacity) when it is in use.
-    public mutating func peer(slot: Int) -> BDAddress? {
+    @_addressableSelf public func peer(slot: Int) -> BDAddress? {
         connections[slot].inUse ? connections[slot].peer : nil
     }
 
@@ -161,14 +160,14 @@ public struct Host: ~Copyable {
     }
 
     /// The next time `tick` must run, if any timer is armed.
-    public mutating func nextDeadline() -> UInt64? {
+    @_addressableSelf public func nextDeadline() -> UInt64? {
         var deadline: UInt64? = nil
         func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
         if outstandingOpcode != nil { consider(commandDeadline) }
         if state == .shuttingDown, !shutdownResetQueued { consider(shutdownStarted + configuration.shutdownGrace) }
-        if let t = scan.deadline { consider(t) }
+        if let t = scanner.deadline { consider(t) }
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
-            if let t = connections[i].client.deadline { consider(t) }
+            if let t = client.links[i].deadline { consider(t) }
             if let t = idleDeadline(i) { consider(t) }
         }
         return deadline
@@ -192,8 +191,8 @@ public struct Host: ~Copyable {
         }
         for i in 0..<Host.connectionCapacity where connections[i].inUse && !connections[i].disconnecting {
             guard let deadline = idleDeadline(i), now >= deadline else { continue }
-            push(.idleDisconnect(handle: connections[i].handle, peer: connections[i].peer))
-            disconnect(handle: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+            push(.idleDisconnect(connection: connections[i].handle, peer: connections[i].peer))
+            disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
         }
         tickCentral()
     }
@@ -215,15 +214,22 @@ public struct Host: ~Copyable {
         reinitialize()
     }
 
-    public var hasEvents: Bool { mutating get { !events.isEmpty } }
+    public var hasEvents: Bool { @_addressableSelf get { !events.isEmpty } }
 
-    /// Moves the next HostEvent into `event`; false when there is none. What the
-    /// run loops use: an event is ~270 bytes (a GATT value rides in it), and the
-    /// Optional of `nextEvent()` costs three copies of it, and one when empty.
-    public mutating func nextEvent(into event: inout HostEvent) -> Bool { events.pop(into: &event) }
-
-    /// Takes the next HostEvent (tests and tools; see `nextEvent(into:)`).
-    public mutating func nextEvent() -> HostEvent? { events.pop() }
+    /// Takes the next HostEvent. An `.advertisingReport`'s report is then
+    /// `advertisingReport`, until the next call.
+    public mutating func nextEvent() -> HostEvent? {
+        guard let event = events.pop() else { return nil }
+        switch event {
+        case .advertisingReport:
+            if let report = reports.pop() { advertisingReport = report }
+        case .droppedOutput(.eventQueueFull):
+            eventLossQueued = false
+        default:
+            break
+        }
+        return event
+    }
 
     /// Fills `packet` with the next H4 packet to send to the controller, if flow
     /// control allows one now. Commands go before ACL data.
@@ -257,11 +263,11 @@ public struct Host: ~Copyable {
         }
         state = .shuttingDown
         shutdownStarted = now
-        advertisingDesired = false
-        if advertisingEnabled || advertisingRequested == true { queueAdvertiseEnable(false) }
-        if scan.enabled { queueScanEnable(false) }
+        advertiser.desired = false
+        if advertiser.enable.mayBeOn { queueAdvertiseEnable(false) }
+        if scanner.enable.enabled { queueScanEnable(false) }
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
-            disconnect(handle: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+            disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
         }
         if countConnections() == 0 { queueShutdownReset() }
     }
@@ -274,28 +280,13 @@ public struct Host: ~Copyable {
         queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion))
     }
 
-    // MARK: - GAP API
+    // MARK: - Links and our server's values
 
-    /// Advertises connectably with this data while fewer than maxConnections are
-    /// connected (SPEC §1); resumes by itself after disconnections and recoveries.
-    public mutating func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData) {
-        advertisingData = data
-        scanResponseData = scanResponse
-        advertisingDesired = true
-        advertisingConfigured = false
-        updateAdvertising()
-    }
-
-    public mutating func stopAdvertising() {
-        advertisingDesired = false
-        updateAdvertising()
-    }
-
-    public mutating func disconnect(handle: UInt16, reason: UInt8 = HCIStatus.remoteUserTerminated) {
-        guard let index = connectionIndex(handle), !connections[index].disconnecting else { return }
+    public mutating func disconnect(connection: UInt16, reason: UInt8 = HCIStatus.remoteUserTerminated) {
+        guard let index = connectionIndex(connection), !connections[index].disconnecting else { return }
         connections[index].disconnecting = true
         var command = HCIPacket.command(HCIOpcode.disconnect)
-        command.appendUInt16(handle)
+        command.appendUInt16(connection)
         command.append(reason)
         queueCommand(command)
     }
@@ -315,18 +306,15 @@ public struct Host: ~Copyable {
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).
-    // Mutating only so that callers in other modules reach the table in place
-    // (a borrowed call from there copies the whole host).
-    public mutating func subscription(connection handle: UInt16, valueHandle: UInt16) -> UInt16 {
-        guard let index = connectionIndex(handle),
-              let cccd = server.database.cccdIndex(forValue: valueHandle) else { return 0 }
+    public mutating func subscription(connection: UInt16, attribute: UInt16) -> UInt16 {
+        guard let index = connectionIndex(connection),
+              let cccd = server.database.cccdIndex(forValue: attribute) else { return 0 }
         return connections[index].bearer.cccd[cccd]
     }
 
-    // Mutating only so that callers in other modules reach the table in place
-    // (a borrowed call from there copies the whole host).
-    public mutating func mtu(connection handle: UInt16) -> UInt16 {
-        guard let index = connectionIndex(handle) else { return ATT.defaultMTU }
+    /// The ATT MTU of a connection.
+    @_addressableSelf public func mtu(connection: UInt16) -> UInt16 {
+        guard let index = connectionIndex(connection) else { return ATT.defaultMTU }
         return connections[index].bearer.mtu
     }
 
@@ -340,7 +328,7 @@ public struct Host: ~Copyable {
         if isIndication, connections[index].bearer.indicationPending { return false }
         // Written straight into the transmit slot; the value is cut to ATT_MTU - 3.
         guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
-            push(.dropped(what: .txQueueFull))
+            outputDropped(.transmitQueueFull)
             return false
         }
         let length = min(value.count, Int(connections[index].bearer.mtu) - 3)
@@ -354,8 +342,40 @@ public struct Host: ~Copyable {
 
     // MARK: - Internals shared by the extensions
 
+    /// Queues an event for the platform. The ring's last slot is kept for the
+    /// notice that events were lost, so the application learns of a loss in
+    /// order, once per overflow.
     mutating func push(_ event: HostEvent) {
-        if !events.push(event) { droppedInput += 1 }
+        guard events.count < events.maxCount - 1 else { return eventLost() }
+        events.push(event)
+    }
+
+    /// An advertising report travels beside its event, in `reports`.
+    mutating func push(_ report: AdvertisingReport) {
+        guard events.count < events.maxCount - 1, reports.push(report) else { return eventLost() }
+        events.push(.advertisingReport)
+    }
+
+    mutating func eventLost() {
+        droppedOutput += 1
+        guard !eventLossQueued else { return }
+        eventLossQueued = events.push(.droppedOutput(.eventQueueFull))
+    }
+
+    mutating func inputDropped(_ reason: InputDrop) {
+        droppedInput += 1
+        push(.droppedInput(reason))
+    }
+
+    mutating func outputDropped(_ reason: OutputDrop) {
+        droppedOutput += 1
+        push(.droppedOutput(reason))
+    }
+
+    /// A link's slot is free again: its server and client state reset in place.
+    mutating func release(_ index: Int) {
+        connections[index].reset()
+        client.links[index].reset()
     }
 
     @_addressableSelf func connectionIndex(_ handle: UInt16) -> Int? {
@@ -370,14 +390,14 @@ public struct Host: ~Copyable {
     mutating func queueCommand(_ command: HCIPacket) {
         var packet = command
         packet.finishCommand()
-        if !commandQueue.push(packet) { push(.dropped(what: .txQueueFull)) }
+        if !commandQueue.push(packet) { outputDropped(.commandQueueFull) }
     }
 
     /// Queues an L2CAP PDU on a fixed channel.
     @discardableResult
     mutating func sendL2CAP(_ handle: UInt16, channel: UInt16, _ payload: UnsafeRawBufferPointer) -> Bool {
         if aclQueue.enqueue(handle: handle, channel: channel, payload: payload) { return true }
-        push(.dropped(what: .txQueueFull))
+        outputDropped(.transmitQueueFull)
         return false
     }
 

@@ -43,8 +43,8 @@ extension Host {
         recoveries += 1
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             let handle = connections[i].handle
-            connections[i].reset()
-            push(.disconnected(handle: handle, reason: HCIStatus.hardwareFailure))
+            release(i)
+            push(.disconnected(connection: handle, reason: HCIStatus.hardwareFailure))
         }
         commandQueue.removeAll()
         aclQueue.removeAll()
@@ -52,12 +52,8 @@ extension Host {
         outstandingOpcode = nil
         commandCredits = 1
         aclCredits = 0
-        advertisingConfigured = false
-        advertisingEnabled = false
-        advertisingRequested = nil
-        advertisingEnablesPending = 0
-        advertisingBlockedWhileConnected = false
-        scan.resetForRecovery()
+        advertiser.resetForRecovery()
+        scanner.resetForRecovery()
         beginInitialization()
     }
 
@@ -154,81 +150,8 @@ extension Host {
         state = .ready
         controller.aclDataLength = min(controller.aclDataLength, 251)
         aclCredits = Int(controller.aclPackets)
-        push(.ready(controller))
+        push(.ready)
         updateAdvertising()
         centralReady()
-    }
-
-    // MARK: - Advertising (GAP peripheral, Vol 3 Part C §9.3, Vol 4 Part E §7.8.5–9)
-
-    /// Brings the controller's advertising in line with what is wanted now.
-    mutating func updateAdvertising() {
-        guard state == .ready else { return }
-        let count = countConnections()
-        let want = advertisingDesired && count < configuration.maxConnections
-            && !(count > 0 && advertisingBlockedWhileConnected)
-        if want, !advertisingConfigured {
-            if advertisingEnabled || advertisingRequested == true { queueAdvertiseEnable(false) }
-            queueAdvertisingConfiguration()
-            advertisingConfigured = true
-        }
-        let current = advertisingRequested ?? advertisingEnabled
-        if want != current { queueAdvertiseEnable(want) }
-    }
-
-    mutating func queueAdvertisingConfiguration() {
-        var parameters = HCIPacket.command(HCIOpcode.leSetAdvertisingParameters)
-        parameters.appendUInt16(configuration.advertisingIntervalMin)
-        parameters.appendUInt16(configuration.advertisingIntervalMax)
-        parameters.append(0x00)  // ADV_IND: connectable undirected
-        parameters.append(controller.address.type)  // own address type
-        parameters.append(0x00)  // peer address type
-        parameters.appendZeros(6)  // peer address
-        parameters.append(0x07)  // all three channels
-        parameters.append(0x00)  // no filter
-        queueCommand(parameters)
-        queueAdvertisingPayload(HCIOpcode.leSetAdvertisingData, advertisingData)
-        queueAdvertisingPayload(HCIOpcode.leSetScanResponseData, scanResponseData)
-    }
-
-    mutating func queueAdvertisingPayload(_ opcode: UInt16, _ data: AdvertisingData) {
-        var command = HCIPacket.command(opcode)
-        command.append(UInt8(data.bytes.count))
-        command.append(contentsOf: data.bytes)
-        command.appendZeros(AdvertisingData.maxLength - data.bytes.count)
-        queueCommand(command)
-    }
-
-    mutating func queueAdvertiseEnable(_ enable: Bool) {
-        var command = HCIPacket.command(HCIOpcode.leSetAdvertiseEnable)
-        command.append(enable ? 1 : 0)
-        queueCommand(command)
-        advertisingRequested = enable
-        advertisingEnablesPending += 1
-    }
-
-    mutating func advertiseEnableCompleted(_ status: UInt8, _ command: Bool) {
-        advertisingEnablesPending = max(0, advertisingEnablesPending - 1)
-        if advertisingEnablesPending == 0 { advertisingRequested = nil }
-        if status == HCIStatus.success {
-            if advertisingEnabled != command {
-                advertisingEnabled = command
-                push(.advertising(enabled: command))
-            }
-        } else if command, status == HCIStatus.commandDisallowed, countConnections() > 0 {
-            // Many controllers cannot advertise connectably while connected: wait
-            // for the next disconnection instead of retrying.
-            advertisingBlockedWhileConnected = true
-            push(.advertisingWhileConnectedUnsupported)
-        } else if !command, status == HCIStatus.commandDisallowed {
-            // Already off (e.g. a connection stopped it).
-            if advertisingEnabled {
-                advertisingEnabled = false
-                push(.advertising(enabled: false))
-            }
-        } else {
-            push(.commandFailed(opcode: HCIOpcode.leSetAdvertiseEnable, status: status))
-        }
-        if state == .ready { updateAdvertising() }
     }
 }

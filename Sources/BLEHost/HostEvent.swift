@@ -21,41 +21,49 @@ public struct ControllerInfo {
     public init() {}
 }
 
-/// Events leaving the host core; the platform logs them and the application reacts.
+/// Events leaving the host core; the platform logs them and the application
+/// reacts. Small (pinned at 32 bytes or less by a test): values travel beside
+/// the event, not in it. The controller's details are `Host.controller`, an
+/// advertising report is `Host.advertisingReport` while its event is handled,
+/// and notifications reach the application through its `GATTClientDelegate`.
 public enum HostEvent {
-    /// The controller finished bring-up (also after a recovery).
-    case ready(ControllerInfo)
+    /// The controller finished bring-up (also after a recovery); `Host.controller` says what it is.
+    case ready
     /// A command we sent failed (status from Command Complete or Command Status).
     case commandFailed(opcode: UInt16, status: UInt8)
     case advertising(enabled: Bool)
     /// The controller refused to advertise while a connection exists (Command Disallowed).
     case advertisingWhileConnectedUnsupported
     case scanning(enabled: Bool)
-    case connected(handle: UInt16, peer: BDAddress, isCentral: Bool, interval: UInt16)
+    case connected(connection: UInt16, peer: BDAddress, isCentral: Bool, interval: UInt16)
     /// LE Create Connection failed or was cancelled (status), or no slot was free.
     case connectionFailed(status: UInt8)
     /// A connection beyond --max-centrals was refused.
-    case connectionRejected(handle: UInt16, peer: BDAddress)
-    case disconnected(handle: UInt16, reason: UInt8)
+    case connectionRejected(connection: UInt16, peer: BDAddress)
+    case disconnected(connection: UInt16, reason: UInt8)
     /// A central had no write accepted (subscription, question) for HostConfiguration.idleTimeout: it is being disconnected.
-    case idleDisconnect(handle: UInt16, peer: BDAddress)
-    case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
-    case mtuExchanged(handle: UInt16, mtu: UInt16)
-    case subscriptionChanged(handle: UInt16, valueHandle: UInt16, value: UInt16)
-    /// The peer tried to pair; we answered Pairing Not Supported.
+    case idleDisconnect(connection: UInt16, peer: BDAddress)
+    case connectionUpdated(connection: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
+    /// A peer's client set the ATT MTU of our server (Exchange MTU Request).
+    case mtuExchanged(connection: UInt16, mtu: UInt16)
+    case subscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16)
     /// A peer's SMP packet was refused ("Pairing Not Supported"). Rate-limited
     /// per link: the first, then at most one per `Host.repeatLineInterval`, and
     /// one at the disconnection when some were not reported; `unreported` is how
     /// many were refused since the last one (so a hostile peer cannot fill the log).
-    case pairingRefused(handle: UInt16, unreported: Int)
+    case pairingRefused(connection: UInt16, unreported: Int)
     /// A command got no answer within the deadline: the controller is being re-initialised.
     case controllerTimeout(opcode: UInt16)
     /// The controller reported a Hardware Error: it is being re-initialised.
     case hardwareError(code: UInt8)
     case dataBufferOverflow
-    /// Input that was dropped (malformed or unexpected); `what` says which layer.
-    case dropped(what: DropReason)
-    case advertisingReport(AdvertisingReport)
+    /// Input from the controller or a peer that was dropped (counted in `Host.droppedInput`).
+    case droppedInput(InputDrop)
+    /// Something the host had to send or report that did not fit (counted in `Host.droppedOutput`).
+    case droppedOutput(OutputDrop)
+    /// An advertiser was heard: the report is `Host.advertisingReport` until the next event is taken.
+    case advertisingReport
+    /// A GATT client procedure finished (results in `Host.client`).
     case gattClient(GATTClientEvent)
     /// Shutdown finished: advertising/scanning off, links closed, controller reset.
     /// The host stopped; `controllerReset`: the controller confirmed the HCI Reset
@@ -63,13 +71,28 @@ public enum HostEvent {
     case shutdownComplete(controllerReset: Bool)
 }
 
-/// Where dropped input came from (counted and logged, never fatal).
-public enum DropReason: Equatable {
+/// Why input was dropped (counted and logged, never fatal).
+public enum InputDrop: Equatable {
+    /// An HCI event shorter than its parameters say, or than its code needs.
     case hciEvent
+    /// ACL for a connection handle we do not have (and not one just being made).
     case aclUnknownHandle
+    /// An ACL packet or L2CAP PDU whose lengths disagree, or a reserved boundary flag.
     case aclMalformed
+    /// An L2CAP fixed channel we do not serve.
     case l2capUnknownChannel
-    case txQueueFull
+    /// An ATT PDU from the peer's server too short for its opcode.
+    case attMalformed
+}
+
+/// Why output was dropped: the fixed queue it goes through was full.
+public enum OutputDrop: Equatable {
+    /// An HCI command did not fit the command ring.
+    case commandQueueFull
+    /// An L2CAP PDU (ATT response, notification, signaling, SMP) did not fit the transmit slots.
+    case transmitQueueFull
+    /// A host event (or advertising report) did not fit the event ring: the application never sees it.
+    /// Reported once per overflow, in the ring's last slot, kept for this notice.
     case eventQueueFull
 }
 
@@ -82,6 +105,11 @@ public struct AdvertisingReport {
     public var isScanResponse: Bool
     public var data: FixedBytes<31>
 
+    /// An empty report (the filler of the report ring).
+    public init() {
+        self.init(address: .zero, rssi: 127, connectable: false, isScanResponse: false, data: FixedBytes())
+    }
+
     public init(address: BDAddress, rssi: Int8, connectable: Bool, isScanResponse: Bool, data: FixedBytes<31>) {
         self.address = address
         self.rssi = rssi
@@ -93,9 +121,7 @@ public struct AdvertisingReport {
 
 /// A fixed-capacity FIFO for values of any type (events, commands). Slots hold
 /// plain elements (a filler until first use), so a pop copies the element out
-/// once and writes nothing back. For large elements `pop(into:)` is the cheap
-/// one: an `Optional` result is built in a temporary and copied again, even
-/// when the queue is empty.
+/// once and writes nothing back.
 public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
     var items: InlineArray<capacity, Element>
     var head = 0
@@ -105,6 +131,8 @@ public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
 
     public var isEmpty: Bool { count == 0 }
     public var isFull: Bool { count == capacity }
+    /// How many elements fit.
+    public var maxCount: Int { capacity }
 
     @discardableResult
     public mutating func push(_ item: Element) -> Bool {
@@ -117,22 +145,9 @@ public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
     public mutating func pop() -> Element? {
         guard count > 0 else { return nil }
         let index = head
-        dropFirst()
-        return items[index]
-    }
-
-    /// Moves the oldest element into `slot`; false, with `slot` untouched and
-    /// nothing copied, when the queue is empty.
-    public mutating func pop(into slot: inout Element) -> Bool {
-        guard count > 0 else { return false }
-        slot = items[head]
-        dropFirst()
-        return true
-    }
-
-    mutating func dropFirst() {
         head = (head + 1) % capacity
         count -= 1
+        return items[index]
     }
 
     public mutating func removeAll() {

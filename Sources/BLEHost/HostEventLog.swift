@@ -69,15 +69,17 @@ extension HostEvent {
         case .commandFailed, .connectionFailed, .connectionRejected, .dataBufferOverflow: .warning
         case .ready, .advertising, .advertisingWhileConnectedUnsupported, .connected, .disconnected, .mtuExchanged,
              .idleDisconnect, .pairingRefused, .shutdownComplete: .info
-        case .scanning, .connectionUpdated, .subscriptionChanged, .dropped: .debug
+        case .scanning, .connectionUpdated, .subscriptionChanged, .droppedInput, .droppedOutput: .debug
         case .advertisingReport, .gattClient: .trace
         }
     }
 
-    /// The one line that says what happened (every board's log uses it).
-    public func describe<S: LogSink & ~Copyable>(into line: inout S) {
+    /// The one line that says what happened (every board's log uses it); the
+    /// controller's details and an advertising report are read from `host`.
+    public func describe<S: LogSink & ~Copyable>(into line: inout S, host: inout Host) {
         switch self {
-        case .ready(let info):
+        case .ready:
+            let info = host.controller
             line.text("controller ready: address ")
             line.address(info.address)
             line.text(info.address.type == 0 ? " (public), " : " (random), ")
@@ -171,17 +173,24 @@ extension HostEvent {
             line.text("; resetting it")
         case .dataBufferOverflow:
             line.text("controller reported a data buffer overflow")
-        case .dropped(let what):
+        case .droppedInput(let reason):
             line.text("dropped input: ")
-            switch what {
-            case .hciEvent: line.text("HCI event")
+            switch reason {
+            case .hciEvent: line.text("malformed HCI event")
             case .aclUnknownHandle: line.text("ACL for an unknown handle")
             case .aclMalformed: line.text("malformed ACL")
             case .l2capUnknownChannel: line.text("unknown L2CAP channel")
-            case .txQueueFull: line.text("transmit queue full")
-            case .eventQueueFull: line.text("event queue full")
+            case .attMalformed: line.text("malformed ATT PDU")
             }
-        case .advertisingReport(let report):
+        case .droppedOutput(let reason):
+            line.text("dropped output: ")
+            switch reason {
+            case .commandQueueFull: line.text("HCI command queue full")
+            case .transmitQueueFull: line.text("transmit queue full")
+            case .eventQueueFull: line.text("event queue full (events lost)")
+            }
+        case .advertisingReport:
+            let report = host.advertisingReport
             line.text("advertising report from ")
             line.address(report.address)
             line.text(" RSSI ")
@@ -189,8 +198,8 @@ extension HostEvent {
         case .gattClient:
             line.text("GATT client event")
         case .shutdownComplete(let controllerReset):
-            // Said only when the controller confirmed the Reset (issue 20: a
-            // controller that never answered was reported as reset).
+            // Said only when the controller confirmed the Reset: one that never
+            // answered was not reset.
             line.text(controllerReset ? "controller reset; stopped" : "stopped (no controller reset confirmed)")
         }
     }

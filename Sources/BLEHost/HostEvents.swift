@@ -1,8 +1,10 @@
 /// Incoming HCI packets: events (Core Vol 4 Part E §7.7) and ACL data (§5.4.2).
 extension Host {
     /// Handles one HCI packet from the controller (type = H4 indicator, packet
-    /// without it). Malformed packets are dropped and reported as .dropped.
-    public mutating func handlePacket<D: GATTServerDelegate & ~Copyable>(
+    /// without it). Malformed packets are dropped and reported as .droppedInput.
+    /// `delegate` serves our dynamic attributes and is given the notifications
+    /// and indications of the peer's server.
+    public mutating func handlePacket<D: GATTDelegate & ~Copyable>(
         type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, delegate: inout D
     ) {
         self.now = now
@@ -17,30 +19,27 @@ extension Host {
 
     /// After a connection completed: hand over held ACL of links that now
     /// exist; what still has no link was not early but wrong, and is dropped.
-    mutating func replayEarlyACL<D: GATTServerDelegate & ~Copyable>(delegate: inout D) {
+    mutating func replayEarlyACL<D: GATTDelegate & ~Copyable>(
+        delegate: inout D
+    ) {
         linkAppeared = false
         while let held = earlyACL.pop() {
             let handle = UInt16(held[0]) | UInt16(held[1] & 0x0F) &<< 8
             if connectionIndex(handle) != nil {
                 held.withBytes { handleACL($0, delegate: &delegate) }
             } else {
-                dropped(.aclUnknownHandle)
+                inputDropped(.aclUnknownHandle)
             }
         }
     }
 
-    mutating func dropped(_ reason: DropReason) {
-        droppedInput += 1
-        push(.dropped(what: reason))
-    }
-
     mutating func handleEvent(_ packet: UnsafeRawBufferPointer) {
-        guard packet.count >= 2, Int(packet[1]) == packet.count - 2 else { return dropped(.hciEvent) }
+        guard packet.count >= 2, Int(packet[1]) == packet.count - 2 else { return inputDropped(.hciEvent) }
         let code = packet[0]
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: packet[2...]))
         switch code {
         case HCIEventCode.commandComplete:
-            guard reader.has(3) else { return dropped(.hciEvent) }
+            guard reader.has(3) else { return inputDropped(.hciEvent) }
             let credits = Int(reader.u8())
             let opcode = reader.u16()
             // Return parameters start with the status for every command we send.
@@ -48,19 +47,19 @@ extension Host {
             let params = reader.has(1) ? UnsafeRawBufferPointer(rebasing: reader.bytes[(reader.offset + 1)...]) : reader.rest()
             commandFinished(opcode, credits: credits, status: status, params: params, isStatus: false)
         case HCIEventCode.commandStatus:
-            guard reader.has(4) else { return dropped(.hciEvent) }
+            guard reader.has(4) else { return inputDropped(.hciEvent) }
             let status = reader.u8()
             let credits = Int(reader.u8())
             let opcode = reader.u16()
             commandFinished(opcode, credits: credits, status: status, params: reader.rest(), isStatus: true)
         case HCIEventCode.disconnectionComplete:
-            guard reader.has(4) else { return dropped(.hciEvent) }
+            guard reader.has(4) else { return inputDropped(.hciEvent) }
             let status = reader.u8(), handle = reader.u16() & 0x0FFF, reason = reader.u8()
             if status == HCIStatus.success { connectionClosed(handle, reason: reason) }
         case HCIEventCode.numberOfCompletedPackets:
-            guard reader.has(1) else { return dropped(.hciEvent) }
+            guard reader.has(1) else { return inputDropped(.hciEvent) }
             let handles = Int(reader.u8())
-            guard reader.has(handles * 4) else { return dropped(.hciEvent) }
+            guard reader.has(handles * 4) else { return inputDropped(.hciEvent) }
             for _ in 0..<handles {
                 let handle = reader.u16() & 0x0FFF, completed = Int(reader.u16())
                 if let index = connectionIndex(handle) {
@@ -77,7 +76,7 @@ extension Host {
         case HCIEventCode.dataBufferOverflow:
             push(.dataBufferOverflow)
         case HCIEventCode.leMeta:
-            guard reader.has(1) else { return dropped(.hciEvent) }
+            guard reader.has(1) else { return inputDropped(.hciEvent) }
             handleLEMeta(reader.u8(), &reader)
         default:
             break  // events we did not ask for (Bumble ignores masks): ignore
@@ -127,7 +126,7 @@ extension Host {
         case LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete:
             // status, handle, role, peer type, peer address, [local RPA, peer RPA], interval, latency, timeout, SCA
             let enhanced = subevent == LESubevent.enhancedConnectionComplete
-            guard reader.has(enhanced ? 30 : 18) else { return dropped(.hciEvent) }
+            guard reader.has(enhanced ? 30 : 18) else { return inputDropped(.hciEvent) }
             let status = reader.u8(), handle = reader.u16() & 0x0FFF, role = reader.u8()
             let peerType = reader.u8() & 0x01
             let peer = BDAddress(reader: &reader, type: peerType)
@@ -135,20 +134,20 @@ extension Host {
             let interval = reader.u16()
             connectionCompleted(status: status, handle: handle, isCentral: role == 0, peer: peer, interval: interval)
         case LESubevent.connectionUpdateComplete:
-            guard reader.has(9) else { return dropped(.hciEvent) }
+            guard reader.has(9) else { return inputDropped(.hciEvent) }
             let status = reader.u8(), handle = reader.u16() & 0x0FFF
             let interval = reader.u16(), latency = reader.u16(), timeout = reader.u16()
             if status == 0 {
-                push(.connectionUpdated(handle: handle, interval: interval, latency: latency, timeout: timeout))
+                push(.connectionUpdated(connection: handle, interval: interval, latency: latency, timeout: timeout))
             }
         case LESubevent.longTermKeyRequest:
             // No bonding, no keys: LTK Negative Reply (Vol 4 Part E §7.8.26).
-            guard reader.has(12) else { return dropped(.hciEvent) }
+            guard reader.has(12) else { return inputDropped(.hciEvent) }
             var command = HCIPacket.command(HCIOpcode.leLongTermKeyNegativeReply)
             command.appendUInt16(reader.u16() & 0x0FFF)
             queueCommand(command)
         case LESubevent.remoteConnectionParameterRequest:
-            guard reader.has(10) else { return dropped(.hciEvent) }
+            guard reader.has(10) else { return inputDropped(.hciEvent) }
             let handle = reader.u16() & 0x0FFF
             let parameters = ConnectionParameters(
                 intervalMin: reader.u16(), intervalMax: reader.u16(), latency: reader.u16(), timeout: reader.u16())
@@ -193,8 +192,7 @@ extension Host {
         // A failed completion as peripheral (e.g. directed advertising timeout) changes nothing.
         guard status == HCIStatus.success else { return }
         // The controller stopped advertising when this link was made (Vol 6 Part B §4.4.2).
-        if !isCentral, advertisingEnabled {
-            advertisingEnabled = false
+        if !isCentral, advertiser.enable.stoppedByController() {
             push(.advertising(enabled: false))
         }
         var slot: Int? = nil
@@ -204,7 +202,7 @@ extension Host {
         }
         guard let index = slot, countConnections() < configuration.maxConnections, state == .ready else {
             // Over the limit (a race with advertising): refuse politely.
-            push(.connectionRejected(handle: handle, peer: peer))
+            push(.connectionRejected(connection: handle, peer: peer))
             var command = HCIPacket.command(HCIOpcode.disconnect)
             command.appendUInt16(handle)
             command.append(HCIStatus.remoteLowResources)
@@ -217,7 +215,7 @@ extension Host {
         connections[index].peer = peer
         connections[index].lastRequest = now
         linkAppeared = true
-        push(.connected(handle: handle, peer: peer, isCentral: isCentral, interval: interval))
+        push(.connected(connection: handle, peer: peer, isCentral: isCentral, interval: interval))
         updateAdvertising()
     }
 
@@ -227,23 +225,24 @@ extension Host {
         aclCredits = min(aclCredits + connections[index].inFlight, Int(controller.aclPackets))
         aclQueue.remove(handle: handle)
         if connections[index].smpUnreported > 0 {
-            push(.pairingRefused(handle: handle, unreported: connections[index].smpUnreported - 1))
+            push(.pairingRefused(connection: handle, unreported: connections[index].smpUnreported - 1))
         }
-        connections[index].reset()
-        push(.disconnected(handle: handle, reason: reason))
-        centralConnectionClosed(handle)
+        release(index)
+        push(.disconnected(connection: handle, reason: reason))
         if state == .shuttingDown {
             if countConnections() == 0, !shutdownResetQueued { queueShutdownReset() }
             return
         }
-        advertisingBlockedWhileConnected = false
+        advertiser.blockedWhileConnected = false
         updateAdvertising()
     }
 
     // MARK: - ACL and L2CAP
 
-    mutating func handleACL<D: GATTServerDelegate & ~Copyable>(_ packet: UnsafeRawBufferPointer, delegate: inout D) {
-        guard packet.count >= 4, Int(readUInt16(packet, 2)) == packet.count - 4 else { return dropped(.aclMalformed) }
+    mutating func handleACL<D: GATTDelegate & ~Copyable>(
+        _ packet: UnsafeRawBufferPointer, delegate: inout D
+    ) {
+        guard packet.count >= 4, Int(readUInt16(packet, 2)) == packet.count - 4 else { return inputDropped(.aclMalformed) }
         let header = readUInt16(packet, 0)
         let handle = header & 0x0FFF
         let boundary = (header &>> 12) & 0x3
@@ -251,17 +250,17 @@ extension Host {
             // Possibly early (see earlyACL): keep the newest two, drop what they push out.
             if earlyACL.isFull {
                 _ = earlyACL.pop()
-                dropped(.aclUnknownHandle)
+                inputDropped(.aclUnknownHandle)
             }
-            if packet.count > 260 || !earlyACL.push(FixedBytes(packet)) { dropped(.aclUnknownHandle) }
+            if packet.count > 260 || !earlyACL.push(FixedBytes(packet)) { inputDropped(.aclUnknownHandle) }
             return
         }
         let payload = UnsafeRawBufferPointer(rebasing: packet[4...])
         // 0b10 (and 0b00) start a PDU, 0b01 continues one; 0b11 is reserved.
-        guard boundary != 0b11 else { return dropped(.aclMalformed) }
+        guard boundary != 0b11 else { return inputDropped(.aclMalformed) }
         let before = connections[index].reassembler.dropped
         let result = connections[index].reassembler.push(payload, isStart: boundary != 0b01)
-        if connections[index].reassembler.dropped != before { dropped(.aclMalformed) }
+        if connections[index].reassembler.dropped != before { inputDropped(.aclMalformed) }
         switch result {
         case .needMore:
             break
@@ -276,7 +275,7 @@ extension Host {
         }
     }
 
-    mutating func handleL2CAP<D: GATTServerDelegate & ~Copyable>(
+    mutating func handleL2CAP<D: GATTDelegate & ~Copyable>(
         _ index: Int, _ channel: UInt16, _ pdu: UnsafeRawBufferPointer, delegate: inout D
     ) {
         let handle = connections[index].handle
@@ -285,56 +284,25 @@ extension Host {
             handleATT(index, pdu, delegate: &delegate)
         case L2CAPChannel.leSignaling:
             guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) else {
-                return push(.dropped(what: .txQueueFull))
+                return outputDropped(.transmitQueueFull)
             }
-            let note = L2CAPSignaling.handle(pdu, isCentral: connections[index].isCentral, response: &aclQueue.pdus[slot])
+            let note = L2CAPSignaling.receive(pdu, isCentral: connections[index].isCentral, response: &aclQueue.pdus[slot])
             if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             if case .updateConnection(let parameters) = note {
                 queueConnectionParameters(HCIOpcode.leConnectionUpdate, handle, parameters)
             }
         case L2CAPChannel.smp:
             guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.smp) else {
-                return push(.dropped(what: .txQueueFull))
+                return outputDropped(.transmitQueueFull)
             }
-            SMP.handle(pdu, response: &aclQueue.pdus[slot])
+            SMP.receive(pdu, response: &aclQueue.pdus[slot])
             if !aclQueue.pdus[slot].isEmpty {
                 aclQueue.commit()
                 pairingRefused(index, handle)
             }
         default:
-            dropped(.l2capUnknownChannel)
+            inputDropped(.l2capUnknownChannel)
         }
-    }
-
-    mutating func handleATT<D: GATTServerDelegate & ~Copyable>(_ index: Int, _ pdu: UnsafeRawBufferPointer, delegate: inout D) {
-        guard let opcode = pdu.first else { return }
-        let handle = connections[index].handle
-        if ATTServer.isServerToClient(opcode) {
-            // Every indication is confirmed, even unexpected ones, so the peer's ATT bearer never stalls.
-            if opcode == ATTOpcode.handleValueIndication {
-                var confirmation = FixedBytes<1>()
-                confirmation.append(ATTOpcode.handleValueConfirmation)
-                confirmation.withBytes { _ = sendL2CAP(handle, channel: L2CAPChannel.att, $0) }
-            }
-            return handleClientPDU(index, pdu)
-        }
-        // The response is written into its transmit slot, the bearer updated in place.
-        guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
-            // No room to answer: the request is still served (its effects must not
-            // depend on our queue), and the lost response is reported.
-            var response = ATTPDU()
-            let note = server.handle(
-                pdu, connection: handle, bearer: &connections[index].bearer, delegate: &delegate, response: &response)
-            if !response.isEmpty { push(.dropped(what: .txQueueFull)) }
-            noteAsking(index, response.isEmpty ? nil : response[0])
-            return reportATT(handle, note)
-        }
-        let note = server.handle(
-            pdu, connection: handle, bearer: &connections[index].bearer, delegate: &delegate,
-            response: &aclQueue.pdus[slot])
-        noteAsking(index, aclQueue.pdus[slot].isEmpty ? nil : aclQueue.pdus[slot][0])
-        if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
-        reportATT(handle, note)
     }
 
     /// One line per refused SMP packet would let a peer fill the journal
@@ -347,29 +315,7 @@ extension Host {
             return
         }
         connections[index].smpLastLine = now
-        push(.pairingRefused(handle: handle, unreported: connections[index].smpUnreported))
+        push(.pairingRefused(connection: handle, unreported: connections[index].smpUnreported))
         connections[index].smpUnreported = 0
-    }
-
-    /// The idle clock counts what an asker does, not any request: a write the
-    /// server accepted (a subscription, a question, a long question's Execute
-    /// Write). Reads, discovery and Exchange MTU cost nothing to repeat, so a
-    /// central that only sends those every 59 s is still idle and its slot is
-    /// freed after `idleTimeout` (issue 20).
-    mutating func noteAsking(_ index: Int, _ response: UInt8?) {
-        if response == ATTOpcode.writeResponse || response == ATTOpcode.executeWriteResponse {
-            connections[index].lastRequest = now
-        }
-    }
-
-    mutating func reportATT(_ handle: UInt16, _ note: ATTServerNote) {
-        switch note {
-        case .mtuExchanged(let mtu):
-            push(.mtuExchanged(handle: handle, mtu: mtu))
-        case .subscription(let valueHandle, let value):
-            push(.subscriptionChanged(handle: handle, valueHandle: valueHandle, value: value))
-        case .none, .indicationConfirmed:
-            break
-        }
     }
 }

@@ -1,4 +1,4 @@
-/// Construction in place, for firmware (issue 9): `Host(configuration:database:)`
+/// Construction in place, for firmware: `Host(configuration:database:)`
 /// builds the whole ~40 KB value in a stack temporary before it is copied to
 /// its home, which no small MCU's stack survives. These build the same state
 /// field by field in memory that is already the value's home (a static arena
@@ -24,7 +24,7 @@ extension Host {
         self.configuration.maxConnections = max(1, min(configuration.maxConnections, Host.connectionCapacity))
         controller = ControllerInfo()
         server.database.removeAll()
-        for i in 0..<Host.connectionCapacity { connections[i].reset() }
+        for i in 0..<Host.connectionCapacity { release(i) }
         now = 0
         commandQueue.removeAll()
         commandCredits = 1
@@ -36,20 +36,17 @@ extension Host {
         aclCredits = 0
         aclQueue.removeAll()
         events.removeAll()
+        reports.removeAll()
+        advertisingReport = AdvertisingReport()
+        eventLossQueued = false
         state = .off
         initStep = .reset
-        advertisingDesired = false
-        advertisingData = AdvertisingData()
-        scanResponseData = AdvertisingData()
-        advertisingConfigured = false
-        advertisingEnabled = false
-        advertisingRequested = nil
-        advertisingEnablesPending = 0
-        advertisingBlockedWhileConnected = false
-        scan = ScanState()
+        advertiser = Advertiser()
+        scanner = Scanner()
         shutdownStarted = 0
         shutdownResetQueued = false
         recoveries = 0
         droppedInput = 0
+        droppedOutput = 0
     }
 }

@@ -44,7 +44,7 @@ public enum L2CAPSignalNote: Equatable {
 /// procedure (as central); everything else is refused as the spec says.
 public enum L2CAPSignaling {
     /// Handles one C-frame; the response (a whole signaling payload) is left in `response`.
-    public static func handle<let n: Int>(
+    public static func receive<let n: Int>(
         _ pdu: UnsafeRawBufferPointer, isCentral: Bool, response: inout FixedBytes<n>
     ) -> L2CAPSignalNote {
         response.removeAll()
@@ -125,7 +125,7 @@ public enum SMP {
     public static let reasonPairingNotSupported: UInt8 = 0x05
 
     /// Fills `response` with Pairing Failed unless the PDU is empty or itself a Pairing Failed.
-    public static func handle<let n: Int>(_ pdu: UnsafeRawBufferPointer, response: inout FixedBytes<n>) {
+    public static func receive<let n: Int>(_ pdu: UnsafeRawBufferPointer, response: inout FixedBytes<n>) {
         response.removeAll()
         guard let code = pdu.first, code != pairingFailed else { return }
         response.append(pairingFailed)

@@ -17,11 +17,11 @@ public struct ScanEntry {
 /// recently makes room, so a device that keeps advertising is not pushed out by
 /// a crowd of one-off advertisers.
 public struct ScanTable {
-    public static let capacity = 16
-    public internal(set) var entries: InlineArray<16, ScanEntry> = InlineArray(repeating: ScanEntry())
+    public static var capacity: Int { Capacity.ScanEntries<UInt8>.count }
+    public internal(set) var entries: Capacity.ScanEntries<ScanEntry> = InlineArray(repeating: ScanEntry())
     public internal(set) var count = 0
     /// Report number that last touched each entry (least recently heard goes first).
-    var lastHeard: InlineArray<16, UInt32> = InlineArray(repeating: 0)
+    var lastHeard: Capacity.ScanEntries<UInt32> = InlineArray(repeating: 0)
     var reports: UInt32 = 0
 
     public init() {}

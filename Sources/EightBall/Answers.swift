@@ -1,6 +1,7 @@
 import BLEHost
 
-/// The 20 answers of SPEC §7: what the ITCB apps send (slugs) and show (phrases).
+/// The 20 answers: what the ITCB apps send (slugs, `SLUG-ANSWER-00`…`19`) and
+/// show (phrases); `--answers` picks which one goes out (docs/COMMAND-LINE.md).
 public enum Answers {
     public static let count = 20
 

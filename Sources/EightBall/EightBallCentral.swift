@@ -1,6 +1,6 @@
 import BLEHost
 
-/// Settings of the asker (SPEC §1 central flow; CLI flags in parentheses).
+/// Settings of the asker (docs/ARCHITECTURE.md, "The 8-Ball on the air"; CLI flags in parentheses).
 public struct CentralSettings {
     /// RSSI window in dBm (--rssi-min/--rssi-max); the ITCB apps use -60…-20.
     public var rssiMin: Int8 = -60
@@ -63,7 +63,7 @@ public struct EightBallCentral: ~Copyable {
     var phase = Phase.idle
     var table = ScanTable()
     /// Addresses already reported in scan-only mode.
-    var reported: InlineArray<16, UInt64> = InlineArray(repeating: 0)
+    var reported: Capacity.ScanEntries<UInt64> = InlineArray(repeating: 0)
     var reportedCount = 0
     public private(set) var target = ScanEntry()
     var connection: UInt16? = nil
@@ -77,7 +77,7 @@ public struct EightBallCentral: ~Copyable {
     var cccdHandle: UInt16 = 0
 
     // The question in flight.
-    var question = FixedBytes<512>()
+    var question = Capacity.ValueBuffer()
     var hasQuestion = false
     var retried = false
     var askedAt: UInt64 = 0
@@ -86,15 +86,15 @@ public struct EightBallCentral: ~Copyable {
     var outcome = Outcome.none
     var finishing = false
 
-    var events = FixedQueue<16, CentralEvent>(filler: .rejected)
+    var events = Capacity.ApplicationEventRing<CentralEvent>(filler: .rejected)
 
     public init(settings: CentralSettings) { self.settings = settings }
 
-    public var isIdleForQuestion: Bool { mutating get { !hasQuestion && phase != .finished && !finishing } }
-    public var isFinished: Bool { mutating get { phase == .finished } }
+    public var isIdleForQuestion: Bool { @_addressableSelf get { !hasQuestion && phase != .finished && !finishing } }
+    public var isFinished: Bool { @_addressableSelf get { phase == .finished } }
     /// Scan-only mode found at least one 8-Ball.
     public var reportedAny: Bool { reportedCount > 0 }
-    public mutating func nextDeadline() -> UInt64? { deadline }
+    @_addressableSelf public func nextDeadline() -> UInt64? { deadline }
     public mutating func nextEvent() -> CentralEvent? { events.pop() }
 
     /// Starts looking for an 8-Ball (the host may still be initialising).
@@ -119,7 +119,7 @@ public struct EightBallCentral: ~Copyable {
         finishing = true
         if let connection, phase != .disconnecting {
             phase = .disconnecting
-            host.disconnect(handle: connection)
+            host.disconnect(connection: connection)
         } else if connection == nil {
             host.stopScanning()
             end()
@@ -137,9 +137,9 @@ public struct EightBallCentral: ~Copyable {
                 deadline = now + settings.scanTimeout
                 host.startScanning()
             }
-        case .advertisingReport(let report):
+        case .advertisingReport:
             guard phase == .scanning else { return }
-            let index = table.add(report)
+            let index = table.add(host.advertisingReport)
             let entry = table.entries[index]
             guard matches(entry) else { return }
             if settings.listOnly {
@@ -160,14 +160,14 @@ public struct EightBallCentral: ~Copyable {
         case .connected(let handle, let peer, let isCentral, _):
             guard isCentral else { return }
             guard phase == .connecting || phase == .scanning, connection == nil else {
-                host.disconnect(handle: handle)  // a late link from a cancelled attempt
+                host.disconnect(connection: handle)  // a late link from a cancelled attempt
                 return
             }
             connection = handle
             phase = .discovering
             deadline = nil
             events.push(.connected(address: peer))
-            host.gattExchangeMTU(connection: handle)
+            host.clientExchangeMTU(connection: handle)
         case .disconnected(let handle, _):
             guard handle == connection else { return }
             connection = nil
@@ -183,24 +183,24 @@ public struct EightBallCentral: ~Copyable {
         guard let connection else { return }
         switch event {
         case .mtuExchanged:
-            host.gattDiscoverPrimaryService(connection: connection, uuid: EightBallUUID.service)
+            host.clientDiscoverPrimaryService(connection: connection, uuid: EightBallUUID.service)
         case .serviceDiscovered(_, let start, let end):
             serviceEnd = end
-            host.gattDiscoverCharacteristics(connection: connection, start: start, end: end)
+            host.clientDiscoverCharacteristics(connection: connection, start: start, end: end)
         case .serviceNotFound:
             notAnEightBall(&host)
         case .characteristicsDiscovered:
-            guard let question = host.gattCharacteristic(connection: connection, EightBallUUID.question),
-                  let answer = host.gattCharacteristic(connection: connection, EightBallUUID.answer),
+            guard let question = host.clientCharacteristic(connection: connection, EightBallUUID.question),
+                  let answer = host.clientCharacteristic(connection: connection, EightBallUUID.answer),
                   question.properties.contains(.write), answer.properties.contains(.notify) else {
                 return notAnEightBall(&host)
             }
             questionHandle = question.valueHandle
             answerHandle = answer.valueHandle
-            host.gattDiscoverDescriptors(connection: connection, start: answerHandle + 1, end: serviceEnd)
+            host.clientDiscoverDescriptors(connection: connection, start: answerHandle + 1, end: serviceEnd)
         case .descriptorsDiscovered:
             let cccdType = BLEUUID(uuid16: GATTType.clientCharacteristicConfiguration)
-            guard let cccd = host.gattDescriptor(connection: connection, cccdType, after: answerHandle) else {
+            guard let cccd = host.clientDescriptor(connection: connection, cccdType, after: answerHandle) else {
                 return notAnEightBall(&host)
             }
             cccdHandle = cccd.handle
@@ -209,10 +209,10 @@ public struct EightBallCentral: ~Copyable {
             if hasQuestion { beginQuestion(&host, now) }
         case .writeCompleted(_, let handle):
             if handle == cccdHandle, phase == .subscribing {
-                // Subscribed and confirmed: now the question (SPEC §1 order).
+                // Subscribed and confirmed: now the question (the ITCB apps' order).
                 phase = .writing
                 askedAt = now
-                _ = question.withBytes { host.gattWrite(connection: connection, handle: questionHandle, value: $0) }
+                _ = question.withBytes { host.clientWrite(connection: connection, attribute: questionHandle, value: $0) }
             } else if handle == questionHandle, phase == .writing {
                 if hasAnswer {
                     outcome = .answered
@@ -226,7 +226,7 @@ public struct EightBallCentral: ~Copyable {
                 phase = .ready
                 if finishing { finish(host: &host) }
             }
-        case .error(_, _, let handle, let code):
+        case .error(_, _, _, let code):
             switch phase {
             case .writing:
                 outcome = code == ATTError.unlikelyError ? .rejected : .failed(code)
@@ -239,20 +239,9 @@ public struct EightBallCentral: ~Copyable {
                 report(now)  // the answer stands even if unsubscribing failed
                 phase = .ready
             case .discovering:
-                _ = handle
                 notAnEightBall(&host)
             default:
                 break
-            }
-        case .notification(_, let handle, let value):
-            guard handle == answerHandle, phase == .writing || phase == .waitingAnswer, !hasAnswer else { return }
-            answer.removeAll()
-            value.withBytes { answer.append(UnsafeRawBufferPointer(rebasing: $0[0..<min($0.count, 32)])) }
-            hasAnswer = true
-            if phase == .waitingAnswer {
-                deadline = nil
-                outcome = .answered
-                unsubscribe(&host)
             }
         case .timeout:
             outcome = .offline  // the host closes the link; linkLost reports it
@@ -261,8 +250,14 @@ public struct EightBallCentral: ~Copyable {
         }
     }
 
-    /// Timers: scan timeout (nothing found) and answer timeout (device offline).
+    /// Timers: scan timeout (nothing found) and answer timeout (device
+    /// offline); and an answer that arrived while it was awaited.
     public mutating func tick(host: inout Host, now: UInt64) {
+        if phase == .waitingAnswer, hasAnswer {
+            deadline = nil
+            outcome = .answered
+            unsubscribe(&host)
+        }
         guard let due = deadline, now >= due else { return }
         deadline = nil
         switch phase {
@@ -302,7 +297,7 @@ public struct EightBallCentral: ~Copyable {
 
     mutating func reportOnce(_ entry: ScanEntry) {
         for i in 0..<reportedCount where reported[i] == entry.address.value { return }
-        guard reportedCount < 16 else { return }
+        guard reportedCount < reported.count else { return }
         reported[reportedCount] = entry.address.value
         reportedCount += 1
         events.push(.found(entry))
@@ -330,7 +325,7 @@ public struct EightBallCentral: ~Copyable {
         phase = .subscribing
         var enable = FixedBytes<2>()
         enable.appendUInt16(0x0001)
-        if !enable.withBytes({ host.gattWrite(connection: connection, handle: cccdHandle, value: $0) }) {
+        if !enable.withBytes({ host.clientWrite(connection: connection, attribute: cccdHandle, value: $0) }) {
             outcome = .failed(ATTError.unlikelyError)
             report(now)
             phase = .ready
@@ -343,7 +338,7 @@ public struct EightBallCentral: ~Copyable {
         deadline = nil
         var disable = FixedBytes<2>()
         disable.appendUInt16(0x0000)
-        if !disable.withBytes({ host.gattWrite(connection: connection, handle: cccdHandle, value: $0) }) {
+        if !disable.withBytes({ host.clientWrite(connection: connection, attribute: cccdHandle, value: $0) }) {
             report(askedAt)
             phase = .ready
         }
@@ -401,7 +396,7 @@ public struct EightBallCentral: ~Copyable {
         finishing = true
         if let connection {
             phase = .disconnecting
-            host.disconnect(handle: connection)
+            host.disconnect(connection: connection)
         } else {
             end()
         }
@@ -423,4 +418,20 @@ public struct EightBallCentral: ~Copyable {
         deadline = nil
         events.push(.finished)
     }
+}
+
+// MARK: - GATTDelegate
+
+/// The asker serves nothing (the server's defaults refuse every dynamic
+/// access); as a client it takes the answer notification.
+extension EightBallCentral: GATTServerDelegate, GATTClientDelegate {
+    /// The answer, while a question waits for it; `tick` finishes the question.
+    public mutating func clientNotification(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) {
+        guard connection == self.connection, attribute == answerHandle,
+              phase == .writing || phase == .waitingAnswer, !hasAnswer else { return }
+        answer.removeAll()
+        answer.append(UnsafeRawBufferPointer(rebasing: value[0..<min(value.count, answer.freeSpace)]))
+        hasAnswer = true
+    }
+
 }

@@ -8,11 +8,13 @@ public enum EightBallEvent: Equatable {
     case questionRejected(connection: UInt16, length: Int)
     /// The answer went out as a notification.
     case answered(connection: UInt16, answer: Int)
-    /// The answer waits for the central to subscribe (SPEC §1 rule 3).
+    /// The answer waits for the central to subscribe: a central may write its
+    /// question before it subscribes (docs/COMMAND-LINE.md, "The peripheral").
     case answerWaitingForSubscription(connection: UInt16)
 }
 
-/// One central's 8-Ball state (SPEC §1 rule 5), reset in place.
+/// One central's 8-Ball state, reset in place: each central has its own
+/// question, answer and subscription (docs/COMMAND-LINE.md, "The peripheral").
 @usableFromInline struct CentralState: ~Copyable {
     @usableFromInline var handle: UInt16 = 0
     @usableFromInline var inUse = false
@@ -44,9 +46,13 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     var picker: AnswerPicker
     var name = FixedBytes<248>()
     @usableFromInline var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
-    var events = FixedQueue<16, EightBallEvent>(filler: .questionAccepted(connection: 0))
+    var events = Capacity.ApplicationEventRing<EightBallEvent>(filler: .questionAccepted(connection: 0))
     /// Answers notified since start (for status lines).
     public private(set) var answeredCount = 0
+    /// `poll` may have an answer to send: a question was accepted, a
+    /// subscription changed, or a notification found no room. The driver polls
+    /// after every input; most inputs leave nothing to send.
+    var answersWaiting = false
 
     /// `name` is the advertised and Device Name (at most 248 bytes of UTF-8). The
     /// 8-Ball's services are added to `database`, which the host then owns.
@@ -74,6 +80,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         for index in 0..<Capacity.links { pointer.pointee.centrals[index].inUse = false }
         pointer.pointee.events.removeAll()
         pointer.pointee.answeredCount = 0
+        pointer.pointee.answersWaiting = false
     }
 
     public mutating func nextEvent() -> EightBallEvent? { events.pop() }
@@ -113,11 +120,14 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     }
 
     /// Sends answers that are due: after an accepted question, as soon as the
-    /// central has notifications enabled (SPEC §1 rules 2 and 3).
+    /// central has notifications enabled (one notification per accepted
+    /// question; docs/COMMAND-LINE.md, "The peripheral").
     public mutating func poll(host: inout Host) {
+        guard answersWaiting else { return }
+        answersWaiting = false
         for index in 0..<Capacity.links where centrals[index].inUse && centrals[index].pending {
             let connection = centrals[index].handle
-            guard host.subscription(connection: connection, valueHandle: handles.answerHandle) & 0x0001 != 0 else {
+            guard host.subscription(connection: connection, attribute: handles.answerHandle) & 0x0001 != 0 else {
                 if !centrals[index].reportedWaiting {
                     centrals[index].reportedWaiting = true
                     events.push(.answerWaitingForSubscription(connection: connection))
@@ -131,14 +141,16 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
                 answeredCount += 1
                 centrals[index].pending = false
                 events.push(.answered(connection: connection, answer: centrals[index].answer))
+            } else {
+                answersWaiting = true  // no room now: try again on the next poll
             }
         }
     }
 
     // MARK: - GATTServerDelegate
 
-    public mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
-        guard handle == handles.answerHandle else { return ATTError.readNotPermitted }
+    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
+        guard attribute == handles.answerHandle else { return ATTError.readNotPermitted }
         // The last answer for this central; empty before its first question (rule 3).
         if let index = slot(connection), centrals[index].answer >= 0 {
             answerValue(centrals[index].answer, into: &value)
@@ -146,8 +158,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         return 0
     }
 
-    public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
-        guard handle == handles.questionHandle else { return ATTError.writeNotPermitted }
+    public mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
+        guard attribute == handles.questionHandle else { return ATTError.writeNotPermitted }
         guard Question.isValid(value) else {
             // ATT 0x0E: the ITCB central shows "Please rephrase as a question" (rule 1).
             events.push(.questionRejected(connection: connection, length: value.count))
@@ -159,12 +171,15 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         centrals[index].answer = picker.next()
         centrals[index].pending = true
         centrals[index].reportedWaiting = false
+        answersWaiting = true
         events.push(.questionAccepted(connection: connection))
         return 0
     }
 
     /// Subscriptions live in the host's CCCD table; `poll` sends what they unblock.
-    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {}
+    public mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16) {
+        answersWaiting = true
+    }
 
     // MARK: - Slots
 
@@ -189,8 +204,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
 
 /// The 8-Ball is the application the driver runs on every board (Linux wraps
 /// it for its log lines; the firmware runs it as it is). Its GATT server
-/// answers the requests in each packet.
-extension EightBallPeripheral: HostApplication {
+/// answers the requests in each packet; as a client it subscribes to nothing.
+extension EightBallPeripheral: GATTClientDelegate, HostApplication {
     public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
         host.handlePacket(type: type, packet, now: now, delegate: &self)
     }

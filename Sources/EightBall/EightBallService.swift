@@ -1,6 +1,7 @@
 import BLEHost
 
-/// The 8-Ball GATT contract (SPEC §1), wire-compatible with the ITCB apps.
+/// The 8-Ball GATT contract, wire-compatible with the ITCB apps (the table in
+/// docs/COMMAND-LINE.md, "The peripheral").
 public enum EightBallUUID {
     /// 8E38140A-27BE-4090-8955-4FC4B5698D1E
     public static let service = BLEUUID(high: 0x8E38_140A_27BE_4090, low: 0x8955_4FC4_B569_8D1E)

@@ -1,4 +1,6 @@
-/// SPEC §1 rule 1: a question is valid UTF-8 whose last character is "?".
+/// A question is valid UTF-8 whose last character is "?" (what the ITCB apps
+/// accept; docs/COMMAND-LINE.md, "The peripheral"); anything else is refused
+/// with ATT error 0x0E.
 /// Because "?" is ASCII and UTF-8 is self-synchronising, the last character is
 /// "?" exactly when the last byte is 0x3F in a valid sequence.
 public enum Question {

@@ -243,7 +243,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         switch event {
         case .gattClient(let client): logClientEvent(client)
-        case .advertisingReport(let report): noteAdvertiser(report)
+        case .advertisingReport: noteAdvertiser(host.advertisingReport)
         case .disconnected:
             if source.fromStdin, everReady, current == nil, !finishing, Signals.stopReceived == 0 {
                 Log.warning("the 8-Ball disconnected; the next question looks for it again")
@@ -264,7 +264,12 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.settings.peerAddress = entry.address.value
     }
 
-    mutating func nextDeadline() -> UInt64? { session.nextDeadline() }
+    func nextDeadline() -> UInt64? { session.nextDeadline() }
+
+    /// The session is the client delegate: the answer arrives as a notification.
+    mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
+        host.handlePacket(type: type, packet, now: now, delegate: &session)
+    }
 
     mutating func poll(host: inout Host, now: UInt64) {
         if !started {
@@ -438,8 +443,8 @@ struct InfoLogic: RoleLogic {
     mutating func poll(host: inout Host, now: UInt64) {}
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
-        guard case .ready(let info) = event, exitCode == nil else { return }
-        printLine(controllerInfoText(info))
+        guard case .ready = event, exitCode == nil else { return }
+        printLine(controllerInfoText(host.controller))
         exitCode = Exit.success
     }
 }
@@ -466,7 +471,7 @@ func hex4(_ value: UInt16) -> String {
 extension ITCBDongle {
     /// The central's sessions share the questions still to ask and the printer
     /// (and so the exit code) across a USB unplug.
-    func centralSession(configuration: HostConfiguration) -> (Session) -> Int32 {
+    func centralSession(configuration: HostConfiguration) -> (Session) -> SessionEnd {
         var settings = CentralSettings()
         settings.rssiMin = Int8(rssiMin)
         settings.rssiMax = Int8(rssiMax)
@@ -498,14 +503,14 @@ extension ITCBDongle {
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
             var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: logic)
             loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
-            let code = loop.run()
-            guard let stopCode = Signals.stopExitCode else { return code }
+            let end = loop.run()
+            guard let stopCode = Signals.stopExitCode else { return end }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.
             PromptLine.end()
             if scan, !loop.logic.session.reportedAny {
                 for line in loop.logic.notFoundLines() { Log.error(line) }
             }
-            return stopCode
+            return .exit(stopCode)
         }
     }
 }

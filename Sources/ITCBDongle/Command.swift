@@ -1,4 +1,5 @@
 import BLEHost
+import VendorDrivers
 import EightBall
 import CLinux
 
@@ -317,10 +318,10 @@ extension ITCBDongle {
             }
             sessions += 1
             let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil)
-            let code = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
-                                       firmwareDirectory: firmwareDir ?? "/lib/firmware"))
+            let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
+                                      firmwareDirectory: firmwareDir ?? "/lib/firmware"))
             opened.close()
-            if code == Exit.retryWithPortReset {
+            guard case .exit(let code) = end else {
                 // Once: the next session opens the dongle with a port reset.
                 portReset = true
                 continue
@@ -334,7 +335,7 @@ extension ITCBDongle {
     }
 
     /// Builds what one transport session runs: the role's logic and the run loop.
-    func makeSession(configuration: HostConfiguration) -> (Session) -> Int32 {
+    func makeSession(configuration: HostConfiguration) -> (Session) -> SessionEnd {
         if controllerInfo {
             return { session in
                 var loop = session.runLoop(host: Host(configuration: configuration, database: GATTDatabase()), logic: InfoLogic())

@@ -162,9 +162,10 @@ extension ITCBDongle {
     }
 }
 
-/// Where a name too long for the advertising data is sent (SPEC §1: the
-/// advertising data holds 8 bytes of name beside the flags and the 128-bit
-/// UUID, the scan response 29), or nil when it fits whole.
+/// Where a name too long for the advertising data is sent, or nil when it fits
+/// whole: the 31 bytes of advertising data hold 8 bytes of name beside the
+/// flags and the 128-bit UUID, the scan response 29 (Core Vol 3 Part C §11;
+/// docs/COMMAND-LINE.md, `--name`).
 func advertisedNameNote(_ name: String) -> String? {
     let bytes = Array(name.utf8)
     guard bytes.count > 8 else { return nil }

@@ -17,8 +17,15 @@ enum Exit {
     static let timeout: Int32 = 7
     /// USB: the dongle was unplugged and --exit-on-unplug was given.
     static let unplugged: Int32 = 8
-    /// Internal, never an exit status: the controller did not answer HCI Reset on
-    /// a USB transport opened without a port reset; the session is opened again
-    /// with one (a dongle that hangs after a warm start).
-    static let retryWithPortReset: Int32 = -1
+}
+
+/// How one transport session (one run loop) ended.
+enum SessionEnd: Equatable {
+    /// With this exit status (`Exit`). `Exit.unplugged` ends the process only
+    /// with --exit-on-unplug; otherwise the next session waits for the dongle.
+    case exit(Int32)
+    /// The controller did not answer its first command on a USB transport
+    /// opened without a port reset (a dongle that hangs after a warm start):
+    /// the session is opened again, once, with one.
+    case reopenWithPortReset
 }

@@ -1,9 +1,11 @@
 import CLinux
 import BLEHost
+import VendorDrivers
 
 /// Vendor set-up before the host's bring-up: Realtek and Intel firmware
-/// download. The protocols are the core's `RealtekLoader` and `IntelLoader`
-/// (sans-IO); this drives them over the transport and reads the files from
+/// download. The protocols are `RealtekLoader` and `IntelLoader` of the
+/// VendorDrivers target (sans-IO), run by the core's driver as its first init
+/// step; this picks the plan for a transport and reads the files from
 /// `<firmware dir>/rtl_bt/` and `<firmware dir>/intel/`.
 enum FirmwareSetup {
     static let realtekPackage = "Debian package firmware-realtek (component non-free-firmware)"

@@ -236,7 +236,7 @@ func coreVersionName(_ version: UInt8) -> String {
 /// Logs a host event at its level, in the core's words (`HostEvent.describe`,
 /// the firmware's too); the names of commands, statuses and companies come
 /// from this board's tables.
-func logHostEvent(_ event: HostEvent) {
+func logHostEvent(_ event: HostEvent, host: inout Host) {
     // The level first: most events of a question (subscriptions) are debug lines.
     guard let level = LogLevel(rawValue: event.severity.rawValue), level <= Log.level else { return }
     if case .gattClient(let client) = event {
@@ -244,7 +244,7 @@ func logHostEvent(_ event: HostEvent) {
         return
     }
     var line = LogLine(level)
-    event.describe(into: &line)
+    event.describe(into: &line, host: &host)
     line.write()
 }
 

@@ -81,17 +81,8 @@ func describe(_ event: GATTClientEvent) -> String {
     case .readCompleted(let connection, let handle): "read of 0x\(hex4(handle)) done on 0x\(hex4(connection))"
     case .error(let connection, let request, let handle, let code):
         "\(attOpcodeName(request)) for 0x\(hex4(handle)) failed with ATT error 0x\(hex(code)) on 0x\(hex4(connection))"
-    case .notification(let connection, let handle, let value):
-        "notification 0x\(hex4(handle)) on 0x\(hex4(connection)): \(valueText(value))"
-    case .indication(let connection, let handle, let value):
-        "indication 0x\(hex4(handle)) on 0x\(hex4(connection)): \(valueText(value))"
     case .timeout(let connection, let request): "\(attOpcodeName(request)) timed out on 0x\(hex4(connection))"
     case .unexpectedResponse(let connection, let opcode): "unexpected \(attOpcodeName(opcode)) on 0x\(hex4(connection))"
     }
 }
 
-func valueText(_ value: GATTValue) -> String {
-    var text = ""
-    value.withBytes { text = hexDump($0) }
-    return text
-}

@@ -43,5 +43,5 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     }
 
     var statusDetail: String? { mutating get { "\(ball.answeredCount) question(s) answered" } }
-    var exitCode: Int32? { mutating get { nil } }
+    var exitCode: Int32? { nil }
 }

@@ -1,27 +1,37 @@
 import CLinux
 import BLEHost
+import VendorDrivers
 
 /// What a role adds to the host on Linux: the application (`HostApplication`)
 /// plus an exit code when it is done and its part of the status line.
 protocol RoleLogic: HostApplication, ~Copyable {
     /// Set when the role finished by itself (central: all questions asked).
-    var exitCode: Int32? { mutating get }
+    var exitCode: Int32? { get }
     /// The role's part of the SIGHUP status line ("12 question(s) answered").
     var statusDetail: String? { mutating get }
 }
 
 extension RoleLogic where Self: ~Copyable {
     var statusDetail: String? { mutating get { nil } }
-    var isFinished: Bool { mutating get { exitCode != nil } }
+    var isFinished: Bool { exitCode != nil }
 }
 
 /// Signals arrive through a self-pipe so the run loop sees them in poll(2).
 /// The first SIGINT/SIGTERM is also kept: the central exits 130/143 and does
 /// not print a made-up outcome for the question it was stopped in.
+///
+/// When the run loop sleeps inside libusb's own poll instead (USB, nothing
+/// else to watch), the handler also writes libusb's internal eventfd, which
+/// is always in that poll set and which libusb clears when no event of its own
+/// is pending; `arrived` tells the loop to read the pipe without a syscall per wake-up.
 enum Signals {
     nonisolated(unsafe) static var readFD: Int32 = -1
     nonisolated(unsafe) static var writeFD: Int32 = -1
     nonisolated(unsafe) static var stopReceived: Int32 = 0
+    /// Set by the handler before it writes; cleared by the loop before it reads the pipe.
+    nonisolated(unsafe) static var arrived = false
+    /// An eventfd to wake as well (libusb's), -1 for none.
+    nonisolated(unsafe) static var wakeFD: Int32 = -1
 
     static func install() {
         var fds: [Int32] = [0, 0]
@@ -34,11 +44,24 @@ enum Signals {
         writeFD = fds[1]
         let handler: @convention(c) (Int32) -> Void = { signal in
             if signal != SIGHUP, Signals.stopReceived == 0 { Signals.stopReceived = signal }
+            Signals.arrived = true
             var byte = UInt8(truncatingIfNeeded: signal)
             _ = sysWrite(Signals.writeFD, &byte, 1)
+            if Signals.wakeFD >= 0 {
+                var one: UInt64 = 1
+                _ = sysWrite(Signals.wakeFD, &one, 8)
+            }
         }
         for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, handler) }
         clinux_ignore_signal(SIGPIPE)
+    }
+
+    /// Every signal received since the last call, to `handle` (the pipe is read
+    /// only when the handler said something arrived).
+    static func drain(_ handle: (Int32) -> Void) {
+        guard arrived else { return }
+        arrived = false
+        while let signal = next() { handle(signal) }
     }
 
     /// The next signal received, if any (read only when the pipe is readable).
@@ -59,7 +82,7 @@ struct LinuxObserver: DriverObserver {
     let transportName: String
 
     mutating func observe(_ event: HostEvent, host: inout Host) {
-        logHostEvent(event)
+        logHostEvent(event, host: &host)
         notifier?.observe(event, host: &host, role: host.configuration.role)
     }
 
@@ -131,11 +154,12 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     }
 
     /// Runs until the role finishes, a signal stops it, or the transport fails.
-    mutating func run() -> Int32 {
+    mutating func run() -> SessionEnd {
         defer { notifier?.close() }
         let transport = self.transport
         let usb = transport as? USBTransport
         var now = monotonicMilliseconds()
+        if let usb, usb.waitsInLibusb { Signals.wakeFD = usb.wakeDescriptor }
         driver.start(now: now)
         // The poll set: the transport's descriptors, the extra one, the signal pipe.
         var fds: [pollfd] = []
@@ -146,7 +170,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 case .finished(let end):
                     return finish(end)
                 case .needsFiles:
-                    guard files.read(for: &driver.setup, directory: firmwareDirectory) else { return Exit.controller }
+                    guard files.read(for: &driver.setup, directory: firmwareDirectory) else { return .exit(Exit.controller) }
                     driver.provideFiles(firmware: files.firmware, companion: files.companion, now: now)
                     continue
                 case .running:
@@ -155,26 +179,37 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     break
                 }
                 try flush(usb)
-                if fds.isEmpty || transport.pollDescriptorsChanged {
-                    fds = transport.pollDescriptors
-                    transportCount = fds.count
-                    fds.append(pollfd(fd: -1, events: Int16(POLLIN), revents: 0))
-                    fds.append(pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0))
-                }
-                fds[transportCount].fd = extraDescriptor()
-                let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), pollTimeout(now: now)) }
-                if n < 0, errno != EINTR { throw .lost("poll failed: \(errnoString())") }
-                now = monotonicMilliseconds()
-                if n > 0, fds[transportCount + 1].revents != 0 {
-                    while let signal = Signals.next() { handleSignal(signal, now: now) }
-                }
-                try fds.withUnsafeMutableBufferPointer { (all) throws(TransportError) in
-                    let ready = UnsafeMutableBufferPointer(rebasing: all[0..<transportCount])
-                    try transport.receive(ready: ready) { input in
-                        switch input {
-                        case .packet(let type, let packet): driver.receive(type: type, packet, now: now, observer: &observer)
-                        case .stream(let bytes): driver.receive(stream: bytes, now: now, observer: &observer)
-                        }
+                if let usb, usb.waitsInLibusb, extraDescriptor() < 0 {
+                    // Only libusb's descriptors and the signal pipe to watch: sleep in
+                    // libusb's own poll (one poll per wake-up instead of two).
+                    let wake = nextWake()
+                    // Whether the driver waits for room to send (then a freed OUT transfer matters).
+                    let sendBlocked = !transport.canSend
+                    while true {
+                        try usb.handleEvents(milliseconds: milliseconds(until: wake, now: now))
+                        now = monotonicMilliseconds()
+                        let signalled = Signals.arrived
+                        Signals.drain { handleSignal($0, now: now) }
+                        let handed = try usb.deliverCompleted { hand($0, now: now) }
+                        // A wake-up that only completed OUT transfers leaves the driver
+                        // as it was (no input, no deadline due): sleep again at once.
+                        if handed > 0 || signalled || now >= wake || sendBlocked { break }
+                    }
+                } else {
+                    if fds.isEmpty || transport.pollDescriptorsChanged {
+                        fds = transport.pollDescriptors
+                        transportCount = fds.count
+                        fds.append(pollfd(fd: -1, events: Int16(POLLIN), revents: 0))
+                        fds.append(pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0))
+                    }
+                    fds[transportCount].fd = extraDescriptor()
+                    let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), pollTimeout(now: now)) }
+                    if n < 0, errno != EINTR { throw .lost("poll failed: \(errnoString())") }
+                    now = monotonicMilliseconds()
+                    if n > 0, fds[transportCount + 1].revents != 0 { Signals.drain { handleSignal($0, now: now) } }
+                    try fds.withUnsafeMutableBufferPointer { (all) throws(TransportError) in
+                        let ready = UnsafeMutableBufferPointer(rebasing: all[0..<transportCount])
+                        try transport.receive(ready: ready) { hand($0, now: now) }
                     }
                 }
                 notifier?.tick(now: now)
@@ -183,51 +218,68 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         } catch {
             if driver.isStopping {
                 // The controller went away during shutdown: nothing left to tidy.
-                return driver.app.exitCode ?? Exit.success
+                return .exit(driver.app.exitCode ?? Exit.success)
             }
             if error.isUnplug {
                 Log.warning(error.description)
-                return Exit.unplugged
+                return .exit(Exit.unplugged)
             }
             Log.error(error.description)
-            return Exit.transport
+            return .exit(Exit.transport)
         }
     }
 
-    /// How the driver ended, as an exit code (README "Exit codes"), with its log line.
-    mutating func finish(_ end: DriverEnd) -> Int32 {
+    /// One packet or byte run from the transport, to the driver.
+    mutating func hand(_ input: TransportInput, now: UInt64) {
+        switch input {
+        case .packet(let type, let packet): driver.receive(type: type, packet, now: now, observer: &observer)
+        case .stream(let bytes): driver.receive(stream: bytes, now: now, observer: &observer)
+        }
+    }
+
+    /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
+    mutating func finish(_ end: DriverEnd) -> SessionEnd {
         switch end {
         case .stopped:
-            return driver.app.exitCode ?? Exit.success
+            return .exit(driver.app.exitCode ?? Exit.success)
         case .stopTimedOut:
             Log.warning("controller did not confirm shutdown in time; exiting")
-            return driver.app.exitCode ?? Exit.success
+            return .exit(driver.app.exitCode ?? Exit.success)
         case .notReady:
             Log.error("controller at \(transport.description) did not complete initialisation (no answer to HCI commands)")
-            return Exit.controller
+            return .exit(Exit.controller)
         case .controllerSilent:
             Log.error("controller at \(transport.description) stopped answering HCI commands (no answer for \(formatNumber(Double(driver.host.configuration.commandTimeout) / 1000)) s); exiting")
-            return Exit.controller
+            return .exit(Exit.controller)
         case .portResetWanted:
             transport.warnHungAfterWarmStart()
-            return Exit.retryWithPortReset
+            return .reopenWithPortReset
         case .setupFailed:
             files.logFailure(driver.setup, directory: firmwareDirectory)
-            return Exit.controller
+            return .exit(Exit.controller)
         case .setupSilent:
             let what = driver.setup.vendor == .intel ? "the Intel firmware load" : "the Realtek firmware check"
             Log.error("controller at \(transport.description) did not answer during \(what)")
-            return Exit.controller
+            return .exit(Exit.controller)
         }
     }
 
-    mutating func pollTimeout(now: UInt64) -> Int32 {
+    /// When the loop must run next without input: the driver's next deadline
+    /// or the watchdog's, UInt64.max for none.
+    mutating func nextWake() -> UInt64 {
         var first = driver.nextDeadline() ?? UInt64.max
         if let d = notifier?.deadline { first = min(first, d) }
-        var timeout: Int32 = -1
-        if first != UInt64.max {
-            timeout = first <= now ? 0 : Int32(min(first - now, 60_000))
-        }
+        return first
+    }
+
+    /// How long to sleep until `wake` (ms, capped at a minute), -1 for no deadline.
+    func milliseconds(until wake: UInt64, now: UInt64) -> Int32 {
+        if wake == UInt64.max { return -1 }
+        return wake <= now ? 0 : Int32(min(wake - now, 60_000))
+    }
+
+    mutating func pollTimeout(now: UInt64) -> Int32 {
+        var timeout = milliseconds(until: nextWake(), now: now)
         if let hint = transport.timeoutHint { timeout = timeout < 0 ? hint : min(timeout, hint) }
         return timeout
     }

@@ -3,7 +3,9 @@ import BLEHost
 
 /// The static random address used when the controller has no public address:
 /// derived from /etc/machine-id and the role and name, so it stays the same
-/// across restarts without writing state (SPEC §1), and differs between kiosks.
+/// across restarts without writing state (phones that remember the 8-Ball find
+/// it again; docs/COMMAND-LINE.md, `--address`), and differs between kiosks.
+/// A static device address: the two top bits set (Core Vol 6 Part B §1.3.2.1).
 func derivedStaticAddress(role: String, name: String) -> BDAddress {
     var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
     func mix(_ bytes: [UInt8]) {

@@ -70,8 +70,8 @@ final class SystemdNotifier {
         switch event {
         case .advertising(true) where role == .peripheral:
             ready("advertising, \(host.connectionCount) central(s) connected, \(host.recoveries) controller recoveries")
-        case .ready(let info) where role == .central:
-            ready("controller \(info.address.string) ready")
+        case .ready where role == .central:
+            ready("controller \(host.controller.address.string) ready")
         case .connected, .disconnected:
             if readySent { status("\(host.connectionCount) connection(s), \(host.recoveries) controller recoveries") }
         case .controllerTimeout, .hardwareError:

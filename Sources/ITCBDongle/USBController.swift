@@ -1,6 +1,7 @@
 import BLEHost
 import CLibUSB
 import CLinux
+import VendorDrivers
 
 /// A USB device that looks like a Bluetooth controller (Core Vol 4 Part B §2:
 /// class E0 Wireless, subclass 01 RF, protocol 01 Bluetooth) on the device or on

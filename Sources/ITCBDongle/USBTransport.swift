@@ -70,6 +70,7 @@ final class USBTransport: Transport {
     var failure: TransportError? = nil
     var closing = false
     var pollDescriptorsChanged = false
+    var holdsEventLock = false
 
     init(context: OpaquePointer, candidate: USBCandidate, reset: Bool) throws(TransportError) {
         offersPortReset = !reset
@@ -146,8 +147,15 @@ final class USBTransport: Transport {
             let result = libusb_reset_device(handle)
             if result != 0 { Log.warning("USB reset of \(name) failed: \(libusbError(result))") }
         }
+        wakeDescriptor = libusbEventDescriptor(context)
         libusb_set_pollfd_notifiers(context, usbPollfdAdded, usbPollfdRemoved, Unmanaged.passUnretained(self).toOpaque())
+        // One thread handles libusb's events for the whole run: take its event
+        // lock once (libusb_handle_events_locked) instead of on every wake-up.
+        // Nothing of ours waits for a synchronous transfer from here on (they
+        // would need the lock); close() gives it back first.
         try startTransfers()
+        libusb_lock_events(context)
+        holdsEventLock = true
         Log.info("opened \(name)\(detachedDriver ? ", detached from its kernel driver" : "")")
     }
 
@@ -263,12 +271,32 @@ final class USBTransport: Transport {
 
     func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError) {
         // libusb's events only when one of its descriptors is ready (it keeps no timer: see timeoutHint).
-        guard ready.contains(where: { $0.revents != 0 }) else { return }
-        var zero = timeval(tv_sec: 0, tv_usec: 0)
-        let status = libusb_handle_events_timeout_completed(context, &zero, nil)
+        if ready.contains(where: { $0.revents != 0 }) { try handleEvents(milliseconds: 0) }
+        try deliverCompleted(deliver)
+    }
+
+    /// libusb's eventfd, which the run loop may sleep on (through libusb's own
+    /// poll) when it has nothing else to watch: signals wake it by writing it.
+    /// Found once at open; -1 (and the run loop polls itself) if it cannot be told apart.
+    let wakeDescriptor: Int32
+
+    var waitsInLibusb: Bool { wakeDescriptor >= 0 }
+
+    /// One round of libusb's event handling: its poll (sleeping up to
+    /// `milliseconds`, -1 for long), then each completion noted by `completed`.
+    func handleEvents(milliseconds: Int32) throws(TransportError) {
+        let wait = milliseconds < 0 ? 60_000 : Int(milliseconds)
+        var timeout = timeval(tv_sec: wait / 1000, tv_usec: (wait % 1000) * 1000)
+        let status = libusb_handle_events_locked(context, &timeout)
         if status == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) { throw .unplugged("\(description) was unplugged") }
         try clearStalls()
-        // Each completed IN transfer's packets, from its own buffer, then it goes back to the endpoint.
+    }
+
+    /// Each completed IN transfer's packets, from its own buffer, then it goes
+    /// back to the endpoint. Returns how many transfers were handed over.
+    @discardableResult
+    func deliverCompleted(_ deliver: (TransportInput) -> Void) throws(TransportError) -> Int {
+        let count = completedIn.count
         while let transfer = completedIn.popFirst() {
             let bytes = UnsafeRawBufferPointer(start: transfer.pointee.buffer, count: Int(transfer.pointee.actual_length))
             if transfer.pointee.endpoint == eventEndpoint {
@@ -279,6 +307,7 @@ final class USBTransport: Transport {
             do throws(TransportError) { try submit(transfer) } catch { failure = error }
         }
         if let failure { throw failure }
+        return count
     }
 
     /// Clears the halt of each stalled endpoint once, then resubmits its IN
@@ -377,6 +406,11 @@ final class USBTransport: Transport {
 
     func close() {
         closing = true
+        if Signals.wakeFD == wakeDescriptor { Signals.wakeFD = -1 }
+        if holdsEventLock {
+            libusb_unlock_events(context)
+            holdsEventLock = false
+        }
         libusb_set_pollfd_notifiers(context, nil, nil, nil)
         for i in 0..<allTransfers.count { libusb_cancel_transfer(allTransfers[i]) }
         // Let cancellations complete before freeing (bounded: an unplugged device answers at once).
@@ -405,6 +439,23 @@ final class USBTransport: Transport {
         waiting.deallocate()
         libusb_exit(context)
     }
+}
+
+/// libusb's internal event descriptor: the first of its poll descriptors
+/// (libusb 1.0.26 io.c: "fds[0] is always the internal signalling event"),
+/// checked to be an eventfd through /proc; -1 when it is not.
+func libusbEventDescriptor(_ context: OpaquePointer) -> Int32 {
+    guard let list = libusb_get_pollfds(context) else { return -1 }
+    defer { libusb_free_pollfds(list) }
+    guard let first = list[0] else { return -1 }
+    let fd = first.pointee.fd
+    var target = [CChar](repeating: 0, count: 64)  // once, at open
+    let length = target.withUnsafeMutableBufferPointer { buffer in
+        readlink("/proc/self/fd/\(fd)", buffer.baseAddress!, buffer.count - 1)
+    }
+    guard length > 0 else { return -1 }
+    let name = target.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    return name == "anon_inode:[eventfd]" ? fd : -1
 }
 
 /// A fixed list of transfers, made once: a stack (`push`/`pop`) for the free
@@ -464,7 +515,8 @@ let usbPollfdRemoved: libusb_pollfd_removed_cb = { _, user in
 /// libusb's completion callback: a C function pointer, so it finds its transport through user_data.
 let usbTransferCompleted: libusb_transfer_cb_fn = { transfer in
     guard let transfer, let user = transfer.pointee.user_data else { return }
-    Unmanaged<USBTransport>.fromOpaque(user).takeUnretainedValue().completed(transfer)
+    // The transport outlives its transfers (close() reaps them all): no retain needed.
+    Unmanaged<USBTransport>.fromOpaque(user)._withUnsafeGuaranteedRef { $0.completed(transfer) }
 }
 
 /// Endpoint kinds by descriptor (USB 2.0 §9.6.6): bmAttributes bits 1..0, direction bit 7.

@@ -21,7 +21,7 @@ struct RecordingApp: HostApplication {
     }
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) { events.append(eventKind(event)) }
     mutating func poll(host: inout Host, now: UInt64) { polls += 1 }
-    var isFinished: Bool { mutating get { finished } }
+    var isFinished: Bool { finished }
 }
 
 /// What the board would log.
@@ -176,7 +176,7 @@ let resetComplete = hex("0e 04 01 03 0c 00")
     }
 
     @Test func askerEndsAtTheFirstUnansweredCommand() {
-        // A controller that accepts and never answers (issue 20): the asker ends
+        // A controller that accepts and never answers: the asker ends
         // at the command timeout (3 s), not at its scan or answer deadline, as
         // "not ready" before bring-up finished and "silent" after.
         var settings = DriverSettings()
@@ -383,20 +383,13 @@ let resetComplete = hex("0e 04 01 03 0c 00")
         #expect({ d.check(now: 2_100) == .finished(.stopTimedOut) }())
     }
 
-    @Test func stopBeforeReadyAndDuringSetUp() {
+    @Test func stopBeforeReady() {
         // The host is not ready: nothing to tidy, it stops at once.
         var d = makeDriver(NoSetup())
         d.start(now: 0)
         _ = drain(&d)
         d.stop(now: 10)
         #expect({ d.check(now: 10) == .finished(.stopped) }())
-        // A vendor set-up is abandoned.
-        var v = makeDriver(VendorSetup(plan: .probe, overUSB: false))
-        v.start(now: 0)
-        _ = drain(&v)
-        v.stop(now: 10)
-        #expect({ v.check(now: 10) == .finished(.stopped) }())
-        #expect({ !v.nextOutgoing() }())
     }
 
     @Test func finishedApplicationStopsTheHost() {
@@ -410,138 +403,5 @@ let resetComplete = hex("0e 04 01 03 0c 00")
         deliver(&d, resetComplete, now: 250, &o)
         #expect({ d.check(now: 250) == .finished(.stopped) }())
         #expect({ d.app.events.last == "shutdownComplete" }())
-    }
-
-    // MARK: - Vendor set-up
-
-    @Test func probeOfANonRealtekControllerEndsTheSetUpAndStartsTheHost() {
-        var o = RecordingObserver()
-        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
-        d.start(now: 0)
-        #expect({ d.state == .settingUp }())
-        #expect(drain(&d) == [hciReset])
-        #expect(drain(&d).isEmpty)
-        deliver(&d, resetComplete, now: 10, &o)
-        #expect({ d.check(now: 10) == .settingUp }())
-        #expect(drain(&d) == [hex("01 01 10 00")])  // Read Local Version Information (§7.4.1)
-        // Broadcom (0x000F), an unknown subversion: nothing to load.
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x000F)), now: 20, &o)
-        #expect({ d.state == .running }())
-        #expect({ d.check(now: 20) == .running }())
-        // The set-up's events went to the set-up only.
-        #expect({ d.app.received.isEmpty }())
-        #expect(o.received.count == 2)
-        // The host's own bring-up begins with its own Reset.
-        #expect(drain(&d) == [hciReset])
-        deliver(&d, resetComplete, now: 30, &o)
-        answerAll(&d, now: 40, &o)
-        #expect({ d.wasReady }())
-        #expect({ !d.setup.intelAfterProbe }())
-        #expect({ d.check(now: 40_000) == .running }())
-    }
-
-    @Test func probeOfAnIntelControllerHandsOverToTheIntelLoader() {
-        var o = RecordingObserver()
-        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
-        d.start(now: 0)
-        _ = drain(&d)
-        deliver(&d, resetComplete, now: 10, &o)
-        _ = drain(&d)
-        // Intel's company identifier is 2: the Intel loader asks Read Version (0xFC05, parameter 0xFF).
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x0002)), now: 20, &o)
-        #expect({ d.state == .settingUp }())
-        #expect({ d.setup.intelAfterProbe }())
-        #expect(drain(&d) == [hex("01 05 fc 01 ff")])
-        // Intel answers within 5 s or the set-up is silent.
-        let deadline = d.nextDeadline()
-        #expect(deadline == 5_020, "Intel answer timeout (5 s) from the last answer")
-        #expect({ d.check(now: 5_020) == .finished(.setupSilent) }())
-    }
-
-    @Test func refusedFilesFailTheSetUp() {
-        var o = RecordingObserver()
-        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
-        d.start(now: 0)
-        _ = drain(&d)
-        deliver(&d, resetComplete, now: 10, &o)
-        _ = drain(&d)
-        // RTL8822B needs a config file; none is given.
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion,
-                                    localVersion(manufacturer: 0x005D, hciVersion: 0x07, revision: 0x0B, subversion: 0x8822)),
-                now: 20, &o)
-        #expect({ d.state == .needsFiles }())
-        RealtekTests.file.withRaw { firmware in
-            d.provideFiles(firmware: firmware, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 30)
-        }
-        #expect({ d.check(now: 30) == .finished(.setupFailed) }())
-        #expect({ d.setup.realtekError == .configMissing }())
-        #expect({ !d.nextOutgoing() }())
-    }
-
-    @Test func silentSetUp() {
-        var o = RecordingObserver()
-        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
-        d.start(now: 0)
-        #expect({ d.nextDeadline() == 3_000 }())
-        let (state, at, sent) = runSilent(&d, from: 0, limit: 60_000, &o)
-        #expect(state == .finished(.setupSilent))
-        #expect(at == 3_000)
-        #expect(sent == [hciReset])
-
-        var settings = DriverSettings()
-        settings.offersPortReset = true
-        var p = makeDriver(VendorSetup(plan: .probe, overUSB: false), settings: settings)
-        p.start(now: 0)
-        #expect(runSilent(&p, from: 0, limit: 60_000, &o).0 == .finished(.portResetWanted))
-
-        // Answered once, then silent for the set-up's answer timeout (Realtek: 10 s):
-        // no port reset, the controller went silent during the set-up.
-        var q = makeDriver(VendorSetup(plan: .probe, overUSB: false), settings: settings)
-        q.start(now: 0)
-        _ = drain(&q)
-        deliver(&q, resetComplete, now: 100, &o)
-        #expect({ q.nextDeadline() == 10_100 }())
-        #expect({ q.check(now: 10_099) == .settingUp }())
-        #expect({ q.check(now: 10_100) == .finished(.setupSilent) }())
-    }
-
-    @Test func realtekROMNeedsFilesThenDownloadsAndStartsTheHost() {
-        var o = RecordingObserver()
-        var d = makeDriver(VendorSetup(plan: .probe, overUSB: false))
-        d.start(now: 0)
-        _ = drain(&d)
-        deliver(&d, resetComplete, now: 10, &o)
-        _ = drain(&d)
-        // RTL8761B: HCI 0x0A, revision 0x000B, Realtek (0x005D), subversion 0x8761.
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion,
-                                    localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761)),
-                now: 20, &o)
-        #expect({ d.state == .needsFiles }())
-        #expect({ d.check(now: 100_000) == .needsFiles }(), "waiting for files is not a timeout")
-        #expect({ !d.nextOutgoing() }())
-        #expect({ d.nextDeadline() == nil }())
-        var setupOpcodes: [UInt16] = []
-        RealtekTests.file.withRaw { firmware in
-            hex("55 ab 23 87 00 00").withRaw { config in
-                d.provideFiles(firmware: firmware, companion: config, now: 100)
-                #expect({ d.state == .settingUp }())
-                var now: UInt64 = 100
-                for _ in 0..<20 {
-                    guard d.state == .settingUp, d.nextOutgoing() else { break }
-                    let packet = d.outgoing.bytes
-                    let opcode = opcodeOf(packet)!
-                    setupOpcodes.append(opcode)
-                    let reply: [UInt8] = opcode == RealtekOpcode.download ? [packet[4]]
-                        : opcode == RealtekOpcode.readROMVersion ? [1] : []
-                    now += 10
-                    deliver(&d, commandComplete(opcode, reply), now: now, &o)
-                }
-            }
-        }
-        // Read ROM Version, 3 downloads, Read ROM Version, Reset.
-        #expect(setupOpcodes == [0xFC6D, 0xFC20, 0xFC20, 0xFC20, 0xFC6D, 0x0C03])
-        #expect({ d.state == .running }())
-        #expect(drain(&d) == [hciReset])
-        #expect({ d.app.received.isEmpty }())
     }
 }

@@ -77,71 +77,63 @@ import TestSupport
     }
 }
 
-@Suite struct L2CAPReassemblerTests {
-    func push(_ fragments: [([UInt8], Bool)], into reassembler: inout L2CAPReassembler) -> [(UInt16, [UInt8])] {
-        var out: [(UInt16, [UInt8])] = []
-        for (bytes, start) in fragments {
-            bytes.withRaw { raw in
-                switch reassembler.push(raw, isStart: start) {
-                case .needMore: break
-                case .completeInPlace(let cid): out.append((cid, Array(raw[4...])))
-                case .completeInBuffer(let cid): out.append((cid, reassembler.withPayload { Array($0) }))
+/// Packets are cut out of the read where they lie; only one split across two
+/// reads is gathered in the de-framer's buffer.
+@Suite struct H4DeframerInPlaceTests {
+    /// Cuts `reads` as the run loop does; returns (type, bytes, in place?) per packet.
+    func cut(_ reads: [[UInt8]], _ deframer: inout H4Deframer) -> [(UInt8, [UInt8], Bool)] {
+        var out: [(UInt8, [UInt8], Bool)] = []
+        for read in reads {
+            read.withRaw { bytes in
+                var offset = 0
+                while true {
+                    switch deframer.next(bytes, offset: &offset) {
+                    case .none: return
+                    case .inPlace(let type, let start, let count): out.append((type, Array(bytes[start..<(start + count)]), true))
+                    case .buffered(let type): out.append((type, deframer.withPacket { Array($0) }, false))
+                    }
                 }
             }
         }
         return out
     }
 
-    @Test func singleFragment() {
-        var r = L2CAPReassembler()
-        let out = push([(hex("03 00 04 00 0a 03 00"), true)], into: &r)
-        #expect(out.count == 1 && out[0].0 == 4 && out[0].1 == hex("0a 03 00"))
+    @Test func wholePacketsAreReturnedWhereTheyLie() {
+        var d = H4Deframer()
+        let out = cut([hex("04 0e 04 01 03 0c 00 02 40 20 03 00 aa bb cc")], &d)
+        #expect(out.map(\.0) == [0x04, 0x02])
+        #expect(out[0].1 == hex("0e 04 01 03 0c 00") && out[0].2)
+        #expect(out[1].1 == hex("40 20 03 00 aa bb cc") && out[1].2)
+        let (mid, errors) = (d.isMidPacket, d.framingErrors)
+        #expect(!mid && errors == 0)
     }
 
-    @Test func fragmentsIncludingSplitHeader() {
-        let pdu = hex("05 00 04 00 12 0c 00 41 3f")
-        for a in 1..<pdu.count {
-            for b in a..<pdu.count {
-                var r = L2CAPReassembler()
-                let parts = [(Array(pdu[..<a]), true), (Array(pdu[a..<b]), false), (Array(pdu[b...]), false)]
-                    .filter { !$0.0.isEmpty || $0.1 }
-                let out = push(parts, into: &r)
-                #expect(out.count == 1 && out[0].1 == hex("12 0c 00 41 3f"), "split \(a) \(b)")
-                #expect(r.dropped == 0)
-            }
+    @Test func packetsSplitAcrossReadsAreGatheredAtEverySplitPoint() {
+        let stream = hex("04 0e 04 01 03 0c 00 02 40 20 03 00 aa bb cc 04 05 04 00 40 00 13")
+        for split in 0...stream.count {
+            var d = H4Deframer()
+            let out = cut([Array(stream[..<split]), Array(stream[split...])], &d)
+            #expect(out.map(\.1) == [hex("0e 04 01 03 0c 00"), hex("40 20 03 00 aa bb cc"), hex("05 04 00 40 00 13")])
+            #expect(out.filter { !$0.2 }.count <= 1, "only the packet cut by the read boundary is copied")
         }
     }
 
-    @Test func continuationWithoutStartIsDropped() {
-        var r = L2CAPReassembler()
-        #expect(push([(hex("0a 03 00"), false)], into: &r).isEmpty)
-        #expect(r.dropped == 1)
-        // The next proper PDU still works.
-        #expect(push([(hex("01 00 04 00 0a"), true)], into: &r).count == 1)
+    @Test func unknownIndicatorAndOversizedPacketCountAsFramingErrors() {
+        var d = H4Deframer()
+        _ = cut([hex("07 99")], &d)
+        let errors = d.framingErrors
+        #expect(errors == 2)
+        var e = H4Deframer()
+        _ = cut([hex("02 40 20 ff 0f")], &e)  // 4095 bytes: larger than any real packet
+        let oversized = e.framingErrors
+        #expect(oversized == 1)
     }
 
-    @Test func moreBytesThanAnnouncedIsDropped() {
-        var r = L2CAPReassembler()
-        #expect(push([(hex("01 00 04 00 0a 0b"), true)], into: &r).isEmpty)
-        #expect(r.dropped == 1)
-        #expect(push([(hex("02 00 04 00 0a"), true), (hex("0b 0c"), false)], into: &r).isEmpty)
-        #expect(r.dropped == 2)
-    }
-
-    @Test func newStartAbandonsIncompletePDU() {
-        var r = L2CAPReassembler()
-        let out = push([(hex("05 00 04 00 12"), true), (hex("01 00 04 00 0a"), true)], into: &r)
-        #expect(out.count == 1 && out[0].1 == hex("0a"))
-        #expect(r.dropped == 1)
-    }
-
-    @Test func oversizePDUIsSkippedToNextStart() {
-        var r = L2CAPReassembler()
-        // Announces 1000 bytes: beyond any ATT_MTU we accept.
-        let out = push([(hex("e8 03 04 00") + [UInt8](repeating: 1, count: 23), true),
-                        ([UInt8](repeating: 2, count: 27), false),
-                        (hex("01 00 06 00 01"), true)], into: &r)
-        #expect(out.count == 1 && out[0].0 == 6)
-        #expect(r.dropped == 1)
+    @Test func aHeaderWithoutItsPayloadLeavesTheDeframerMidPacket() {
+        var d = H4Deframer()
+        _ = cut([hex("02 40 20 fc 03 01 02")], &d)
+        let (mid, errors) = (d.isMidPacket, d.framingErrors)
+        #expect(mid)
+        #expect(errors == 0)
     }
 }

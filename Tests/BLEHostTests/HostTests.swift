@@ -15,10 +15,8 @@ import TestSupport
             HCIOpcode.readLocalFeatures, HCIOpcode.setEventMask, HCIOpcode.leSetEventMask,
             HCIOpcode.leReadBufferSize, HCIOpcode.leReadLocalFeatures, HCIOpcode.leSetRandomAddress,
         ] + [])
-        guard case .ready(let info)? = c.events.first(where: { if case .ready = $0 { true } else { false } }) else {
-            Issue.record("no .ready event")
-            return
-        }
+        #expect(c.events.contains { if case .ready = $0 { true } else { false } })
+        let info = c.host.controller
         #expect(info.address == BDAddress.staticRandom(from: 0x1122_3344_5566))
         #expect(info.aclDataLength == 27 && info.aclPackets == 4 && info.leBuffers)
         #expect(info.manufacturer == 0x005F && info.hciVersion == 0x0C)
@@ -75,13 +73,17 @@ import TestSupport
         var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         c.answerAll()
-        let before = c.host.droppedInput
+        #expect({ c.host.droppedInput }() == 0)
+        c.events.removeAll()
         for event in [hex("0e"), hex("0e 05 01"), hex("0e 01 01"), hex("13 01 02"), hex("3e 02 01"),
                       hex("3e 01 0d"), hex("05 02 00 40"), hex("0f 01 00")] {
             c.feed(event: event)
         }
-        // Each of the eight is dropped, once.
-        #expect({ c.host.droppedInput == before + 8 }())
+        // Each of the eight is dropped once, as a malformed HCI event, and nothing else happens.
+        #expect({ c.host.droppedInput }() == 8)
+        #expect({ c.host.droppedOutput }() == 0)
+        #expect(c.events.count == 8)
+        #expect(c.events.allSatisfy { if case .droppedInput(.hciEvent) = $0 { true } else { false } })
         #expect({ c.host.isReady }())
     }
 }
@@ -139,18 +141,48 @@ import TestSupport
     @Test func aclForUnknownHandleOrBadLengthIsDropped() {
         var c = readyPeripheral()
         c.connect(handle: 0x40)
-        let before = c.host.droppedInput
+        #expect({ c.host.droppedInput }() == 0)
+        c.events.removeAll()
         c.feed(acl: hex("41 20 05 00 01 00 04 00 0a"))  // unknown handle
         c.feed(acl: hex("40 20 09 00 01 00 04 00 0a"))  // length field too long
         c.feed(acl: hex("40 30 05 00 01 00 04 00 0a"))  // reserved PB 0b11
         c.feed(acl: hex("40 10 02 00 0a 00"))  // continuation without start
         c.l2cap(handle: 0x40, channel: 0x0040, hex("01"))  // unknown channel
-        // The unknown handle's packet is held (it may be early); the other four are dropped.
-        #expect({ c.host.droppedInput == before + 4 }())
+        c.l2cap(handle: 0x40, channel: 4, hex("1b 0c"))  // a notification without its handle
+        // The unknown handle's packet is held (it may be early); the other five are dropped.
+        #expect({ c.host.droppedInput }() == 5)
+        #expect(c.events.compactMap { event -> InputDrop? in
+            if case .droppedInput(let why) = event { return why } else { return nil }
+        } == [.aclMalformed, .aclMalformed, .aclMalformed, .l2capUnknownChannel, .attMalformed])
         #expect(ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).isEmpty)
         // Another link appears: the held packet was not early but wrong.
+        c.events.removeAll()
         c.connect(handle: 0x42)
-        #expect({ c.host.droppedInput == before + 5 }())
+        #expect({ c.host.droppedInput }() == 6)
+        #expect(c.events.contains { if case .droppedInput(.aclUnknownHandle) = $0 { true } else { false } })
+        #expect({ c.host.droppedOutput }() == 0)
+    }
+
+    @Test func fullQueuesDropOutputAndSayWhich() {
+        var c = readyPeripheral()
+        c.connect(handle: 0x40)
+        _ = c.drain()
+        c.events.removeAll()
+        // No credits come back: the transmit slots fill with Read responses, then one is lost.
+        for _ in 0..<(ACLTransmitQueue.capacity + 1) { c.l2cap(handle: 0x40, channel: 4, hex("0a 01 00")) }
+        #expect({ c.host.droppedOutput }() == 1)
+        #expect(c.events.compactMap { event -> OutputDrop? in
+            if case .droppedOutput(let why) = event { return why } else { return nil }
+        } == [.transmitQueueFull])
+        // Commands nobody sends: the ring takes its capacity, the next is lost.
+        c.events.removeAll()
+        let ring = Capacity.CommandRing(filler: HCIPacket()).maxCount
+        for _ in 0...ring { c.host.queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion)) }
+        c.takeEvents()
+        #expect({ c.host.droppedOutput }() == 2)
+        #expect(c.events.compactMap { event -> OutputDrop? in
+            if case .droppedOutput(let why) = event { return why } else { return nil }
+        } == [.commandQueueFull])
     }
 
     @Test func aclOvertakingItsConnectionCompleteIsReplayed() {
@@ -356,7 +388,7 @@ import TestSupport
     }
 
     @Test func aStopBeforeBringUpSaysNoResetWasConfirmed() {
-        // A controller that never answered was logged "controller reset; stopped" (issue 20).
+        // A controller that never answered was not reset: the line must not say it was.
         var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         _ = c.drain()
@@ -365,7 +397,7 @@ import TestSupport
         #expect({ c.host.isStopped }())
         #expect(c.events.contains { if case .shutdownComplete(controllerReset: false) = $0 { true } else { false } })
         var line = TextLine()
-        HostEvent.shutdownComplete(controllerReset: false).describe(into: &line)
+        HostEvent.shutdownComplete(controllerReset: false).describe(into: &line, host: &c.host)
         #expect(line.text == "stopped (no controller reset confirmed)")
     }
 
@@ -389,4 +421,62 @@ struct TextLine: LogSink {
     mutating func byte(_ value: UInt8) { text += String(value, radix: 16, uppercase: true) }
     mutating func address(_ address: BDAddress) { text += String(address.value, radix: 16) }
     mutating func statusName(_ status: UInt8) { text += String(status) }
+}
+
+@Suite struct IdleLinkTests {
+    func connected(idle: UInt64) -> ScriptedController<RecordingDelegate> {
+        var c = ScriptedController(delegate: RecordingDelegate())
+        c.host.configuration.idleTimeout = idle
+        c.host.start(now: 0)
+        c.answerAll()
+        c.connect(handle: 0x40)
+        c.answerAll()
+        return c
+    }
+
+    func disconnects(_ c: borrowing ScriptedController<RecordingDelegate>) -> [[UInt8]] {
+        c.sent.filter { ScriptedController<RecordingDelegate>.opcode($0) == HCIOpcode.disconnect }
+    }
+
+    @Test func aCentralThatNeverAsksIsDisconnectedAfterTheTimeout() {
+        var c = connected(idle: 60_000)
+        #expect({ c.host.nextDeadline() }() == 60_000)
+        c.host.tick(now: 59_999)
+        _ = c.drain()
+        #expect(disconnects(c).isEmpty)
+        c.host.tick(now: 60_000)
+        _ = c.drain()
+        #expect(disconnects(c) == [hex("01 06 04 03 40 00 13")])
+        #expect(c.events.contains { if case .idleDisconnect(0x40, _) = $0 { true } else { false } })
+    }
+
+    @Test func anAcceptedWriteRestartsTheClockAReadDoesNot() {
+        var c = connected(idle: 1_000)
+        c.now = 500
+        c.l2cap(handle: 0x40, channel: 4, hex("0a 03 00"))  // Read Request: not asking
+        c.now = 900
+        c.l2cap(handle: 0x40, channel: 4, hex("12 0d 00 01 00"))  // subscribe: asking
+        c.host.tick(now: 1_500)
+        _ = c.drain()
+        #expect(disconnects(c).isEmpty)
+        c.host.tick(now: 1_900)
+        _ = c.drain()
+        #expect(disconnects(c).count == 1)
+    }
+
+    @Test func zeroMeansNever() {
+        var c = connected(idle: 0)
+        c.host.tick(now: 10_000_000)
+        _ = c.drain()
+        #expect(disconnects(c).isEmpty)
+        #expect({ c.host.nextDeadline() }() == nil)
+    }
+
+    @Test func resynchronizingResetsTheControllerAndDropsTheLinks() {
+        var c = connected(idle: 0)
+        c.host.resynchronize(now: 5)
+        #expect(c.drain().first == hex("01 03 0c 00"))
+        #expect(c.events.contains { if case .disconnected(0x40, _) = $0 { true } else { false } })
+        #expect({ c.host.connectionCount }() == 0)
+    }
 }

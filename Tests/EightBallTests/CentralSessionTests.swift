@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 @testable import EightBall
 
-/// The asker's state machine (SPEC §1 central flow) against a scripted 8-Ball:
+/// The asker's state machine (docs/ARCHITECTURE.md, "The 8-Ball on the air")
+/// against a scripted 8-Ball:
 /// discovery, subscribe → write → notification → unsubscribe, and every error path.
 @Suite struct CentralSessionTests {
     enum Behaviour { case answer, reject, silent, dropLinkOnQuestion, noService }
@@ -72,9 +73,13 @@ import TestSupport
             for _ in 0..<200 {
                 var moved = false
                 let events = c.events
+                var reports = c.reports[...]
                 c.events.removeAll()
+                c.reports.removeAll()
                 for event in events {
                     moved = true
+                    // As the driver does: each event handled as it is taken, its report beside it.
+                    if case .advertisingReport = event { c.host.advertisingReport = reports.removeFirst() }
                     if case .scanning(true) = event, autoAdvertise, !linkUp, session.phaseIsScanning { advertise() }
                     session.handle(event, host: &c.host, now: now)
                 }
@@ -102,7 +107,7 @@ import TestSupport
                         acl.append(packet)
                         let pdus = ScriptedController<NoGATTDelegate>.l2capPDUs(acl)
                         for (channel, pdu) in pdus.dropFirst(served) where channel == 4 && linkUp {
-                            for response in serve(pdu) { c.l2cap(handle: 0x40, channel: 4, response) }
+                            for response in serve(pdu) { c.l2cap(handle: 0x40, channel: 4, response, delegate: &session) }
                         }
                         served = pdus.count
                         c.feed(event: hex("13 05 01 40 00 01 00"))

@@ -82,12 +82,13 @@ import BLEHost
     /// What the core's formatter writes into a Linux log line, after the "itcb-dongle: info: " prefix.
     func described(_ event: HostEvent) -> String {
         var line = LogLine(.info)
-        event.describe(into: &line)
+        var host = Host(configuration: HostConfiguration(role: .peripheral), database: GATTDatabase())
+        event.describe(into: &line, host: &host)
         return String(line.bytes.string.dropFirst("itcb-dongle: info: ".count))
     }
 
     @Test func cccdValuesAreDescribedBitByBit() {
-        func cccd(_ value: UInt16) -> String { described(.subscriptionChanged(handle: 0x40, valueHandle: 0x2A, value: value)) }
+        func cccd(_ value: UInt16) -> String { described(.subscriptionChanged(connection: 0x40, attribute: 0x2A, value: value)) }
         #expect(cccd(0x0000) == "unsubscribed (notifications and indications off): handle 0x40, attribute 0x2a")
         #expect(cccd(0x0001) == "subscribed to notifications: handle 0x40, attribute 0x2a")
         #expect(cccd(0x0002) == "subscribed to indications: handle 0x40, attribute 0x2a")  // BlueZ on Service Changed
@@ -96,19 +97,18 @@ import BLEHost
 
     @Test func hostEventsAreDescribedWithThisBoardsNames() {
         let peer = BDAddress(string: "C0:12:34:56:78:9A", type: 1)!
-        #expect(described(.connected(handle: 0x40, peer: peer, isCentral: false, interval: 6))
+        #expect(described(.connected(connection: 0x40, peer: peer, isCentral: false, interval: 6))
                 == "connected: handle 0x40 from C0:12:34:56:78:9A (random), interval 7.5 ms")
-        #expect(described(.connectionUpdated(handle: 0x41, interval: 24, latency: 0, timeout: 42))
+        #expect(described(.connectionUpdated(connection: 0x41, interval: 24, latency: 0, timeout: 42))
                 == "connection 0x41 parameters: interval 30.0 ms, latency 0, timeout 420 ms")
-        #expect(described(.connectionUpdated(handle: 0x41, interval: 7, latency: 1, timeout: 10))
+        #expect(described(.connectionUpdated(connection: 0x41, interval: 7, latency: 1, timeout: 10))
                 == "connection 0x41 parameters: interval 8.75 ms, latency 1, timeout 100 ms")
-        #expect(described(.disconnected(handle: 0x40, reason: 0x13))
+        #expect(described(.disconnected(connection: 0x40, reason: 0x13))
                 == "disconnected: handle 0x40, remote user terminated connection (0x13)")
         #expect(described(.controllerTimeout(opcode: 0x0C03)) == "controller did not answer HCI command \(hciCommandName(0x0C03)); resetting it")
         #expect(described(.hardwareError(code: 0x0A)) == "controller hardware error 0x0A; resetting it")
-        #expect(described(.mtuExchanged(handle: 0x40, mtu: 247)) == "MTU 247 on handle 0x40")
-        #expect(HostEvent.advertisingReport(AdvertisingReport(address: peer, rssi: -40, connectable: true, isScanResponse: false,
-                                                              data: FixedBytes())).severity == .trace)
+        #expect(described(.mtuExchanged(connection: 0x40, mtu: 247)) == "MTU 247 on handle 0x40")
+        #expect(HostEvent.advertisingReport.severity == .trace)
     }
 
     @Test func addressesRoundTrip() {

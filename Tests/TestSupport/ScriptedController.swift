@@ -13,36 +13,61 @@ extension FixedBytes {
     public var bytes: [UInt8] { withBytes { Array($0) } }
 }
 
-/// A delegate with one dynamic readable/writable attribute for ATT tests.
-public struct RecordingDelegate: GATTServerDelegate {
+/// A delegate with one dynamic readable/writable attribute for ATT tests,
+/// which keeps what the peer's server pushes to our client.
+public struct RecordingDelegate: GATTDelegate {
     public var value: [UInt8] = []
     public var writes: [(UInt16, [UInt8])] = []
     public var subscriptions: [(UInt16, UInt16)] = []
     public var refuse: UInt8 = 0
+    public var pushed: [Pushed] = []
 
     public init() {}
 
-    public mutating func gattRead(connection: UInt16, handle: UInt16, into value: inout AttributeValue) -> UInt8 {
+    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
         self.value.withRaw { _ = value.append($0) }
         return 0
     }
-    public mutating func gattWrite(connection: UInt16, handle: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
+    public mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
         if refuse != 0 { return refuse }
-        writes.append((handle, Array(value)))
+        writes.append((attribute, Array(value)))
         return 0
     }
-    public mutating func gattSubscriptionChanged(connection: UInt16, valueHandle: UInt16, value: UInt16) {
-        subscriptions.append((valueHandle, value))
+    public mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16) {
+        subscriptions.append((attribute, value))
+    }
+}
+
+extension RecordingDelegate {
+    public enum Kind: Equatable { case notification, indication }
+    /// A notification or indication from the peer's server.
+    public struct Pushed: Equatable {
+        public var kind: Kind
+        public var connection: UInt16
+        public var attribute: UInt16
+        public var bytes: [UInt8]
+        public init(kind: Kind, connection: UInt16, attribute: UInt16, bytes: [UInt8]) {
+            (self.kind, self.connection, self.attribute, self.bytes) = (kind, connection, attribute, bytes)
+        }
+    }
+
+    public mutating func clientNotification(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) {
+        pushed.append(Pushed(kind: .notification, connection: connection, attribute: attribute, bytes: Array(value)))
+    }
+    public mutating func clientIndication(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) {
+        pushed.append(Pushed(kind: .indication, connection: connection, attribute: attribute, bytes: Array(value)))
     }
 }
 
 /// A controller played by the test: it answers the host's commands and feeds events and ACL.
-public struct ScriptedController<Delegate: GATTServerDelegate & ~Copyable>: ~Copyable {
+public struct ScriptedController<Delegate: GATTDelegate & ~Copyable>: ~Copyable {
     public var host: Host
     public var delegate: Delegate
     public var now: UInt64 = 0
     public var sent: [[UInt8]] = []
     public var events: [HostEvent] = []
+    /// The report of each `.advertisingReport` in `events`, in order.
+    public var reports: [AdvertisingReport] = []
 
     public init(
         delegate: consuming Delegate, role: Role = .peripheral, database: consuming GATTDatabase = testDatabase(),
@@ -62,18 +87,32 @@ public struct ScriptedController<Delegate: GATTServerDelegate & ~Copyable>: ~Cop
         var packet = HCIPacket()
         while host.nextOutgoing(into: &packet) { out.append(packet.bytes) }
         sent += out
-        while let event = host.nextEvent() { events.append(event) }
+        takeEvents()
         return out
+    }
+
+    /// Moves the host's events (and their reports) into `events` and `reports`.
+    public mutating func takeEvents() {
+        while let event = host.nextEvent() {
+            events.append(event)
+            if case .advertisingReport = event { reports.append(host.advertisingReport) }
+        }
     }
 
     public mutating func feed(event bytes: [UInt8]) {
         bytes.withRaw { host.handlePacket(type: H4PacketType.event, $0, now: now, delegate: &delegate) }
-        while let event = host.nextEvent() { events.append(event) }
+        takeEvents()
     }
 
     public mutating func feed(acl bytes: [UInt8]) {
         bytes.withRaw { host.handlePacket(type: H4PacketType.acl, $0, now: now, delegate: &delegate) }
-        while let event = host.nextEvent() { events.append(event) }
+        takeEvents()
+    }
+
+    /// ACL for another delegate (an application under test that is its own).
+    public mutating func feed<D: GATTDelegate & ~Copyable>(acl bytes: [UInt8], delegate: inout D) {
+        bytes.withRaw { host.handlePacket(type: H4PacketType.acl, $0, now: now, delegate: &delegate) }
+        takeEvents()
     }
 
     /// Command Complete for `opcode` with `parameters` after the status byte.
@@ -122,9 +161,20 @@ public struct ScriptedController<Delegate: GATTServerDelegate & ~Copyable>: ~Cop
 
     /// One ACL packet carrying a whole L2CAP PDU on a channel.
     public mutating func l2cap(handle: UInt16, channel: UInt16, _ payload: [UInt8]) {
+        feed(acl: Self.aclPacket(handle: handle, channel: channel, payload))
+    }
+
+    /// One ACL packet (start, not flushable) carrying a whole L2CAP PDU.
+    public static func aclPacket(handle: UInt16, channel: UInt16, _ payload: [UInt8]) -> [UInt8] {
         let pdu: [UInt8] = [UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), UInt8(channel & 0xFF),
                             UInt8(channel >> 8)] + payload
-        feed(acl: [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8)] + pdu)
+        return [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8)] + pdu
+    }
+
+    public mutating func l2cap<D: GATTDelegate & ~Copyable>(
+        handle: UInt16, channel: UInt16, _ payload: [UInt8], delegate: inout D
+    ) {
+        feed(acl: Self.aclPacket(handle: handle, channel: channel, payload), delegate: &delegate)
     }
 
     /// ACL packets the host sent, reassembled into (channel, payload) per L2CAP PDU.

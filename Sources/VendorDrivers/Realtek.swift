@@ -1,3 +1,5 @@
+import BLEHost
+
 /// Realtek Bluetooth controllers (RTL8723B/D, RTL8761B/BU, RTL8821C, RTL8822B/C,
 /// RTL8852A/B/C, …) boot from ROM and need a patch (and for some a config blob)
 /// downloaded by vendor HCI commands before they behave as the LMP version they

@@ -3,71 +3,8 @@ import Testing
 import TestSupport
 @testable import EightBall
 
-@Suite struct QuestionTests {
-    func valid(_ bytes: [UInt8]) -> Bool { bytes.withRaw { Question.isValid($0) } }
-
-    @Test func endsWithQuestionMark() {
-        #expect(valid(Array("Will it rain?".utf8)))
-        #expect(valid(Array("?".utf8)))
-        #expect(valid(Array("Ça va ? 🎱?".utf8)))
-        #expect(!valid(Array("Will it rain".utf8)))
-        #expect(!valid(Array("Will it rain? ".utf8)))
-        #expect(!valid(Array("¿".utf8)))
-        #expect(!valid([]))
-    }
-
-    @Test func mustBeValidUTF8() {
-        #expect(!valid([0xFF, 0x3F]))  // invalid byte
-        #expect(!valid([0xC0, 0xAF, 0x3F]))  // overlong "/"
-        #expect(!valid([0xED, 0xA0, 0x80, 0x3F]))  // UTF-16 surrogate
-        #expect(!valid([0xF4, 0x90, 0x80, 0x80, 0x3F]))  // beyond U+10FFFF
-        #expect(!valid([0xE2, 0x82, 0x3F]))  // truncated sequence
-        #expect(!valid([0x80, 0x3F]))  // lone continuation
-        #expect(valid([0xF0, 0x9F, 0x8E, 0xB1, 0x3F]))  // 🎱?
-    }
-
-    @Test func atMost512Bytes() {
-        #expect(valid([UInt8](repeating: 0x61, count: 511) + [0x3F]))
-        #expect(!valid([UInt8](repeating: 0x61, count: 512) + [0x3F]))
-    }
-}
-
-@Suite struct AnswersTests {
-    @Test func slugsAndPhrases() {
-        var slug = FixedBytes<16>()
-        Answers.slug(7, into: &slug)
-        #expect(slug.bytes == Array("SLUG-ANSWER-07".utf8))
-        var phrase = FixedBytes<32>()
-        Answers.phrase(3, into: &phrase)
-        #expect(phrase.bytes == Array("Yes – definitely.".utf8))
-        phrase.removeAll()
-        Answers.phrase(15, into: &phrase)
-        #expect(phrase.bytes == Array("Don’t count on it.".utf8))
-        for index in 0..<20 {
-            var s = FixedBytes<16>()
-            Answers.slug(index, into: &s)
-            #expect(s.withBytes { Answers.index(ofSlug: $0) } == index)
-            var p = FixedBytes<32>()
-            Answers.phrase(index, into: &p)
-            #expect(p.withBytes { Answers.index(of: $0) } == index)
-        }
-        #expect(Array("SLUG-ANSWER-20".utf8).withRaw { Answers.index(of: $0) } == nil)
-        #expect(Array("slug-answer-01".utf8).withRaw { Answers.index(of: $0) } == nil)
-    }
-
-    @Test func seededPickerIsReproducibleAndCoversAllAnswers() {
-        var a = AnswerPicker(seed: 42), b = AnswerPicker(seed: 42), c = AnswerPicker(seed: 43)
-        let first = (0..<50).map { _ in a.next() }
-        #expect(first == (0..<50).map { _ in b.next() })
-        #expect(first != (0..<50).map { _ in c.next() })
-        var seen = Set<Int>()
-        var d = AnswerPicker(seed: 0)
-        for _ in 0..<2000 { seen.insert(d.next()) }
-        #expect(seen == Set(0..<20))
-    }
-}
-
-/// SPEC §1 peripheral rules 1–5, through the host as a central would see them.
+/// The peripheral rules 1–5 (docs/ARCHITECTURE.md, "The 8-Ball on the air"),
+/// through the host as a central would see them.
 @Suite struct EightBallPeripheralTests {
     typealias Controller = ScriptedController<EightBallPeripheral>
 

@@ -1,5 +1,6 @@
 import Testing
-@testable import BLEHost
+import BLEHost
+@testable import VendorDrivers
 import TestSupport
 
 /// Hand-built Realtek patch files: the parsers must answer every malformed
@@ -99,18 +100,31 @@ import TestSupport
         #expect(error(oversized) == .fileTooLarge)
     }
 
+    /// A v1 payload, if the file parses, is one stretch inside the file; an error is fine too.
+    static func bodyInBounds(_ result: Result<RealtekPayload, RealtekError>, fileSize: Int) -> Bool {
+        switch result {
+        case .success(let p): p.start + p.bodyLength <= fileSize
+        case .failure: true
+        }
+    }
+
+    /// A v2 payload, if the file parses, has every segment inside `end`; an error is fine too.
+    static func segmentsInBounds(_ result: Result<RealtekPayload, RealtekError>, end: Int) -> Bool {
+        switch result {
+        case .success(let p): (0..<p.segmentCount).allSatisfy { p.segment($0).start + p.segment($0).length <= end }
+        case .failure: true
+        }
+    }
+
     @Test func test_realtek_v1_every_truncation_and_corruption_is_an_error_or_a_payload() {
         for n in 0..<Self.file.count {
-            let result = parse(Array(Self.file.prefix(n)))
-            if case .success = result { Issue.record("truncated to \(n) parsed") }
+            #expect(error(Array(Self.file.prefix(n))) != nil, "truncated to \(n) bytes")
         }
         for i in 0..<Self.file.count {
             for value: UInt8 in [0x00, 0xFF, 0x80] {
                 var bytes = Self.file
                 bytes[i] = value
-                if case .success(let p) = parse(bytes) {
-                    #expect(p.start + p.bodyLength <= bytes.count)
-                }
+                #expect(Self.bodyInBounds(parse(bytes), fileSize: bytes.count), "byte \(i) = \(value)")
             }
         }
     }
@@ -131,6 +145,11 @@ import TestSupport
             do throws(RealtekError) { return .success(try RealtekPatchFile.parseV2(raw, romVersion: rom, keyID: key)) }
             catch { return .failure(error) }
         }
+    }
+
+    func v2Error(_ bytes: [UInt8], rom: UInt8) -> RealtekError? {
+        if case .failure(let e) = parseV2(bytes, rom: rom) { return e }
+        return nil
     }
 
     func v2Bytes(_ file: [UInt8], _ payload: RealtekPayload) -> [UInt8] {
@@ -154,22 +173,21 @@ import TestSupport
         let keyed = try parseV2(file, rom: 1, key: 8).get()
         #expect(v2Bytes(file, keyed) == [0xB, 4, 5, 6, 1, 2, 3])
         #expect(v2Bytes(file, try parseV2(file, rom: 0).get()) == [9, 9])
-        if case .failure(let e) = parseV2(file, rom: 7) { #expect(e == .v2NoPatch) } else { Issue.record("rom 7 parsed") }
+        #expect(v2Error(file, rom: 7) == .v2NoPatch)
         for n in 0..<file.count {
-            if case .success = parseV2(Array(file.prefix(n)), rom: 1) { Issue.record("truncated to \(n) parsed") }
+            #expect(v2Error(Array(file.prefix(n)), rom: 1) != nil, "truncated to \(n) bytes")
         }
         for i in 0..<file.count {
             for value: UInt8 in [0x00, 0xFF, 0x80] {
                 var bytes = file
                 bytes[i] = value
-                if case .success(let p) = parseV2(bytes, rom: 1) {
-                    for s in 0..<p.segmentCount { #expect(p.segment(s).start + p.segment(s).length <= bytes.count - 7) }
-                }
+                // Sub-sections lie before the 7-byte tail.
+                #expect(Self.segmentsInBounds(parseV2(bytes, rom: 1), end: bytes.count - 7), "byte \(i) = \(value)")
             }
         }
         // More matching sub-sections than the payload has slots: an error.
         let many = Self.v2(sections: [(0x01, (0..<9).map { _ in (UInt8(2), UInt8(0), UInt8(0), [UInt8(1)]) })])
-        if case .failure(let e) = parseV2(many, rom: 1) { #expect(e == .v2BadSection) } else { Issue.record("9 parsed") }
+        #expect(v2Error(many, rom: 1) == .v2BadSection)
     }
 
     @Test func test_realtek_config_checks() {

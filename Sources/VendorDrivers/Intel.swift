@@ -1,3 +1,5 @@
+import BLEHost
+
 /// Intel Bluetooth controllers (8265, 9260/9560, AX200/AX201, AX210/AX211, …)
 /// start in a boot loader and need their operational firmware (`ibt-*.sfi`,
 /// Debian package firmware-iwlwifi) sent by Intel Secure Send vendor commands,

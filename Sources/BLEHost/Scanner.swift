@@ -1,18 +1,20 @@
-/// GAP central state: scanning and connection establishment (Core Vol 3 Part C §9.3).
-struct ScanState {
+/// The GAP central's scanning and connection establishment (Core Vol 3 Part C
+/// §9.3; Vol 4 Part E §7.8.10–13).
+struct Scanner {
     var desired = false
-    var enabled = false
-    var requested: Bool? = nil
-    var pendingEnables = 0
+    var enable = EnableTracker(opcode: HCIOpcode.leSetScanEnable)
     var connecting = false
     /// Create Connection Cancel was sent; its failed Connection Complete is expected.
     var cancelling = false
+    /// When a Create Connection is given up.
     var deadline: UInt64? = nil
 
+    /// After a controller reset: nothing on, nothing pending; still wanted if it was.
     mutating func resetForRecovery() {
-        let wanted = desired
-        self = ScanState()
-        desired = wanted
+        enable.reset()
+        connecting = false
+        cancelling = false
+        deadline = nil
     }
 }
 
@@ -22,18 +24,19 @@ extension Host {
     static let scanInterval: UInt16 = 0x0060
     static let scanWindow: UInt16 = 0x0030
 
-    public var isScanning: Bool { mutating get { scan.enabled } }
-    public var isConnecting: Bool { mutating get { scan.connecting } }
+    public var isScanning: Bool { @_addressableSelf get { scanner.enable.enabled } }
+    public var isConnecting: Bool { @_addressableSelf get { scanner.connecting } }
 
-    /// Active scanning without controller duplicate filtering (SPEC §1 central
-    /// flow): with filtering on, a controller reports each advertiser once per
-    /// scan, so its first RSSI sample would decide for the whole scan. Real
-    /// radios (and RootCanal) report a different RSSI every time; the central
-    /// judges its RSSI window on every report instead, in a fixed-size table.
+    /// Active scanning without controller duplicate filtering (LE Set Scan
+    /// Enable, Core Vol 4 Part E §7.8.11): with filtering on, a controller
+    /// reports each advertiser once per scan, so its first RSSI sample would
+    /// decide for the whole scan. Real radios (and RootCanal) report a
+    /// different RSSI every time; the central judges its RSSI window on every
+    /// report instead, in a fixed-size table.
     public mutating func startScanning() {
-        scan.desired = true
-        guard state == .ready, !scan.connecting else { return }
-        if !(scan.requested ?? scan.enabled) {
+        scanner.desired = true
+        guard state == .ready, !scanner.connecting else { return }
+        if !scanner.enable.target {
             var parameters = HCIPacket.command(HCIOpcode.leSetScanParameters)
             parameters.append(0x01)  // active: ask for scan responses
             parameters.appendUInt16(Host.scanInterval)
@@ -46,20 +49,20 @@ extension Host {
     }
 
     public mutating func stopScanning() {
-        scan.desired = false
-        if scan.requested ?? scan.enabled { queueScanEnable(false) }
+        scanner.desired = false
+        if scanner.enable.target { queueScanEnable(false) }
     }
 
     /// LE Create Connection to `peer`; cancelled when `timeout` ms pass without a
     /// connection (then .connectionFailed). Scanning stops first.
     @discardableResult
     public mutating func connect(to peer: BDAddress, timeout: UInt64) -> Bool {
-        guard state == .ready, !scan.connecting, countConnections() < configuration.maxConnections else { return false }
-        if scan.requested ?? scan.enabled { queueScanEnable(false) }
-        scan.desired = false
-        scan.connecting = true
-        scan.cancelling = false
-        scan.deadline = now + timeout
+        guard state == .ready, !scanner.connecting, countConnections() < configuration.maxConnections else { return false }
+        if scanner.enable.target { queueScanEnable(false) }
+        scanner.desired = false
+        scanner.connecting = true
+        scanner.cancelling = false
+        scanner.deadline = now + timeout
         var command = HCIPacket.command(HCIOpcode.leCreateConnection)
         command.appendUInt16(Host.scanInterval)
         command.appendUInt16(Host.scanInterval)
@@ -77,41 +80,32 @@ extension Host {
     }
 
     mutating func queueScanEnable(_ enable: Bool) {
-        var command = HCIPacket.command(HCIOpcode.leSetScanEnable)
-        command.append(enable ? 1 : 0)
+        var command = scanner.enable.command(enable)
         command.append(0x00)  // no duplicate filtering: every report counts (see startScanning)
         queueCommand(command)
-        scan.requested = enable
-        scan.pendingEnables += 1
     }
 
     mutating func scanEnableCompleted(_ status: UInt8, _ enable: Bool) {
-        scan.pendingEnables = max(0, scan.pendingEnables - 1)
-        if scan.pendingEnables == 0 { scan.requested = nil }
-        // Disabling when already disabled answers Command Disallowed: the state is what we wanted.
-        if status == HCIStatus.success || (!enable && status == HCIStatus.commandDisallowed) {
-            if scan.enabled != enable {
-                scan.enabled = enable
-                push(.scanning(enabled: enable))
-            }
-        } else {
-            push(.commandFailed(opcode: HCIOpcode.leSetScanEnable, status: status))
+        switch scanner.enable.answered(enable, status: status) {
+        case .changed(let enabled): push(.scanning(enabled: enabled))
+        case .unchanged: break
+        case .failed(let status): push(.commandFailed(opcode: HCIOpcode.leSetScanEnable, status: status))
         }
     }
 
     mutating func createConnectionFailed(_ status: UInt8) {
-        scan.connecting = false
-        scan.deadline = nil
+        scanner.connecting = false
+        scanner.deadline = nil
         push(.connectionFailed(status: status))
     }
 
     mutating func tickCentral() {
-        if scan.connecting, let deadline = scan.deadline, now >= deadline {
+        if scanner.connecting, let deadline = scanner.deadline, now >= deadline {
             // Give up: cancel (Vol 4 Part E §7.8.13). A real controller answers with a
             // Connection Complete (0x02); Bumble's may not, so we do not wait for it.
-            scan.connecting = false
-            scan.cancelling = true
-            scan.deadline = nil
+            scanner.connecting = false
+            scanner.cancelling = true
+            scanner.deadline = nil
             queueCommand(HCIPacket.command(HCIOpcode.leCreateConnectionCancel))
             push(.connectionFailed(status: HCIStatus.connectionTimeout))
         }
@@ -119,25 +113,23 @@ extension Host {
     }
 
     mutating func centralReady() {
-        if scan.desired { startScanning() }
+        if scanner.desired { startScanning() }
     }
 
     /// Returns false when the failed completion was the expected echo of a cancel.
     mutating func centralConnectionCompleted(status: UInt8) -> Bool {
-        let wasCancelling = scan.cancelling
-        scan.connecting = false
-        scan.cancelling = false
-        scan.deadline = nil
+        let wasCancelling = scanner.cancelling
+        scanner.connecting = false
+        scanner.cancelling = false
+        scanner.deadline = nil
         return !(status != HCIStatus.success && wasCancelling)
     }
-
-    mutating func centralConnectionClosed(_ handle: UInt16) {}
 
     /// LE Advertising Report (0x02) and LE Extended Advertising Report (0x0D),
     /// Vol 4 Part E §7.7.65.2 and §7.7.65.13. Reports are parsed one by one; a
     /// report running past the event ends the parsing (what came before counts).
     mutating func handleAdvertisingReports(_ reader: inout ByteReader, extended: Bool) {
-        guard reader.has(1) else { return dropped(.hciEvent) }
+        guard reader.has(1) else { return inputDropped(.hciEvent) }
         let count = Int(reader.u8())
         for _ in 0..<count {
             var connectable = false, scanResponse = false
@@ -145,7 +137,7 @@ extension Host {
             var rssi: Int8 = 127
             var data = FixedBytes<31>()
             if extended {
-                guard reader.has(24) else { return dropped(.hciEvent) }
+                guard reader.has(24) else { return inputDropped(.hciEvent) }
                 let type = reader.u16()
                 let addressType = reader.u8()
                 address = BDAddress(reader: &reader, type: addressType & 0x01)
@@ -153,25 +145,25 @@ extension Host {
                 rssi = Int8(bitPattern: reader.u8())
                 _ = reader.take(9)  // periodic interval, direct address type and address
                 let length = Int(reader.u8())
-                guard reader.has(length) else { return dropped(.hciEvent) }
+                guard reader.has(length) else { return inputDropped(.hciEvent) }
                 let payload = reader.take(length)
                 data.append(UnsafeRawBufferPointer(rebasing: payload[0..<min(length, 31)]))
                 connectable = type & 0x0001 != 0
                 scanResponse = type & 0x0008 != 0
             } else {
-                guard reader.has(9) else { return dropped(.hciEvent) }
+                guard reader.has(9) else { return inputDropped(.hciEvent) }
                 let type = reader.u8()
                 let addressType = reader.u8()
                 address = BDAddress(reader: &reader, type: addressType & 0x01)
                 let length = Int(reader.u8())
-                guard length <= 31, reader.has(length + 1) else { return dropped(.hciEvent) }
+                guard length <= 31, reader.has(length + 1) else { return inputDropped(.hciEvent) }
                 data.append(reader.take(length))
                 rssi = Int8(bitPattern: reader.u8())
                 connectable = type == 0x00 || type == 0x01
                 scanResponse = type == 0x04
             }
-            push(.advertisingReport(AdvertisingReport(
-                address: address, rssi: rssi, connectable: connectable, isScanResponse: scanResponse, data: data)))
+            push(AdvertisingReport(
+                address: address, rssi: rssi, connectable: connectable, isScanResponse: scanResponse, data: data))
         }
     }
 }

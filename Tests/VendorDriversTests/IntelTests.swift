@@ -1,5 +1,6 @@
 import Testing
-@testable import BLEHost
+import BLEHost
+@testable import VendorDrivers
 import TestSupport
 
 /// Intel Read Version parsing, firmware names, `.sfi` checks and the loader's
@@ -56,6 +57,21 @@ import TestSupport
             }
         }
         return file
+    }
+
+    /// Where each command of `sfi(tlv: true, payloadCommands:)`'s payload ends:
+    /// Write Boot Params (12 bytes), then 4 + 8 for every 7th and 64 for the others.
+    static func sfiCommandEnds(payloadCommands: Int = 200) -> Set<Int> {
+        var ends: Set<Int> = []
+        var at = 964 + 12
+        ends.insert(at)
+        for i in 0..<payloadCommands {
+            for size in i % 7 == 0 ? [4, 8] : [64] {
+                at += size
+                ends.insert(at)
+            }
+        }
+        return ends
     }
 
     func version(_ rp: [UInt8]) -> IntelVersion? { rp.withRaw { IntelVersion.parse($0) } }
@@ -131,9 +147,19 @@ import TestSupport
         #expect(check(longer, v) != .success(layout))
         #expect(check([UInt8](repeating: 0, count: IntelFirmwareLayout.maximumFileSize + 1), v) == .failure(.fileTooLarge))
 
-        // Every truncation and every single-byte corruption of the payload: a layout or an error, never a crash.
-        for cut in stride(from: 0, through: file.count, by: 7) {
-            if case .success(let l) = check(Array(file.prefix(cut)), v) { #expect(l.payloadOffset == 964) }
+        // Every truncation: too short before the payload, empty at its start, whole
+        // at the end of a command (every command here is a multiple of 4 bytes),
+        // a command out of bounds anywhere else. Every single-byte corruption of
+        // the payload: a layout or an error, never a crash.
+        let ends = Self.sfiCommandEnds()
+        #expect(ends.max() == file.count)
+        for cut in Array(stride(from: 0, through: file.count, by: 7)) + [976, 980, 988, file.count] {
+            let expected: Result<IntelFirmwareLayout, IntelError> =
+                cut < 964 ? .failure(.fileTooShort)
+                : cut == 964 ? .failure(.emptyPayload)
+                : ends.contains(cut) ? .success(layout)
+                : .failure(.commandOutOfBounds)
+            #expect(check(Array(file.prefix(cut)), v) == expected, "cut at \(cut)")
         }
         for at in stride(from: 964, to: file.count, by: 13) {
             var corrupt = file
@@ -146,10 +172,11 @@ import TestSupport
 
     /// Drives the loader as a boot loader would answer; returns the commands and the final step.
     func run(version rp: [UInt8], bootParams: [UInt8]? = nil, file: [UInt8], ddc: [UInt8], rejected: Bool = false)
-        -> (sent: [[UInt8]], step: IntelLoader.Step) {
+        -> (sent: [[UInt8]], step: IntelLoader.Step, strayWhileVerifying: [IntelLoader.Step]) {
         var loader = IntelLoader()
         var packet = HCIPacket()
         var sent: [[UInt8]] = []
+        var stray: [IntelLoader.Step] = []
         func record() { sent.append(packet.withBytes { Array($0) }) }
         var step = loader.start(into: &packet)
         record()
@@ -160,7 +187,7 @@ import TestSupport
             record()
             step = Self.complete(IntelOpcode.readBootParams, bootParams).withRaw { loader.handle(event: $0, into: &packet) }
         }
-        guard step == .needFiles else { return (sent, step) }
+        guard step == .needFiles else { return (sent, step, stray) }
         file.withRaw { fw in
             ddc.withRaw { dd in
                 step = loader.provide(firmware: fw, ddc: dd, into: &packet)
@@ -175,22 +202,24 @@ import TestSupport
                     }
                     step = Self.complete(opcode, [0]).withRaw { loader.handle(event: $0, into: &packet) }
                     if step == .wait && opcode == IntelOpcode.secureSend {
-                        // The Command Complete of a stray command changes nothing while the download is verified.
-                        #expect(Self.complete(HCIOpcode.reset, [0]).withRaw { loader.handle(event: $0, into: &packet) } == .wait)
+                        // A stray Command Complete while the download is verified (asserted by the caller).
+                        stray.append(Self.complete(HCIOpcode.reset, [0]).withRaw { loader.handle(event: $0, into: &packet) })
                         let result: UInt8 = rejected ? 1 : 0
                         step = ([0xFF, 5, 0x06, result, 0x09, 0xFC, 0] as [UInt8]).withRaw { loader.handle(event: $0, into: &packet) }
                     }
                 }
             }
         }
-        return (sent, step)
+        return (sent, step, stray)
     }
 
     @Test func test_intel_loader_tlv_sequence() {
         let file = Self.sfi()
         let ddc: [UInt8] = [3, 0x01, 0x00, 0x07, 2, 0x02, 0x00]
-        let (sent, step) = run(version: Self.tlvVersion(), file: file, ddc: ddc)
+        let (sent, step, stray) = run(version: Self.tlvVersion(), file: file, ddc: ddc)
         #expect(step == .done(loaded: true))
+        // The Command Complete of a stray command changes nothing while the download is verified.
+        #expect(stray == [.wait])
         let opcodes = sent.map { UInt16($0[1]) | UInt16($0[2]) << 8 }
         #expect(Array(opcodes.prefix(2)) == [0x0C03, 0xFC05] && sent[1] == [0x01, 0x05, 0xFC, 0x01, 0xFF])
         let sends = sent.filter { $0[1] == 0x09 && $0[2] == 0xFC }
@@ -212,9 +241,10 @@ import TestSupport
 
     @Test func test_intel_loader_legacy_sequence() {
         let file = Self.sfi(tlv: false, payloadCommands: 20)
-        let (sent, step) = run(version: Self.legacyVersion(variant: 0x0C, hwRevision: 0, fwRevision: 0x70),
-                               bootParams: Self.bootParams(devRevision: 16), file: file, ddc: [])
+        let (sent, step, stray) = run(version: Self.legacyVersion(variant: 0x0C, hwRevision: 0, fwRevision: 0x70),
+                                      bootParams: Self.bootParams(devRevision: 16), file: file, ddc: [])
         #expect(step == .done(loaded: true))
+        #expect(stray == [.wait])
         let opcodes = sent.map { UInt16($0[1]) | UInt16($0[2]) << 8 }
         #expect(Array(opcodes.prefix(3)) == [0x0C03, 0xFC05, 0xFC0D] && opcodes.last == 0xFC01)
         let data = sent.filter { $0[1] == 0x09 && $0[2] == 0xFC && $0[4] == 1 }
@@ -241,6 +271,7 @@ import TestSupport
         // The boot loader's secure boot check fails: no Intel Reset.
         let rejected = run(version: Self.tlvVersion(), file: Self.sfi(payloadCommands: 3), ddc: [], rejected: true)
         #expect(rejected.step == .failed(.downloadRejected))
+        #expect(rejected.strayWhileVerifying == [.wait])
         #expect(!rejected.sent.contains { $0[1] == 0x01 && $0[2] == 0xFC })
     }
 }

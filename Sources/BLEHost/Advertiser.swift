@@ -1,0 +1,155 @@
+/// An LE enable command whose answers are tracked (LE Set Advertising Enable,
+/// Core Vol 4 Part E §7.8.9; LE Set Scan Enable, §7.8.11): what the controller
+/// does, what we asked last, and how many answers are still due. Shared by the
+/// advertiser and the scanner.
+struct EnableTracker {
+    let opcode: UInt16
+    /// What the controller confirmed.
+    var enabled = false
+    /// The value last queued, while answers are due.
+    var requested: Bool? = nil
+    var pending = 0
+
+    init(opcode: UInt16) { self.opcode = opcode }
+
+    /// What the controller will be doing once every queued command is answered.
+    var target: Bool { requested ?? enabled }
+    /// On, or asked to be: a stop must send a disable.
+    var mayBeOn: Bool { enabled || requested == true }
+
+    /// The enable command (its first parameter; the caller appends any other).
+    mutating func command(_ enable: Bool) -> HCIPacket {
+        requested = enable
+        pending += 1
+        var command = HCIPacket.command(opcode)
+        command.append(enable ? 1 : 0)
+        return command
+    }
+
+    enum Answer: Equatable {
+        case changed(Bool)
+        case unchanged
+        case failed(UInt8)
+    }
+
+    /// The controller answered one enable command. Disabling what is already
+    /// off answers Command Disallowed: the state is what we wanted.
+    mutating func answered(_ enable: Bool, status: UInt8) -> Answer {
+        pending = max(0, pending - 1)
+        if pending == 0 { requested = nil }
+        guard status == HCIStatus.success || (!enable && status == HCIStatus.commandDisallowed) else {
+            return .failed(status)
+        }
+        guard enabled != enable else { return .unchanged }
+        enabled = enable
+        return .changed(enable)
+    }
+
+    /// The controller stopped by itself (a connection ends advertising): true when it was on.
+    mutating func stoppedByController() -> Bool {
+        defer { enabled = false }
+        return enabled
+    }
+
+    /// After a controller reset: off, nothing due.
+    mutating func reset() {
+        enabled = false
+        requested = nil
+        pending = 0
+    }
+}
+
+/// The GAP peripheral's advertising (Vol 3 Part C §9.3; Vol 4 Part E §7.8.5–9):
+/// what to advertise and whether we want to, while fewer than maxConnections
+/// are connected.
+struct Advertiser {
+    var desired = false
+    var data = AdvertisingData()
+    var scanResponse = AdvertisingData()
+    /// Parameters and data were sent since the last controller reset or change.
+    var configured = false
+    /// The controller refused to advertise while connected: wait for a disconnection.
+    var blockedWhileConnected = false
+    var enable = EnableTracker(opcode: HCIOpcode.leSetAdvertiseEnable)
+
+    mutating func resetForRecovery() {
+        configured = false
+        blockedWhileConnected = false
+        enable.reset()
+    }
+}
+
+extension Host {
+    /// Advertises connectably with this data while fewer than maxConnections are
+    /// connected; resumes by itself after disconnections and recoveries.
+    public mutating func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData) {
+        advertiser.data = data
+        advertiser.scanResponse = scanResponse
+        advertiser.desired = true
+        advertiser.configured = false
+        updateAdvertising()
+    }
+
+    public mutating func stopAdvertising() {
+        advertiser.desired = false
+        updateAdvertising()
+    }
+
+    /// Brings the controller's advertising in line with what is wanted now.
+    mutating func updateAdvertising() {
+        guard state == .ready else { return }
+        let count = countConnections()
+        let want = advertiser.desired && count < configuration.maxConnections
+            && !(count > 0 && advertiser.blockedWhileConnected)
+        if want, !advertiser.configured {
+            if advertiser.enable.mayBeOn { queueAdvertiseEnable(false) }
+            queueAdvertisingConfiguration()
+            advertiser.configured = true
+        }
+        if want != advertiser.enable.target { queueAdvertiseEnable(want) }
+    }
+
+    mutating func queueAdvertisingConfiguration() {
+        var parameters = HCIPacket.command(HCIOpcode.leSetAdvertisingParameters)
+        parameters.appendUInt16(configuration.advertisingIntervalMin)
+        parameters.appendUInt16(configuration.advertisingIntervalMax)
+        parameters.append(0x00)  // ADV_IND: connectable undirected
+        parameters.append(controller.address.type)  // own address type
+        parameters.append(0x00)  // peer address type
+        parameters.appendZeros(6)  // peer address
+        parameters.append(0x07)  // all three channels
+        parameters.append(0x00)  // no filter
+        queueCommand(parameters)
+        queueAdvertisingPayload(HCIOpcode.leSetAdvertisingData, advertiser.data)
+        queueAdvertisingPayload(HCIOpcode.leSetScanResponseData, advertiser.scanResponse)
+    }
+
+    mutating func queueAdvertisingPayload(_ opcode: UInt16, _ data: AdvertisingData) {
+        var command = HCIPacket.command(opcode)
+        command.append(UInt8(data.bytes.count))
+        command.append(contentsOf: data.bytes)
+        command.appendZeros(AdvertisingData.maxLength - data.bytes.count)
+        queueCommand(command)
+    }
+
+    mutating func queueAdvertiseEnable(_ enable: Bool) {
+        queueCommand(advertiser.enable.command(enable))
+    }
+
+    mutating func advertiseEnableCompleted(_ status: UInt8, _ enable: Bool) {
+        switch advertiser.enable.answered(enable, status: status) {
+        case .changed(let enabled):
+            push(.advertising(enabled: enabled))
+        case .unchanged:
+            break
+        case .failed(HCIStatus.commandDisallowed) where enable && countConnections() > 0:
+            // Many controllers cannot advertise connectably while connected: wait
+            // for the next disconnection instead of retrying.
+            advertiser.blockedWhileConnected = true
+            push(.advertisingWhileConnectedUnsupported)
+        case .failed(let status):
+            push(.commandFailed(opcode: HCIOpcode.leSetAdvertiseEnable, status: status))
+        }
+        if state == .ready { updateAdvertising() }
+    }
+}

@@ -1,0 +1,215 @@
+/// ATT on the LE fixed channel 0x0004 (Core Vol 3 Part F): each PDU goes to
+/// our server or our client by its opcode, here and nowhere else; and the
+/// client's procedures as the application starts them.
+extension Host {
+    /// Routes one ATT PDU by opcode: requests, commands and confirmations to
+    /// the server; responses to the client entry point that takes them;
+    /// notifications and indications to the application's client delegate.
+    mutating func handleATT<D: GATTDelegate & ~Copyable>(
+        _ index: Int, _ pdu: UnsafeRawBufferPointer, delegate: inout D
+    ) {
+        guard let opcode = pdu.first else { return }
+        let connection = connections[index].handle
+        guard ATTServer.isServerToClient(opcode) else { return serve(index, connection, pdu, delegate: &delegate) }
+        var request = ATTPDU()
+        let step: GATTClientStep
+        switch opcode {
+        case ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication:
+            guard pdu.count >= 3 else { return inputDropped(.attMalformed) }
+            let attribute = readUInt16(pdu, 1)
+            let value = UnsafeRawBufferPointer(rebasing: pdu[3...])
+            if opcode == ATTOpcode.handleValueNotification {
+                return delegate.clientNotification(connection: connection, attribute: attribute, value: value)
+            }
+            // Confirmed before the application sees it, so the peer's bearer never
+            // stalls on an application that ignores indications (§3.4.7.2).
+            var confirmation = FixedBytes<1>()
+            confirmation.append(ATTOpcode.handleValueConfirmation)
+            confirmation.withBytes { _ = sendL2CAP(connection, channel: L2CAPChannel.att, $0) }
+            return delegate.clientIndication(connection: connection, attribute: attribute, value: value)
+        case ATTOpcode.errorResponse:
+            step = client.errorResponse(index, connection, pdu, into: &request)
+        case ATTOpcode.exchangeMTUResponse where client.links[index].awaits(opcode):
+            step = client.exchangeMTUResponse(index, connection, pdu, bearer: &connections[index].bearer)
+        case ATTOpcode.findByTypeValueResponse where client.links[index].awaits(opcode):
+            step = client.findByTypeValueResponse(index, connection, pdu)
+        case ATTOpcode.readByTypeResponse where client.links[index].awaits(opcode):
+            step = client.readByTypeResponse(index, connection, pdu, into: &request)
+        case ATTOpcode.findInformationResponse where client.links[index].awaits(opcode):
+            step = client.findInformationResponse(index, connection, pdu, into: &request)
+        case ATTOpcode.writeResponse where client.links[index].awaits(opcode):
+            step = client.writeResponse(index, connection)
+        case ATTOpcode.prepareWriteResponse where client.links[index].awaits(opcode):
+            step = client.prepareWriteResponse(index, connection, pdu, mtu: connections[index].bearer.mtu, into: &request)
+        case ATTOpcode.executeWriteResponse where client.links[index].awaits(opcode):
+            step = client.executeWriteResponse(index, connection)
+        case ATTOpcode.readResponse where client.links[index].awaits(opcode),
+             ATTOpcode.readBlobResponse where client.links[index].awaits(opcode):
+            step = client.readResponse(index, connection, pdu, mtu: connections[index].bearer.mtu, into: &request)
+        default:
+            // A response to nothing we asked, or one we never ask for.
+            step = .unexpected(opcode: opcode)
+        }
+        follow(step, index, connection, request)
+    }
+
+    /// Does what a client entry point asked: send its next request, or report.
+    mutating func follow(_ step: GATTClientStep, _ index: Int, _ connection: UInt16, _ request: borrowing ATTPDU) {
+        switch step {
+        case .none:
+            break
+        case .send(let otherwise):
+            if sendATT(connection, request) {
+                client.sent(index, opcode: request[0], deadline: now + ATT.transactionTimeout)
+            } else if let otherwise {
+                client.finish(index)
+                push(.gattClient(otherwise))
+            }
+        case .finished(let event):
+            client.finish(index)
+            push(.gattClient(event))
+        case .unexpected(let opcode):
+            push(.gattClient(.unexpectedResponse(connection: connection, opcode: opcode)))
+        }
+    }
+
+    /// A request, command or confirmation for our server. The response is
+    /// written into its transmit slot, the bearer updated in place.
+    @inline(__always)
+    mutating func serve<D: GATTServerDelegate & ~Copyable>(
+        _ index: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, delegate: inout D
+    ) {
+        guard let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) else {
+            // No room to answer: the request is still served (its effects must not
+            // depend on our queue), and the lost response is reported.
+            var response = ATTPDU()
+            let note = server.receive(
+                pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate, response: &response)
+            if !response.isEmpty { outputDropped(.transmitQueueFull) }
+            noteAsking(index, response.isEmpty ? nil : response[0])
+            return report(connection, note)
+        }
+        let note = server.receive(
+            pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate,
+            response: &aclQueue.pdus[slot])
+        noteAsking(index, aclQueue.pdus[slot].isEmpty ? nil : aclQueue.pdus[slot][0])
+        if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
+        report(connection, note)
+    }
+
+    /// The idle clock counts what an asker does, not any request: a write the
+    /// server accepted (a subscription, a question, a long question's Execute
+    /// Write). Reads, discovery and Exchange MTU cost nothing to repeat, so a
+    /// central that only sends those every 59 s is still idle and its slot is
+    /// freed after `idleTimeout`.
+    mutating func noteAsking(_ index: Int, _ response: UInt8?) {
+        if response == ATTOpcode.writeResponse || response == ATTOpcode.executeWriteResponse {
+            connections[index].lastRequest = now
+        }
+    }
+
+    mutating func report(_ connection: UInt16, _ note: ATTServerNote) {
+        switch note {
+        case .mtuExchanged(let mtu):
+            push(.mtuExchanged(connection: connection, mtu: mtu))
+        case .subscription(let attribute, let value):
+            push(.subscriptionChanged(connection: connection, attribute: attribute, value: value))
+        case .none:
+            break
+        }
+    }
+
+    /// ATT transaction timeouts (Vol 3 Part F §3.3.3): the bearer is unusable, close the link.
+    mutating func tickClients() {
+        for i in 0..<Host.connectionCapacity where connections[i].inUse && client.links[i].deadline != nil {
+            guard let request = client.timedOut(i, now: now) else { continue }
+            push(.gattClient(.timeout(connection: connections[i].handle, request: request)))
+            disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+        }
+    }
+
+    // MARK: - The client's procedures (Vol 3 Part G §4), started by the application
+
+    /// Exchange MTU: asks for ATT.maxMTU (§4.3.1).
+    @discardableResult
+    public mutating func clientExchangeMTU(connection: UInt16) -> Bool {
+        startClientProcedure(connection) { client, link, _, request in client.exchangeMTU(link, into: &request) }
+    }
+
+    /// Discover Primary Service By Service UUID (§4.4.2).
+    @discardableResult
+    public mutating func clientDiscoverPrimaryService(connection: UInt16, uuid: BLEUUID) -> Bool {
+        startClientProcedure(connection) { client, link, _, request in
+            client.discoverPrimaryService(link, uuid, into: &request)
+        }
+    }
+
+    /// Discover All Characteristics of a Service (§4.6.1).
+    @discardableResult
+    public mutating func clientDiscoverCharacteristics(connection: UInt16, start: UInt16, end: UInt16) -> Bool {
+        startClientProcedure(connection) { client, link, _, request in
+            client.discoverCharacteristics(link, start: start, end: end, into: &request)
+        }
+    }
+
+    /// Discover All Characteristic Descriptors (§4.7.1).
+    @discardableResult
+    public mutating func clientDiscoverDescriptors(connection: UInt16, start: UInt16, end: UInt16) -> Bool {
+        startClientProcedure(connection) { client, link, _, request in
+            client.discoverDescriptors(link, start: start, end: end, into: &request)
+        }
+    }
+
+    /// Write Characteristic Value (§4.9.3), long when it exceeds ATT_MTU - 3 (§4.9.4).
+    @discardableResult
+    public mutating func clientWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> Bool {
+        guard value.count <= ATT.maxValueLength else { return false }
+        return startClientProcedure(connection) { client, link, mtu, request in
+            client.write(link, attribute: attribute, value, mtu: mtu, into: &request)
+        }
+    }
+
+    /// Read (Long) Characteristic Value (§4.8.1, §4.8.3); the value is then in
+    /// the link's `readValue`.
+    @discardableResult
+    public mutating func clientRead(connection: UInt16, attribute: UInt16) -> Bool {
+        startClientProcedure(connection) { client, link, _, request in client.read(link, attribute: attribute, into: &request) }
+    }
+
+    /// A characteristic discovery found on a connection.
+    @_addressableSelf public func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+        guard let index = connectionIndex(connection) else { return nil }
+        return client.links[index].characteristic(uuid)
+    }
+
+    /// The first descriptor of a type after a value handle (e.g. its CCCD).
+    @_addressableSelf public func clientDescriptor(
+        connection: UInt16, _ uuid: BLEUUID, after valueHandle: UInt16
+    ) -> DiscoveredDescriptor? {
+        guard let index = connectionIndex(connection) else { return nil }
+        return client.links[index].descriptor(uuid, after: valueHandle)
+    }
+
+    /// The client's state of a connection (discovery results, read value), in place.
+    public mutating func withClientLink<R>(connection: UInt16, _ body: (inout GATTClientLink) -> R) -> R? {
+        guard let index = connectionIndex(connection) else { return nil }
+        return body(&client.links[index])
+    }
+
+    /// One outstanding request per bearer (Vol 3 Part F §3.3.2): a procedure
+    /// starts only on an idle link, and only when its first request is queued.
+    mutating func startClientProcedure(
+        _ connection: UInt16, _ build: (inout GATTClient, Int, UInt16, inout ATTPDU) -> Void
+    ) -> Bool {
+        guard let index = connectionIndex(connection), !connections[index].disconnecting,
+              !client.links[index].isBusy else { return false }
+        var request = ATTPDU()
+        build(&client, index, connections[index].bearer.mtu, &request)
+        guard sendATT(connection, request) else {
+            client.notSent(index)
+            return false
+        }
+        client.sent(index, opcode: request[0], deadline: now + ATT.transactionTimeout)
+        return true
+    }
+}
