@@ -71,8 +71,8 @@ module EightBall Sources/EightBall/*.swift
 module VendorDrivers Sources/VendorDrivers/*.swift
 # The platform layer inlines less than -Osize's default: its code is mostly
 # strings (log lines, messages, --help), which Swift otherwise inlines at every
-# use; 581 KB stripped with the defaults, 459 KB so (2026-11-24). The process
-# benchmark keeps its budgets (32,331 instructions per question, 40,000 allowed).
+# use; 581 KB stripped with the defaults, about 460 KB so (2026-11-24). The process
+# benchmark keeps its budgets (27,811 instructions per question, 40,000 allowed).
 module ITCBDongle -I Sources/CLinux -I Sources/CLibUSB \
     -Xfrontend -sil-inline-threshold -Xfrontend 10 \
     -Xfrontend -sil-inline-caller-benefit-reduction-factor -Xfrontend 64 \
