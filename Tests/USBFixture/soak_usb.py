@@ -18,7 +18,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Support"))
-from bumble_client import SERVICE, QUESTION, ANSWER, STEP, central, find  # noqa: E402
+from bumble_client import SERVICE, QUESTION, ANSWER, central, find  # noqa: E402
+
+STEP = 60  # each step's limit: generous, the host may be loaded; a hang still ends the run
 
 from bumble.device import Peer  # noqa: E402
 
@@ -33,14 +35,19 @@ def sample(guest, name):
     return {"rss_kb": rss, "hwm_kb": hwm, "fds": fds, "pid": pid}
 
 
+cycle = [0]
+
+
 async def cycles(port, name, count, on_sample, question="Soak?"):
     """`count` connect → ask → disconnect cycles; on_sample(i) is awaited at the
-    start (0), the middle (count // 2) and the end (count). Returns seconds per cycle."""
+    start (0), the middle (count // 2) and the end (count). Returns seconds per
+    cycle. cycle[0] is the cycle under way (for a failure's report)."""
     async with central(port) as device:
         address = (await find(device, name, timeout=60)).address
         await on_sample(0)
         started = time.time()
         for i in range(1, count + 1):
+            cycle[0] = i
             connection = await asyncio.wait_for(device.connect(address), STEP)
             peer = Peer(connection)
             await asyncio.wait_for(peer.discover_services([SERVICE]), STEP)
@@ -83,7 +90,12 @@ def main():
     guest = Guest(link.ports[0])
     try:
         started = time.time()
-        samples, per_cycle, rc = run(guest, link, count)
+        try:
+            samples, per_cycle, rc = run(guest, link, count)
+        except BaseException as error:
+            print(json.dumps({"cycles": count, "failed_in_cycle": cycle[0], "error": repr(error),
+                              "log": guest.file("soak.log")[-1500:]}))
+            raise
         print(json.dumps({"cycles": count, "seconds_per_cycle": round(per_cycle, 3), "exit": rc,
                           "seconds": round(time.time() - started), "samples": samples}))
     finally:
