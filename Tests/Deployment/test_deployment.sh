@@ -210,7 +210,7 @@ check "systemd-analyze security --offline: exposure at most 1.0" unit_exposure
 unit_settings() {
     local u=udev/itcb-dongle@.service line
     for line in "Type=notify" "NotifyAccess=main" "User=itcb" "Group=itcb" "WatchdogSec=10" "Restart=on-failure" \
-        "SuccessExitStatus=8" "EnvironmentFile=-/etc/default/itcb-dongle" "ConditionPathExists=/sys/bus/usb/devices/%i" \
+        "SuccessExitStatus=8" "EnvironmentFile=-/etc/default/itcb-dongle" "EnvironmentFile=-/etc/itcb-dongle/%i.conf" "ConditionPathExists=/sys/bus/usb/devices/%i" \
         "NoNewPrivileges=yes" "ProtectSystem=strict" "ProtectHome=yes" "PrivateTmp=yes" "PrivateNetwork=yes" \
         "RestrictAddressFamilies=AF_UNIX AF_NETLINK" "DevicePolicy=closed" "DeviceAllow=char-usb_device rw" \
         "SystemCallFilter=@system-service" "MemoryDenyWriteExecute=yes" "LockPersonality=yes" \

@@ -41,6 +41,9 @@ plug() { kill -USR2 "$(cat /run/gadget.pid)" && wait_dongle; }
 dongle_node() { printf /dev/bus/usb/%03d/%03d "$(cat /sys/bus/usb/devices/1-1/busnum)" "$(cat /sys/bus/usb/devices/1-1/devnum)"; }
 mark() { echo "usb-fixture: $1" > /dev/kmsg; }
 dmesg_since() { dmesg | sed -n "/usb-fixture: $1\$/,\$p" | sed 1d; }
+# The four-dongle guest (fleet=True): dongle N (1-4) is bus N, path N-1.
+unplug_n() { kill -USR1 "$(cat /run/gadget$1.pid)"; for i in $(seq 100); do [ -e /sys/bus/usb/devices/$1-1 ] || return 0; sleep 0.1; done; echo "dongle $1 still there"; return 1; }
+plug_n() { kill -USR2 "$(cat /run/gadget$1.pid)"; for i in $(seq 100); do [ -e /sys/bus/usb/devices/$1-1/idVendor ] && return 0; sleep 0.1; done; echo "dongle $1 not enumerated"; return 1; }
 switch_dongle() {
     kill -TERM "$(cat /run/gadget.pid)"; wait_gone || return 1
     /usr/bin/python3 -u gadget_dongle.py $(cat gadget.options) "$@" /dev/gadget "$(cat /run/gadget.port)" >> gadget.log 2>&1 &
@@ -100,7 +103,10 @@ class Guest:
     """One booted guest serving many commands. `hard_timeout` bounds its whole
     life (run-guest.sh kills QEMU then, and as soon as this process is gone)."""
 
-    def __init__(self, controller_port, boot_timeout=120, systemd=False, hard_timeout=900, gadget_options=""):
+    def __init__(self, controller_port, boot_timeout=120, systemd=False, hard_timeout=900, gadget_options="",
+                 fleet=False):
+        """controller_port: one port, or with fleet=True four (one controller per
+        dongle: four FunctionFS dongles on four dummy_hcd buses, ffs_dongle.py)."""
         if not os.access(BINARY, os.X_OK):
             raise AssertionError(f"shipped binary missing at {BINARY}: scripts/build-embedded.sh"
                                  " (or set ITCB_DONGLE_RELEASE_BIN)")
@@ -116,10 +122,13 @@ class Guest:
             shutil.copy(os.path.join(HERE, "systemd-root.sh"), self.work)
             for name in ("70-itcb-dongle.rules", "itcb-dongle@.service", "itcb-dongle.default"):
                 shutil.copy(os.path.join(REPO, "udev", name), self.work)
+        if fleet:
+            open(os.path.join(self.work, "fleet"), "w").close()
+        ports = ",".join(map(str, controller_port)) if isinstance(controller_port, (list, tuple)) else str(controller_port)
         self.counter = 0
         self.started = time.time()
         self.runner = subprocess.Popen(
-            [os.path.join(HERE, "run-guest.sh"), "--work", self.work, "--hci-port", str(controller_port),
+            [os.path.join(HERE, "run-guest.sh"), "--work", self.work, "--hci-port", ports,
              "--timeout", str(hard_timeout), "--parent", str(os.getpid())],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "run-guest.log"), "w"),
             start_new_session=True)
@@ -179,7 +188,8 @@ class Guest:
 
     def diagnostics(self):
         return "\n".join(f"--- {name}\n{self.file(name)[-2500:]}"
-                         for name in ("run-guest.log", "console.log", "guest.log", "gadget.log"))
+                         for name in ("run-guest.log", "console.log", "guest.log", "gadget.log", "gadget1.log",
+                                      "gadget2.log", "gadget3.log", "gadget4.log") if self.file(name))
 
     def stop(self):
         try:

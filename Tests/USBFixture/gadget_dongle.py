@@ -38,8 +38,11 @@ port reset is not. Every command is appended to vendor-commands.hex (hex, then
 " bulk" when it came on bulk OUT), the personality's protocol errors to
 vendor-errors.txt (both next to this file).
 
+A file stall-0x81 or stall-0x82 next to this file halts that IN endpoint once,
+before its next packet (the host must clear the halt; the packet then goes out).
+
 Usage: python3 gadget_dongle.py [--id VID:PID] [--personality CHIP [--firmware-dir DIR] [--rom-version N]]
-                                [--high-speed] [--trace] GADGETFS_DIR SERIAL_DEVICE
+                                [--high-speed] [--trace] [--malformed-descriptor] GADGETFS_DIR SERIAL_DEVICE
 """
 import argparse
 import collections
@@ -96,7 +99,13 @@ def endpoint_descriptors(high_speed):
 
 def configuration_descriptor(high_speed):
     interface = struct.pack("<9B", 9, 4, 0, 0, 3, 0xE0, 0x01, 0x01, 0)
-    body = interface + b"".join(d[2 if high_speed else 1] for d in endpoint_descriptors(high_speed).values())
+    endpoints = [d[2 if high_speed else 1] for d in endpoint_descriptors(high_speed).values()]
+    if options is not None and options.malformed_descriptor:
+        # What the host is shown only (the endpoints stay as they are): the interrupt IN
+        # endpoint's descriptor cut to 6 bytes. Linux skips it ("invalid endpoint
+        # descriptor of length 6"), so btusb finds no event endpoint and does not bind.
+        endpoints[0] = bytes([6]) + endpoints[0][1:6]
+    body = interface + b"".join(endpoints)
     return struct.pack("<BBHBBBBB", 9, 2, 9 + len(body), 1, 1, 0, 0xC0, 50) + body
 
 
@@ -329,6 +338,16 @@ class Configuration:
                 except queue.Empty:
                     continue
                 self._wait_for_turn(address, sequence)
+                stall = os.path.join(HERE, f"stall-0x{address:02x}")
+                if os.path.exists(stall):
+                    # A test asked for one stall: a read on an IN endpoint halts it (GadgetFS);
+                    # the packet goes out once the host has cleared the halt.
+                    os.remove(stall)
+                    try:
+                        os.read(fd, 1)
+                    except OSError:
+                        pass
+                    log(f"{name}: endpoint 0x{address:02x} halted before a {len(packet)}-byte packet")
                 try:
                     os.write(fd, packet)  # returns when the host has read the whole transfer
                     if zero_length_packets and len(packet) % max_packet == 0:
@@ -611,6 +630,8 @@ def main():
     parser.add_argument("--rom-version", type=int, help="Realtek: the ROM version the chip reports")
     parser.add_argument("--high-speed", action="store_true", help="also offer high-speed descriptors (bulk 512 bytes)")
     parser.add_argument("--trace", action="store_true", help="log every packet")
+    parser.add_argument("--malformed-descriptor", action="store_true",
+                        help="show the host a configuration descriptor whose interrupt IN endpoint is 6 bytes long")
     parser.add_argument("gadgetfs")
     parser.add_argument("serial")
     options = parser.parse_args()

@@ -5,6 +5,44 @@
 # until cmd/stop appears.
 W=/mnt/work
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+if [ -e $W/fleet ]; then
+    # Four dongles (test_fleet.py): dummy_hcd num=4 and usb_f_fs were loaded before
+    # systemd took over (systemd-root.sh); dongle N is configfs gadget itcbN on
+    # dummy_udc.N-1 (bus N, path N-1), its controller behind virtio port hci (N=1)
+    # or hciN-1. gadgetN.log, /run/gadgetN.pid.
+    grep -q " /sys/kernel/config " /proc/mounts || mount -t configfs configfs /sys/kernel/config
+    for n in 1 2 3 4; do
+        name=hci; [ $n = 1 ] || name=hci$((n - 1))
+        port=""
+        for p in /sys/class/virtio-ports/*; do [ "$(cat "$p/name" 2>/dev/null)" = $name ] && port=$(basename "$p"); done
+        [ -n "$port" ] || { echo "no virtio port named $name"; exit 1; }
+        (cd $W && exec /usr/bin/python3 -u ffs_dongle.py $(cat gadget.options 2>/dev/null) $n /dev/$port) > $W/gadget$n.log 2>&1 &
+        echo $! > /run/gadget$n.pid
+    done
+    for n in 1 2 3 4; do
+        for i in $(seq 300); do [ -e /sys/bus/usb/devices/$n-1/idVendor ] && break; sleep 0.1; done
+    done
+    {
+        echo "kernel $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
+        for n in 1 2 3 4; do
+            echo "dongle $n-1 $(cat /sys/bus/usb/devices/$n-1/idVendor 2>/dev/null):$(cat /sys/bus/usb/devices/$n-1/idProduct 2>/dev/null)" \
+                 "serial $(cat /sys/bus/usb/devices/$n-1/serial 2>/dev/null) speed $(cat /sys/bus/usb/devices/$n-1/speed 2>/dev/null) Mbit/s"
+        done
+    } > $W/agent.tmp
+    mv $W/agent.tmp $W/agent.ready
+    n=0
+    while [ ! -e $W/cmd/stop ]; do
+        if [ -e $W/cmd/$n.sh ]; then
+            sh $W/cmd/$n.sh > $W/cmd/$n.out 2>&1
+            echo $? > $W/cmd/$n.tmp && mv $W/cmd/$n.tmp $W/cmd/$n.rc
+            n=$((n + 1))
+        else
+            sleep 0.1
+        fi
+    done
+    for n in 1 2 3 4; do kill "$(cat /run/gadget$n.pid)" 2>/dev/null; done
+    exit 0
+fi
 for m in dummy_hcd gadgetfs btusb; do modprobe $m || echo "modprobe $m failed"; done
 mkdir -p /dev/gadget
 grep -q " /dev/gadget " /proc/mounts || mount -t gadgetfs gadgetfs /dev/gadget

@@ -17,6 +17,8 @@
 # --hci-port: a virtio serial port named "hci" in the guest is QEMU's TCP
 # connection to 127.0.0.1:PORT (a Bumble H4 tcp-server controller, e.g. from
 # Tests/USBFixture/bumble_link.py); QEMU reconnects if it goes away and returns.
+# Several ports, comma-separated (P0,P1,…), make ports "hci", "hci1", "hci2", …
+# (one controller per dongle of the four-dongle guest, ffs_dongle.py).
 # --timeout (default 600): hard limit; QEMU is killed and the status is 124.
 # --parent PID: QEMU is killed as soon as PID is gone (the test runner died).
 #
@@ -52,7 +54,7 @@ mkdir -p "$work"
 chmod 0755 "$work"  # the guest's unprivileged users reach the binary through it
 work=$(cd "$work" && pwd)
 cp "$script" "$work/guest.sh"
-cp "$here/gadget_dongle.py" "$here/usbprobe.py" "$work/"
+cp "$here/gadget_dongle.py" "$here/ffs_dongle.py" "$here/usbprobe.py" "$work/"
 # The vendor personalities (gadget_dongle.py --personality): Python stdlib only, run by the guest's python3.
 [ ! -e "$repo/Tests/Support/personalities.py" ] || cp "$repo/Tests/Support/personalities.py" "$work/"
 [ -z "$binary" ] || cp "$binary" "$work/itcb-dongle"
@@ -61,10 +63,16 @@ rm -f "$work/guest.rc" "$work/commands.sh" "$work/commands.out"
 
 "$here/setup.sh" >/dev/null
 
+serial_ports=()
 if [ -n "$port" ]; then
-    chardev="socket,id=hci,host=127.0.0.1,port=$port,reconnect=1"
+    index=0
+    for p in ${port//,/ }; do
+        id=hci; ((index == 0)) || id=hci$index
+        serial_ports+=(-chardev "socket,id=$id,host=127.0.0.1,port=$p,reconnect=1" -device "virtserialport,chardev=$id,name=$id")
+        index=$((index + 1))
+    done
 else
-    chardev="null,id=hci"
+    serial_ports=(-chardev null,id=hci -device virtserialport,chardev=hci,name=hci)
 fi
 
 qemu-system-x86_64 \
@@ -74,7 +82,7 @@ qemu-system-x86_64 \
     -append "console=ttyS0 panic=-1 quiet" \
     -virtfs local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on \
     -virtfs "local,path=$work,mount_tag=work,security_model=none" \
-    -chardev "$chardev" -device virtio-serial-pci -device virtserialport,chardev=hci,name=hci \
+    -device virtio-serial-pci "${serial_ports[@]}" \
     </dev/null >"$work/qemu.log" 2>&1 &
 qemu=$!
 trap 'kill "$qemu" 2>/dev/null || true; wait "$qemu" 2>/dev/null || true' EXIT

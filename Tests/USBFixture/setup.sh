@@ -39,8 +39,18 @@ fi
 kversion=$(ls "$cache/kpkg/lib/modules")
 ln -sf "kpkg/boot/vmlinuz-$kversion" "$cache/vmlinuz"
 
+# Rebuilt when this script or the init is newer, or when the cached one lacks a
+# module this script wants (another checkout's older setup.sh may have built it).
+wanted_modules="ecc ecdh_generic bluetooth rfkill btbcm btintel btmtk btrtl btusb virtio virtio_ring virtio_pci
+    virtio_pci_legacy_dev virtio_pci_modern_dev virtio_console usb-common usbcore udc-core dummy_hcd
+    gadgetfs libcomposite configfs usb_f_fs 9pnet 9pnet_virtio 9p netfs fscache crc16"
+lacking=0
+if [ -e "$cache/initrd.img" ]; then
+    present=$(zcat "$cache/initrd.img" | cpio -t --quiet 2>/dev/null | sed -n 's|.*/\([^/]*\)\.ko[^/]*$|\1|p')
+    for m in $wanted_modules; do grep -qx -- "$m" <<< "$present" || lacking=1; done
+fi
 if [ ! -e "$cache/initrd.img" ] || [ Tests/USBFixture/setup.sh -nt "$cache/initrd.img" ] \
-    || [ Tests/USBFixture/initrd-init -nt "$cache/initrd.img" ]; then
+    || [ Tests/USBFixture/initrd-init -nt "$cache/initrd.img" ] || ((lacking)); then
     root=$(mktemp -d)
     trap 'rm -rf "$root"' EXIT
     mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,usr,mnt/work,etc,lib/modules}
@@ -48,9 +58,7 @@ if [ ! -e "$cache/initrd.img" ] || [ Tests/USBFixture/setup.sh -nt "$cache/initr
     # The host's /usr is the guest's: its loader and libraries must be found where Debian looks.
     ln -s usr/lib64 "$root/lib64"
     ln -s /usr/lib/x86_64-linux-gnu "$root/lib/x86_64-linux-gnu"
-    modules=(ecc ecdh_generic bluetooth rfkill btbcm btintel btmtk btrtl btusb virtio virtio_ring virtio_pci
-             virtio_pci_legacy_dev virtio_pci_modern_dev virtio_console usb-common usbcore udc-core dummy_hcd
-             gadgetfs libcomposite configfs 9pnet 9pnet_virtio 9p netfs fscache crc16)
+    read -r -a modules <<< "$(echo $wanted_modules)"
     moddir="$cache/kpkg/lib/modules/$kversion"
     for m in "${modules[@]}"; do
         file=$(find "$moddir/kernel" -name "$m.ko*" | head -1)

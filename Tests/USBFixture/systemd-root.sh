@@ -2,7 +2,13 @@
 # root on tmpfs (merged-/usr layout over the host's /usr), installs the
 # project's udev rule, unit and options as a package would, a guest agent
 # service that runs guest.sh, and switches root to systemd.
-for m in dummy_hcd gadgetfs btusb; do modprobe $m; done  # the new root has no /lib/modules
+# The new root has no /lib/modules. The four-dongle guest (a "fleet" file in the
+# work folder): four dummy_hcd controllers, full speed, and FunctionFS instead of GadgetFS.
+if [ -e /mnt/work/fleet ]; then
+    modprobe dummy_hcd num=4 is_high_speed=0; modprobe usb_f_fs; modprobe btusb
+else
+    for m in dummy_hcd gadgetfs btusb; do modprobe $m; done
+fi
 R=/newroot
 mkdir -p $R && mount -t tmpfs -o mode=0755 root $R
 mkdir -p $R/usr $R/mnt/work $R/etc/systemd/system/multi-user.target.wants $R/etc/udev/rules.d \
@@ -19,6 +25,8 @@ sed 's|/usr/bin/itcb-dongle|/mnt/work/itcb-dongle|g' $W/itcb-dongle@.service > $
 cp $W/itcb-dongle.default $R/etc/default/itcb-dongle
 echo "ITCB_NAME=Unit8" >> $R/etc/default/itcb-dongle
 echo "0a12:0001" > $R/etc/itcb-dongle/dongles
+# The fleet: each instance its own name, from its per-dongle file (the unit reads /etc/itcb-dongle/%i.conf).
+[ ! -e $W/fleet ] || for n in 1 2 3 4; do echo "ITCB_NAME=Fleet$n" > $R/etc/itcb-dongle/$n-1.conf; done
 cat > $R/etc/systemd/system/guest-agent.service <<UNIT
 [Unit]
 Description=USB fixture guest agent

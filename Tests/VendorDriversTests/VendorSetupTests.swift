@@ -7,114 +7,16 @@ import TestSupport
 // step, the way the Linux board runs it: the Realtek probe, its hand-over to
 // the Intel loader, the files, the timeouts, a stop during the set-up.
 
-/// An application that keeps every packet the driver hands it.
-struct PacketApp: HostApplication {
-    var received: [[UInt8]] = []
-
-    mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
-        received.append([type] + Array(packet))
-        var none = NoGATTDelegate()
-        host.handlePacket(type: type, packet, now: now, delegate: &none)
-    }
-    mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {}
-    mutating func poll(host: inout Host, now: UInt64) {}
-}
-
-/// What the board sees: every packet received.
-struct PacketObserver: DriverObserver {
-    var received: [[UInt8]] = []
-    mutating func observe(_ event: HostEvent, host: inout Host) {}
-    mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) { received.append([type] + Array(packet)) }
-}
-
-typealias VendorDriver = HostDriver<PacketApp, VendorSetup>
-
 /// The driver of the Linux board for a UART or virtual controller (`--firmware-dir` given).
-func probeDriver(settings: DriverSettings = DriverSettings()) -> VendorDriver {
-    var configuration = HostConfiguration(role: .peripheral)
-    configuration.staticAddress = BDAddress.staticRandom(from: 0x1122_3344_5566)
-    return HostDriver(host: Host(configuration: configuration, database: testDatabase()), app: PacketApp(),
-                      setup: VendorSetup(plan: .probe, overUSB: false), settings: settings)
+func probeDriver(settings: DriverSettings = DriverSettings()) -> TestDriver<VendorSetup> {
+    makeDriver(VendorSetup(plan: .probe, overUSB: false), settings: settings)
 }
 
-/// Command Complete for `opcode` (Core Vol 4 Part E §7.7.14): one credit, status, parameters.
-func commandComplete(_ opcode: UInt16, status: UInt8 = 0, _ parameters: [UInt8] = []) -> [UInt8] {
-    let body: [UInt8] = [1, UInt8(opcode & 0xFF), UInt8(opcode >> 8), status] + parameters
-    return [HCIEventCode.commandComplete, UInt8(body.count)] + body
-}
-
-/// Read Local Version Information return parameters after the status (Core Vol 4
-/// Part E §7.4.1): HCI version, HCI revision, LMP version, manufacturer, LMP subversion.
-func localVersion(manufacturer: UInt16, hciVersion: UInt8 = 0x0C, revision: UInt16 = 0, subversion: UInt16 = 0) -> [UInt8] {
-    [hciVersion, UInt8(revision & 0xFF), UInt8(revision >> 8), hciVersion,
-     UInt8(manufacturer & 0xFF), UInt8(manufacturer >> 8), UInt8(subversion & 0xFF), UInt8(subversion >> 8)]
-}
-
-func opcodeOf(_ packet: [UInt8]) -> UInt16? {
-    packet.first == H4PacketType.command && packet.count >= 3 ? UInt16(packet[1]) | UInt16(packet[2]) << 8 : nil
-}
-
-/// The packets the driver sends now (H4: indicator first).
-func drain(_ d: inout VendorDriver) -> [[UInt8]] {
-    var out: [[UInt8]] = []
-    while d.nextOutgoing() { out.append(d.outgoing.bytes) }
-    return out
-}
-
-func deliver(_ d: inout VendorDriver, _ packet: [UInt8], now: UInt64, _ o: inout PacketObserver) {
-    packet.withRaw { d.receive(type: H4PacketType.event, $0, now: now, observer: &o) }
-}
-
-/// A healthy controller for the host's own bring-up: answers every command
-/// until the driver stops sending; returns the opcodes in order.
-@discardableResult
-func answerAll(_ d: inout VendorDriver, now: UInt64, _ o: inout PacketObserver) -> [UInt16] {
-    var opcodes: [UInt16] = []
-    for _ in 0..<64 {
-        let commands = drain(&d).compactMap(opcodeOf)
-        if commands.isEmpty { break }
-        for opcode in commands {
-            opcodes.append(opcode)
-            let parameters: [UInt8] = switch opcode {
-            case HCIOpcode.readLocalVersion: localVersion(manufacturer: 0x005F)
-            case HCIOpcode.readBDAddr: [0, 0, 0, 0, 0, 0]
-            case HCIOpcode.readLocalCommands: [UInt8](repeating: 0xFF, count: 64)
-            case HCIOpcode.readLocalFeatures, HCIOpcode.leReadLocalFeatures: [UInt8](repeating: 0, count: 8)
-            case HCIOpcode.leReadBufferSize: [27, 0, 4]
-            case HCIOpcode.readBufferSize: [0xFD, 0x03, 0x40, 0x08, 0x00, 0x01, 0x00]
-            default: []
-            }
-            deliver(&d, commandComplete(opcode, parameters), now: now, &o)
-        }
-        d.service(now: now, observer: &o)
-    }
-    return opcodes
-}
-
-/// The board's loop with a controller that answers nothing, from deadline to
-/// deadline, until the driver ends; returns the end, when, and what was sent.
-func runSilent(_ d: inout VendorDriver, limit: UInt64, _ o: inout PacketObserver) -> (DriverState, UInt64, [[UInt8]]) {
-    var now: UInt64 = 0
-    var sent = drain(&d)
-    for _ in 0..<1_000 {
-        let state = d.check(now: now)
-        if case .finished = state { return (state, now, sent) }
-        guard let next = d.nextDeadline(), next <= limit else { return (state, now, sent) }
-        now = max(now, next)
-        d.service(now: now, observer: &o)
-        sent += drain(&d)
-    }
-    Issue.record("the driver neither ended nor went idle")
-    return (d.state, now, sent)
-}
-
-let hciReset = hex("01 03 0c 00")
-let resetComplete = hex("0e 04 01 03 0c 00")
 let readLocalVersion = hex("01 01 10 00")
 
 @Suite struct VendorSetupTests {
     @Test func probeOfANonRealtekControllerEndsTheSetUpAndStartsTheHost() {
-        var o = PacketObserver()
+        var o = RecordingObserver()
         var d = probeDriver()
         d.start(now: 0)
         #expect({ d.state == .settingUp }())
@@ -142,7 +44,7 @@ let readLocalVersion = hex("01 01 10 00")
     }
 
     @Test func probeOfAnIntelControllerHandsOverToTheIntelLoader() {
-        var o = PacketObserver()
+        var o = RecordingObserver()
         var d = probeDriver()
         d.start(now: 0)
         _ = drain(&d)
@@ -162,11 +64,8 @@ let readLocalVersion = hex("01 01 10 00")
     }
 
     @Test func anIntelDongleOverUSBStartsAtResetAndUsesTheBulkEndpoints() {
-        var o = PacketObserver()
-        var configuration = HostConfiguration(role: .peripheral)
-        configuration.staticAddress = BDAddress.staticRandom(from: 0x1122_3344_5566)
-        var d = HostDriver(host: Host(configuration: configuration, database: testDatabase()), app: PacketApp(),
-                           setup: VendorSetup(plan: .intel, overUSB: true))
+        var o = RecordingObserver()
+        var d = makeDriver(VendorSetup(plan: .intel, overUSB: true))
         d.start(now: 0)
         #expect({ d.setup.vendor == .intel && !d.setup.intelAfterProbe }())
         #expect(drain(&d) == [hciReset])
@@ -178,7 +77,7 @@ let readLocalVersion = hex("01 01 10 00")
     }
 
     @Test func refusedFilesFailTheSetUp() {
-        var o = PacketObserver()
+        var o = RecordingObserver()
         var d = probeDriver()
         d.start(now: 0)
         _ = drain(&d)
@@ -199,7 +98,7 @@ let readLocalVersion = hex("01 01 10 00")
     }
 
     @Test func silentSetUp() {
-        var o = PacketObserver()
+        var o = RecordingObserver()
         var d = probeDriver()
         d.start(now: 0)
         // The first answer may take the driver's first-answer timeout (3 s).
@@ -239,7 +138,7 @@ let readLocalVersion = hex("01 01 10 00")
     }
 
     @Test func realtekROMNeedsFilesThenDownloadsAndStartsTheHost() {
-        var o = PacketObserver()
+        var o = RecordingObserver()
         var d = probeDriver()
         d.start(now: 0)
         _ = drain(&d)
