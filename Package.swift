@@ -6,9 +6,6 @@ let package = Package(
     products: [
         .executable(name: "itcb-dongle", targets: ["ITCBDongle"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    ],
     targets: [
         // Sans-IO BLE host core: HCI, L2CAP, ATT/GATT, GAP, SMP refusal.
         // Foundation-free, fixed-size buffers; also compiled as Embedded Swift
@@ -33,7 +30,13 @@ let package = Package(
             pkgConfig: "libusb-1.0",
             providers: [.apt(["libusb-1.0-0-dev"])]
         ),
-        // Platform layer: poll(2) run loop, transports, btsnoop, CLI.
+        // The libc the platform layer uses (poll, unistd, fcntl, signal, termios,
+        // sockets, getopt_long), with shims for what Swift cannot import as it is
+        // (errno, variadic open/fcntl, SIG_IGN); no Glibc, so the same sources
+        // also build as Embedded Swift (scripts/build-embedded.sh).
+        .systemLibrary(name: "CLinux"),
+        // Platform layer: poll(2) run loop, transports, btsnoop, CLI (getopt_long
+        // over one option table: Sources/ITCBDongle/Options.swift).
         // Release builds drop the run-time exclusivity checks: every access to
         // the USB transport's state (a class, reached from libusb's callbacks)
         // would pay one, ~2,000 instructions per question; debug builds and the
@@ -41,10 +44,11 @@ let package = Package(
         .executableTarget(
             name: "ITCBDongle",
             dependencies: [
-                "BLEHost", "EightBall", "VendorDrivers", "CLibUSB",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BLEHost", "EightBall", "VendorDrivers", "CLibUSB", "CLinux",
             ],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))],
+            // Double's rounding (Glibc's import brought libm along).
+            linkerSettings: [.linkedLibrary("m")]
         ),
         // A scripted controller that drives a Host in tests (public API only).
         .target(name: "TestSupport", dependencies: ["BLEHost"], path: "Tests/TestSupport"),

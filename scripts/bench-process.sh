@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-process benchmark of the peripheral: counts per question, not
-# times. Two Bumble virtual controllers on one link; our release peripheral on
+# times. Two Bumble virtual controllers on one link; our shipped peripheral on
 # the first; a Bumble central (Tests/Support/bench_central.py) on the second
 # asks N questions over ONE connection, each a full ITCB cycle (CCCD 0x0001
 # Write Request, question Write Request, answer notification, CCCD 0x0000).
@@ -21,8 +21,8 @@
 #
 # Fails (exit 1, one line per budget) when instructions, allocations or
 # syscalls per question exceed the budgets below, unless BENCH_REPORT_ONLY=1
-# or --report-only. Needs the release binary ($ITCB_DONGLE_BIN, else
-# .build-release/release/itcb-dongle), valgrind, strace and the Bumble venv
+# or --report-only. Needs the shipped binary ($ITCB_DONGLE_BIN, else
+# .build-embedded/itcb-dongle), valgrind, strace and the Bumble venv
 # (scripts/setup.sh). About 2-3 minutes on 2 cores.
 #
 # Usage: scripts/bench-process.sh [--report-only]
@@ -48,13 +48,13 @@ EXTRA_FLAGS=${BENCH_PERIPHERAL_FLAGS:-}
 # (Bumble's subscribe()/unsubscribe(): 5 ATT round trips per cycle instead of 3).
 CENTRAL_FLAGS=${BENCH_CENTRAL_FLAGS:-}
 
-BIN=${ITCB_DONGLE_BIN:-$PWD/.build-release/release/itcb-dongle}
+BIN=${ITCB_DONGLE_BIN:-$PWD/.build-embedded/itcb-dongle}
 PY=$PWD/.venv/bin/python
 OUT=${BENCH_OUT:-$PWD/.build/bench-process}
 NAME=Bench
 
 die() { echo "bench-process: $*" >&2; exit 1; }
-[ -x "$BIN" ] || die "no release binary at $BIN (swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release)"
+[ -x "$BIN" ] || die "no shipped binary at $BIN (scripts/build-embedded.sh)"
 [ -x "$PY" ] || die "no Bumble venv at .venv (scripts/setup.sh)"
 for tool in valgrind callgrind_annotate strace; do
     command -v "$tool" >/dev/null || die "$tool is not installed (apt-get install valgrind strace)"

@@ -64,7 +64,7 @@
 # 60-90 s, ours under strace 20/80 30-40 s, Bumble under strace 10/50 55-90 s);
 # about 6 minutes while other builds and QEMU guests share the cores (load 6). valgrind starts in
 # ~25-55 s in the guest, Python with Bumble in ~20-60 s. BENCH_USB_BUMBLE=none saves the Bumble part. Needs the
-# release binary ($ITCB_DONGLE_BIN, else .build-release/release/itcb-dongle),
+# shipped binary ($ITCB_DONGLE_BIN, else .build-embedded/itcb-dongle),
 # the Bumble venv (.venv, scripts/setup.sh) and the fixture
 # (Tests/USBFixture/setup.sh, run here: apt packages and a kernel download the
 # first time); valgrind and strace on the host (the guest runs the host's
@@ -100,12 +100,12 @@ done
 # Extra peripheral flags (e.g. "--log-level warning"); default: the shipped defaults.
 EXTRA_FLAGS=${BENCH_PERIPHERAL_FLAGS:-}
 
-BIN=${ITCB_DONGLE_BIN:-$PWD/.build-release/release/itcb-dongle}
+BIN=${ITCB_DONGLE_BIN:-$PWD/.build-embedded/itcb-dongle}
 PY=$PWD/.venv/bin/python
 OUT=${BENCH_OUT:-$PWD/.build/bench-usb}
 
 die() { echo "bench-usb: $*" >&2; exit 2; }
-[ -x "$BIN" ] || die "no release binary at $BIN (swift build -c release --static-swift-stdlib --product itcb-dongle --scratch-path .build-release)"
+[ -x "$BIN" ] || die "no shipped binary at $BIN (scripts/build-embedded.sh)"
 [ -x "$PY" ] || die "no Bumble venv at .venv (scripts/setup.sh)"
 for tool in valgrind strace; do
     command -v "$tool" >/dev/null || die "$tool is not installed on the host, whose /usr the guest runs (apt-get install valgrind strace)"

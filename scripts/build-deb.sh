@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Builds out/itcb-dongle_<version>_<arch>.deb (version: the VERSION file) with
 # dpkg-deb, no debhelper:
-#   /usr/bin/itcb-dongle                       release build, the Swift runtime
-#                                              linked in (see "Linking" below)
+#   /usr/bin/itcb-dongle                       Embedded Swift build (scripts/build-embedded.sh):
+#                                              libc, libm and libusb-1.0 only
 #   /lib/udev/rules.d/70-itcb-dongle.rules     udev/70-itcb-dongle.rules
 #   /lib/systemd/system/itcb-dongle@.service   udev/itcb-dongle@.service
 #   /etc/default/itcb-dongle                   udev/itcb-dongle.default (conffile)
 #   /etc/itcb-dongle/dongles                   udev/dongles (conffile)
 #   /usr/share/doc/itcb-dongle/                README.md, copyright, changelog.gz
-#   /usr/share/man/man1/itcb-dongle.1.gz       from the binary's own help
-#                                              (scripts/manpage.py)
+#   /usr/share/man/man1/itcb-dongle.1.gz       the binary's --generate-man-page
+#                                              (from its option table, as --help)
 #   /usr/share/bash-completion/completions/itcb-dongle   the binary's
 #   /usr/share/zsh/vendor-completions/_itcb-dongle        --generate-completion-script
 #   DEBIAN/ postinst (creates the itcb system user and group, reloads udev),
@@ -17,27 +17,25 @@
 #
 # Usage: scripts/build-deb.sh                  build the binary (below), then package it
 #        scripts/build-deb.sh --binary PATH    package a binary built before (by this
-#                                              script, or `swift build` as it does)
+#                                              script, or scripts/build-embedded.sh)
 #        scripts/build-deb.sh --build-only     only build; prints the binary's path
 #                                              (scripts/install.sh installs that one)
 # It says what it does on stderr; the last line on stdout is
 # "build-deb: built out/itcb-dongle_<version>_<arch>.deb".
 # The packaged binary is stripped (scripts/install.sh strips the same way).
-# Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils, python3. Set SOURCE_DATE_EPOCH for
+# Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils. Set SOURCE_DATE_EPOCH for
 # a reproducible package (default: the last commit's time).
 #
-# Linking: `swift build -c release --static-swift-stdlib` links the Swift
-# runtime in, but the runtime itself needs the C++ runtime (libstdc++.so.6) and
-# libgcc_s.so.1 dynamically. A small linker wrapper (found by clang through
-# COMPILER_PATH) links those two statically too, and adds -z relro -z now, so
-# the binary needs only glibc and libusb-1.0 at run time: Depends: libc6,
-# libusb-1.0-0. It builds into its own scratch path (.build-deb), so the
-# development builds in .build and .build-release are left alone.
+# Linking: the binary is Embedded Swift (issue 17): what it uses of the Swift
+# stdlib is compiled into it, so it needs only glibc (libc, libm) and
+# libusb-1.0 at run time: Depends: libc6, libusb-1.0-0. It builds into the same
+# build directory as the tests (.build-embedded; ITCB_DEB_SCRATCH=DIR for another), so
+# what they tested is what is packaged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(tr -d ' \n' < VERSION)
 arch=$(dpkg --print-architecture)
-scratch=${ITCB_DEB_SCRATCH:-.build-deb}
+scratch=${ITCB_DEB_SCRATCH:-.build-embedded}
 binary=""
 build_only=0
 while [ $# -gt 0 ]; do
@@ -53,36 +51,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 build() {
-    install -d "$work/ld"
-    cat > "$work/ld/wrapper" <<'WRAPPER'
-#!/bin/sh
-# clang calls this as ld.gold / ld.lld / ld: the C++ runtime and libgcc static.
-real=/usr/bin/$(basename "$0")
-for a; do
-    shift
-    case "$a" in
-        -lstdc++) set -- "$@" -l:libstdc++.a ;;
-        -lgcc_s) set -- "$@" -lgcc_eh ;;
-        *) set -- "$@" "$a" ;;
-    esac
-done
-exec "$real" -z relro -z now "$@"
-WRAPPER
-    chmod 0755 "$work/ld/wrapper"
-    for name in ld ld.gold ld.lld; do ln -s wrapper "$work/ld/$name"; done
-    # Relink every time: the wrapper is not part of SwiftPM's build description.
-    rm -f "$scratch/release/itcb-dongle"
-    mkdir -p "$scratch"
-    local log="$scratch/build-deb.log"
-    echo "build-deb: building the release binary (swift build -c release --static-swift-stdlib in $scratch;" \
-        "2 to 5 minutes from scratch, seconds when nothing changed; log: $log)" >&2
-    if ! COMPILER_PATH="$work/ld" swift build -c release --static-swift-stdlib --product itcb-dongle \
-        --scratch-path "$scratch" > "$log" 2>&1; then
-        grep -E "error|warning: unre" "$log" | head -n 40 >&2 || tail -n 40 "$log" >&2
-        echo "build-deb: swift build failed" >&2
-        exit 1
-    fi
-    echo "$scratch/release/itcb-dongle"
+    echo "build-deb: building the shipped binary (scripts/build-embedded.sh: Embedded Swift, -Osize;" \
+        "2 to 5 minutes from scratch, nothing when no source changed)" >&2
+    local built
+    built=$(scripts/build-embedded.sh --out "$scratch") || { echo "build-deb: scripts/build-embedded.sh failed" >&2; exit 1; }
+    echo "$built"
 }
 
 if [ -z "$binary" ]; then binary=$(build); fi
@@ -92,7 +65,7 @@ needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort)
 unexpected=$(echo "$needed" | grep -Ev '^(libusb-1\.0\.so\.0|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux.*\.so\.[0-9])$' || true)
 if [ -n "$unexpected" ]; then
     echo "build-deb: $binary needs shared libraries beyond glibc and libusb: $(echo $unexpected)" >&2
-    echo "build-deb: (libswift*: not --static-swift-stdlib; libstdc++/libgcc_s: not built by this script)" >&2
+    echo "build-deb: (libswift*, libstdc++: not the Embedded Swift build of scripts/build-embedded.sh)" >&2
     exit 1
 fi
 # The version the binary reports is the one the package is named after.
@@ -118,8 +91,8 @@ install -m 0644 udev/itcb-dongle@.service "$package/lib/systemd/system/itcb-dong
 install -m 0644 udev/itcb-dongle.default "$package/etc/default/itcb-dongle"
 install -m 0644 udev/dongles "$package/etc/itcb-dongle/dongles"
 install -m 0644 packaging/debian/copyright README.md "$doc/"
-# Man page and shell completion, from the packaged binary's own help.
-python3 scripts/manpage.py "$package/usr/bin/itcb-dongle" --date "$(date -u -d @"$epoch" +%Y-%m-%d)" \
+# Man page and shell completion, from the packaged binary's option table (the one --help is made from).
+SOURCE_DATE_EPOCH=$epoch "$package/usr/bin/itcb-dongle" --generate-man-page \
     | gzip -9n > "$package/usr/share/man/man1/itcb-dongle.1.gz"
 # (bash-completion sources the file: no #! line, lintian's bash-completion-with-hashbang)
 "$package/usr/bin/itcb-dongle" --generate-completion-script bash | sed '1{/^#!/d}' \

@@ -32,16 +32,16 @@ trap 'stopped 130' INT
 trap 'stopped 143' TERM
 
 scripts/setup.sh --demo
-mkdir -p .build
-log=.build/demo-build.log
-bin=.build/debug/itcb-dongle
+mkdir -p .build-embedded
+log=.build-embedded/demo-build.log
+bin=.build-embedded/itcb-dongle  # the binary that ships (Embedded Swift)
 if [ -x "$bin" ]; then
-    echo "demo: building itcb-dongle (swift build; log: $log)…"
+    echo "demo: building itcb-dongle (scripts/build-embedded.sh; log: $log)…"
 else
-    echo "demo: building itcb-dongle (swift build; the first build takes a few minutes; log: $log)…"
+    echo "demo: building itcb-dongle (scripts/build-embedded.sh; the first build takes a few minutes; log: $log)…"
 fi
 # In the background with `wait`, so that Ctrl-C is handled at once.
-swift build > "$log" 2>&1 &
+scripts/build-embedded.sh > "$log" 2>&1 &
 build=$!
 pids+=("$build")
 if ! wait "$build"; then

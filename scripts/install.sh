@@ -6,7 +6,7 @@
 #   /etc/default/itcb-dongle                       options (kept if present)
 #   /etc/itcb-dongle/dongles                       which dongles start (kept if present)
 #   $PREFIX/share/doc/itcb-dongle/README.md
-#   $PREFIX/share/man/man1/itcb-dongle.1            man page (scripts/manpage.py)
+#   $PREFIX/share/man/man1/itcb-dongle.1            man page (the binary's --generate-man-page)
 #   $PREFIX/share/bash-completion/completions/itcb-dongle   shell completion
 #   $PREFIX/share/zsh/site-functions/_itcb-dongle
 # then creates the system user and group "itcb" and reloads udev and systemd.
@@ -14,8 +14,8 @@
 # $PREFIX/bin/itcb-dongle.
 #
 # Usage: sudo scripts/install.sh [--binary PATH]    without --binary it builds the binary
-#             the package ships (scripts/build-deb.sh --build-only: release, Swift
-#             and C++ runtimes linked in) and installs it stripped, as the package
+#             the package ships (scripts/build-deb.sh --build-only: Embedded Swift,
+#             libc, libm and libusb-1.0 only) and installs it stripped, as the package
 #             does; --binary installs one built before (e.g. by build-deb.sh).
 #        sudo scripts/install.sh --uninstall        stops the instances, removes the
 #             files above but the two in /etc that hold your settings, the user
@@ -93,8 +93,8 @@ install -d "$(dirname "$bin")" "$doc" "$(dirname "$rules")" "$(dirname "$unit")"
     "$(dirname "$dongles")" "$(dirname "$man")" "$(dirname "$bash_completion")" "$(dirname "$zsh_completion")"
 install -m 0755 "$binary" "$bin"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$bin"
-# Man page and completion from the installed binary's own help.
-python3 scripts/manpage.py "$bin" > "$man"
+# Man page and completion from the installed binary's option table (the one --help is made from).
+"$bin" --generate-man-page > "$man"
 "$bin" --generate-completion-script bash | sed '1{/^#!/d}' > "$bash_completion"
 "$bin" --generate-completion-script zsh > "$zsh_completion"
 chmod 0644 "$man" "$bash_completion" "$zsh_completion"

@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 
 /// BTSnoop packet log (RFC 1761-style header, datalink 1002 = HCI UART/H4), as
 /// written by btmon and read by Wireshark and tshark.
@@ -21,7 +21,7 @@ final class BTSnoopWriter {
         header += BTSnoopWriter.bigEndian(UInt32(1))  // version
         header += BTSnoopWriter.bigEndian(UInt32(1002))  // datalink: H4
         header.withUnsafeBytes { bytes in
-            let written = Glibc.write(fd, bytes.baseAddress, bytes.count)
+            let written = sysWrite(fd, bytes.baseAddress, bytes.count)
             let error = written < 0 ? errno : 0
             finish(bytes, from: written, error: error)
         }
@@ -35,7 +35,7 @@ final class BTSnoopWriter {
         var done = max(written, 0)
         var reason = error
         while reason == 0, done < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            let n = sysWrite(fd, bytes.baseAddress! + done, bytes.count - done)
             if n < 0 {
                 if errno == EINTR { continue }
                 reason = errno  // read right after the call that failed
@@ -108,5 +108,5 @@ final class BTSnoopWriter {
         record.withUnsafeBytes { finish($0, from: written, error: error) }
     }
 
-    func close() { Glibc.close(fd) }
+    func close() { sysClose(fd) }
 }

@@ -1,6 +1,6 @@
 import BLEHost
 import EightBall
-import Glibc
+import CLinux
 
 /// Where the central's questions come from: --question (each --count times) or
 /// standard input, one per line (a prompt when it is a terminal).
@@ -39,7 +39,7 @@ final class QuestionSource {
     func readStdin() {
         var chunk = [UInt8](repeating: 0, count: 1024)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { sysRead(0, $0.baseAddress, $0.count) }
             if n > 0 {
                 stdinBuffer += chunk[0..<n]
             } else {
@@ -203,7 +203,7 @@ func jsonString(_ s: String) -> String {
         case "\t": out += "\\t"
         default:
             if scalar.value < 0x20 {
-                out += "\\u00" + hex(UInt8(scalar.value)).lowercased()
+                out += "\\u00" + hex(UInt8(scalar.value)).foldedCase()
             } else {
                 out.unicodeScalars.append(scalar)
             }
@@ -260,7 +260,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let entry = seen.entries[seen.add(report)]
         guard let peerName, session.settings.peerAddress == CentralLogic.unresolvedPeer,
               entry.summary.hasService(EightBallUUID.service),
-              entry.summary.name.string.lowercased() == peerName.lowercased() else { return }
+              entry.summary.name.string.foldedCase() == peerName.foldedCase() else { return }
         session.settings.peerAddress = entry.address.value
     }
 
@@ -410,9 +410,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
         if entry.rssi == 127 || entry.rssi < settings.rssiMin || entry.rssi > settings.rssiMax {
             return "signal outside \(settings.rssiMin)…\(settings.rssiMax) dBm"
         }
-        if let peerName, entry.summary.name.string.lowercased() != peerName.lowercased() {
+        if let peerName, entry.summary.name.string.foldedCase() != peerName.foldedCase() {
             if !entry.summary.nameIsComplete, !entry.heardScanResponse,
-               peerName.lowercased().hasPrefix(entry.summary.name.string.lowercased()) {
+               peerName.foldedCase().hasPrefix(entry.summary.name.string.foldedCase()) {
                 return "not named \"\(peerName)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
             }
             return "not named \"\(peerName)\""

@@ -1,15 +1,21 @@
-import Glibc
+import CLinux
 
-// Checks on the command line that swift-argument-parser cannot make: bytes that
-// are not UTF-8 (CommandLine.arguments has already replaced them with U+FFFD)
-// and options that the chosen role does not use.
+// Checks on the command line that getopt_long does not make: bytes that are
+// not UTF-8, options given twice, and options that the chosen role does not use.
 
 /// The arguments as the kernel passed them (argv[1...]), bytes untouched.
-func rawArguments() -> [[UInt8]] {
-    (1..<Int(CommandLine.argc)).map { index in
-        guard let pointer = CommandLine.unsafeArgv[index] else { return [] }
-        return Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
+func rawArguments(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [[UInt8]] {
+    var result: [[UInt8]] = []
+    var index = 1
+    while index < Int(argc) {
+        if let pointer = argv[index] {
+            result.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+        } else {
+            result.append([])
+        }
+        index += 1
     }
+    return result
 }
 
 /// The problem with the first argument that is not valid UTF-8, naming the
@@ -17,7 +23,7 @@ func rawArguments() -> [[UInt8]] {
 func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
     for (index, bytes) in arguments.enumerated() where !isValidUTF8(bytes) {
         let text = String(decoding: bytes, as: UTF8.self)
-        if text.hasPrefix("--"), let equals = text.firstIndex(of: "=") {
+        if text.hasPrefix("--"), let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
             return "\(text[..<equals]) must be valid UTF-8 (its value has bytes that are not)"
         }
         if index > 0, let option = optionName(arguments[index - 1]), valueOptions.contains(option) {
@@ -47,27 +53,25 @@ func optionName(_ bytes: [UInt8]) -> String? {
 }
 
 func optionName(_ text: String) -> String? {
-    guard text.hasPrefix("--"), text.count > 2 else { return nil }
-    let body = text.dropFirst(2)
-    return String(body.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0])
+    let bytes = Array(text.utf8)
+    guard bytes.count > 2, bytes[0] == UInt8(ascii: "-"), bytes[1] == UInt8(ascii: "-") else { return nil }
+    let body = bytes[2...].prefix { $0 != UInt8(ascii: "=") }
+    return String(decoding: body, as: UTF8.self)
 }
 
 /// Options that take a value (the next argument, or after "=").
-let valueOptions: Set<String> = [
-    "role", "transport", "btsnoop", "log-level", "address", "health-check", "udev-match",
-    "name", "answers", "max-centrals", "idle-timeout", "seed",
-    "question", "rssi-min", "rssi-max", "timeout", "count", "peer",
-]
+let valueOptions: [String] = optionTable.filter { $0.value != nil }.map { $0.name }
 
 /// Options that only one role uses.
-let peripheralOptions: Set<String> = ["name", "answers", "max-centrals", "idle-timeout", "seed"]
-let centralOptions: Set<String> = ["question", "rssi-min", "rssi-max", "timeout", "count", "peer", "scan", "json"]
+let peripheralOptions: [String] = optionTable.filter { $0.role == .peripheral }.map { $0.name }
+let centralOptions: [String] = optionTable.filter { $0.role == .central }.map { $0.name }
 
 /// One warning per option given that the run will not use (the other role's,
 /// or any role option with --controller-info / --list-controllers).
-func ignoredOptionWarnings(arguments: [String], role: RoleOption?, controllerInfo: Bool, listControllers: Bool) -> [String] {
+func ignoredOptionWarnings(given options: [(name: String, value: String)], role: RoleOption?, controllerInfo: Bool,
+                           listControllers: Bool) -> [String] {
     var given: [String] = []
-    for option in givenOptions(arguments) where !given.contains(option.name) { given.append(option.name) }
+    for option in options where !given.contains(option.name) { given.append(option.name) }
     var warnings: [String] = []
     for name in given {
         let isPeripheral = peripheralOptions.contains(name)
@@ -86,103 +90,44 @@ func ignoredOptionWarnings(arguments: [String], role: RoleOption?, controllerInf
 
 /// An option given more than once ("--role peripheral --role central" must not
 /// quietly take the last): the problem, or nil. Only --question repeats.
-func repeatedOption(_ arguments: [String]) -> String? {
-    var values: [String: [String]] = [:]
+func repeatedOption(_ options: [(name: String, value: String)]) -> String? {
     var order: [String] = []
-    for (name, value) in givenOptions(arguments) {
-        if values[name] == nil { order.append(name) }
-        values[name, default: []].append(value)
-    }
+    for option in options where !order.contains(option.name) { order.append(option.name) }
     for name in order where name != "question" {
-        guard let given = values[name], given.count > 1 else { continue }
+        let given = options.filter { $0.name == name }.map { $0.value }
+        guard given.count > 1, !(optionSpec(name)?.repeats ?? false) else { continue }
         let shown = valueOptions.contains(name) ? " (" + given.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
         return "--\(name) is given \(given.count) times\(shown); give it once (only --question repeats)"
     }
     return nil
 }
 
-/// The options on a command line in order, each with its value ("" for a flag):
-/// "--name X" and "--name=X" alike; a value is never taken for an option.
+/// The options on a command line in order, each with its value ("" for a
+/// flag), as the parser finds them (empty when it finds a problem).
 func givenOptions(_ arguments: [String]) -> [(name: String, value: String)] {
-    var options: [(name: String, value: String)] = []
-    var index = 0
-    while index < arguments.count {
-        let argument = arguments[index]
-        if argument == "--" { break }
-        if let name = optionName(argument) {
-            var value = ""
-            if let equals = argument.firstIndex(of: "=") {
-                value = String(argument[argument.index(after: equals)...])
-            } else if valueOptions.contains(name), index + 1 < arguments.count {
-                value = arguments[index + 1]
-                index += 1
-            }
-            options.append((name, value))
-        }
-        index += 1
+    switch parseCommandLine(arguments) {
+    case .success(let parsed): parsed.options
+    case .failure: []
     }
-    return options
-}
-
-/// swift-argument-parser's messages in the program's own style (lower case,
-/// "--option must …"), e.g. "The value 'peripheal' is invalid for '--role
-/// <peripheral|central>'. Please provide one of …" → "--role must be
-/// peripheral or central (got 'peripheal')".
-func parserMessage(_ message: String) -> String {
-    if let rest = message.dropPrefix("The value '"), let quote = rest.firstRange(of: "' is invalid for '") {
-        let value = String(rest[..<quote.lowerBound])
-        let after = rest[quote.upperBound...]
-        let option = String(after.prefix { $0 != " " && $0 != "'" })
-        if let reason = after.firstRange(of: "': ") {
-            return "\(option): \(after[reason.upperBound...]) (got '\(value)')"
-        }
-        if let open = after.firstIndex(of: "<"), let close = after.firstIndex(of: ">"), open < close,
-           after[after.index(after: open)..<close].contains("|") {
-            let choices = after[after.index(after: open)..<close].split(separator: "|")
-            let listed = choices.dropLast().joined(separator: ", ") + " or " + (choices.last.map(String.init) ?? "")
-            return "\(option) must be \(listed) (got '\(value)')"
-        }
-        return "\(option) must be a number (got '\(value)')"
-    }
-    if let rest = message.dropPrefix("Missing value for '") {
-        return "\(rest.prefix { $0 != " " && $0 != "'" }) needs a value"
-    }
-    if let rest = message.dropPrefix("Unexpected argument '"), let end = rest.firstIndex(of: "'") {
-        let argument = rest[..<end]
-        if RoleOption(rawValue: String(argument)) != nil {
-            return "unexpected argument '\(argument)'; did you mean '--role \(argument)'?"
-        }
-        return "unexpected argument '\(argument)' (a value with spaces needs quotes: --question \"Will it rain?\")"
-    }
-    if message.contains("unexpected arguments") {
-        return lowerCased(message) + " (a value with spaces needs quotes: --question \"Will it rain?\")"
-    }
-    return lowerCased(message)
-}
-
-/// "Unknown option '--rol'. Did you mean '--role'?" → "unknown option '--rol'; did you mean '--role'?"
-func lowerCased(_ sentence: String) -> String {
-    var text = sentence
-    while text.hasSuffix(".") { text.removeLast() }
-    return text.split(separator: ". ", omittingEmptySubsequences: false).map { part -> String in
-        guard let first = part.first, first.isUppercase, part.dropFirst().first?.isLowercase ?? false else { return String(part) }
-        return first.lowercased() + part.dropFirst()
-    }.joined(separator: "; ")
 }
 
 extension String {
-    func dropPrefix(_ prefix: String) -> Substring? {
-        hasPrefix(prefix) ? dropFirst(prefix.count) : nil
-    }
-
+    /// Every occurrence of `target` replaced (byte-wise: both are UTF-8).
     func replacingOccurrences(of target: String, with replacement: String) -> String {
-        var out = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {
-            out += rest[..<range.lowerBound] + replacement
-            rest = rest[range.upperBound...]
+        let bytes = Array(utf8), pattern = Array(target.utf8)
+        guard !pattern.isEmpty else { return self }
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            if i + pattern.count <= bytes.count, bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
+                out += replacement.utf8
+                i += pattern.count
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
         }
-        return out + rest
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
@@ -192,8 +137,8 @@ extension ITCBDongle {
     /// peripheral's --name, --answers) and ITCB_QUESTION (the central's one
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
-    mutating func applyEnvironment(given arguments: [String]) -> String? {
-        let given = Set(givenOptions(arguments).map(\.name))
+    mutating func applyEnvironment(given parsed: ParsedCommandLine) -> String? {
+        let given = parsed.options.map { $0.name }
         func variable(_ name: String) -> String? {
             guard let value = getenv(name) else { return nil }
             let text = String(cString: value)

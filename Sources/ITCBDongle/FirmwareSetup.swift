@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 import BLEHost
 import VendorDrivers
 

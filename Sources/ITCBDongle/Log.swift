@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 import BLEHost
 
 /// Log levels of --log-level, most to least severe.
@@ -6,7 +6,7 @@ enum LogLevel: Int, Comparable, CaseIterable {
     case error, warning, info, debug, trace
 
     init?(name: String) {
-        switch name.lowercased() {
+        switch name.foldedCase() {
         case "error": self = .error
         case "warning", "warn": self = .warning
         case "info": self = .info
@@ -36,18 +36,27 @@ enum Log {
     /// The first error line of the run (the one a --json error object carries).
     nonisolated(unsafe) static var firstError: String? = nil
 
+    /// Inlined where it is called: the message is built there only when the
+    /// level is on, and the one `emit` writes it (an @autoclosure passed into
+    /// an outlined function gets a copy of that function per call site).
+    @inline(__always)
     static func write(_ level: LogLevel, _ message: @autoclosure () -> String) {
-        if level == .error, firstError == nil { firstError = message() }
-        guard level <= Log.level else { return }
-        let line = "itcb-dongle: \(level.name): \(message())\n"
-        writeStandardError(line)
+        guard level <= Log.level || (level == .error && firstError == nil) else { return }
+        emit(level, message())
     }
 
-    static func error(_ m: @autoclosure () -> String) { write(.error, m()) }
-    static func warning(_ m: @autoclosure () -> String) { write(.warning, m()) }
-    static func info(_ m: @autoclosure () -> String) { write(.info, m()) }
-    static func debug(_ m: @autoclosure () -> String) { write(.debug, m()) }
-    static func trace(_ m: @autoclosure () -> String) { write(.trace, m()) }
+    @inline(never)
+    static func emit(_ level: LogLevel, _ message: String) {
+        if level == .error, firstError == nil { firstError = message }
+        guard level <= Log.level else { return }
+        writeStandardError("itcb-dongle: \(level.name): \(message)\n")
+    }
+
+    @inline(__always) static func error(_ m: @autoclosure () -> String) { write(.error, m()) }
+    @inline(__always) static func warning(_ m: @autoclosure () -> String) { write(.warning, m()) }
+    @inline(__always) static func info(_ m: @autoclosure () -> String) { write(.info, m()) }
+    @inline(__always) static func debug(_ m: @autoclosure () -> String) { write(.debug, m()) }
+    @inline(__always) static func trace(_ m: @autoclosure () -> String) { write(.trace, m()) }
 }
 
 /// A log line built in a fixed buffer and written with one write(2): the line
@@ -97,7 +106,7 @@ struct LogLine {
             bytes.truncate(to: bytes.count - 1)
             bytes.append(0x0A)
         }
-        bytes.withBytes { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+        bytes.withBytes { _ = sysWrite(2, $0.baseAddress, $0.count) }
     }
 }
 
@@ -141,7 +150,7 @@ func writeStandardError(_ text: String) {
 
 func writeRaw(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeMutableBytes { sysWrite(fd, $0.baseAddress, $0.count) }
 }
 
 /// Writes a line straight to fd 1, so piped output (--json) streams as it happens.

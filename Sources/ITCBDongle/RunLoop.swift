@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 import BLEHost
 import VendorDrivers
 
@@ -46,14 +46,14 @@ enum Signals {
             if signal != SIGHUP, Signals.stopReceived == 0 { Signals.stopReceived = signal }
             Signals.arrived = true
             var byte = UInt8(truncatingIfNeeded: signal)
-            _ = Glibc.write(Signals.writeFD, &byte, 1)
+            _ = sysWrite(Signals.writeFD, &byte, 1)
             if Signals.wakeFD >= 0 {
                 var one: UInt64 = 1
-                _ = Glibc.write(Signals.wakeFD, &one, 8)
+                _ = sysWrite(Signals.wakeFD, &one, 8)
             }
         }
         for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, handler) }
-        signal(SIGPIPE, SIG_IGN)
+        clinux_ignore_signal(SIGPIPE)
     }
 
     /// Every signal received since the last call, to `handle` (the pipe is read
@@ -67,7 +67,7 @@ enum Signals {
     /// The next signal received, if any (read only when the pipe is readable).
     static func next() -> Int32? {
         var byte: UInt8 = 0
-        return Glibc.read(readFD, &byte, 1) == 1 ? Int32(byte) : nil
+        return sysRead(readFD, &byte, 1) == 1 ? Int32(byte) : nil
     }
 
     /// 128 + the stop signal's number, the shell's convention; nil when none arrived.

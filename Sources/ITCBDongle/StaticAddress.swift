@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 import BLEHost
 
 /// The static random address used when the controller has no public address:
@@ -40,13 +40,4 @@ func hostName() -> String {
 /// The text of a NUL-terminated C buffer (up to the first NUL, or all of it).
 func string(fromCString buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
-
-extension String {
-    func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
-        while let c = s.last, c.isWhitespace { s = s.dropLast() }
-        return String(s)
-    }
 }

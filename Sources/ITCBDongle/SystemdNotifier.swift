@@ -1,5 +1,5 @@
 import BLEHost
-import Glibc
+import CLinux
 
 /// The sd_notify datagram protocol (systemd.exec(5), sd_notify(3)) without
 /// libsystemd: READY=1 once the role is up, STATUS= lines, STOPPING=1, and
@@ -83,5 +83,5 @@ final class SystemdNotifier {
         }
     }
 
-    func close() { Glibc.close(fd) }
+    func close() { sysClose(fd) }
 }

@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 
 /// What a transport hands the driver: whole packets (USB: each from its
 /// transfer's own buffer) or H4 bytes for the driver to de-frame (UART, TCP).
@@ -64,11 +64,9 @@ enum TransportError: Error, CustomStringConvertible {
     }
 }
 
-func errnoString() -> String { String(cString: strerror(errno)) }
-
 /// Reads what a non-blocking descriptor has into `buffer`; throws on EOF or a hard error.
 func readDescriptor(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String) throws(TransportError) -> Int {
-    let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+    let n = sysRead(fd, buffer.baseAddress, buffer.count)
     if n > 0 { return n }
     if n == 0 { throw .lost("\(what): the controller closed the connection") }
     if errno == EAGAIN || errno == EINTR { return 0 }
@@ -79,7 +77,7 @@ func readDescriptor(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, wha
 func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, what: String) throws(TransportError) {
     var offset = 0
     while offset < bytes.count {
-        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        let n = sysWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
         if n > 0 {
             offset += n
         } else if n < 0, errno == EAGAIN || errno == EINTR {
@@ -140,7 +138,7 @@ class DescriptorTransport: Transport {
         try writeDescriptor(fd, UnsafeRawBufferPointer(rebasing: output[0..<count]), what: description)
     }
 
-    func close() { Glibc.close(fd) }
+    func close() { sysClose(fd) }
 }
 
 /// H4 over TCP: Bumble's and Android's virtual controllers (`tcp:HOST:PORT`).
@@ -168,7 +166,7 @@ final class TCPTransport: DescriptorTransport {
                     break
                 }
                 lastError = errnoString()
-                Glibc.close(s)
+                sysClose(s)
             }
             info = current.pointee.ai_next
         }
@@ -216,7 +214,7 @@ final class SerialTransport: DescriptorTransport {
         }
         var tio = termios()
         guard tcgetattr(opened, &tio) == 0 else {
-            Glibc.close(opened)
+            sysClose(opened)
             throw .unavailable("\(path) is not a serial port: \(errnoString())")
         }
         cfmakeraw(&tio)

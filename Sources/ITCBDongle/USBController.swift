@@ -1,7 +1,7 @@
 import BLEHost
 import CLibUSB
+import CLinux
 import VendorDrivers
-import Glibc
 
 /// A USB device that looks like a Bluetooth controller (Core Vol 4 Part B §2:
 /// class E0 Wireless, subclass 01 RF, protocol 01 Bluetooth) on the device or on
@@ -86,7 +86,7 @@ enum USBController {
         defer { libusb_exit(context) }
         let (list, devices) = enumerate(context)
         defer { if let list { libusb_free_device_list(list, 1) } }
-        let controllers = devices.filter(\.isBluetooth)
+        let controllers = devices.filter { $0.isBluetooth }
         if controllers.isEmpty {
             writeStandardError("no USB Bluetooth controllers found (\(devices.count) USB devices seen)\n")
             return Exit.success

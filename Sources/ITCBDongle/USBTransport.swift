@@ -1,6 +1,6 @@
 import BLEHost
 import CLibUSB
-import Glibc
+import CLinux
 
 /// HCI over USB (Core Vol 4 Part B) through libusb-1.0, fully asynchronous and
 /// driven by the run loop's poll(2): libusb's descriptors join the poll set

@@ -1,4 +1,4 @@
-import Glibc
+import CLinux
 
 /// `itcb-dongle --udev-match DEVPATH` (udev's %p, or a sysfs directory): the IMPORT{program} helper of
 /// udev/70-itcb-dongle.rules. It decides, for one USB device, whether it is a

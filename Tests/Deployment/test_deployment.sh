@@ -444,8 +444,8 @@ staged_install() {
     [ "$(stat -c %a "$dest/etc/udev/rules.d/70-itcb-dongle.rules")" = 644 ] || return 1
     # The binary build-deb.sh built (what install.sh installs without --binary)
     # lands byte for byte as the package has it (both strip it the same way).
-    if [ -x .build-deb/release/itcb-dongle ] && [ -z "${ITCB_DEB:-}" ]; then
-        DESTDIR="$scratch/same" scripts/install.sh --binary .build-deb/release/itcb-dongle >/dev/null || return 1
+    if [ -x .build-embedded/itcb-dongle ] && [ -z "${ITCB_DEB:-}" ]; then
+        DESTDIR="$scratch/same" scripts/install.sh --binary .build-embedded/itcb-dongle >/dev/null || return 1
         cmp "$scratch/same/usr/local/bin/itcb-dongle" "$binary" || { echo "install.sh and the package differ"; return 1; }
     fi
     ! grep -rq '/usr/bin/itcb-dongle' "$dest/etc" || { echo "a path still names /usr/bin"; return 1; }

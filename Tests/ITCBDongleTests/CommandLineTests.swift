@@ -1,33 +1,80 @@
 import Testing
 @testable import ITCBDongle
 
-/// The command line's own checks (issue 19): one message style, repeated
-/// options, what the unit's environment may set, where a long name is sent.
-@Suite struct CommandLineTests {
+/// The command line's own checks (issues 19 and 17): getopt_long over the one
+/// option table, one message style, repeated options, what the table generates,
+/// where a long name is sent. Serialized: getopt_long keeps its state in libc.
+@Suite(.serialized) struct CommandLineTests {
+    /// The first problem getopt_long (and the conversion of the values) finds, or nil.
+    func problem(_ arguments: [String]) -> String? {
+        switch parseCommandLine(arguments) {
+        case .failure(let error): return error.message
+        case .success(let parsed):
+            do throws(UsageError) {
+                _ = try ITCBDongle(parsed)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+    }
+
     @Test func parserMessagesInTheProgramsStyle() {
-        #expect(parserMessage("The value 'peripheal' is invalid for '--role <peripheral|central>'. Please provide one of 'peripheral' and 'central'.")
-            == "--role must be peripheral or central (got 'peripheal')")
-        #expect(parserMessage("The value 'x' is invalid for '--count <n>'") == "--count must be a number (got 'x')")
-        #expect(parserMessage("Missing value for '--peer <name|address>'") == "--peer needs a value")
-        #expect(parserMessage("Unknown option '--rol'. Did you mean '--role'?") == "unknown option '--rol'; did you mean '--role'?")
-        #expect(parserMessage("Unexpected argument 'central'") == "unexpected argument 'central'; did you mean '--role central'?")
-        #expect(parserMessage("2 unexpected arguments: 'it', 'rain?'").hasSuffix("(a value with spaces needs quotes: --question \"Will it rain?\")"))
+        #expect(problem(["--role", "peripheal"]) == "--role must be peripheral or central (got 'peripheal')")
+        #expect(problem(["--count", "x"]) == "--count must be a number (got 'x')")
+        #expect(problem(["--timeout=soon"]) == "--timeout must be a number (got 'soon')")
+        #expect(problem(["--role", "central", "--peer"]) == "--peer needs a value")
+        #expect(problem(["--rol", "peripheral"]) == "unknown option '--rol'; did you mean '--role'?")
+        #expect(problem(["--rol=peripheral"]) == "unknown option '--rol'; did you mean '--role'?")
+        #expect(problem(["--frobnicate"]) == "unknown option '--frobnicate'")
+        #expect(problem(["-x"]) == "unknown option '-x'")
+        #expect(problem(["--json=yes"]) == "--json takes no value (got '--json=yes')")
+        #expect(problem(["central"]) == "unexpected argument 'central'; did you mean '--role central'?")
+        #expect(problem(["--question", "Will", "it", "rain?"])?.hasPrefix("2 unexpected arguments: 'it', 'rain?' (a value with spaces needs quotes") == true)
+        #expect(problem(["--seed", "-5"]) == "--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '-5')")
+    }
+
+    @Test func bothSpellingsOfAValueAndNegativeNumbers() throws {
+        let parsed = try parseCommandLine(["--role=central", "--rssi-min", "-70", "--timeout=0.5", "--question", "--why?"]).get()
+        let command = try ITCBDongle(parsed)
+        #expect(command.role == .central && command.rssiMin == -70 && command.timeout == 0.5)
+        #expect(command.question == ["--why?"])
+        // Options after "--" are arguments.
+        #expect(try parseCommandLine(["--json", "--", "--name"]).get().positional == ["--name"])
     }
 
     @Test func repeatedOptionsAreFoundWithTheirValues() {
-        #expect(repeatedOption(["--role", "peripheral", "--role=central"])
+        #expect(repeatedOption(givenOptions(["--role", "peripheral", "--role=central"]))
             == "--role is given 2 times ('peripheral', 'central'); give it once (only --question repeats)")
-        #expect(repeatedOption(["--json", "--json"]) == "--json is given 2 times; give it once (only --question repeats)")
-        #expect(repeatedOption(["--question", "A?", "--question", "B?"]) == nil)
+        #expect(repeatedOption(givenOptions(["--json", "--json"])) == "--json is given 2 times; give it once (only --question repeats)")
+        #expect(repeatedOption(givenOptions(["--question", "A?", "--question", "B?"])) == nil)
         // A value that looks like an option is a value: --question "--name" once is fine.
-        #expect(repeatedOption(["--question", "--name", "--name", "X"]) == nil)
-        #expect(repeatedOption(["--name", "X", "--", "--name"]) == nil)
+        #expect(repeatedOption(givenOptions(["--question", "--name", "--name", "X"])) == nil)
+        #expect(repeatedOption(givenOptions(["--name", "X", "--", "--name"])) == nil)
     }
 
     @Test func givenOptionsPairNamesWithValues() {
         let options = givenOptions(["--role", "central", "--json", "--peer=Kiosk", "--question", "--why?"])
-        #expect(options.map(\.name) == ["role", "json", "peer", "question"])
-        #expect(options.map(\.value) == ["central", "", "Kiosk", "--why?"])
+        #expect(options.map { $0.name } == ["role", "json", "peer", "question"])
+        #expect(options.map { $0.value } == ["central", "", "Kiosk", "--why?"])
+    }
+
+    @Test func theTableMakesHelpManPageAndCompletion() throws {
+        let help = helpText()
+        let page = manPage(date: "2026-11-24")
+        let bash = try #require(completionScript(shell: "bash"))
+        for spec in optionTable where !spec.hidden {
+            #expect(help.contains("--" + spec.name), "\(spec.name) in --help")
+            #expect(page.contains("\\fB" + ("--" + spec.name).replacingOccurrences(of: "-", with: "\\-") + "\\fR"), "\(spec.name) in the man page")
+            #expect(bash.contains("'--" + spec.name + "'"), "\(spec.name) in the bash completion")
+        }
+        #expect(!help.contains("--generate-man-page"))
+        #expect(page.hasPrefix(".TH ITCB\\-DONGLE 1 \"2026-11-24\" \"itcb\\-dongle \(itcbDongleVersion)\""))
+        #expect(completionScript(shell: "zsh")?.hasPrefix("#compdef itcb-dongle") == true)
+        #expect(completionScript(shell: "fish")?.contains("complete -c itcb-dongle -l role") == true)
+        #expect(completionScript(shell: "tcsh") == nil)
+        #expect(valueOptions.contains("question") && !valueOptions.contains("json"))
+        #expect(peripheralOptions == ["name", "answers", "max-centrals", "idle-timeout", "seed"])
     }
 
     @Test func aLongNameIsSaidToGoInTheScanResponse() {

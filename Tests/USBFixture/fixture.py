@@ -27,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CACHE = os.path.join(REPO, ".cache", "usb-fixture")
-BINARY = os.environ.get("ITCB_DONGLE_RELEASE_BIN", os.path.join(REPO, ".build-release", "release", "itcb-dongle"))
+BINARY = os.environ.get("ITCB_DONGLE_RELEASE_BIN", os.path.join(REPO, ".build-embedded", "itcb-dongle"))
 VID_PID = "0a12:0001"
 
 HELPERS = r"""
@@ -108,8 +108,8 @@ class Guest:
         """controller_port: one port, or with fleet=True four (one controller per
         dongle: four FunctionFS dongles on four dummy_hcd buses, ffs_dongle.py)."""
         if not os.access(BINARY, os.X_OK):
-            raise AssertionError(f"release binary missing at {BINARY}: swift build -c release --static-swift-stdlib"
-                                 " --product itcb-dongle --scratch-path .build-release (or set ITCB_DONGLE_RELEASE_BIN)")
+            raise AssertionError(f"shipped binary missing at {BINARY}: scripts/build-embedded.sh"
+                                 " (or set ITCB_DONGLE_RELEASE_BIN)")
         self.work = tempfile.mkdtemp(prefix="usb-fixture-")
         os.chmod(self.work, 0o755)  # the guest's unprivileged users run the binary from here
         os.makedirs(os.path.join(self.work, "cmd"))

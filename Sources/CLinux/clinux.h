@@ -1,0 +1,59 @@
+// The libc the Linux board uses, as one small C module that both builds import:
+// the ordinary SwiftPM build (where these headers come through the system
+// module map) and the Embedded Swift build (which has no Glibc module). What
+// Swift cannot import as it is gets a non-variadic shim here: errno (a macro),
+// open(2) and fcntl(2) (variadic), SIG_IGN (a cast macro), getopt_long's
+// globals.
+#ifndef ITCB_CLINUX_H
+#define ITCB_CLINUX_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <locale.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <wctype.h>
+
+static inline int clinux_errno(void) { return errno; }
+static inline void clinux_set_errno(int value) { errno = value; }
+
+static inline int clinux_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
+static inline int clinux_fcntl(int fd, int command, int argument) { return fcntl(fd, command, argument); }
+
+static inline ssize_t clinux_read(int fd, void *buffer, size_t count) { return read(fd, buffer, count); }
+static inline ssize_t clinux_write(int fd, const void *buffer, size_t count) { return write(fd, buffer, count); }
+static inline int clinux_close(int fd) { return close(fd); }
+
+/// signal(number, SIG_IGN).
+static inline void clinux_ignore_signal(int number) { signal(number, SIG_IGN); }
+
+/// getopt_long's state (globals of libc).
+static inline const char *clinux_optarg(void) { return optarg; }
+static inline int clinux_optind(void) { return optind; }
+static inline int clinux_optopt(void) { return optopt; }
+/// optind = 0 makes glibc start over (a fresh scan of a new argv).
+static inline void clinux_getopt_reset(void) { optind = 0; opterr = 0; }
+
+/// Unicode case folding of one scalar without Swift's Unicode tables: libc's,
+/// under the C.UTF-8 locale set at start (LC_CTYPE only).
+static inline unsigned int clinux_towlower(unsigned int scalar) { return (unsigned int)towlower((wint_t)scalar); }
+static inline int clinux_iswspace(unsigned int scalar) { return iswspace((wint_t)scalar); }
+
+#endif

@@ -1,0 +1,97 @@
+import CLinux
+
+// The few libc calls Swift cannot import as they are (CLinux shims them), under
+// the names the platform code uses. The same in the ordinary and the Embedded
+// build: neither imports Glibc.
+
+/// errno of the calling thread.
+var errno: Int32 {
+    get { clinux_errno() }
+    set { clinux_set_errno(newValue) }
+}
+
+/// open(2) (variadic in C).
+func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    clinux_open(path, flags, mode)
+}
+
+/// fcntl(2) with an int argument (variadic in C).
+func fcntl(_ fd: Int32, _ command: Int32, _ argument: Int32 = 0) -> Int32 {
+    clinux_fcntl(fd, command, argument)
+}
+
+/// read(2), write(2), close(2) under names no method shadows.
+func sysRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { clinux_read(fd, buffer, count) }
+func sysWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { clinux_write(fd, buffer, count) }
+func sysClose(_ fd: Int32) { _ = clinux_close(fd) }
+
+/// Sets the descriptor non-blocking.
+func setNonBlocking(_ fd: Int32) {
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+}
+
+/// The text of errno's current value.
+func errnoString() -> String { String(cString: strerror(errno)) }
+
+/// libc's Unicode character classes (C.UTF-8), loaded the first time a
+/// non-ASCII character is folded or trimmed: the locale files stay unmapped
+/// (about 150 KB resident) for ASCII-only runs.
+nonisolated(unsafe) var unicodeLocaleLoaded = false
+
+func loadUnicodeLocale() {
+    guard !unicodeLocaleLoaded else { return }
+    unicodeLocaleLoaded = true
+    _ = setlocale(LC_CTYPE, "C.UTF-8")
+}
+
+extension String {
+    /// Lower case, scalar by scalar (libc's towlower under C.UTF-8: the whole
+    /// of Unicode's simple case mapping, without Swift's case tables).
+    func foldedCase() -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            if scalar.isASCII {
+                out.append(scalar.value >= 65 && scalar.value <= 90 ? Unicode.Scalar(UInt8(scalar.value + 32)) : scalar)
+            } else {
+                loadUnicodeLocale()
+                out.append(Unicode.Scalar(clinux_towlower(scalar.value)) ?? scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// Without leading and trailing white space (Unicode's, via libc).
+    func trimmingCharacters() -> String {
+        var scalars = Substring(self).unicodeScalars
+        func space(_ s: Unicode.Scalar) -> Bool {
+            if s.isASCII { return s.value == 32 || (s.value >= 9 && s.value <= 13) }
+            loadUnicodeLocale()
+            return clinux_iswspace(s.value) != 0
+        }
+        while let first = scalars.first, space(first) { scalars.removeFirst() }
+        while let last = scalars.last, space(last) { scalars.removeLast() }
+        return String(Substring(scalars))
+    }
+}
+
+/// A whole number in decimal ("-70", "4"); nil for anything else.
+func parseInteger(_ text: String) -> Int? { Int(text, radix: 10) }
+
+/// A decimal number as strtod(3) reads it in the C locale ("5", "0.5", "-1",
+/// "1e2"); nil unless the whole text is one.
+func parseDouble(_ text: String) -> Double? {
+    guard !text.isEmpty, text.utf8.allSatisfy({ $0 > 32 }) else { return nil }
+    var end: UnsafeMutablePointer<CChar>? = nil
+    return text.withCString { start -> Double? in
+        let value = strtod(start, &end)
+        guard let end, end != UnsafeMutablePointer(mutating: start), end.pointee == 0 else { return nil }
+        return value
+    }
+}
+
+/// 64 random bits from the kernel (getrandom(2)).
+func randomUInt64() -> UInt64 {
+    var value: UInt64 = 0
+    _ = withUnsafeMutableBytes(of: &value) { getrandom($0.baseAddress, 8, 0) }
+    return value
+}
