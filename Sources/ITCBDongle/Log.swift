@@ -82,22 +82,38 @@ struct LogLine {
 
     /// "0x" and lower-case hex digits, as String(radix: 16) prints them.
     mutating func hex(_ value: UInt16) {
-        text("0x")
-        var started = false
-        for shift in stride(from: 12, through: 0, by: -4) {
-            let digit = UInt8((value &>> UInt16(shift)) & 0xF)
-            if digit == 0, !started, shift > 0 { continue }
-            started = true
-            bytes.append(digit < 10 ? 48 + digit : 87 + digit)
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x30, 0x78, 0, 0, 0, 0)
+        var count = 2
+        withUnsafeMutableBytes(of: &digits) { out in
+            var started = false
+            for shift in stride(from: 12, through: 0, by: -4) {
+                let digit = UInt8((value &>> UInt16(shift)) & 0xF)
+                if digit == 0, !started, shift > 0 { continue }
+                started = true
+                out[count] = digit < 10 ? 48 + digit : 87 + digit
+                count += 1
+            }
         }
+        withUnsafeBytes(of: &digits) { _ = bytes.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
     /// Bytes of a value; control characters become '?' so one line stays one line.
+    /// Cleaned in a stack chunk and appended a chunk at a time: the Embedded
+    /// build (-Osize) copies the line's whole buffer for every byte appended alone.
     mutating func value(_ raw: UnsafeRawBufferPointer) {
-        let room = min(raw.count, bytes.freeSpace - 1)
-        let start = bytes.count
-        bytes.append(UnsafeRawBufferPointer(rebasing: raw[0..<max(0, room)]))
-        for i in start..<bytes.count where bytes[i] < 0x20 || bytes[i] == 0x7F { bytes[i] = 0x3F }
+        let room = max(0, min(raw.count, bytes.freeSpace - 1))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { chunk in
+            var offset = 0
+            while offset < room {
+                let n = min(64, room - offset)
+                for i in 0..<n {
+                    let byte = raw[offset + i]
+                    chunk[i] = byte < 0x20 || byte == 0x7F ? 0x3F : byte
+                }
+                _ = bytes.append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(chunk)[0..<n]))
+                offset += n
+            }
+        }
     }
 
     mutating func write() {
