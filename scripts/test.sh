@@ -53,11 +53,12 @@ suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-set
 suite "interop on RootCanal controllers" .venv/bin/python -m pytest -q Tests/RootCanal
 suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
 # The path kiosks run, measured where it runs (the QEMU guest, libusb 1.0.26). The
-# allocation budgets are the aims; instructions and syscalls are gated just above
-# where they stand (44,083-44,580 and 38.7-39.2 on 2026-11-24): the instruction aim,
-# 40,000, is not met, and the syscalls move with the wake-ups (docs/PERFORMANCE.md).
-suite "USB bench in the QEMU guest: 0 allocations of ours, <= 1 per transfer, <= 50,000 instructions, <= 42 syscalls per question" \
-    env BENCH_USB_MAX_INSTRUCTIONS=50000 BENCH_USB_MAX_SYSCALLS=42 scripts/bench-usb.sh
+# allocation budgets are the aims; instructions and syscalls are gated above where the
+# shipped (Embedded) binary stands (54,468-54,845 and 36.6-38.4 on 2026-11-25; the
+# SwiftPM release build of the same sources: 42,766): the instruction aim, 40,000,
+# is not met, and the syscalls move with the wake-ups (docs/PERFORMANCE.md).
+suite "USB bench in the QEMU guest: 0 allocations of ours, <= 1 per transfer, <= 60,000 instructions, <= 42 syscalls per question" \
+    env BENCH_USB_MAX_INSTRUCTIONS=60000 BENCH_USB_MAX_SYSCALLS=42 scripts/bench-usb.sh
 suite "interop with BlueZ in the QEMU guest" .venv/bin/python -m pytest -q Tests/BlueZ
 suite "deployment (deb, unit, rule)" Tests/Deployment/test_deployment.sh
 
