@@ -65,7 +65,7 @@ public struct ACLTransmitQueue: ~Copyable {
         }
         let end = sent + length
         if end > from {
-            pdus[head].withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[(from - 4)..<(end - 4)])) }
+            pdus[head].withBytesInPlace { packet.append(UnsafeRawBufferPointer(rebasing: $0[(from - 4)..<(end - 4)])) }
         }
         sent = end
         if sent == total {

@@ -127,6 +127,9 @@ struct DriverProgress {
     var nextScanProbe: UInt64 = 0
     var wantsPortReset = false
     var controllerWentSilent = false
+    /// No host timer is due before this (the host's deadline as `nextDeadline`
+    /// last told the board); good for the one pass after it, 0 = unknown.
+    var hostTimersFrom: UInt64 = 0
     // Set-up.
     var setupCommandPending = false
     var setupDeadline: UInt64 = 0
@@ -356,7 +359,15 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             framingLost(.stalled, now: now, observer: &observer)
         }
         guard progress.state == .running else { return }
-        host.tick(now: now)
+        // The host's timers only when one may be due: none is before the deadline
+        // the board last slept towards (a timer armed since was armed from a
+        // later `now`, so falls later still). That answer holds for this pass.
+        if now >= progress.hostTimersFrom {
+            host.tick(now: now)
+        } else {
+            host.setClock(now)
+        }
+        progress.hostTimersFrom = 0
         if let interval = settings.healthInterval, now >= progress.nextHealthCheck {
             progress.nextHealthCheck = now + interval
             host.probeController()
@@ -369,7 +380,8 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         processEvents(now: now, observer: &observer)
     }
 
-    /// The earliest time `service` (or `check`) has work.
+    /// The earliest time `service` (or `check`) has work. Mutating: the host's
+    /// part is kept, so the next `service` skips the host's timers before it.
     public mutating func nextDeadline() -> UInt64? {
         var first = UInt64.max
         if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
@@ -377,7 +389,9 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         case .settingUp:
             first = min(first, progress.setupDeadline)
         case .running:
-            if let d = host.nextDeadline() { first = min(first, d) }
+            let hostDeadline = host.nextDeadline()
+            progress.hostTimersFrom = hostDeadline ?? UInt64.max
+            if let d = hostDeadline { first = min(first, d) }
             if let d = app.nextDeadline() { first = min(first, d) }
             if progress.isStopping { first = min(first, progress.hardStop) }
             if settings.healthInterval != nil { first = min(first, progress.nextHealthCheck) }
@@ -448,7 +462,10 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             setup.command(into: &outgoing)
             return true
         case .running:
-            return host.nextOutgoing(into: &outgoing)
+            guard host.nextOutgoing(into: &outgoing) else { return false }
+            // A command arms its timeout: the host's deadline must be asked again.
+            if outgoing[0] == H4PacketType.command { progress.hostTimersFrom = 0 }
+            return true
         case .needsFiles, .finished:
             return false
         }

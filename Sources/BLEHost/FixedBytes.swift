@@ -81,8 +81,10 @@ public struct FixedBytes<let capacity: Int> {
     }
 
     /// Gives the valid bytes to `body` as a raw buffer; the pointer must not escape.
+    /// Always inlined: a specialised copy of it (Embedded, -Osize) took `self`
+    /// by value and copied all `capacity` bytes before handing them out.
     @discardableResult
-    @inlinable @_addressableSelf public func withBytes<R: ~Copyable>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    @inlinable @inline(__always) @_addressableSelf public func withBytes<R: ~Copyable>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         storage.span.withUnsafeBytes { raw in
             body(UnsafeRawBufferPointer(rebasing: raw[0..<length]))
         }

@@ -173,6 +173,9 @@ public struct Host: ~Copyable {
         return deadline
     }
 
+    /// Moves the host's clock when no timer is due (the driver knows when none is).
+    public mutating func setClock(_ now: UInt64) { self.now = now }
+
     /// Runs timers due at `now`.
     public mutating func tick(now: UInt64) {
         self.now = now

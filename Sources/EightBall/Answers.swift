@@ -57,6 +57,14 @@ public enum Answers {
         _ = phrase(index).withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
     }
 
+    /// Answer `index` as it goes on the air in `style`.
+    @inlinable public static func value<let n: Int>(_ index: Int, style: AnswerStyle, into buffer: inout FixedBytes<n>) {
+        switch style {
+        case .slug: slug(index, into: &buffer)
+        case .text: phrase(index, into: &buffer)
+        }
+    }
+
     /// The index of an answer given either as a slug or as its English phrase.
     public static func index(of bytes: UnsafeRawBufferPointer) -> Int? {
         if let index = index(ofSlug: bytes) { return index }

@@ -88,17 +88,11 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     /// The last accepted question of a connection (for logs), in place; empty if none.
     /// Inlinable so the run loop's per-question log line gets it specialised (the
     /// generic entry point looks up `FixedBytes` metadata on every call).
-    @inlinable @_addressableSelf public func withQuestion<R>(connection: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    /// `mutating` to be reached by address: a borrowing call copied the whole
+    /// peripheral (4.9 KB) in the Embedded build (docs/ARCHITECTURE.md, "State in place").
+    @inlinable public mutating func withQuestion<R>(connection: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard let index = slot(connection) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return centrals[index].question.withBytes(body)
-    }
-
-    /// Writes answer `index` as it goes on the air in the configured style.
-    @inlinable @_addressableSelf public func answerValue<let n: Int>(_ index: Int, into value: inout FixedBytes<n>) {
-        switch style {
-        case .slug: Answers.slug(index, into: &value)
-        case .text: Answers.phrase(index, into: &value)
-        }
+        return centrals[index].question.withBytesInPlace(body)
     }
 
     // MARK: - Host events
@@ -135,7 +129,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
                 continue
             }
             var value = FixedBytes<32>()
-            answerValue(centrals[index].answer, into: &value)
+            Answers.value(centrals[index].answer, style: style, into: &value)
             let sent = value.withBytes { host.notify(connection: connection, attribute: handles.answerHandle, value: $0) }
             if sent {
                 answeredCount += 1
@@ -153,7 +147,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         guard attribute == handles.answerHandle else { return ATTError.readNotPermitted }
         // The last answer for this central; empty before its first question (rule 3).
         if let index = slot(connection), centrals[index].answer >= 0 {
-            answerValue(centrals[index].answer, into: &value)
+            Answers.value(centrals[index].answer, style: style, into: &value)
         }
         return 0
     }

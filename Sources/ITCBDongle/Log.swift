@@ -122,7 +122,7 @@ struct LogLine {
             bytes.truncate(to: bytes.count - 1)
             bytes.append(0x0A)
         }
-        bytes.withBytes { _ = sysWrite(2, $0.baseAddress, $0.count) }
+        bytes.withBytesInPlace { _ = sysWrite(2, $0.baseAddress, $0.count) }
     }
 }
 

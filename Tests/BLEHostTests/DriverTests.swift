@@ -36,6 +36,26 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         #expect({ o.received.count == d.app.received.count }())
     }
 
+    @Test func hostTimersRunWhenDueWhateverTheBoardWasTold() {
+        var o = RecordingObserver()
+        var d = readyDriver(now: 0, &o)
+        // Nothing armed: the board may sleep until input.
+        #expect({ d.nextDeadline() == nil }())
+        d.host.probeController()
+        #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
+        // Armed after the board asked: its timeout (3 s) still runs in the next `service`.
+        d.service(now: 10_000, observer: &o)
+        #expect(o.events.contains("controllerTimeout"))
+        // Asked again: the re-initialisation's Reset, due at its own timeout.
+        #expect(drain(&d) == [hciReset])
+        let due = d.nextDeadline()
+        #expect(due == 13_000)
+        d.service(now: 12_999, observer: &o)
+        #expect(o.events.filter { $0 == "controllerTimeout" }.count == 1)
+        d.service(now: 13_000, observer: &o)
+        #expect(o.events.filter { $0 == "controllerTimeout" }.count == 2)
+    }
+
     @Test func notReadyAfterReadyTimeoutWithoutAnswers() {
         var o = RecordingObserver()
         var d = makeDriver(NoSetup())

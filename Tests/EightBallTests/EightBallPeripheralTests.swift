@@ -146,7 +146,7 @@ import TestSupport
 
 extension EightBallPeripheral {
     /// The last question of a connection as bytes; nil for an unknown connection.
-    func questionBytes(_ connection: UInt16) -> [UInt8]? {
+    mutating func questionBytes(_ connection: UInt16) -> [UInt8]? {
         guard slot(connection) != nil else { return nil }
         return withQuestion(connection: connection) { Array($0) }
     }
