@@ -16,8 +16,7 @@
 # Usage: scripts/build-embedded.sh [--arch x86_64|arm64] [--out DIR] [--force]
 #   → DIR/itcb-dongle (default DIR: .build-embedded, .build-embedded-arm64 for
 #     --arch arm64), DIR/itcb-dongle.1,
-#     DIR/completion/{itcb-dongle.bash,_itcb-dongle,itcb-dongle.fish}, and for
-#     --arch arm64 DIR/itcb-dongle-qemu, which runs it here (in qemu-aarch64-static);
+#     DIR/completion/{itcb-dongle.bash,_itcb-dongle,itcb-dongle.fish};
 #     the last line on stdout is the binary's path. Nothing is rebuilt when no
 #     source changed since the last build (--force rebuilds).
 # Needs: the Swift 6.3 toolchain (its embedded stdlib for
@@ -33,8 +32,9 @@
 # binutils and crt files of gcc-aarch64-linux-gnu) into an ordinary
 # dynamically linked PIE for /lib/ld-linux-aarch64.so.1. The build runs the
 # result in qemu-aarch64-static (user mode) to make the man page and the
-# completion. Needs, besides the above (scripts/setup.sh installs them):
-# libc6-dev:arm64, libusb-1.0-0-dev:arm64, gcc-aarch64-linux-gnu, qemu-user-static.
+# completion; scripts/test-arm64.sh tests it there against Bumble. Needs,
+# besides the above (scripts/setup.sh installs them): libc6-dev:arm64,
+# libusb-1.0-0-dev:arm64, gcc-aarch64-linux-gnu, qemu-user-static.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=""
@@ -70,13 +70,6 @@ clang="$toolchain/bin/clang"
 sources=(Sources/BLEHost/*.swift Sources/EightBall/*.swift Sources/VendorDrivers/*.swift Sources/ITCBDongle/*.swift
          Sources/CLinux/* Sources/CLibUSB/* scripts/build-embedded.sh)
 binary="$out/itcb-dongle"
-mkdir -p "$out"
-if ((${#run[@]})); then
-    # What runs the binary here (ITCB_DONGLE_BIN for the suites): user-mode QEMU.
-    printf '#!/bin/sh\n# %s in user-mode QEMU (scripts/build-embedded.sh --arch %s)\nexec %s "%s" "$@"\n' \
-        "$binary" "$arch" "${run[*]}" "$(readlink -f "$binary")" > "$binary-qemu"
-    chmod +x "$binary-qemu"
-fi
 if [ "$force" = 0 ] && [ -x "$binary" ] && [ -z "$(find "${sources[@]}" -newer "$binary" 2>/dev/null)" ]; then
     echo "build-embedded: $binary is up to date" >&2
     echo "$binary"
