@@ -54,8 +54,8 @@ while [ $# -gt 0 ]; do
 done
 case "$arch" in
     amd64|x86_64) arch=amd64; scratch=${ITCB_DEB_SCRATCH:-.build-embedded}; run=(); strip=strip ;;
-    arm64|aarch64) arch=arm64; scratch=${ITCB_DEB_SCRATCH:-.build-embedded-arm64}; strip=aarch64-linux-gnu-strip
-        run=(); [ "$(dpkg --print-architecture)" = arm64 ] || run=(qemu-aarch64-static) ;;
+    arm64|aarch64) arch=arm64; scratch=${ITCB_DEB_SCRATCH:-.build-embedded-arm64}; run=(qemu-aarch64-static)
+        strip=aarch64-linux-gnu-strip ;;
     *) echo "build-deb: unknown --arch $arch (amd64 or arm64)" >&2; exit 2 ;;
 esac
 work=$(mktemp -d)
