@@ -16,6 +16,10 @@
 #           prerm (stops running instances), postrm (purge: removes the user)
 #
 # Usage: scripts/build-deb.sh                  build the binary (below), then package it
+#        scripts/build-deb.sh --arch arm64     the same for Debian arm64 (Raspberry Pi kiosks):
+#                                              cross-built (scripts/build-embedded.sh --arch
+#                                              arm64, into .build-embedded-arm64), and run in
+#                                              qemu-aarch64-static for its version and man page
 #        scripts/build-deb.sh --binary PATH    package a binary built before (by this
 #                                              script, or scripts/build-embedded.sh)
 #        scripts/build-deb.sh --build-only     only build; prints the binary's path
@@ -30,16 +34,17 @@
 # stdlib is compiled into it, so it needs only glibc (libc, libm) and
 # libusb-1.0 at run time: Depends: libc6, libusb-1.0-0. It builds into the same
 # build directory as the tests (.build-embedded; ITCB_DEB_SCRATCH=DIR for another), so
-# what they tested is what is packaged.
+# what they tested is what is packaged (.build-embedded-arm64 for arm64, which
+# the arm64 suite of scripts/test.sh runs in user-mode QEMU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(tr -d ' \n' < VERSION)
 arch=$(dpkg --print-architecture)
-scratch=${ITCB_DEB_SCRATCH:-.build-embedded}
 binary=""
 build_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
+        --arch) arch=$2; shift ;;
         --binary) binary=$2; shift ;;
         --build-only) build_only=1 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -47,6 +52,12 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+case "$arch" in
+    amd64|x86_64) arch=amd64; scratch=${ITCB_DEB_SCRATCH:-.build-embedded}; run=(); strip=strip ;;
+    arm64|aarch64) arch=arm64; scratch=${ITCB_DEB_SCRATCH:-.build-embedded-arm64}; run=(qemu-aarch64-static)
+        strip=aarch64-linux-gnu-strip ;;
+    *) echo "build-deb: unknown --arch $arch (amd64 or arm64)" >&2; exit 2 ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -54,7 +65,7 @@ build() {
     echo "build-deb: building the shipped binary (scripts/build-embedded.sh: Embedded Swift, -Osize;" \
         "2 to 5 minutes from scratch, nothing when no source changed)" >&2
     local built
-    built=$(scripts/build-embedded.sh --out "$scratch") || { echo "build-deb: scripts/build-embedded.sh failed" >&2; exit 1; }
+    built=$(scripts/build-embedded.sh --arch "$arch" --out "$scratch") || { echo "build-deb: scripts/build-embedded.sh failed" >&2; exit 1; }
     echo "$built"
 }
 
@@ -69,7 +80,7 @@ if [ -n "$unexpected" ]; then
     exit 1
 fi
 # The version the binary reports is the one the package is named after.
-reported=$("$binary" --version)
+reported=$("${run[@]}" "$binary" --version)
 [ "$reported" = "$version" ] || {
     echo "build-deb: $binary --version says '$reported', VERSION says '$version' (Sources/ITCBDongle/Version.swift)" >&2
     exit 1
@@ -85,19 +96,19 @@ install -d "$package/DEBIAN" "$package/usr/bin" "$package/lib/udev/rules.d" "$pa
     "$package/usr/share/man/man1" "$package/usr/share/bash-completion/completions" \
     "$package/usr/share/zsh/vendor-completions"
 install -m 0755 "$binary" "$package/usr/bin/itcb-dongle"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/itcb-dongle"
+"$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/itcb-dongle"
 install -m 0644 udev/70-itcb-dongle.rules "$package/lib/udev/rules.d/70-itcb-dongle.rules"
 install -m 0644 udev/itcb-dongle@.service "$package/lib/systemd/system/itcb-dongle@.service"
 install -m 0644 udev/itcb-dongle.default "$package/etc/default/itcb-dongle"
 install -m 0644 udev/dongles "$package/etc/itcb-dongle/dongles"
 install -m 0644 packaging/debian/copyright README.md "$doc/"
 # Man page and shell completion, from the packaged binary's option table (the one --help is made from).
-SOURCE_DATE_EPOCH=$epoch "$package/usr/bin/itcb-dongle" --generate-man-page \
+SOURCE_DATE_EPOCH=$epoch "${run[@]}" "$package/usr/bin/itcb-dongle" --generate-man-page \
     | gzip -9n > "$package/usr/share/man/man1/itcb-dongle.1.gz"
 # (bash-completion sources the file: no #! line, lintian's bash-completion-with-hashbang)
-"$package/usr/bin/itcb-dongle" --generate-completion-script bash | sed '1{/^#!/d}' \
+"${run[@]}" "$package/usr/bin/itcb-dongle" --generate-completion-script bash | sed '1{/^#!/d}' \
     > "$package/usr/share/bash-completion/completions/itcb-dongle"
-"$package/usr/bin/itcb-dongle" --generate-completion-script zsh > "$package/usr/share/zsh/vendor-completions/_itcb-dongle"
+"${run[@]}" "$package/usr/bin/itcb-dongle" --generate-completion-script zsh > "$package/usr/share/zsh/vendor-completions/_itcb-dongle"
 chmod 0644 "$package/usr/share/man/man1/itcb-dongle.1.gz" "$package/usr/share/bash-completion/completions/itcb-dongle" \
     "$package/usr/share/zsh/vendor-completions/_itcb-dongle"
 cat > "$work/changelog" <<CHANGELOG

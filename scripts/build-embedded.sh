@@ -13,19 +13,36 @@
 # the bash, zsh and fish completion (what scripts/build-deb.sh and
 # scripts/install.sh ship).
 #
-# Usage: scripts/build-embedded.sh [--out DIR] [--force]
-#   → DIR/itcb-dongle (default DIR: .build-embedded), DIR/itcb-dongle.1,
+# Usage: scripts/build-embedded.sh [--arch x86_64|arm64] [--out DIR] [--force]
+#   → DIR/itcb-dongle (default DIR: .build-embedded, .build-embedded-arm64 for
+#     --arch arm64), DIR/itcb-dongle.1,
 #     DIR/completion/{itcb-dongle.bash,_itcb-dongle,itcb-dongle.fish};
 #     the last line on stdout is the binary's path. Nothing is rebuilt when no
 #     source changed since the last build (--force rebuilds).
 # Needs: the Swift 6.3 toolchain (its embedded stdlib for
 # x86_64-unknown-linux-gnu), clang (the toolchain's), libusb-1.0-0-dev.
+#
+# --arch arm64 (Raspberry Pi kiosks, Debian arm64; default: x86_64) cross-builds
+# the same binary on this machine. The toolchain has no Embedded stdlib for
+# aarch64-unknown-linux-gnu, only for aarch64-none-none-elf; that one serves:
+# Swift compiles for aarch64-none-none-elf while its C importer reads
+# Debian's arm64 headers as aarch64-unknown-linux-gnu (the same AAPCS64 data
+# layout: 64-bit long, unsigned char, 32-bit wchar_t), and clang links the
+# objects against Debian's arm64 glibc and libusb (multiarch, with the cross
+# binutils and crt files of gcc-aarch64-linux-gnu) into an ordinary
+# dynamically linked PIE for /lib/ld-linux-aarch64.so.1. The build runs the
+# result in qemu-aarch64-static (user mode) to make the man page and the
+# completion; scripts/test-arm64.sh tests it there against Bumble. Needs,
+# besides the above (scripts/setup.sh installs them): libc6-dev:arm64,
+# libusb-1.0-0-dev:arm64, gcc-aarch64-linux-gnu, qemu-user-static.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=.build-embedded
+out=""
 force=0
+arch=x86_64
 while [ $# -gt 0 ]; do
     case "$1" in
+        --arch) arch=$2; shift ;;
         --out) out=$2; shift ;;
         --force) force=1 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -33,11 +50,20 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-target=x86_64-unknown-linux-gnu
+case "$arch" in
+    x86_64|amd64)
+        target=x86_64-unknown-linux-gnu; stdlib_target=$target; cross=(); run=(); strip=strip
+        out=${out:-.build-embedded} ;;
+    arm64|aarch64)
+        target=aarch64-unknown-linux-gnu; stdlib_target=aarch64-none-none-elf
+        cross=(-Xcc "--target=$target"); run=(qemu-aarch64-static); strip=aarch64-linux-gnu-strip
+        out=${out:-.build-embedded-arm64} ;;
+    *) echo "build-embedded: unknown --arch $arch (x86_64 or arm64)" >&2; exit 2 ;;
+esac
 swiftc=$(command -v swiftc)
 toolchain=$(dirname "$(dirname "$(readlink -f "$swiftc")")")
-embedded_lib="$toolchain/lib/swift/embedded/$target"
-[ -d "$embedded_lib" ] || { echo "build-embedded: no Embedded Swift stdlib for $target in $toolchain" >&2; exit 1; }
+embedded_lib="$toolchain/lib/swift/embedded/$stdlib_target"
+[ -d "$embedded_lib" ] || { echo "build-embedded: no Embedded Swift stdlib for $stdlib_target in $toolchain" >&2; exit 1; }
 clang="$toolchain/bin/clang"
 [ -x "$clang" ] || clang=clang
 
@@ -52,7 +78,7 @@ fi
 
 mkdir -p "$out/obj" "$out/completion"
 flags=(-enable-experimental-feature Embedded -enable-experimental-feature AddressableParameters
-       -target "$target" -wmo -parse-as-library -Osize
+       -target "$stdlib_target" "${cross[@]}" -wmo -parse-as-library -Osize
        # One section per function, so the link keeps only what is called; the
        # machine outliner folds the repeated instruction runs of String code.
        -Xfrontend -function-sections -Xllvm -enable-machine-outliner=always
@@ -83,16 +109,16 @@ rm -f "$binary"
     -L "$embedded_lib" -lswiftUnicodeDataTables -lusb-1.0 \
     -Wl,--gc-sections -Wl,-z,relro -Wl,-z,now -Wl,--build-id
 touch -d "@$start" "$binary"  # out of date for any source edited while it was built
-"$binary" --version > /dev/null
+"${run[@]}" "$binary" --version > /dev/null
 
 # What the option table makes, at build time.
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)} \
-    "$binary" --generate-man-page > "$out/itcb-dongle.1"
-"$binary" --generate-completion-script bash > "$out/completion/itcb-dongle.bash"
-"$binary" --generate-completion-script zsh > "$out/completion/_itcb-dongle"
-"$binary" --generate-completion-script fish > "$out/completion/itcb-dongle.fish"
+    "${run[@]}" "$binary" --generate-man-page > "$out/itcb-dongle.1"
+"${run[@]}" "$binary" --generate-completion-script bash > "$out/completion/itcb-dongle.bash"
+"${run[@]}" "$binary" --generate-completion-script zsh > "$out/completion/_itcb-dongle"
+"${run[@]}" "$binary" --generate-completion-script fish > "$out/completion/itcb-dongle.fish"
 
-strip -o "$out/obj/itcb-dongle.stripped" "$binary"
+"$strip" -o "$out/obj/itcb-dongle.stripped" "$binary"
 stripped=$(stat -c %s "$out/obj/itcb-dongle.stripped")
 needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 echo "build-embedded: $binary in $(( $(date +%s) - start )) s: $(stat -c %s "$binary") bytes, $stripped stripped; needs: $needed" >&2

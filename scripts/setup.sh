@@ -29,6 +29,9 @@ if ((!demo)); then
     packages+=(tshark valgrind strace debootstrap bluez dbus python3-dbus python3-gi)
     # The firmware target (scripts/firmware.sh): the ARM toolchain, picolibc and QEMU.
     packages+=(gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm)
+    # The arm64 build (scripts/build-embedded.sh --arch arm64): Debian's arm64 glibc and
+    # libusb through multiarch, the cross binutils and crt files, and user-mode QEMU to run it.
+    packages+=(libc6-dev:arm64 libusb-1.0-0-dev:arm64 gcc-aarch64-linux-gnu qemu-user-static)
 fi
 # The venv (Bumble): Debian keeps ensurepip, which `python3 -m venv` needs, in
 # python3-venv; without it venv fails with "ensurepip is not available".
@@ -43,6 +46,9 @@ if ((${#missing[@]})); then
     echo "setup: installing Debian packages: ${missing[*]}"
     sudo_cmd=()
     [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        "${sudo_cmd[@]}" dpkg --add-architecture arm64
+    fi
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -43,6 +43,9 @@ suite "shipped binary: <= 512 KB stripped, <= 3 MB resident, <= 10 ms to adverti
 suite "interop with Bumble (peripheral)" .venv/bin/python -m pytest -q Tests/Interop
 suite "interop with Bumble (central)" .venv/bin/python -m pytest -q Tests/Central
 suite "appliance lifecycle with Bumble" .venv/bin/python -m pytest -q Tests/Lifecycle
+# The same binary and .deb for Debian arm64 (Raspberry Pi kiosks), cross-built here and run in
+# user-mode QEMU: the peripheral interop suite and the central's questions, against Bumble.
+suite "arm64: the .deb cross-built, Bumble interop (peripheral, central) in qemu-aarch64" scripts/test-arm64.sh
 # Realtek firmware download: the real Debian files (scripts/firmware-files.sh) on an emulated ROM, differential with Bumble's rtk driver.
 suite "Realtek firmware loading (emulated ROM, Bumble rtk driver)" .venv/bin/python -m pytest -q Tests/Realtek
 # Intel firmware download: the real ibt-* files on emulated Intel bootloaders (TLV and legacy), differential with Bumble's intel driver.
