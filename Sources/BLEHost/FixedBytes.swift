@@ -129,7 +129,7 @@ public struct ByteReader {
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     public var remaining: Int { bytes.count - offset }
-    @_addressableSelf public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
+    public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
 
     public mutating func u8() -> UInt8 {
         let value = bytes[offset]

@@ -138,7 +138,7 @@ public struct H4Deframer {
 
     /// The payload length its header announces (read byte by byte in place:
     /// a closure over the buffer made the compiler copy all 1 KB of it).
-    mutating func payloadLength() -> Int {
+    @_addressableSelf func payloadLength() -> Int {
         switch type {
         case H4PacketType.event: return Int(buffer[1])
         case H4PacketType.acl: return Int(buffer[2]) | Int(buffer[3]) &<< 8

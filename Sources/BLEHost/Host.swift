@@ -306,7 +306,7 @@ public struct Host: ~Copyable {
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).
-    public mutating func subscription(connection: UInt16, attribute: UInt16) -> UInt16 {
+    @_addressableSelf public func subscription(connection: UInt16, attribute: UInt16) -> UInt16 {
         guard let index = connectionIndex(connection),
               let cccd = server.database.cccdIndex(forValue: attribute) else { return 0 }
         return connections[index].bearer.cccd[cccd]

@@ -42,6 +42,6 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         }
     }
 
-    var statusDetail: String? { mutating get { "\(ball.answeredCount) question(s) answered" } }
+    var statusDetail: String? { "\(ball.answeredCount) question(s) answered" }
     var exitCode: Int32? { nil }
 }
