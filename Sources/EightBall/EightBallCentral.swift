@@ -29,7 +29,7 @@ public enum CentralEvent {
     case ready(mtu: UInt16)
     /// The answer to the current question: its index when it is a known slug or
     /// phrase, and the raw value.
-    case answered(answer: Int?, value: FixedBytes<32>, latency: UInt64)
+    case answered(answer: Int?, value: Capacity.AnswerValue, latency: UInt64)
     /// ATT error 0x0E: "please rephrase as a question".
     case rejected
     /// Another ATT error on the question write.
@@ -81,7 +81,7 @@ public struct EightBallCentral: ~Copyable {
     var hasQuestion = false
     var retried = false
     var askedAt: UInt64 = 0
-    var answer = FixedBytes<32>()
+    var answer = Capacity.AnswerValue()
     var hasAnswer = false
     var outcome = Outcome.none
     var finishing = false
