@@ -69,11 +69,11 @@ public struct H4Deframer {
     }
 
     /// Part of a packet has arrived and the rest is awaited (or being skipped).
-    public var isMidPacket: Bool { @_addressableSelf get { state != .indicator } }
+    public var isMidPacket: Bool { state != .indicator }
 
     /// Bytes that were not part of any packet: unknown indicators, and packets
     /// too large to be real. On a stream link either means lost framing.
-    public var framingErrors: Int { @_addressableSelf get { droppedBytes + droppedPackets } }
+    public var framingErrors: Int { droppedBytes + droppedPackets }
 
     /// The packet `next` returned as `.buffered`.
     public mutating func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytesInPlace(body) }

@@ -138,8 +138,8 @@ public struct Host: ~Copyable {
 
     // MARK: - Platform API
 
-    public var isReady: Bool { @_addressableSelf get { state == .ready } }
-    public var isStopped: Bool { @_addressableSelf get { state == .stopped } }
+    public var isReady: Bool { state == .ready }
+    public var isStopped: Bool { state == .stopped }
     public var connectionCount: Int { @_addressableSelf get { countConnections() } }
 
     @_addressableSelf func countConnections() -> Int {
@@ -214,7 +214,7 @@ public struct Host: ~Copyable {
         reinitialize()
     }
 
-    public var hasEvents: Bool { @_addressableSelf get { !events.isEmpty } }
+    public var hasEvents: Bool { !events.isEmpty }
 
     /// Takes the next HostEvent. An `.advertisingReport`'s report is then
     /// `advertisingReport`, until the next call.

@@ -90,11 +90,11 @@ public struct EightBallCentral: ~Copyable {
 
     public init(settings: CentralSettings) { self.settings = settings }
 
-    public var isIdleForQuestion: Bool { @_addressableSelf get { !hasQuestion && phase != .finished && !finishing } }
-    public var isFinished: Bool { @_addressableSelf get { phase == .finished } }
+    public var isIdleForQuestion: Bool { !hasQuestion && phase != .finished && !finishing }
+    public var isFinished: Bool { phase == .finished }
     /// Scan-only mode found at least one 8-Ball.
     public var reportedAny: Bool { reportedCount > 0 }
-    @_addressableSelf public func nextDeadline() -> UInt64? { deadline }
+    public func nextDeadline() -> UInt64? { deadline }
     public mutating func nextEvent() -> CentralEvent? { events.pop() }
 
     /// Starts looking for an 8-Ball (the host may still be initialising).
