@@ -385,7 +385,7 @@ public struct Host: ~Copyable {
         return nil
     }
 
-    @_addressableSelf func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
+    func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
 
     mutating func queueCommand(_ command: HCIPacket) {
         var packet = command

@@ -94,7 +94,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     }
 
     /// Writes answer `index` as it goes on the air in the configured style.
-    @inlinable @_addressableSelf public func answerValue<let n: Int>(_ index: Int, into value: inout FixedBytes<n>) {
+    @inlinable public func answerValue<let n: Int>(_ index: Int, into value: inout FixedBytes<n>) {
         switch style {
         case .slug: Answers.slug(index, into: &value)
         case .text: Answers.phrase(index, into: &value)
