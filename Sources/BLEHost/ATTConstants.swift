@@ -90,8 +90,8 @@ public struct CharacteristicProperties: Equatable, Sendable {
     public static let notify = CharacteristicProperties(rawValue: 0x10)
     public static let indicate = CharacteristicProperties(rawValue: 0x20)
 
-    @_addressableSelf public func contains(_ other: CharacteristicProperties) -> Bool { rawValue & other.rawValue == other.rawValue }
-    @_addressableSelf public func union(_ other: CharacteristicProperties) -> CharacteristicProperties {
+    public func contains(_ other: CharacteristicProperties) -> Bool { rawValue & other.rawValue == other.rawValue }
+    public func union(_ other: CharacteristicProperties) -> CharacteristicProperties {
         CharacteristicProperties(rawValue: rawValue | other.rawValue)
     }
 }

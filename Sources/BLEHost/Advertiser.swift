@@ -90,11 +90,6 @@ extension Host {
         updateAdvertising()
     }
 
-    public mutating func stopAdvertising() {
-        advertiser.desired = false
-        updateAdvertising()
-    }
-
     /// Brings the controller's advertising in line with what is wanted now.
     mutating func updateAdvertising() {
         guard state == .ready else { return }

@@ -47,14 +47,14 @@ public struct BLEUUID: Equatable, Sendable {
     public var wireSize: Int { uuid16 == nil ? 16 : 2 }
 
     @discardableResult
-    @_addressableSelf public func write<let n: Int>(to buffer: inout FixedBytes<n>) -> Bool {
+    public func write<let n: Int>(to buffer: inout FixedBytes<n>) -> Bool {
         if let short = uuid16 { return buffer.appendUInt16(short) }
         return write128(to: &buffer)
     }
 
     /// Always the 16-byte form (advertising data 128-bit lists).
     @discardableResult
-    @_addressableSelf public func write128<let n: Int>(to buffer: inout FixedBytes<n>) -> Bool {
+    public func write128<let n: Int>(to buffer: inout FixedBytes<n>) -> Bool {
         guard buffer.freeSpace >= 16 else { return false }
         for i in 0..<8 { buffer.append(UInt8(truncatingIfNeeded: low &>> wide(8 * i))) }
         for i in 0..<8 { buffer.append(UInt8(truncatingIfNeeded: high &>> wide(8 * i))) }
@@ -62,7 +62,7 @@ public struct BLEUUID: Equatable, Sendable {
     }
 
     /// Compares against an ATT wire value (2 or 16 bytes).
-    @_addressableSelf public func matches(wire bytes: UnsafeRawBufferPointer) -> Bool {
+    public func matches(wire bytes: UnsafeRawBufferPointer) -> Bool {
         guard let other = BLEUUID(wire: bytes) else { return false }
         return other == self
     }
@@ -95,12 +95,12 @@ public struct BDAddress: Equatable, Sendable {
         self.init(value: reader.u64(6), type: type)
     }
 
-    @_addressableSelf public func write<let n: Int>(to buffer: inout FixedBytes<n>) {
+    public func write<let n: Int>(to buffer: inout FixedBytes<n>) {
         for i in 0..<6 { buffer.append(UInt8(truncatingIfNeeded: value &>> wide(8 * i))) }
     }
 
     /// The byte at position `i` of the printed form (0 = most significant).
-    @_addressableSelf public func printedByte(_ i: Int) -> UInt8 {
+    public func printedByte(_ i: Int) -> UInt8 {
         UInt8(truncatingIfNeeded: value &>> wide(8 * (5 - i)))
     }
 }

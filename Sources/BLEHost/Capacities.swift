@@ -56,4 +56,10 @@ public enum Capacity {
 
     /// One question or any attribute value: ATT's maximum (Vol 3 Part F §3.2.9).
     public typealias ValueBuffer = FixedBytes<512>
+
+    /// A Device Name: at most 248 bytes of UTF-8 (Vol 3 Part C §12.1).
+    public typealias DeviceName = FixedBytes<248>
+
+    /// One 8-Ball answer as it goes on the air: a slug or the longest phrase.
+    public typealias AnswerValue = FixedBytes<32>
 }

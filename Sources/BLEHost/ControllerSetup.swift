@@ -27,7 +27,7 @@ public protocol ControllerSetup: ~Copyable {
     /// The command of the last `.send`.
     mutating func command(into packet: inout HCIPacket)
     /// How long the next answer may take (ms); counted from the last one.
-    var answerTimeout: UInt64 { mutating get }
+    var answerTimeout: UInt64 { get }
 }
 
 /// A controller that needs no set-up (the firmware's, a virtual one).
@@ -37,5 +37,5 @@ public struct NoSetup: ControllerSetup {
     public mutating func handle(event: UnsafeRawBufferPointer) -> SetupStep { .done }
     public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer) -> SetupStep { .done }
     public mutating func command(into packet: inout HCIPacket) {}
-    public var answerTimeout: UInt64 { mutating get { 0 } }
+    public var answerTimeout: UInt64 { 0 }
 }

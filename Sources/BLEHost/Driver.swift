@@ -318,25 +318,21 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
                 // The rest of this read is suspect too.
                 return framingLost(.notHCI(deframer.framingErrors - errors), now: now, observer: &observer)
             }
+            // One call site: inlined at two, `receive(type:…)` doubled this function (1.6 KB of firmware flash).
+            let type: UInt8, packet: UnsafeRawBufferPointer
             switch frame {
             case .none:
                 return
-            case .inPlace(let type, let start, let length):
-                receive(type: type, UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]), now: now, observer: &observer)
-            case .buffered(let type):
-                receiveBuffered(type, now: now, observer: &observer)
+            case .inPlace(let inPlaceType, let start, let length):
+                (type, packet) = (inPlaceType, UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]))
+            case .buffered(let bufferedType):
+                // Gathered in the de-framer, handed over from its buffer: the bytes
+                // stay there until its next use (the next read), which
+                // `receive(type:…)` never reaches.
+                (type, packet) = (bufferedType, deframer.withPacket { $0 })
             }
+            receive(type: type, packet, now: now, observer: &observer)
         }
-    }
-
-    /// A packet gathered in the de-framer, handed over from its buffer in place.
-    /// The bytes stay where they are until the de-framer's next use (the next
-    /// read), which `receive(type:…)` never reaches: the driver is reached in
-    /// place (inout), so its address holds for this call. A copy would be 1 KB
-    /// of stack, the closure form an access to all of self.
-    mutating func receiveBuffered<O: DriverObserver & ~Copyable>(_ type: UInt8, now: UInt64, observer: inout O) {
-        let packet = deframer.withPacket { $0 }
-        receive(type: type, packet, now: now, observer: &observer)
     }
 
     /// The declared length of an event or ACL packet matches what arrived.

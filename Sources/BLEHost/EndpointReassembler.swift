@@ -114,7 +114,7 @@ public struct EndpointReassembler {
         type == H4PacketType.event ? Int(header[1]) : Int(header[2]) | Int(header[3]) &<< 8
     }
 
-    mutating func payloadLength() -> Int {
+    @_addressableSelf func payloadLength() -> Int {
         type == H4PacketType.event ? Int(buffer[1]) : Int(buffer[2]) | Int(buffer[3]) &<< 8
     }
 }

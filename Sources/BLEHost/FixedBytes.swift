@@ -74,12 +74,6 @@ public struct FixedBytes<let capacity: Int> {
         return true
     }
 
-    /// Writes a little-endian UInt16 at an existing position (length fields written last).
-    @inlinable public mutating func setUInt16(_ value: UInt16, at index: Int) {
-        storage[index] = UInt8(truncatingIfNeeded: value)
-        storage[index + 1] = UInt8(truncatingIfNeeded: value &>> 8)
-    }
-
     /// Gives the valid bytes to `body` as a raw buffer; the pointer must not escape.
     /// Always inlined: a specialised copy of it (Embedded, -Osize) took `self`
     /// by value and copied all `capacity` bytes before handing them out.
@@ -131,7 +125,7 @@ public struct ByteReader {
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     public var remaining: Int { bytes.count - offset }
-    @_addressableSelf public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
+    public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
 
     public mutating func u8() -> UInt8 {
         let value = bytes[offset]
@@ -142,12 +136,6 @@ public struct ByteReader {
     public mutating func u16() -> UInt16 {
         let value = UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) &<< 8
         offset += 2
-        return value
-    }
-
-    public mutating func u24() -> UInt32 {
-        let value = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) &<< 8 | UInt32(bytes[offset + 2]) &<< 16
-        offset += 3
         return value
     }
 

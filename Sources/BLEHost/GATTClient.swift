@@ -136,7 +136,7 @@ public struct GATTClientLink: ~Copyable {
     }
 
     /// The response opcode the outstanding request expects (besides Error Response).
-    @_addressableSelf func awaits(_ opcode: UInt8) -> Bool { procedure != .idle && opcode == requestOpcode &+ 1 }
+    func awaits(_ opcode: UInt8) -> Bool { procedure != .idle && opcode == requestOpcode &+ 1 }
 }
 
 /// The GATT client (Core Vol 3 Part G over ATT, Part F), beside `ATTServer`:

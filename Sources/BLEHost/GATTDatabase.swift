@@ -61,7 +61,7 @@ public struct GATTDatabase: ~Copyable {
     }
 
     /// The length of a static attribute's stored value.
-    public mutating func staticValueLength(_ handle: UInt16) -> Int { attributes[Int(handle) - 1].valueLength }
+    @_addressableSelf public func staticValueLength(_ handle: UInt16) -> Int { attributes[Int(handle) - 1].valueLength }
 
     /// Whether a static attribute's value equals `bytes`.
     public mutating func staticValueEquals(_ handle: UInt16, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -153,13 +153,13 @@ public struct GATTDatabase: ~Copyable {
     }
 
     /// The CCCD handle of a characteristic value handle, if it has one.
-    public mutating func cccdHandle(forValue handle: UInt16) -> UInt16? {
-        guard let next = attribute(handle + 1), next.isCCCD else { return nil }
+    @_addressableSelf public func cccdHandle(forValue handle: UInt16) -> UInt16? {
+        guard Int(handle) < count, attributes[Int(handle)].isCCCD else { return nil }
         return handle + 1
     }
 
     /// The CCCD table index of a characteristic value handle.
-    public mutating func cccdIndex(forValue handle: UInt16) -> Int? {
+    @_addressableSelf public func cccdIndex(forValue handle: UInt16) -> Int? {
         guard let cccd = cccdHandle(forValue: handle) else { return nil }
         return attributes[Int(cccd) - 1].cccdIndex
     }

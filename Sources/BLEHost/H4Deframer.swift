@@ -35,38 +35,15 @@ public struct H4Deframer {
     var buffer = Capacity.PacketBuffer()
     public private(set) var droppedBytes = 0
     public private(set) var droppedPackets = 0
-    /// Set for a stream that carries one packet type without indicators: a USB
-    /// endpoint (events on interrupt IN, ACL on bulk IN; Core Vol 4 Part B §2.1),
-    /// where packets may span USB transfers and are delimited by their headers.
-    let fixedType: UInt8?
 
-    public init() { fixedType = nil }
-
-    /// A de-framer for one endpoint's stream; it delivers packets of `type`.
-    public init(endpointOf type: UInt8) {
-        fixedType = type
-        expectNext()
-    }
-
-    mutating func expectNext() {
-        guard let type = fixedType else {
-            state = .indicator
-            return
-        }
-        begin(type, header: type == H4PacketType.event ? 2 : 4)
-    }
-
-    /// Feeds bytes; `deliver` gets each complete packet (without the indicator byte).
-    public mutating func push(_ bytes: UnsafeRawBufferPointer, deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
-        for byte in bytes where consume(byte) { finish(deliver) }
-    }
+    public init() {}
 
     /// Cuts the next packet out of `input` from `offset` (advanced past what was
     /// used). A packet that lies whole in the input is returned where it lies
     /// (`.inPlace`), without a copy; only a packet split across reads is gathered
     /// in the buffer (`.buffered`: read it with `withPacket` before the next call).
     public mutating func next(_ input: UnsafeRawBufferPointer, offset: inout Int) -> H4Frame {
-        if state == .indicator, fixedType == nil, offset < input.count {
+        if state == .indicator, offset < input.count {
             let type = input[offset]
             let header = H4Deframer.headerLength(type)
             if header > 0, input.count - offset > header {
@@ -92,11 +69,11 @@ public struct H4Deframer {
     }
 
     /// Part of a packet has arrived and the rest is awaited (or being skipped).
-    public var isMidPacket: Bool { @_addressableSelf get { fixedType == nil ? state != .indicator : state != .header || !buffer.isEmpty } }
+    public var isMidPacket: Bool { state != .indicator }
 
     /// Bytes that were not part of any packet: unknown indicators, and packets
     /// too large to be real. On a stream link either means lost framing.
-    public var framingErrors: Int { @_addressableSelf get { droppedBytes + droppedPackets } }
+    public var framingErrors: Int { droppedBytes + droppedPackets }
 
     /// The packet `next` returned as `.buffered`.
     public mutating func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytesInPlace(body) }
@@ -133,7 +110,7 @@ public struct H4Deframer {
                 if headerLength + payload > H4Deframer.capacity {
                     droppedPackets += 1
                     needed = payload
-                    if needed == 0 { expectNext() } else { state = .discard }
+                    state = needed == 0 ? .indicator : .discard
                 } else if payload == 0 {
                     return true
                 } else {
@@ -147,7 +124,7 @@ public struct H4Deframer {
             if needed == 0 { return true }
         case .discard:
             needed -= 1
-            if needed == 0 { expectNext() }
+            if needed == 0 { state = .indicator }
         }
         return false
     }
@@ -161,19 +138,12 @@ public struct H4Deframer {
 
     /// The payload length its header announces (read byte by byte in place:
     /// a closure over the buffer made the compiler copy all 1 KB of it).
-    mutating func payloadLength() -> Int {
+    @_addressableSelf func payloadLength() -> Int {
         switch type {
         case H4PacketType.event: return Int(buffer[1])
         case H4PacketType.acl: return Int(buffer[2]) | Int(buffer[3]) &<< 8
         case H4PacketType.sco, H4PacketType.command: return Int(buffer[2])
         default: return (Int(buffer[2]) | Int(buffer[3]) &<< 8) & 0x3FFF  // ISO: 14-bit length
         }
-    }
-
-    mutating func finish(_ deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
-        let packetType = type
-        buffer.withBytesInPlace { deliver(packetType, $0) }
-        expectNext()
-        if fixedType == nil { buffer.removeAll() }
     }
 }

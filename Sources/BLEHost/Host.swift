@@ -138,8 +138,8 @@ public struct Host: ~Copyable {
 
     // MARK: - Platform API
 
-    public var isReady: Bool { @_addressableSelf get { state == .ready } }
-    public var isStopped: Bool { @_addressableSelf get { state == .stopped } }
+    public var isReady: Bool { state == .ready }
+    public var isStopped: Bool { state == .stopped }
     public var connectionCount: Int { @_addressableSelf get { countConnections() } }
 
     @_addressableSelf func countConnections() -> Int {
@@ -217,7 +217,7 @@ public struct Host: ~Copyable {
         reinitialize()
     }
 
-    public var hasEvents: Bool { @_addressableSelf get { !events.isEmpty } }
+    public var hasEvents: Bool { !events.isEmpty }
 
     /// Takes the next HostEvent. An `.advertisingReport`'s report is then
     /// `advertisingReport`, until the next call.
@@ -309,7 +309,7 @@ public struct Host: ~Copyable {
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).
-    public mutating func subscription(connection: UInt16, attribute: UInt16) -> UInt16 {
+    @_addressableSelf public func subscription(connection: UInt16, attribute: UInt16) -> UInt16 {
         guard let index = connectionIndex(connection),
               let cccd = server.database.cccdIndex(forValue: attribute) else { return 0 }
         return connections[index].bearer.cccd[cccd]
@@ -388,7 +388,7 @@ public struct Host: ~Copyable {
         return nil
     }
 
-    @_addressableSelf func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
+    func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
 
     mutating func queueCommand(_ command: HCIPacket) {
         var packet = command

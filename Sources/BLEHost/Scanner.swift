@@ -24,8 +24,8 @@ extension Host {
     static let scanInterval: UInt16 = 0x0060
     static let scanWindow: UInt16 = 0x0030
 
-    public var isScanning: Bool { @_addressableSelf get { scanner.enable.enabled } }
-    public var isConnecting: Bool { @_addressableSelf get { scanner.connecting } }
+    public var isScanning: Bool { scanner.enable.enabled }
+    public var isConnecting: Bool { scanner.connecting }
 
     /// Active scanning without controller duplicate filtering (LE Set Scan
     /// Enable, Core Vol 4 Part E §7.8.11): with filtering on, a controller

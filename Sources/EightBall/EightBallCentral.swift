@@ -29,7 +29,7 @@ public enum CentralEvent {
     case ready(mtu: UInt16)
     /// The answer to the current question: its index when it is a known slug or
     /// phrase, and the raw value.
-    case answered(answer: Int?, value: FixedBytes<32>, latency: UInt64)
+    case answered(answer: Int?, value: Capacity.AnswerValue, latency: UInt64)
     /// ATT error 0x0E: "please rephrase as a question".
     case rejected
     /// Another ATT error on the question write.
@@ -81,7 +81,7 @@ public struct EightBallCentral: ~Copyable {
     var hasQuestion = false
     var retried = false
     var askedAt: UInt64 = 0
-    var answer = FixedBytes<32>()
+    var answer = Capacity.AnswerValue()
     var hasAnswer = false
     var outcome = Outcome.none
     var finishing = false
@@ -90,11 +90,11 @@ public struct EightBallCentral: ~Copyable {
 
     public init(settings: CentralSettings) { self.settings = settings }
 
-    public var isIdleForQuestion: Bool { @_addressableSelf get { !hasQuestion && phase != .finished && !finishing } }
-    public var isFinished: Bool { @_addressableSelf get { phase == .finished } }
+    public var isIdleForQuestion: Bool { !hasQuestion && phase != .finished && !finishing }
+    public var isFinished: Bool { phase == .finished }
     /// Scan-only mode found at least one 8-Ball.
     public var reportedAny: Bool { reportedCount > 0 }
-    @_addressableSelf public func nextDeadline() -> UInt64? { deadline }
+    public func nextDeadline() -> UInt64? { deadline }
     public mutating func nextEvent() -> CentralEvent? { events.pop() }
 
     /// Starts looking for an 8-Ball (the host may still be initialising).

@@ -44,7 +44,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     public internal(set) var handles: EightBallDatabase
     public var style: AnswerStyle
     var picker: AnswerPicker
-    var name = FixedBytes<248>()
+    var name = Capacity.DeviceName()
     @usableFromInline var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
     var events = Capacity.ApplicationEventRing<EightBallEvent>(filler: .questionAccepted(connection: 0))
     /// Answers notified since start (for status lines).
@@ -57,7 +57,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     /// `name` is the advertised and Device Name (at most 248 bytes of UTF-8). The
     /// 8-Ball's services are added to `database`, which the host then owns.
     public init(name: UnsafeRawBufferPointer, style: AnswerStyle, seed: UInt64, database: inout GATTDatabase) {
-        let name = UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, 248)])
+        let name = UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, Capacity.DeviceName.capacityCount)])
         handles = EightBallDatabase.build(name: name, into: &database)
         self.style = style
         picker = AnswerPicker(seed: seed)
@@ -71,7 +71,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         _ pointer: UnsafeMutablePointer<EightBallPeripheral>, name: UnsafeRawBufferPointer, style: AnswerStyle,
         seed: UInt64, database: inout GATTDatabase
     ) {
-        let name = UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, 248)])
+        let name = UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, Capacity.DeviceName.capacityCount)])
         pointer.pointee.handles = EightBallDatabase.build(name: name, into: &database)
         pointer.pointee.style = style
         pointer.pointee.picker = AnswerPicker(seed: seed)
@@ -128,7 +128,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
                 }
                 continue
             }
-            var value = FixedBytes<32>()
+            var value = Capacity.AnswerValue()
             Answers.value(centrals[index].answer, style: style, into: &value)
             let sent = value.withBytes { host.notify(connection: connection, attribute: handles.answerHandle, value: $0) }
             if sent {

@@ -106,7 +106,7 @@ final class AnswerPrinter {
             return buffer.string
         }
         let phrase = answer.map { index -> String in
-            var buffer = FixedBytes<32>()
+            var buffer = Capacity.AnswerValue()
             Answers.phrase(index, into: &buffer)
             return buffer.string
         } ?? value

@@ -349,8 +349,8 @@ extension ITCBDongle {
             return { [name, maxCentrals, answers] session in
                 // The 8-Ball's services are built into the one database the host keeps.
                 var database = GATTDatabase()
-                var nameBytes = FixedBytes<248>()
-                Array(name.utf8.prefix(248)).withUnsafeBytes { _ = nameBytes.append($0) }
+                var nameBytes = Capacity.DeviceName()
+                Array(name.utf8.prefix(Capacity.DeviceName.capacityCount)).withUnsafeBytes { _ = nameBytes.append($0) }
                 let ball = nameBytes.withBytes {
                     EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session.number - 1), database: &database)
                 }

@@ -37,7 +37,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
             // The one info line of a question: built in place, no allocation.
             guard LogLevel.info <= Log.level else { return }
             var line = LogLine(.info)
-            var value = FixedBytes<32>()
+            var value = Capacity.AnswerValue()
             Answers.value(answer, style: ball.style, into: &value)
             line.text("answer on ")
             line.hex(connection)
@@ -52,6 +52,6 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         }
     }
 
-    var statusDetail: String? { mutating get { "\(ball.answeredCount) question(s) answered" } }
+    var statusDetail: String? { "\(ball.answeredCount) question(s) answered" }
     var exitCode: Int32? { nil }
 }

@@ -25,11 +25,6 @@ func sysRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> I
 func sysWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { clinux_write(fd, buffer, count) }
 func sysClose(_ fd: Int32) { _ = clinux_close(fd) }
 
-/// Sets the descriptor non-blocking.
-func setNonBlocking(_ fd: Int32) {
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-}
-
 /// The text of errno's current value.
 func errnoString() -> String { String(cString: strerror(errno)) }
 

@@ -8,11 +8,11 @@ protocol RoleLogic: HostApplication, ~Copyable {
     /// Set when the role finished by itself (central: all questions asked).
     var exitCode: Int32? { get }
     /// The role's part of the SIGHUP status line ("12 question(s) answered").
-    var statusDetail: String? { mutating get }
+    var statusDetail: String? { get }
 }
 
 extension RoleLogic where Self: ~Copyable {
-    var statusDetail: String? { mutating get { nil } }
+    var statusDetail: String? { nil }
     var isFinished: Bool { exitCode != nil }
 }
 

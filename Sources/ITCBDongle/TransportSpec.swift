@@ -66,11 +66,6 @@ enum TransportSpec: Equatable {
         default: false
         }
     }
-
-    var isTCP: Bool {
-        if case .tcp = self { return true }
-        return false
-    }
 }
 
 struct TransportSpecError: Error, CustomStringConvertible {

@@ -67,7 +67,7 @@ public struct VendorSetup: ControllerSetup {
     public mutating func command(into packet: inout HCIPacket) { packet = self.packet }
 
     /// Realtek: 10 s per answer; Intel: 5 s (a download is thousands of commands).
-    public var answerTimeout: UInt64 { mutating get { vendor == .intel ? 5_000 : 10_000 } }
+    public var answerTimeout: UInt64 { vendor == .intel ? 5_000 : 10_000 }
 
     /// The command goes on the bulk OUT endpoint (Intel Secure Send over USB; Linux btusb does the same).
     public var commandOnBulk: Bool { overUSB && vendor == .intel && intel.phase == .secureSend }

@@ -40,7 +40,7 @@ struct ScriptedSetup: ControllerSetup {
             hex("01 01 fc 00").withRaw { _ = packet.append($0) }
         }
     }
-    var answerTimeout: UInt64 { mutating get { 7_000 } }
+    var answerTimeout: UInt64 { 7_000 }
 }
 
 @Suite struct ControllerSetupTests {

@@ -2,18 +2,33 @@ import Testing
 @testable import BLEHost
 import TestSupport
 
+/// Cuts `reads` as the driver does; returns (type, bytes, in place?) per packet.
+private func cut(_ reads: [[UInt8]], _ deframer: inout H4Deframer) -> [(UInt8, [UInt8], Bool)] {
+    var out: [(UInt8, [UInt8], Bool)] = []
+    for read in reads {
+        read.withRaw { bytes in
+            var offset = 0
+            while true {
+                switch deframer.next(bytes, offset: &offset) {
+                case .none: return
+                case .inPlace(let type, let start, let count): out.append((type, Array(bytes[start..<(start + count)]), true))
+                case .buffered(let type): out.append((type, deframer.withPacket { Array($0) }, false))
+                }
+            }
+        }
+    }
+    return out
+}
+
 @Suite struct H4DeframerTests {
     // Command Complete for HCI_Reset (Core Vol 4 Part E §7.7.14, §7.3.2) and an ACL packet.
     static let reset = hex("04 0e 04 01 03 0c 00")
     static let acl = hex("02 40 20 07 00 03 00 04 00 0a 03 00")
     static let stream = reset + acl + hex("04 13 05 01 40 00 01 00")
 
+    /// Each packet `chunks` holds, with its indicator byte.
     func collect(_ chunks: [[UInt8]], into deframer: inout H4Deframer) -> [[UInt8]] {
-        var packets: [[UInt8]] = []
-        for chunk in chunks {
-            chunk.withRaw { deframer.push($0) { type, packet in packets.append([type] + Array(packet)) } }
-        }
-        return packets
+        cut(chunks, &deframer).map { [$0.0] + $0.1 }
     }
 
     @Test func wholeStream() {
@@ -57,47 +72,11 @@ import TestSupport
         var deframer = H4Deframer()
         #expect(collect([hex("04 1a 00") + Self.reset], into: &deframer) == [hex("04 1a 00"), Self.reset])
     }
-
-    @Test func endpointStreamsSplitByHeader() {
-        // USB interrupt IN: a 13-byte event arrives as 16-byte packets with the next event glued on.
-        var events = H4Deframer(endpointOf: H4PacketType.event)
-        let stream = hex("0e 0a 01 09 10 00 f5 f4 f3 f2 f1 f0") + hex("0e 04 01 03 0c 00")
-        let packets = collect([Array(stream[0..<16]), Array(stream[16...])], into: &events)
-        #expect(packets == [hex("04 0e 0a 01 09 10 00 f5 f4 f3 f2 f1 f0"), hex("04 0e 04 01 03 0c 00")])
-
-        var acl = H4Deframer(endpointOf: H4PacketType.acl)
-        let aclStream = hex("40 20 05 00 01 00 04 00 0a") + hex("40 10 02 00 01 00")
-        for split in 0...aclStream.count {
-            var copy = acl
-            let out = collect([Array(aclStream[..<split]), Array(aclStream[split...])], into: &copy)
-            #expect(out == [hex("02 40 20 05 00 01 00 04 00 0a"), hex("02 40 10 02 00 01 00")])
-        }
-        acl = H4Deframer(endpointOf: H4PacketType.acl)
-        #expect(collect([hex("40 20 00 00")], into: &acl) == [hex("02 40 20 00 00")])
-    }
 }
 
 /// Packets are cut out of the read where they lie; only one split across two
 /// reads is gathered in the de-framer's buffer.
 @Suite struct H4DeframerInPlaceTests {
-    /// Cuts `reads` as the run loop does; returns (type, bytes, in place?) per packet.
-    func cut(_ reads: [[UInt8]], _ deframer: inout H4Deframer) -> [(UInt8, [UInt8], Bool)] {
-        var out: [(UInt8, [UInt8], Bool)] = []
-        for read in reads {
-            read.withRaw { bytes in
-                var offset = 0
-                while true {
-                    switch deframer.next(bytes, offset: &offset) {
-                    case .none: return
-                    case .inPlace(let type, let start, let count): out.append((type, Array(bytes[start..<(start + count)]), true))
-                    case .buffered(let type): out.append((type, deframer.withPacket { Array($0) }, false))
-                    }
-                }
-            }
-        }
-        return out
-    }
-
     @Test func wholePacketsAreReturnedWhereTheyLie() {
         var d = H4Deframer()
         let out = cut([hex("04 0e 04 01 03 0c 00 02 40 20 03 00 aa bb cc")], &d)

@@ -111,7 +111,8 @@ class Application(dbus.service.Object):
             raise Refused("please rephrase as a question")
         slug = f"SLUG-ANSWER-{self.rng.randrange(20):02d}".encode()
         print(f"question {data.decode()!r} -> {slug.decode()}", flush=True)
-        # After the Write Response (SPEC §1 order): notify once this method has returned.
+        # After the Write Response (peripheral rule 2 in docs/ARCHITECTURE.md, "The 8-Ball
+        # on the air"): notify once this method has returned.
         GLib.idle_add(lambda: self.answer.notify(slug) and False)
 
     @dbus.service.method("org.freedesktop.DBus.ObjectManager", out_signature="a{oa{sa{sv}}}")

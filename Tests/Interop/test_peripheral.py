@@ -1,5 +1,6 @@
-"""Our peripheral (issue 2) asked by Bumble GATT clients over Bumble virtual
-controllers: the 8-Ball contract of SPEC §1, ATT behaviour, and the CLI.
+"""Our peripheral asked by Bumble GATT clients over Bumble virtual controllers:
+the 8-Ball contract (docs/ARCHITECTURE.md, "The 8-Ball on the air"), ATT
+behaviour, and the CLI.
 
 ITCB_PERIPHERAL=bumble runs the contract tests against the Bumble 8-Ball
 instead (see conftest.py); checks of our binary's own log lines are then left out."""

@@ -233,9 +233,9 @@ class MuteController:
 
 
 def test_central_on_a_controller_that_never_answers_exits_4_at_once_in_every_mode():
-    # Issue 20: --scan --timeout 5 used to end "no 8-Ball found" (6) and
-    # --question x --timeout 30 waited for its deadline (31.5 s), both logging
-    # "controller reset; stopped" though nothing was ever answered.
+    # A controller that answers nothing is the failure to report (exit 4), not
+    # "no 8-Ball found" (6) nor a wait for the --timeout deadline, and nothing
+    # was reset: no "controller reset; stopped".
     mute = MuteController()
     modes = {
         "scan": ["--scan", "--timeout", "5"],
@@ -344,8 +344,8 @@ def test_a_peer_sending_smp_over_and_over_gets_two_lines_not_fifty(controllers):
 
 
 def test_exchange_mtu_again_changes_nothing(controllers):
-    # The ATT MTU is set once per connection (Core Vol 3 Part F 3.4.2): the
-    # server used to take 100, 101, ... 105 from one link.
+    # The ATT MTU is set once per connection (Core Vol 3 Part F 3.4.2): a second
+    # Exchange MTU Request from the same link changes nothing.
     dongle = peripheral(controllers.ports[0], "OnceMTU")
 
     async def exchange_again():
@@ -369,9 +369,9 @@ def test_exchange_mtu_again_changes_nothing(controllers):
 
 
 def test_a_central_that_only_reads_is_idle(controllers):
-    # Any ATT request used to restart the idle clock, so centrals reading every
-    # 59 s held every slot forever. Now only what an asker does (an accepted
-    # write: subscribe, question) counts; reads and discovery do not.
+    # Only what an asker does (an accepted write: subscribe, question) restarts
+    # the idle clock; reads and discovery do not, or centrals reading every 59 s
+    # would hold every slot forever.
     dongle = peripheral(controllers.ports[0], "Reader", "--idle-timeout", "2")
 
     async def read_until_dropped():

@@ -1,4 +1,5 @@
-"""A Bumble 8-Ball peripheral following SPEC §1 — the opposite role for our
+"""A Bumble 8-Ball peripheral following the contract in docs/ARCHITECTURE.md
+("The 8-Ball on the air") — the opposite role for our
 central, written on a stack nobody here wrote. Options make the misbehaving
 advertisers the central must ignore or survive:
   --no-uuid   advertise without the 8-Ball service UUID
