@@ -55,13 +55,10 @@ suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh
 suite "interop on RootCanal controllers" .venv/bin/python -m pytest -q Tests/RootCanal
 suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
-# The path kiosks run, measured where it runs (the QEMU guest, libusb 1.0.26). The
-# allocation budgets are the aims; instructions and syscalls are gated above where the
-# shipped (Embedded) binary stands (54,468-54,845 and 36.6-38.4 on 2026-11-25; the
-# SwiftPM release build of the same sources: 42,766): the instruction aim, 40,000,
-# is not met, and the syscalls move with the wake-ups (docs/PERFORMANCE.md).
-suite "USB bench in the QEMU guest: 0 allocations of ours, <= 1 per transfer, <= 60,000 instructions, <= 42 syscalls per question" \
-    env BENCH_USB_MAX_INSTRUCTIONS=60000 BENCH_USB_MAX_SYSCALLS=42 scripts/bench-usb.sh
+# The path kiosks run, measured where it runs (the QEMU guest, libusb 1.0.26), with
+# issue 16's budgets as they stand in bench-usb.sh (docs/PERFORMANCE.md).
+suite "USB bench in the QEMU guest: 0 allocations of ours, <= 1 per transfer, <= 40,000 instructions, <= 40 syscalls per question" \
+    scripts/bench-usb.sh
 suite "interop with BlueZ in the QEMU guest" .venv/bin/python -m pytest -q Tests/BlueZ
 suite "deployment (deb, unit, rule)" Tests/Deployment/test_deployment.sh
 
