@@ -98,12 +98,16 @@ struct LogLine {
     }
 
     /// Bytes of a value; control characters become '?' so one line stays one line.
-    /// Cleaned in a stack chunk and appended a chunk at a time: the Embedded
-    /// build (-Osize) copies the line's whole buffer for every byte appended alone.
+    /// The clean run before the first control character (usually all of it) is
+    /// appended whole; the rest is cleaned in a stack chunk, a chunk at a time.
     mutating func value(_ raw: UnsafeRawBufferPointer) {
         let room = max(0, min(raw.count, bytes.freeSpace - 1))
+        var clean = 0
+        while clean < room, raw[clean] >= 0x20, raw[clean] != 0x7F { clean += 1 }
+        _ = bytes.append(UnsafeRawBufferPointer(rebasing: raw[0..<clean]))
+        guard clean < room else { return }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { chunk in
-            var offset = 0
+            var offset = clean
             while offset < room {
                 let n = min(64, room - offset)
                 for i in 0..<n {

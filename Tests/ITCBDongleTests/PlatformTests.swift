@@ -87,6 +87,25 @@ import BLEHost
         return String(line.bytes.string.dropFirst("itcb-dongle: info: ".count))
     }
 
+    @Test func logValuesKeepOneLine() {
+        func value(_ bytes: [UInt8], room: Int? = nil) -> [UInt8] {
+            var line = LogLine(.info)
+            let prefix = line.bytes.count
+            if let room { line.bytes.truncate(to: 0); _ = line.bytes.appendZeros(768 - room - 1) }
+            let start = room == nil ? prefix : 768 - room! - 1
+            bytes.withUnsafeBytes { line.value($0) }
+            return Array(line.bytes.array[start...])
+        }
+        #expect(value(Array("Will it rain?".utf8)) == Array("Will it rain?".utf8))
+        #expect(value([0x41, 0x0A, 0x42, 0x7F, 0x43, 0x00]) == Array("A?B?C?".utf8))
+        // Past one 64-byte chunk, a control character late in the value.
+        let long = Array(repeating: UInt8(ascii: "x"), count: 100) + [0x0D] + Array("end".utf8)
+        #expect(value(long) == Array(repeating: UInt8(ascii: "x"), count: 100) + Array("?end".utf8))
+        // Cut where the line is full, one byte kept for its newline.
+        #expect(value(Array("abcdef".utf8), room: 4) == Array("abcd".utf8))
+        #expect(value([0x01, 0x41, 0x42], room: 2) == Array("?A".utf8))
+    }
+
     @Test func cccdValuesAreDescribedBitByBit() {
         func cccd(_ value: UInt16) -> String { described(.subscriptionChanged(connection: 0x40, attribute: 0x2A, value: value)) }
         #expect(cccd(0x0000) == "unsubscribed (notifications and indications off): handle 0x40, attribute 0x2a")
