@@ -67,6 +67,11 @@ final class USBTransport: Transport {
     var waitingCount = 0
     static let waitingSlot = 1 + EndpointReassembler.capacity
     var inFlight = 0
+    /// Bulk OUT halts cleared since a bulk OUT transfer last went through: a
+    /// dongle that refuses every packet gets each one sent again this many
+    /// times, then its packets are dropped (no endless clear-and-resend loop).
+    var outStallsInARow = 0
+    static let outStallResends = 3
     var failure: TransportError? = nil
     var closing = false
     var pollDescriptorsChanged = false
@@ -224,7 +229,7 @@ final class USBTransport: Transport {
             completedIn.push(transfer)
             return
         case LIBUSB_TRANSFER_COMPLETED:
-            break
+            if transfer.pointee.endpoint == aclOutEndpoint { outStallsInARow = 0 }
         case LIBUSB_TRANSFER_STALL:
             // Clear the halt outside the callback, then resubmit (IN) or report (OUT).
             stalled.push(transfer)
@@ -349,10 +354,12 @@ final class USBTransport: Transport {
                 let clear = libusb_clear_halt(handle, endpoint)
                 Log.warning("USB endpoint 0x\(hex(endpoint)) stalled; halt cleared (\(clear == 0 ? "ok" : libusbError(clear)))")
                 if endpoint == eventEndpoint { events.reset() } else if endpoint == aclInEndpoint { aclIn.reset() }
+                if endpoint == aclOutEndpoint { outStallsInARow += 1 }
             }
             if endpoint & 0x80 != 0 {
                 try submit(transfer)
-            } else if endpoint != 0, transfer.pointee.actual_length < transfer.pointee.length {
+            } else if endpoint != 0, transfer.pointee.actual_length < transfer.pointee.length,
+                      outStallsInARow <= USBTransport.outStallResends {
                 // Whole USB packets were taken before the stall: send the rest.
                 let taken = Int(transfer.pointee.actual_length)
                 let rest = Int(transfer.pointee.length) - taken
