@@ -149,6 +149,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         //   0x40...0x7F    a full USB packet of filler (b's low bits), so inputs
         //                  shorter than -max_len reach packets of 1028 bytes and more
         //   0x3F           a long transfer of the rest of the input (a board with larger buffers)
+        //   0x3E           a transfer that babbled (LIBUSB_TRANSFER_OVERFLOW): dropped unread
         //   below          a short packet of the next b % (size + 1) bytes
         // Whatever the transfers, a packet handed over is whole by its header
         // and never longer than 1028 bytes, so the driver drops none of them.
@@ -165,6 +166,11 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             while at < input.count {
                 let b = Int(input[at])
                 at += 1
+                if b == 0x3E {
+                    reassembler.babbled()
+                    precondition(!reassembler.isMidPacket, "a packet begun survived babble")
+                    continue
+                }
                 var bytes: [UInt8]
                 if b & 0xC0 == 0x40 {
                     bytes = [UInt8](repeating: UInt8(b & 0x3F) &* 7, count: size)

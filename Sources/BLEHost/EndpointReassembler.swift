@@ -24,6 +24,8 @@ public struct EndpointReassembler {
     /// Skipping an oversize packet until its transfer ends.
     var discarding = false
     public private(set) var droppedPackets = 0
+    /// Transfers that overflowed (babble), each dropped unread (`babbled`).
+    public private(set) var babbledTransfers = 0
 
     public init(type: UInt8, packetSize: Int) {
         self.type = type
@@ -39,6 +41,16 @@ public struct EndpointReassembler {
         buffer.removeAll()
         missing = 0
         discarding = false
+    }
+
+    /// A transfer that ended in babble (the device sent more than asked:
+    /// LIBUSB_TRANSFER_OVERFLOW, -EOVERFLOW): its bytes are not fed, it is
+    /// counted, and a packet begun before it is lost with it (dropped, counted)
+    /// as after a stall, so the next transfer starts a packet again.
+    public mutating func babbled() {
+        babbledTransfers += 1
+        droppedPackets += 1
+        if isMidPacket || discarding { reset() }
     }
 
     /// Feeds one completed transfer; `deliver` gets each complete packet

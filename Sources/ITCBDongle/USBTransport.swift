@@ -67,6 +67,11 @@ final class USBTransport: Transport {
     var waitingCount = 0
     static let waitingSlot = 1 + EndpointReassembler.capacity
     var inFlight = 0
+    /// Bulk OUT halts cleared since a bulk OUT transfer last went through: a
+    /// dongle that refuses every packet gets each one sent again this many
+    /// times, then its packets are dropped (no endless clear-and-resend loop).
+    var outStallsInARow = 0
+    static let outStallResends = 3
     var failure: TransportError? = nil
     var closing = false
     var pollDescriptorsChanged = false
@@ -219,11 +224,12 @@ final class USBTransport: Transport {
         if closing { return }
         let isIn = transfer.pointee.endpoint & 0x80 != 0
         switch transfer.pointee.status {
-        case LIBUSB_TRANSFER_COMPLETED where isIn:
+        case LIBUSB_TRANSFER_COMPLETED where isIn, LIBUSB_TRANSFER_OVERFLOW where isIn:
+            // Babble (OVERFLOW) is dropped in order with the packets around it (deliverCompleted).
             completedIn.push(transfer)
             return
         case LIBUSB_TRANSFER_COMPLETED:
-            break
+            if transfer.pointee.endpoint == aclOutEndpoint { outStallsInARow = 0 }
         case LIBUSB_TRANSFER_STALL:
             // Clear the halt outside the callback, then resubmit (IN) or report (OUT).
             stalled.push(transfer)
@@ -234,7 +240,7 @@ final class USBTransport: Transport {
         case LIBUSB_TRANSFER_CANCELLED:
             return
         default:
-            // ERROR / TIMED_OUT / OVERFLOW (babble): an unplug shows up as NO_DEVICE on resubmit.
+            // ERROR / TIMED_OUT / OUT babble: an unplug shows up as NO_DEVICE on resubmit.
             Log.debug("USB transfer on endpoint 0x\(hex(transfer.pointee.endpoint)) ended with status \(transfer.pointee.status.rawValue)")
             if isIn {
                 do throws(TransportError) { try submit(transfer) } catch { failure = error }
@@ -299,7 +305,9 @@ final class USBTransport: Transport {
         let count = completedIn.count
         while let transfer = completedIn.popFirst() {
             let bytes = UnsafeRawBufferPointer(start: transfer.pointee.buffer, count: Int(transfer.pointee.actual_length))
-            if transfer.pointee.endpoint == eventEndpoint {
+            if transfer.pointee.status == LIBUSB_TRANSFER_OVERFLOW {
+                babbled(transfer.pointee.endpoint)
+            } else if transfer.pointee.endpoint == eventEndpoint {
                 events.feed(bytes) { type, packet in deliver(.packet(type: type, packet)) }
             } else {
                 aclIn.feed(bytes) { type, packet in deliver(.packet(type: type, packet)) }
@@ -310,9 +318,26 @@ final class USBTransport: Transport {
         return count
     }
 
-    /// Clears the halt of each stalled endpoint once, then resubmits its IN
-    /// transfers; a stalled OUT or control transfer's packet is lost (the
-    /// host's command timeout recovers).
+    /// Babble: the device sent more than the transfer asked for (USB 2.0
+    /// §5.8.3; usbfs -EOVERFLOW). The transfer's bytes are dropped unread and
+    /// counted (a packet it cut into is lost with it); a warning for the 1st,
+    /// 10th, 100th … so a babbling device cannot fill the journal.
+    func babbled(_ endpoint: UInt8) {
+        let isEvents = endpoint == eventEndpoint
+        if isEvents { events.babbled() } else { aclIn.babbled() }
+        let count = events.babbledTransfers + aclIn.babbledTransfers
+        var power = 1
+        while power < count { power *= 10 }
+        if power == count {
+            Log.warning("USB endpoint 0x\(hex(endpoint)) babbled (sent more than a transfer holds); transfer dropped (\(count) so far)")
+        }
+    }
+
+    /// Clears the halt of each stalled endpoint once, then resubmits its
+    /// transfers: IN ones as they were, a bulk OUT one with what the device had
+    /// not taken yet (a STALL handshake means the packet was refused, so nothing
+    /// is lost or sent twice). A stalled control transfer is a command the
+    /// device refused: its packet is lost (the host's command timeout recovers).
     func clearStalls() throws(TransportError) {
         guard stalled.count > 0 else { return }
         var cleared = InlineArray<4, UInt8>(repeating: 0xFF)
@@ -329,8 +354,23 @@ final class USBTransport: Transport {
                 let clear = libusb_clear_halt(handle, endpoint)
                 Log.warning("USB endpoint 0x\(hex(endpoint)) stalled; halt cleared (\(clear == 0 ? "ok" : libusbError(clear)))")
                 if endpoint == eventEndpoint { events.reset() } else if endpoint == aclInEndpoint { aclIn.reset() }
+                if endpoint == aclOutEndpoint { outStallsInARow += 1 }
             }
-            if endpoint & 0x80 != 0 { try submit(transfer) } else { release(transfer) }
+            if endpoint & 0x80 != 0 {
+                try submit(transfer)
+            } else if endpoint != 0, transfer.pointee.actual_length < transfer.pointee.length,
+                      outStallsInARow <= USBTransport.outStallResends {
+                // Whole USB packets were taken before the stall: send the rest.
+                let taken = Int(transfer.pointee.actual_length)
+                let rest = Int(transfer.pointee.length) - taken
+                if taken > 0 {
+                    UnsafeMutableRawPointer(transfer.pointee.buffer!).copyMemory(from: transfer.pointee.buffer! + taken, byteCount: rest)
+                }
+                transfer.pointee.length = Int32(rest)
+                try submit(transfer)
+            } else {
+                release(transfer)
+            }
         }
     }
 

@@ -272,6 +272,32 @@ import TestSupport
         #expect(a.droppedPackets == 1)
     }
 
+    /// Babble (a transfer that overflowed) between packets and in the middle of
+    /// one: its bytes are never fed, each is counted, a packet begun is lost, and
+    /// the next transfer begins a packet again.
+    @Test func babbleIsDroppedAndCountedAndTheNextPacketIsWhole() {
+        var r = Self.events()
+        r.babbled()
+        #expect(r.babbledTransfers == 1 && r.droppedPackets == 1 && !r.isMidPacket)
+        #expect(feed([Self.completedPackets], into: &r) == [Delivery(type: 4, bytes: Self.completedPackets, inPlaceAt: 0)])
+
+        // In the middle of a 70-byte event: that event is lost, the next one arrives whole.
+        #expect(feed([Array(Self.supportedCommands.prefix(16))], into: &r).isEmpty)
+        #expect(r.isMidPacket)
+        r.babbled()
+        #expect(!r.isMidPacket)
+        #expect(r.babbledTransfers == 2 && r.droppedPackets == 2)
+        #expect(feed([Self.resetComplete], into: &r) == [Delivery(type: 4, bytes: Self.resetComplete, inPlaceAt: 0)])
+
+        // While an oversize ACL packet is skipped: the skipping ends with the babble.
+        var a = Self.acl()
+        #expect(feed([hex("40 20 00 08") + [UInt8](repeating: 0, count: 60)], into: &a).isEmpty)
+        a.babbled()
+        let next = Self.aclPacket(60)
+        #expect(feed([next], into: &a) == [Delivery(type: 2, bytes: next, inPlaceAt: 0)])
+        #expect(a.babbledTransfers == 1 && a.droppedPackets == 2)
+    }
+
     @Test func everyCutOfAStreamIntoFullPacketsDeliversTheSame() {
         // Several events back to back, cut at every packet size from 1 to 16:
         // all but the last transfer full, the last one short (or full).

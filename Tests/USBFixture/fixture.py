@@ -101,9 +101,14 @@ def stop_process(process, grace=3.0):
 
 class Guest:
     """One booted guest serving many commands. `hard_timeout` bounds its whole
-    life (run-guest.sh kills QEMU then, and as soon as this process is gone)."""
+    life (run-guest.sh kills QEMU then, and as soon as this process is gone).
+    It is only a backstop (every command has its own timeout, and QEMU dies
+    with this process): a run longer than it loses its dongle in the middle,
+    which looks like a dongle that stopped answering. That is how the first
+    1000-cycle soak "stalled" after 15 minutes (900 s, the old default) on a
+    loaded host; `died()` says so."""
 
-    def __init__(self, controller_port, boot_timeout=120, systemd=False, hard_timeout=900, gadget_options="",
+    def __init__(self, controller_port, boot_timeout=120, systemd=False, hard_timeout=3600, gadget_options="",
                  fleet=False):
         """controller_port: one port, or with fleet=True four (one controller per
         dongle: four FunctionFS dongles on four dummy_hcd buses, ffs_dongle.py)."""
@@ -168,6 +173,13 @@ class Guest:
         code, out = self.run(script, timeout)
         assert code == 0, f"guest command failed ({code}):\n{script}\n--- output\n{out}"
         return out
+
+    def died(self):
+        """None while the guest runs, else why it ended (run-guest.sh's last lines)."""
+        if self.runner.poll() is None:
+            return None
+        why = "its hard time limit" if os.path.exists(os.path.join(self.work, ".timed-out")) else "it ended"
+        return f"guest gone ({why}, run-guest.sh status {self.runner.returncode}): {self.file('run-guest.log')[-500:]}"
 
     def file(self, name):
         try:

@@ -38,11 +38,23 @@ port reset is not. Every command is appended to vendor-commands.hex (hex, then
 " bulk" when it came on bulk OUT), the personality's protocol errors to
 vendor-errors.txt (both next to this file).
 
-A file stall-0x81 or stall-0x82 next to this file halts that IN endpoint once,
-before its next packet (the host must clear the halt; the packet then goes out).
+Faults, each asked for by a file next to this file (issue 20):
+  stall-0x81, stall-0x82  halt that IN endpoint once, before its next packet (the
+                          host must clear the halt; the packet then goes out);
+  stall-0x02              halt bulk OUT once, after the next packet read from it
+                          (the host's next bulk OUT transfer gets a STALL
+                          handshake and must be sent again after the clear);
+  babble-0x81             with --babble: before the next event, one 20-byte
+                          transfer on interrupt IN where the host asks for 16 (the
+                          host controller reports babble, -EOVERFLOW); the event
+                          then goes out as usual;
+  swallow-commands        while it exists, HCI commands are taken from the bus
+                          and dropped: the controller stops answering commands
+                          (events and ACL still flow).
 
 Usage: python3 gadget_dongle.py [--id VID:PID] [--personality CHIP [--firmware-dir DIR] [--rom-version N]]
-                                [--high-speed] [--trace] [--malformed-descriptor] GADGETFS_DIR SERIAL_DEVICE
+                                [--high-speed] [--trace] [--malformed-descriptor] [--babble]
+                                GADGETFS_DIR SERIAL_DEVICE
 """
 import argparse
 import collections
@@ -258,6 +270,12 @@ class Configuration:
         self.stuck = None  # the IN endpoint the host stopped reading, if any
         self.files = {}
         for address, (name, full, high) in endpoint_descriptors(self.high_speed).items():
+            if address == 0x81 and getattr(options, "babble", False):
+                # The gadget's side of interrupt IN takes up to 64 bytes a packet while the host
+                # is shown 16: a write longer than the host's 16-byte transfer is then babble to
+                # dummy_hcd (-EOVERFLOW), as a device sending an over-long packet is to a real
+                # host controller. Events go out 16 bytes a write, as the host expects.
+                full = endpoint_descriptor(0x81, 3, 64, 1)
             self.files[address] = self._open(name, full + (high if options.high_speed else b""))
         threading.Thread(target=self._write_loop, args=(0x81, self.events, EVENT_MAX_PACKET, False),
                          daemon=True).start()
@@ -348,8 +366,23 @@ class Configuration:
                     except OSError:
                         pass
                     log(f"{name}: endpoint 0x{address:02x} halted before a {len(packet)}-byte packet")
+                babble = os.path.join(HERE, f"babble-0x{address:02x}")
+                chunked = address == 0x81 and getattr(options, "babble", False)
+                if chunked and os.path.exists(babble):
+                    os.remove(babble)
+                    junk = b"\x0e\x12" + bytes(range(0xA0, 0xA0 + max_packet + 2))  # a Command Complete's header
+                    try:
+                        os.write(fd, junk)  # GadgetFS says all was taken; dummy_hcd dropped the rest
+                        log(f"{name}: babbled: a {len(junk)}-byte transfer where the host asks for {max_packet}"
+                            f" before a {len(packet)}-byte packet")
+                    except OSError as error:
+                        log(f"{name}: babble failed ({os.strerror(error.errno)})")
                 try:
-                    os.write(fd, packet)  # returns when the host has read the whole transfer
+                    if chunked:  # one host-sized packet a write (see Configuration.__init__)
+                        for at in range(0, len(packet), max_packet):
+                            os.write(fd, packet[at:at + max_packet])
+                    else:
+                        os.write(fd, packet)  # returns when the host has read the whole transfer
                     if zero_length_packets and len(packet) % max_packet == 0:
                         os.write(fd, b"")  # ends a transfer that is a multiple of the max packet size
                         log(f"{name}: {len(packet)}-byte packet sent with a zero-length packet after it")
@@ -416,6 +449,16 @@ class Configuration:
                 if len(chunk) < size and buffer:
                     log(f"acl-out: a short packet left {len(buffer)} bytes of an incomplete ACL packet; dropped")
                     buffer = b""
+                stall = os.path.join(HERE, "stall-0x02")
+                if os.path.exists(stall):
+                    # A test asked for one stall: a write on an OUT endpoint halts it (GadgetFS). Here,
+                    # between reads, so the host's next bulk OUT packet gets the STALL handshake.
+                    os.remove(stall)
+                    try:
+                        os.write(fd, b"\0")
+                    except OSError:
+                        pass
+                    log(f"acl-out: endpoint 0x02 halted after a {len(chunk)}-byte packet")
         finally:
             os.close(fd)
 
@@ -531,6 +574,9 @@ class Dongle:
     def command(self, data, via_bulk=False):
         """An HCI command from the host (EP0, or bulk OUT for an Intel bootloader)."""
         opcode = struct.unpack_from("<H", data)[0]
+        if os.path.exists(SWALLOW_FLAG):
+            log("HCI command 0x%04x swallowed: the controller does not answer commands" % opcode)
+            return
         if opcode == 0x0C03 and os.path.exists(HANG_FLAG):
             # The warm-start hang of some dongles: HCI Reset is taken and never answered.
             log("HCI Reset dropped: hanging until a port reset")
@@ -597,6 +643,8 @@ class Dongle:
 # While this file exists the dongle plays a controller that hangs after a warm
 # start: it drops HCI Reset until the host resets its port (tests create it).
 HANG_FLAG = os.path.join(HERE, "hang-until-port-reset")
+# While this file exists the controller answers no HCI command (they are dropped).
+SWALLOW_FLAG = os.path.join(HERE, "swallow-commands")
 
 
 # ---------------------------------------------------------------- supervisor
@@ -632,6 +680,8 @@ def main():
     parser.add_argument("--trace", action="store_true", help="log every packet")
     parser.add_argument("--malformed-descriptor", action="store_true",
                         help="show the host a configuration descriptor whose interrupt IN endpoint is 6 bytes long")
+    parser.add_argument("--babble", action="store_true",
+                        help="make babble possible on interrupt IN (the babble-0x81 file asks for one)")
     parser.add_argument("gadgetfs")
     parser.add_argument("serial")
     options = parser.parse_args()

@@ -38,16 +38,20 @@ def sample(guest, name):
 cycle = [0]
 
 
-async def cycles(port, name, count, on_sample, question="Soak?"):
+async def cycles(port, name, count, on_sample, question="Soak?", died=lambda: None):
     """`count` connect → ask → disconnect cycles; on_sample(i) is awaited at the
     start (0), the middle (count // 2) and the end (count). Returns seconds per
-    cycle. cycle[0] is the cycle under way (for a failure's report)."""
+    cycle. cycle[0] is the cycle under way (for a failure's report). `died()`
+    is checked before each cycle: a guest gone (QEMU ended) fails the run with
+    its reason instead of a GATT timeout."""
     async with central(port) as device:
         address = (await find(device, name, timeout=60)).address
         await on_sample(0)
         started = time.time()
         for i in range(1, count + 1):
             cycle[0] = i
+            if why := died():
+                raise RuntimeError(why)
             connection = await asyncio.wait_for(device.connect(address), STEP)
             peer = Peer(connection)
             await asyncio.wait_for(peer.discover_services([SERVICE]), STEP)
@@ -68,7 +72,8 @@ async def cycles(port, name, count, on_sample, question="Soak?"):
 def run(guest, link, count):
     """Starts a peripheral in the guest, runs the cycles, stops it (SIGTERM, exit 0).
     Returns the samples and the time per cycle."""
-    guest.check("rm -f soak.rc; ( ./itcb-dongle --role peripheral --transport usb --name SoakBall > soak.log 2>&1;"
+    extra = os.environ.get("USB_SOAK_ARGS", "")  # e.g. "--log-level debug --btsnoop soak.btsnoop" to debug a run
+    guest.check(f"rm -f soak.rc; ( ./itcb-dongle --role peripheral --transport usb --name SoakBall {extra} > soak.log 2>&1;"
                 " echo $? > soak.rc ) & sleep 0.2")
     guest.wait_for_file_text("soak.log", "info: advertising", timeout=60)
     samples = {}
@@ -76,7 +81,8 @@ def run(guest, link, count):
     async def on_sample(i):
         samples[i] = await asyncio.get_running_loop().run_in_executor(None, sample, guest, "soak")
 
-    per_cycle = asyncio.run(asyncio.wait_for(cycles(link.ports[1], "SoakBall", count, on_sample), 60 + count * 10))
+    per_cycle = asyncio.run(asyncio.wait_for(cycles(link.ports[1], "SoakBall", count, on_sample, died=guest.died),
+                                             60 + count * 10))
     guest.check("pkill -TERM -x itcb-dongle; for i in $(seq 100); do [ -s soak.rc ] && break; sleep 0.1; done;"
                 " cat soak.rc", timeout=60)
     return samples, per_cycle, guest.file("soak.rc").strip()
@@ -87,14 +93,15 @@ def main():
 
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     link = Link(3)
-    guest = Guest(link.ports[0])
+    # The guest lives as long as the cycles may take (about 1 s each on a loaded host; 10 s allowed).
+    guest = Guest(link.ports[0], hard_timeout=600 + count * 10)
     try:
         started = time.time()
         try:
             samples, per_cycle, rc = run(guest, link, count)
         except BaseException as error:
             print(json.dumps({"cycles": count, "failed_in_cycle": cycle[0], "error": repr(error),
-                              "log": guest.file("soak.log")[-1500:]}))
+                              "guest": guest.died(), "log": guest.file("soak.log")[-1500:]}))
             raise
         print(json.dumps({"cycles": count, "seconds_per_cycle": round(per_cycle, 3), "exit": rc,
                           "seconds": round(time.time() - started), "samples": samples}))

@@ -258,35 +258,49 @@ def test_connect_ask_disconnect_cycles_keep_memory_and_descriptors_flat(guest, l
     guest.check("wait_btusb")
 
 
-def test_stalled_in_endpoints_are_cleared_while_answering(guest, link):
-    """The event (interrupt IN) and ACL (bulk IN) endpoints each halt once while a
-    central asks: the program clears each halt (one warning line each) and every
-    question is answered, the stalled packet included."""
-    start(guest, "stall", "--role peripheral --transport usb --name Stall8")
-    guest.wait_for_file_text("stall.log", "info: advertising", timeout=60)
+def ask_through_faults(guest, link, name, faults):
+    """Starts the peripheral NAME (its log NAME.log), a Bumble central asks once,
+    then for each fault file (the gadget reads it from the work folder: stall-EP,
+    babble-0x81) asks two questions, which must both be answered within 3 s;
+    stops the peripheral (SIGTERM, exit 0). Returns the peripheral's log."""
+    start(guest, name, f"--role peripheral --transport usb --name {name}")
+    guest.wait_for_file_text(f"{name}.log", "info: advertising", timeout=60)
 
     async def scenario():
         async with central(link.ports[1]) as device:
-            ball = await EightBall.connect(device, "Stall8")
-            answers = [await ball.ask("Before the stalls?")]
-            for endpoint in ("0x82", "0x81"):
-                open(os.path.join(guest.work, f"stall-{endpoint}"), "w").close()
+            ball = await EightBall.connect(device, name)
+            answers = [await ball.ask("Before the faults?")]
+            for fault in faults:
+                open(os.path.join(guest.work, fault), "w").close()
                 started = time.time()
-                answers.append(await ball.ask(f"Through a stall of {endpoint}?"))
+                answers.append(await ball.ask(f"Through {fault}?"))
                 answers.append(await ball.ask("And after it?"))
-                assert time.time() - started < 3, f"{endpoint}: {time.time() - started:.1f} s"
+                assert time.time() - started < 3, f"{fault}: {time.time() - started:.1f} s"
             await ball.disconnect()
             return answers
 
     try:
         answers = asyncio.run(asyncio.wait_for(scenario(), 120))
         assert all(a.decode() in SLUGS for a in answers), answers
-        log, gadget = guest.file("stall.log"), guest.file("gadget.log")
-        for endpoint in ("0x81", "0x82"):
-            assert f"endpoint {endpoint} halted before" in gadget, gadget[-2000:]
-            assert f"USB endpoint {endpoint} stalled; halt cleared (ok)" in log, log
+        guest.check("pkill -HUP -x itcb-dongle")  # the status line, with the inputs dropped
+        guest.wait_for_file_text(f"{name}.log", "status:", timeout=10)
     finally:
-        stop(guest, "stall")
+        stop(guest, name)
+    return guest.file(f"{name}.log")
+
+
+def test_stalled_endpoints_in_and_out_are_cleared_while_answering(guest, link):
+    """The ACL (bulk IN), event (interrupt IN) and ACL OUT (bulk OUT) endpoints each
+    halt once while a central asks: the program clears each halt (one warning line
+    each) and every question is answered within 3 s, the stalled packet included
+    (a stalled bulk OUT transfer is sent again after the clear: the STALL
+    handshake means the dongle refused it)."""
+    endpoints = ("0x82", "0x81", "0x02")
+    log = ask_through_faults(guest, link, "Stall8", [f"stall-{endpoint}" for endpoint in endpoints])
+    gadget = guest.file("gadget.log")
+    for endpoint in endpoints:
+        assert f"endpoint {endpoint} halted" in gadget, gadget[-2000:]
+        assert f"USB endpoint {endpoint} stalled; halt cleared (ok)" in log, log
 
 
 def test_unplug_in_the_middle_of_a_question(guest, link):
@@ -353,3 +367,89 @@ def test_malformed_configuration_descriptor_is_one_line_and_exit_3(guest):
         assert len(lines) == 1 and "has no usable configuration descriptor" in lines[0], out
     finally:
         guest.check("switch_dongle && wait_btusb", timeout=60)
+
+
+def test_babble_on_the_event_endpoint_is_dropped_and_counted(guest, link):
+    """The dongle babbles once on interrupt IN (a 20-byte transfer where the host
+    asks for 16: libusb's LIBUSB_TRANSFER_OVERFLOW) just before an event while a
+    central asks: the transfer is dropped unread and counted (one warning, and in
+    SIGHUP's "inputs dropped"), the events after it are read whole, and every
+    question is answered within 3 s. Fed as if it were data, its bytes (a Command
+    Complete's header) would swallow the next event."""
+    try:
+        guest.check("switch_dongle --babble && wait_btusb", timeout=90)
+        log = ask_through_faults(guest, link, "Babble8", ["babble-0x81"])
+        gadget = guest.file("gadget.log")
+        assert "event: babbled: a 20-byte transfer where the host asks for 16" in gadget, gadget[-2000:]
+        assert "USB endpoint 0x81 babbled (sent more than a transfer holds); transfer dropped (1 so far)" in log, log
+        status = next(line for line in log.splitlines() if "status:" in line)
+        assert " 1 inputs dropped" in status, status
+        assert "out of sync" not in log and "did not answer" not in log, log
+    finally:
+        guest.check("switch_dongle && wait_btusb", timeout=90)
+
+
+def test_controller_that_stops_answering_commands(guest, link):
+    """The dongle's controller stops answering HCI commands (the gadget takes
+    them off the bus and drops them; events and ACL still flow). The 8-Ball, with
+    the probe a kiosk has (--health-check; under systemd the watchdog period),
+    answers the question under way, then its probe of the idle controller goes
+    unanswered: it resets the controller every 3 s, never exits, and advertises
+    again within 3 s of the controller answering again (plus the guest's round
+    trip), then answers. (Without a probe, the next command finds it out: the
+    next central's connection, which re-enables advertising.) A central looking
+    for its 8-Ball ends with exit 4 and one line naming the dongle within the
+    3-s command timeout and its 1-s probe."""
+    start(guest, "mute", "--role peripheral --transport usb --name Mute8 --health-check 1")
+    guest.wait_for_file_text("mute.log", "info: advertising", timeout=60)
+    flag = os.path.join(guest.work, "swallow-commands")
+
+    async def ask_once(question, silence_after=False):
+        async with central(link.ports[1]) as device:
+            ball = await EightBall.connect(device, "Mute8")
+            answers = [await ball.ask(question)]
+            if silence_after:
+                open(flag, "w").close()
+                answers.append(await ball.ask("While the controller is silent?"))
+            await ball.disconnect()
+            return answers
+
+    try:
+        answers = asyncio.run(asyncio.wait_for(ask_once("Before the silence?", silence_after=True), 120))
+        assert all(a.decode() in SLUGS for a in answers), answers
+        guest.wait_for_file_text("mute.log", "controller did not answer HCI command", timeout=15)
+        time.sleep(3.5)  # one more reset left unanswered
+        assert guest.file("mute.log").count("controller did not answer HCI command") >= 2, guest.file("mute.log")
+        assert not guest.file("mute.rc").strip(), "the 8-Ball exited"
+        advertised = guest.file("mute.log").count("info: advertising")
+        os.remove(flag)
+        answering = time.time()
+        guest.wait_for_file_text("mute.log", "info: advertising", timeout=20, after=advertised)
+        recovered = time.time() - answering
+        print(f"\nsilent controller: advertising again {recovered:.1f} s after it answered again")
+        assert recovered < 3 + 2, f"advertising again after {recovered:.1f} s"
+        answers = asyncio.run(asyncio.wait_for(ask_once("After the silence?"), 120))
+        assert answers[0].decode() in SLUGS, answers
+        assert "swallowed: the controller does not answer commands" in guest.file("gadget.log")
+    finally:
+        if os.path.exists(flag):
+            os.remove(flag)
+        stop(guest, "mute")
+
+    start(guest, "mutec", "--role central --transport usb --peer Absent8 --question 'Anyone?' --timeout 60"
+          " --log-level info")
+    try:
+        guest.wait_for_file_text("mutec.log", "controller ready", timeout=60)
+        open(flag, "w").close()
+        silenced = time.time()
+        assert wait_exit(guest, "mutec", timeout=20) == 4, guest.file("mutec.log")
+        took = time.time() - silenced
+        print(f"central: exit 4 {took:.1f} s after the controller went silent")
+        assert took < 3 + 1 + 2, f"exit 4 after {took:.1f} s"
+        log = guest.file("mutec.log")
+        assert "controller at usb:1-1 (0a12:0001) stopped answering HCI commands" in log, log
+        assert "no 8-Ball found" not in log, log
+    finally:
+        if os.path.exists(flag):
+            os.remove(flag)
+        guest.check("wait_btusb", timeout=60)
