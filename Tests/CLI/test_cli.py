@@ -281,9 +281,17 @@ def test_readme_running_steps(tmp_path):
             process.wait(10)
 
 
+def ctrl_c_as_in_a_terminal():
+    """For a child these tests Ctrl-C: SIGINT handled by default, as in a terminal,
+    even when the test command itself was started in the background of a script
+    (which starts with SIGINT ignored, and bash cannot trap a signal ignored on entry)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_controllers_helper_stops_quietly_on_ctrl_c():
     process = subprocess.Popen([sys.executable, os.path.join(REPO, "Tests", "Support", "controllers.py"), "2"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         assert process.stdout.readline().startswith("PORTS ")
         process.send_signal(signal.SIGINT)
@@ -299,7 +307,8 @@ def test_controllers_helper_stops_quietly_on_ctrl_c():
 
 def demo(interrupt_at=None):
     process = subprocess.Popen([os.path.join(REPO, "scripts", "demo.sh")], cwd=REPO, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                               preexec_fn=ctrl_c_as_in_a_terminal)
     lines, interrupted = [], None
     try:
         for line in process.stdout:
