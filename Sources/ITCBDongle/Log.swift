@@ -130,16 +130,6 @@ struct LogLine {
     }
 }
 
-extension Log {
-    /// Builds and writes a line only when `level` is enabled.
-    static func line(_ level: LogLevel, _ build: (inout LogLine) -> Void) {
-        guard level <= Log.level else { return }
-        var line = LogLine(level)
-        build(&line)
-        line.write()
-    }
-}
-
 /// The interactive central's prompt ("Ask the 8-Ball: ") while it waits on its
 /// line: whatever is written next (a log line, an answer) first ends that line,
 /// so nothing lands on the prompt; QuestionSource shows the prompt again below.
