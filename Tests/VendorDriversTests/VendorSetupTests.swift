@@ -12,6 +12,18 @@ func probeDriver(settings: DriverSettings = DriverSettings()) -> TestDriver<Vend
     makeDriver(VendorSetup(plan: .probe, overUSB: false), settings: settings)
 }
 
+/// A probing driver whose controller answered Reset (at 10 ms), then Read Local
+/// Version Information with `version` (at 20 ms).
+func probedDriver(_ version: [UInt8], _ o: inout RecordingObserver) -> TestDriver<VendorSetup> {
+    var d = probeDriver()
+    d.start(now: 0)
+    _ = drain(&d)
+    deliver(&d, resetComplete, now: 10, &o)
+    _ = drain(&d)
+    deliver(&d, commandComplete(HCIOpcode.readLocalVersion, version), now: 20, &o)
+    return d
+}
+
 let readLocalVersion = hex("01 01 10 00")
 
 @Suite struct VendorSetupTests {
@@ -45,13 +57,8 @@ let readLocalVersion = hex("01 01 10 00")
 
     @Test func probeOfAnIntelControllerHandsOverToTheIntelLoader() {
         var o = RecordingObserver()
-        var d = probeDriver()
-        d.start(now: 0)
-        _ = drain(&d)
-        deliver(&d, resetComplete, now: 10, &o)
-        _ = drain(&d)
         // Intel's company identifier is 2: the Intel loader asks Intel Read Version (0xFC05, parameter 0xFF).
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x0002)), now: 20, &o)
+        var d = probedDriver(localVersion(manufacturer: 0x0002), &o)
         #expect({ d.state == .settingUp }())
         #expect({ d.setup.vendor == .intel && d.setup.intelAfterProbe }())
         #expect(drain(&d) == [hex("01 05 fc 01 ff")])
@@ -78,15 +85,8 @@ let readLocalVersion = hex("01 01 10 00")
 
     @Test func refusedFilesFailTheSetUp() {
         var o = RecordingObserver()
-        var d = probeDriver()
-        d.start(now: 0)
-        _ = drain(&d)
-        deliver(&d, resetComplete, now: 10, &o)
-        _ = drain(&d)
         // RTL8822B needs a config file; none is given.
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion,
-                                    localVersion(manufacturer: 0x005D, hciVersion: 0x07, revision: 0x0B, subversion: 0x8822)),
-                now: 20, &o)
+        var d = probedDriver(localVersion(manufacturer: 0x005D, hciVersion: 0x07, revision: 0x0B, subversion: 0x8822), &o)
         #expect({ d.state == .needsFiles }())
         #expect({ d.setup.realtek.chip == .rtl8822b }())
         RealtekTests.file.withRaw { firmware in
@@ -139,15 +139,8 @@ let readLocalVersion = hex("01 01 10 00")
 
     @Test func realtekROMNeedsFilesThenDownloadsAndStartsTheHost() {
         var o = RecordingObserver()
-        var d = probeDriver()
-        d.start(now: 0)
-        _ = drain(&d)
-        deliver(&d, resetComplete, now: 10, &o)
-        _ = drain(&d)
         // RTL8761B: HCI version 0x0A, revision 0x000B, Realtek (0x005D), subversion 0x8761.
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion,
-                                    localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761)),
-                now: 20, &o)
+        var d = probedDriver(localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761), &o)
         #expect({ d.state == .needsFiles }())
         #expect({ d.setup.realtek.chip == .rtl8761bu }())
         #expect({ d.check(now: 100_000) == .needsFiles }(), "waiting for files is not a timeout")
