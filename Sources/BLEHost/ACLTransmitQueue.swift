@@ -32,7 +32,7 @@ public struct ACLTransmitQueue: ~Copyable {
     }
 
     /// PDUs of one link waiting (a partly sent head included).
-    func count(handle: UInt16) -> Int {
+    @_addressableSelf func count(handle: UInt16) -> Int {
         var n = 0
         for index in 0..<count where handles[(head + index) % ACLTransmitQueue.capacity] == handle { n += 1 }
         return n

@@ -15,25 +15,29 @@
 ///   minute per link: the peer is slowed, never the others.
 /// - Notifications wait (`notify` says false) until the link has room.
 extension Host {
+    // These queries are `mutating` for the reason docs/ARCHITECTURE.md gives
+    // ("State in place"): called from other modules' specialised code, a
+    // borrowed one copied the whole host (45 KB frames in the stack check).
+
     /// The transmit slots one link may hold now.
-    @_addressableSelf func transmitShare() -> Int {
+    mutating func transmitShare() -> Int {
         max(1, ACLTransmitQueue.capacity / max(1, countConnections()))
     }
 
     /// A PDU of link `index` fits now: a free slot within the link's share.
-    @_addressableSelf func hasRoom(_ index: Int) -> Bool {
+    mutating func hasRoom(_ index: Int) -> Bool {
         aclQueue.count < ACLTransmitQueue.capacity
             && aclQueue.count(handle: connections[index].handle) < transmitShare()
     }
 
     /// Something new may go out on link `index`: room, and nothing owed before it.
-    @_addressableSelf func canSend(_ index: Int) -> Bool {
+    mutating func canSend(_ index: Int) -> Bool {
         owed[index].isEmpty && hasRoom(index)
     }
 
     /// Whether a link can take a notification now (an application's poll asks
     /// before it builds one).
-    @_addressableSelf public func canSend(connection: UInt16) -> Bool {
+    public mutating func canSend(connection: UInt16) -> Bool {
         guard let index = connectionIndex(connection) else { return false }
         return canSend(index)
     }
