@@ -28,6 +28,16 @@ public protocol ControllerSetup: ~Copyable {
     mutating func command(into packet: inout HCIPacket)
     /// How long the next answer may take (ms); counted from the last one.
     var answerTimeout: UInt64 { get }
+    /// After a `.wait`: call `resume()` this many ms later unless an event
+    /// comes first (a chip that restarts without a word); 0 for never.
+    var pause: UInt64 { get }
+    /// The pause passed.
+    mutating func resume() -> SetupStep
+}
+
+extension ControllerSetup where Self: ~Copyable {
+    public var pause: UInt64 { 0 }
+    public mutating func resume() -> SetupStep { .wait }
 }
 
 /// A controller that needs no set-up (the firmware's, a virtual one).

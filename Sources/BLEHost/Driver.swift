@@ -137,6 +137,8 @@ struct DriverProgress {
     // Set-up.
     var setupCommandPending = false
     var setupDeadline: UInt64 = 0
+    /// When the set-up's pause ends (UInt64.max: none).
+    var setupResume = UInt64.max
     var setupAnswered = false
 }
 
@@ -235,6 +237,12 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         case .finished, .needsFiles:
             return progress.state
         case .settingUp:
+            if now >= progress.setupResume {
+                progress.setupResume = UInt64.max
+                progress.setupDeadline = now + setup.answerTimeout
+                follow(setup.resume(), now: now)
+                return progress.state
+            }
             if now >= progress.setupDeadline {
                 progress.state = .finished(!progress.setupAnswered && settings.offersPortReset ? .portResetWanted : .setupSilent)
             }
@@ -266,9 +274,12 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     mutating func follow(_ step: SetupStep, now: UInt64) {
+        progress.setupResume = UInt64.max
         switch step {
         case .send: progress.setupCommandPending = true
-        case .wait: break
+        case .wait:
+            let pause = setup.pause
+            if pause > 0 { progress.setupResume = now + pause }
         case .needFiles: progress.state = .needsFiles
         case .failed: progress.state = .finished(.setupFailed)
         case .done:
@@ -389,7 +400,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
         switch progress.state {
         case .settingUp:
-            first = min(first, progress.setupDeadline)
+            first = min(first, min(progress.setupDeadline, progress.setupResume))
         case .running:
             let hostDeadline = host.nextDeadline()
             progress.hostTimersFrom = hostDeadline ?? UInt64.max

@@ -2,23 +2,20 @@ import CLinux
 import BLEHost
 import VendorDrivers
 
-/// Vendor set-up before the host's bring-up: Realtek and Intel firmware
-/// download. The protocols are `RealtekLoader` and `IntelLoader` of the
-/// VendorDrivers target (sans-IO), run by the core's driver as its first init
-/// step; this picks the plan for a transport and reads the files from
-/// `<firmware dir>/rtl_bt/` and `<firmware dir>/intel/`.
+/// Chipset set-up before the host's bring-up: the firmware downloads of the
+/// VendorDrivers target's `ChipsetTable` (sans-IO), run by the core's driver as
+/// its first init step; this picks the plan for a transport and reads the files
+/// each chipset asks for from `<firmware dir>/<its folder>/`. Names no vendor.
 enum FirmwareSetup {
-    static let realtekPackage = "Debian package firmware-realtek (component non-free-firmware)"
-    static let intelPackage = "Debian package firmware-iwlwifi (component non-free-firmware)"
-
-    /// Whether to probe for a vendor ROM: always for a USB dongle with a
-    /// Realtek or Intel VID:PID; on other transports only when --firmware-dir is given.
-    static func wanted(_ transport: Transport, firmwareDirectoryGiven: Bool) -> Bool {
+    /// Where the controller is, as the chipsets see it.
+    static func context(for transport: Transport) -> ChipsetContext {
+        var context = ChipsetContext()
         if let usb = transport as? USBTransport {
-            return RealtekChip.isKnownUSB(vendor: usb.candidate.vendor, product: usb.candidate.product)
-                || IntelUSB.isKnown(vendor: usb.candidate.vendor, product: usb.candidate.product)
+            context.overUSB = true
+            context.usbVendor = usb.candidate.vendor
+            context.usbProduct = usb.candidate.product
         }
-        return firmwareDirectoryGiven
+        return context
     }
 
     /// Whole file, or nil when it cannot be read. The caller deallocates.
@@ -38,44 +35,76 @@ enum FirmwareSetup {
 
     static func fileExists(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
-    /// A vendor's firmware file and its optional companion (Realtek config,
-    /// Intel DDC); a missing firmware file is one error line naming it and the package.
-    static func readFiles(_ chip: String, _ path: String, companion: String, limit: Int, package: String)
-        -> (firmware: UnsafeMutableRawBufferPointer, companion: UnsafeMutableRawBufferPointer?)? {
-        guard let firmware = readFile(path, limit: limit) else {
-            Log.error("\(chip): firmware file \(path) is missing; it is in the \(package)")
-            return nil
-        }
-        return (firmware, readFile(companion, limit: limit))
-    }
-
     /// A file the caller owns, or no bytes.
     static func bytes(_ file: UnsafeMutableRawBufferPointer?) -> UnsafeRawBufferPointer {
         file.map { UnsafeRawBufferPointer($0) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
     }
 
-    /// The set-up the driver runs first on this transport: by VID:PID on USB
-    /// (Realtek or Intel), the Realtek probe (then Intel, for manufacturer 2)
-    /// on other transports when --firmware-dir is given, else none.
+    /// The set-up the driver runs first on this transport: by VID:PID on USB,
+    /// the probe (Reset, Read Local Version, then the chipset that recognises
+    /// it) on other transports when --firmware-dir is given, else none.
     static func setup(for transport: Transport, firmwareDirectoryGiven: Bool) -> VendorSetup {
-        let usb = transport as? USBTransport
-        guard wanted(transport, firmwareDirectoryGiven: firmwareDirectoryGiven) else {
-            return VendorSetup(plan: .none, overUSB: usb != nil)
-        }
-        if let usb, IntelUSB.isKnown(vendor: usb.candidate.vendor, product: usb.candidate.product) {
-            return VendorSetup(plan: .intel, overUSB: true)
-        }
-        return VendorSetup(plan: .probe, overUSB: usb != nil)
+        let context = context(for: transport)
+        return VendorSetup(plan: VendorSetup.plan(for: context, probe: firmwareDirectoryGiven), context: context)
     }
 }
 
-/// The files a vendor set-up asks for, read whole and kept until the session
+/// The active chipset in the platform's words (its log lines, its files).
+struct ChipsetFacts {
+    var label: String
+    var info: ChipsetInfo
+    var request: FileRequest
+    var failure: String
+    var summaryLevel: SummaryLevel
+    var summary: String
+
+    var directory: String { "\(info.directory)" }
+    var package: String { "Debian package \(info.package)" }
+}
+
+struct DescribeChipset: ChipsetVisitor {
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> ChipsetFacts {
+        var label = FixedBytes<64>()
+        driver.writeLabel(into: &label)
+        var request = FileRequest()
+        driver.files(&request)
+        var summary = FixedBytes<192>()
+        let level = driver.writeSummary(into: &summary)
+        return ChipsetFacts(label: text(label), info: D.info, request: request, failure: "\(driver.failure)",
+                            summaryLevel: level, summary: text(summary))
+    }
+}
+
+/// What `--list-controllers` shows for a USB dongle: the chipset's family, model and typical file.
+struct USBModel: ChipsetVisitor {
+    let vendor: UInt16, product: UInt16
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> (family: String, model: String, file: String)? {
+        var model = FixedBytes<64>(), file = FixedBytes<64>()
+        guard D.usbModel(vendor: vendor, product: product, model: &model, file: &file) else { return nil }
+        return ("\(D.info.vendor)", text(model), "\(D.info.directory)/" + text(file))
+    }
+}
+
+func text<let n: Int>(_ bytes: FixedBytes<n>) -> String {
+    bytes.withBytes { String(decoding: $0, as: UTF8.self) }
+}
+
+extension VendorSetup {
+    /// The chipset running the set-up, described; nil while probing or when none took the controller.
+    mutating func facts() -> ChipsetFacts? {
+        guard let active else { return nil }
+        var describe = DescribeChipset()
+        return table.visit(active, &describe)
+    }
+}
+
+/// The files a chipset set-up asks for, read whole and kept until the session
 /// ends (the loaders read them in place), and the set-up's log lines.
 struct VendorFiles {
     var firmwareFile: UnsafeMutableRawBufferPointer? = nil
     var companionFile: UnsafeMutableRawBufferPointer? = nil
-    /// Base name of the Intel files (`ibt-…`).
-    var intelBase = ""
+    /// The firmware file read (for the failure line).
+    var firmwarePath = ""
     /// The "firmware loaded" line was written (or there was nothing to say).
     var reported = false
 
@@ -94,75 +123,67 @@ struct VendorFiles {
     }
 
     /// Reads what the set-up asks for; false (with the error line) when a required file is missing.
+    /// A chipset that runs from ROM without its file gets no bytes and a warning.
     mutating func read(for setup: inout VendorSetup, directory: String) -> Bool {
         release()
-        switch setup.vendor {
-        case .realtek:
-            guard let chip = setup.realtek.chip else { return false }
-            return load("Realtek \(chip.name)", "\(directory)/rtl_bt/\(chip.firmwareFile)", companion: "\(directory)/rtl_bt/\(chip.configFile)",
-                        companionRequired: chip.configRequired, limit: RealtekPatchFile.maximumFileSize, package: FirmwareSetup.realtekPackage)
-        case .intel:
-            var name = FixedBytes<32>()
-            setup.intel.version.writeBaseName(into: &name)
-            intelBase = name.withBytes { String(decoding: $0, as: UTF8.self) }
-            return load("Intel \(setup.intel.version.name)", "\(directory)/intel/\(intelBase).sfi", companion: "\(directory)/intel/\(intelBase).ddc",
-                        companionRequired: false, limit: IntelFirmwareLayout.maximumFileSize, package: FirmwareSetup.intelPackage)
-        case .none:
+        firmwarePath = ""
+        guard let facts = setup.facts() else { return false }
+        let folder = "\(directory)/\(facts.directory)"
+        let limit = facts.info.maximumFileSize
+        let request = facts.request
+        var tried = ["\(folder)/\(text(request.firmware))"]
+        if !request.alternative.isEmpty { tried.append("\(folder)/\(text(request.alternative))") }
+        for path in tried {
+            if let file = FirmwareSetup.readFile(path, limit: limit) {
+                firmwareFile = file
+                firmwarePath = path
+                break
+            }
+        }
+        guard firmwareFile != nil else {
+            let names = tried.joined(separator: " or ")
+            if request.optional {
+                Log.warning("\(facts.label): firmware file \(names) is missing (it is in the \(facts.package)); the controller runs from its ROM")
+                return true
+            }
+            Log.error("\(facts.label): firmware file \(names) is missing; it is in the \(facts.package)")
             return false
         }
-    }
-
-    /// One vendor's file pair, read whole; says what it loads, or which file is missing.
-    mutating func load(_ chip: String, _ firmwarePath: String, companion companionPath: String, companionRequired: Bool,
-                       limit: Int, package: String) -> Bool {
-        guard let files = FirmwareSetup.readFiles(chip, firmwarePath, companion: companionPath, limit: limit, package: package) else {
+        let companionPath = "\(folder)/\(text(request.companion))"
+        if !request.companion.isEmpty { companionFile = FirmwareSetup.readFile(companionPath, limit: limit) }
+        if companionFile == nil, request.companionRequired {
+            Log.error("\(facts.label): config file \(companionPath) is missing; it is in the \(facts.package)")
             return false
         }
-        (firmwareFile, companionFile) = files
-        if companionFile == nil, companionRequired {
-            Log.error("\(chip): config file \(companionPath) is missing; it is in the \(package)")
-            return false
-        }
-        Log.info("\(chip): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(companionPath)")")
+        Log.info("\(facts.label): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(companionPath)")")
         return true
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
-    mutating func reportLoaded(_ setup: VendorSetup, directory: String) {
+    mutating func reportLoaded(_ setup: inout VendorSetup) {
         reported = true
         defer { release() }
-        if let chip = setup.realtek.chip, setup.realtek.phase == .done {
-            let loader = setup.realtek
-            Log.info("Realtek \(chip.name): firmware loaded (version 0x\(hex32(loader.payload.firmwareVersion)), \(loader.fragmentCount) fragments, ROM version \(loader.romVersion))")
-        }
-        guard setup.vendor == .intel else { return }
-        let loader = setup.intel
-        if setup.intelLoaded {
-            Log.info("Intel \(loader.version.name): firmware loaded (\(intelBase).sfi, \(loader.commandsSent) vendor commands, boot address 0x\(hex32(loader.bootAddress)), \(loader.ddcRecords) DDC records)")
-        } else {
-            Log.debug("Intel \(loader.version.name): operational firmware already running")
+        guard let facts = setup.facts() else { return }
+        switch facts.summaryLevel {
+        case .info: Log.info("\(facts.label): \(facts.summary)")
+        case .debug: Log.debug("\(facts.label): \(facts.summary)")
+        case .none: break
         }
     }
 
     /// The set-up failed: why, and which file.
-    func logFailure(_ setup: VendorSetup, directory: String) {
-        switch setup.vendor {
-        case .intel:
-            let loader = setup.intel
-            let file = intelBase.isEmpty ? "" : " (\(directory)/intel/\(intelBase).sfi)"
-            Log.error("Intel \(loader.version.name): firmware load failed: \(setup.intelError?.text ?? "unexpected answer")\(file)")
-        default:
-            let loader = setup.realtek
-            let name = loader.chip.map { "\($0.name)" } ?? "controller"
-            let file = loader.chip.map { " (\(directory)/rtl_bt/\($0.firmwareFile))" } ?? ""
-            Log.error("Realtek \(name): firmware download failed: \(setup.realtekError?.text ?? "unexpected answer")\(file)")
+    func logFailure(_ setup: inout VendorSetup) {
+        guard let facts = setup.facts() else {
+            Log.error("controller refused Read Local Version Information during the chipset probe")
+            return
         }
+        let file = firmwarePath.isEmpty ? "" : " (\(firmwarePath))"
+        Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(file)")
     }
-}
 
-func hex32(_ value: UInt32) -> String {
-    let digits = Array("0123456789abcdef")
-    var text = ""
-    for shift in stride(from: 28, through: 0, by: -4) { text.append(digits[Int(value >> UInt32(shift) & 0xF)]) }
-    return text
+    /// The controller went silent during the set-up: which one.
+    static func silentPhase(_ setup: inout VendorSetup) -> String {
+        guard let facts = setup.facts() else { return "the chipset probe (Reset, Read Local Version)" }
+        return "the \(facts.info.vendor) \(facts.info.setupName)"
+    }
 }

@@ -125,7 +125,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     var files = VendorFiles()
 
     init(host: consuming Host, logic: consuming Logic, transport: Transport, snoop: BTSnoopWriter?,
-         setup: consuming VendorSetup = VendorSetup(plan: .none, overUSB: false), readyTimeout: UInt64 = 10_000) {
+         setup: consuming VendorSetup = VendorSetup(plan: .none), readyTimeout: UInt64 = 10_000) {
         var settings = DriverSettings()
         settings.readyTimeout = readyTimeout
         settings.offersPortReset = transport.offersPortReset
@@ -174,7 +174,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     driver.provideFiles(firmware: files.firmware, companion: files.companion, now: now)
                     continue
                 case .running:
-                    if !files.reported { files.reportLoaded(driver.setup, directory: firmwareDirectory) }
+                    if !files.reported { setupEnded() }
                 case .settingUp:
                     break
                 }
@@ -237,6 +237,20 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         }
     }
 
+    /// The set-up handed over to the host: what it loaded, and an address the
+    /// controller's whole model shares is not used as the public one.
+    mutating func setupEnded() {
+        files.reportLoaded(&driver.setup)
+        guard let shared = driver.setup.status.sharedDefaultAddress, let facts = driver.setup.facts() else { return }
+        let configuration = driver.host.configuration
+        if configuration.forceRandomAddress {
+            Log.info("\(facts.label): its address \(shared.string) is a default every unit of the model shares; --address is used")
+            return
+        }
+        driver.host.configuration.forceRandomAddress = true
+        Log.info("\(facts.label): its address \(shared.string) is a default every unit of the model shares; using the static random address \(configuration.staticAddress.string) (derived from the machine id) instead")
+    }
+
     /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
     mutating func finish(_ end: DriverEnd) -> SessionEnd {
         switch end {
@@ -255,11 +269,10 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             transport.warnHungAfterWarmStart()
             return .reopenWithPortReset
         case .setupFailed:
-            files.logFailure(driver.setup, directory: firmwareDirectory)
+            files.logFailure(&driver.setup)
             return .exit(Exit.controller)
         case .setupSilent:
-            let what = driver.setup.vendor == .intel ? "the Intel firmware load" : "the Realtek firmware check"
-            Log.error("controller at \(transport.description) did not answer during \(what)")
+            Log.error("controller at \(transport.description) did not answer during \(VendorFiles.silentPhase(&driver.setup))")
             return .exit(Exit.controller)
         }
     }

@@ -91,7 +91,7 @@ enum USBController {
             writeStandardError("no USB Bluetooth controllers found (\(devices.count) USB devices seen)\n")
             return Exit.success
         }
-        printLine("VID:PID    PATH        DRIVER      FAMILY   FIRMWARE                            PRODUCT")
+        printLine("VID:PID    PATH        DRIVER      FAMILY    FIRMWARE                            PRODUCT")
         for c in controllers {
             let driver = c.kernelDriver ?? "(none)"
             printLine("\(c.id)  \(pad("usb:" + c.path, 10))  \(pad(driver, 10))  \(firmwareColumns(c, firmwareDirectory))  \(c.productName)")
@@ -145,37 +145,24 @@ enum USBController {
     }
 }
 
-/// --list-controllers: chip family and whether its firmware is needed and present.
-/// A Realtek VID:PID does not name the chip (one PID covers RTL8761B and
-/// RTL8761BU); the file of the common RTL8761BU is shown for those of that
-/// family, and the exact chip is learnt from Read Local Version at start. An
-/// Intel PID names the model; the file a typical unit needs is shown, the exact
-/// one is named by Intel Read Version at start.
+/// --list-controllers: chip family and whether its firmware is needed and
+/// present, as the chipset table says (a VID:PID does not always name the
+/// chip: the file a typical unit needs is shown, the exact one is named by the
+/// controller at start).
 func firmwareColumns(_ c: USBCandidate, _ directory: String) -> String {
-    let family: String, file: String
-    if RealtekChip.isKnownUSB(vendor: c.vendor, product: c.product) {
-        (family, file) = ("Realtek", "rtl_bt/" + realtekFileGuess(product: c.product, vendor: c.vendor))
-    } else if IntelUSB.isKnown(vendor: c.vendor, product: c.product), let model = IntelUSB.model(product: c.product) {
-        (family, file) = ("Intel", "intel/\(model.typicalFile)")
-    } else {
-        return "\(USBController.pad("-", 7))  \(USBController.pad("not needed", 34))"
+    guard let (family, _, file) = firmwareGuess(vendor: c.vendor, product: c.product) else {
+        return "\(USBController.pad("-", 8))  \(USBController.pad("not needed", 34))"
     }
     let present = FirmwareSetup.fileExists("\(directory)/\(file)")
-    return "\(USBController.pad(family, 7))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"))", 34))"
+    return "\(USBController.pad(family, 8))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"))", 34))"
 }
 
-/// The firmware file most likely for a Realtek VID:PID (Bumble's list groups them by chip).
-func realtekFileGuess(product: UInt16, vendor: UInt16) -> String {
-    switch (UInt32(vendor) << 16) | UInt32(product) {
-    case 0x0BDA_B009, 0x2FF8_B011, 0x7392_A611: return "rtl8723d_fw.bin"
-    case 0x0BDA_B00C, 0x13D3_3529: return "rtl8821c_fw.bin"
-    case 0x0B05_185C, 0x13D3_3526: return "rtl8822b_fw.bin"
-    case 0x04C5_161F, 0x04CA_4005, 0x0B05_18EF, 0x0BDA_C123, 0x0BDA_C822, 0x0CB5_C547, 0x1358_C123,
-         0x13D3_3548, 0x13D3_3549, 0x13D3_3553, 0x13D3_3555, 0x2FF8_3051: return "rtl8822cu_fw.bin"
-    case 0x04C5_165C, 0x04CA_4006, 0x0BDA_2852, 0x0BDA_385A, 0x0BDA_4852, 0x0BDA_C852, 0x0CB8_C549: return "rtl8852au_fw.bin"
-    case 0x0BDA_887B, 0x0CB8_C559, 0x13D3_3571: return "rtl8852bu_fw.bin"
-    case 0x04C5_1675, 0x04CA_4007, 0x0CB8_C558, 0x13D3_3586, 0x13D3_3587, 0x13D3_3592: return "rtl8852cu_fw.bin"
-    case 0x0B05_1BF6, 0x0BDA_C761, 0x7392_F611: return "rtl8761cu_fw.bin"
-    default: return "rtl8761bu_fw.bin"
+/// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.
+func firmwareGuess(vendor: UInt16, product: UInt16) -> (family: String, model: String, file: String)? {
+    var table = ChipsetTable()
+    var model = USBModel(vendor: vendor, product: product)
+    for index in 0..<ChipsetTable.count {
+        if let found = table.visit(index, &model), let found { return found }
     }
+    return nil
 }

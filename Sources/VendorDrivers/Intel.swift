@@ -144,7 +144,7 @@ public struct IntelVersion: Equatable {
     /// `ibt-…` without the suffix: legacy `ibt-<variant>-<devrev>` (0x0B, 0x0C) or
     /// `ibt-<variant>-<hw rev>-<fw rev>`, TLV `ibt-<cnvi>-<cnvr>` (hex), as Linux names them.
     public func writeBaseName<let n: Int>(into out: inout FixedBytes<n>) {
-        for c in "ibt-".utf8 { _ = out.append(c) }
+        append("ibt-", to: &out)
         switch generation {
         case .legacy:
             appendDecimal(UInt32(variant), to: &out)
@@ -166,30 +166,6 @@ public struct IntelVersion: Equatable {
 
 func le32(_ b: UnsafeRawBufferPointer, _ at: Int = 0) -> UInt32 {
     UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
-}
-
-func appendDecimal<let n: Int>(_ value: UInt32, to out: inout FixedBytes<n>) {
-    var digits = InlineArray<10, UInt8>(repeating: 0)
-    var count = 0
-    var v = value
-    repeat {
-        digits[count] = UInt8(ascii: "0") + UInt8(v % 10)
-        v /= 10
-        count += 1
-    } while v > 0
-    while count > 0 {
-        count -= 1
-        _ = out.append(digits[count])
-    }
-}
-
-func appendHex4<let n: Int>(_ value: UInt16, to out: inout FixedBytes<n>) {
-    var shift = 12
-    while shift >= 0 {
-        let d = UInt8((value >> UInt16(shift)) & 0xF)
-        _ = out.append(d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10)
-        shift -= 4
-    }
 }
 
 public enum IntelError: UInt8, Error, Equatable {
@@ -561,5 +537,112 @@ public enum IntelUSB {
 
     public static func isKnown(vendor: UInt16, product: UInt16) -> Bool {
         vendor == Self.vendor && model(product: product) != nil
+    }
+}
+
+/// The table's Intel entry: the loader behind `ChipsetDriver`. A USB dongle
+/// with an Intel VID:PID starts at HCI Reset (its boot loader does not answer
+/// Read Local Version); on other transports the probe hands over when Read
+/// Local Version says Intel (company identifier 2).
+public struct IntelDriver: ChipsetDriver {
+    public var loader = IntelLoader()
+    public private(set) var error: IntelError? = nil
+    /// The loader downloaded firmware (false: it was already running).
+    public private(set) var loaded = false
+    var overUSB = false
+
+    public init() {}
+
+    public static let info = ChipsetInfo(
+        vendor: "Intel", directory: "intel", package: "firmware-iwlwifi (component non-free-firmware)",
+        maximumFileSize: IntelFirmwareLayout.maximumFileSize, setupName: "firmware load", failureVerb: "firmware load failed")
+
+    public static func usbStart(vendor: UInt16, product: UInt16) -> USBStart? {
+        IntelUSB.isKnown(vendor: vendor, product: product) ? .fromReset : nil
+    }
+
+    /// The PID names the model; the file a typical unit needs (the exact one is named by Intel Read Version at start).
+    public static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool {
+        guard vendor == IntelUSB.vendor, let known = IntelUSB.model(product: product) else { return false }
+        append(known.name, to: &model)
+        append(known.typicalFile, to: &file)
+        return true
+    }
+
+    /// Not over USB: there the VID:PID decides.
+    public static func recognises(_ version: LocalVersion, context: ChipsetContext) -> Bool {
+        version.manufacturer == 2 && !context.overUSB
+    }
+
+    public mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+        overUSB = context.overUSB
+        return map(loader.start(into: &packet))
+    }
+
+    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+        overUSB = context.overUSB
+        return map(loader.startAtReadVersion(into: &packet))
+    }
+
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        map(loader.handle(event: event, into: &packet))
+    }
+
+    public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        map(loader.provide(firmware: firmware, ddc: companion, into: &packet))
+    }
+
+    /// 5 s per answer (a download is thousands of commands).
+    public var answerTimeout: UInt64 { 5_000 }
+
+    /// Over USB, Secure Send goes on bulk OUT (Linux btusb does the same).
+    public var commandOnBulk: Bool { overUSB && loader.phase == .secureSend }
+
+    /// While the loader runs over USB, bulk IN carries HCI events (btusb_recv_bulk_intel).
+    public var eventsOnBulk: Bool { overUSB && loader.phase != .done && loader.phase != .failed }
+
+    mutating func map(_ step: IntelLoader.Step) -> SetupStep {
+        switch step {
+        case .send: return .send
+        case .wait: return .wait
+        case .needFiles: return .needFiles
+        case .done(let loaded):
+            self.loaded = loaded
+            return .done
+        case .failed(let error):
+            self.error = error
+            return .failed
+        }
+    }
+
+    public func writeLabel<let n: Int>(into out: inout FixedBytes<n>) {
+        append("Intel ", to: &out)
+        append(loader.version.name, to: &out)
+    }
+
+    public func files(_ request: inout FileRequest) {
+        loader.version.writeBaseName(into: &request.firmware)
+        loader.version.writeBaseName(into: &request.companion)
+        append(".sfi", to: &request.firmware)
+        append(".ddc", to: &request.companion)
+    }
+
+    public var failure: StaticString { error?.text ?? "unexpected answer" }
+
+    public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
+        guard loaded else {
+            append("operational firmware already running", to: &out)
+            return .debug
+        }
+        append("firmware loaded (", to: &out)
+        loader.version.writeBaseName(into: &out)
+        append(".sfi, ", to: &out)
+        appendDecimal(UInt32(loader.commandsSent), to: &out)
+        append(" vendor commands, boot address 0x", to: &out)
+        appendHex(loader.bootAddress, digits: 8, to: &out)
+        append(", ", to: &out)
+        appendDecimal(UInt32(loader.ddcRecords), to: &out)
+        append(" DDC records)", to: &out)
+        return .info
     }
 }

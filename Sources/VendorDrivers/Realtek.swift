@@ -488,6 +488,14 @@ public struct RealtekLoader {
         return index
     }
 
+    /// Enters at Read Local Version's answer (the probe sent Reset and Read Local Version).
+    public mutating func resume(afterReadLocalVersion event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> Step {
+        phase = .readLocalVersion
+        chip = nil
+        fragmentsSent = 0
+        return handle(event: event, into: &packet)
+    }
+
     public mutating func start(into packet: inout HCIPacket) -> Step {
         phase = .reset
         chip = nil
@@ -628,5 +636,109 @@ public struct RealtekLoader {
         _ = packet.appendZeros(Self.fragmentLength - (to - from))
         packet.finishCommand()
         fragmentsSent += 1
+    }
+}
+
+/// The table's Realtek entry: the loader behind `ChipsetDriver`. USB dongles
+/// with a Realtek VID:PID are probed (Reset, Read Local Version); any other
+/// transport's controller is this chipset's when Read Local Version names an
+/// un-patched Realtek ROM.
+public struct RealtekDriver: ChipsetDriver {
+    public var loader = RealtekLoader()
+    public private(set) var error: RealtekError? = nil
+
+    public init() {}
+
+    public static let info = ChipsetInfo(
+        vendor: "Realtek", directory: "rtl_bt", package: "firmware-realtek (component non-free-firmware)",
+        maximumFileSize: RealtekPatchFile.maximumFileSize, setupName: "firmware check", failureVerb: "firmware download failed")
+
+    public static func usbStart(vendor: UInt16, product: UInt16) -> USBStart? {
+        RealtekChip.isKnownUSB(vendor: vendor, product: product) ? .probe : nil
+    }
+
+    /// A VID:PID does not name the chip (one PID covers RTL8761B and RTL8761BU):
+    /// the file of the chip most likely for it (Bumble's list groups them by chip).
+    public static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool {
+        guard RealtekChip.isKnownUSB(vendor: vendor, product: product) else { return false }
+        let chip = RealtekChip.likely(vendor: vendor, product: product)
+        append(chip.name, to: &model)
+        append(chip.firmwareFile, to: &file)
+        return true
+    }
+
+    public static func recognises(_ version: LocalVersion, context: ChipsetContext) -> Bool {
+        RealtekChip.match(lmpSubversion: version.lmpSubversion, hciRevision: version.hciRevision, hciVersion: version.hciVersion) != nil
+    }
+
+    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+        map(loader.resume(afterReadLocalVersion: event, into: &packet))
+    }
+
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        map(loader.handle(event: event, into: &packet))
+    }
+
+    public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        map(loader.provide(firmware: firmware, config: companion, into: &packet))
+    }
+
+    /// 10 s per answer.
+    public var answerTimeout: UInt64 { 10_000 }
+
+    mutating func map(_ step: RealtekLoader.Step) -> SetupStep {
+        switch step {
+        case .send: return .send
+        case .wait: return .wait
+        case .needFiles: return .needFiles
+        case .done: return .done
+        case .failed(let error):
+            self.error = error
+            return .failed
+        }
+    }
+
+    public func writeLabel<let n: Int>(into out: inout FixedBytes<n>) {
+        append("Realtek ", to: &out)
+        if let chip = loader.chip { append(chip.name, to: &out) } else { append("controller", to: &out) }
+    }
+
+    public func files(_ request: inout FileRequest) {
+        guard let chip = loader.chip else { return }
+        append(chip.firmwareFile, to: &request.firmware)
+        append(chip.configFile, to: &request.companion)
+        request.companionRequired = chip.configRequired
+    }
+
+    public var failure: StaticString { error?.text ?? "unexpected answer" }
+
+    public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
+        guard loader.chip != nil, loader.phase == .done else { return .none }
+        append("firmware loaded (version 0x", to: &out)
+        appendHex(loader.payload.firmwareVersion, digits: 8, to: &out)
+        append(", ", to: &out)
+        appendDecimal(UInt32(loader.fragmentCount), to: &out)
+        append(" fragments, ROM version ", to: &out)
+        appendDecimal(UInt32(loader.romVersion), to: &out)
+        append(")", to: &out)
+        return .info
+    }
+}
+
+extension RealtekChip {
+    /// The chip most likely behind a Realtek VID:PID.
+    public static func likely(vendor: UInt16, product: UInt16) -> RealtekChip {
+        switch (UInt32(vendor) << 16) | UInt32(product) {
+        case 0x0BDA_B009, 0x2FF8_B011, 0x7392_A611: .rtl8723d
+        case 0x0BDA_B00C, 0x13D3_3529: .rtl8821c
+        case 0x0B05_185C, 0x13D3_3526: .rtl8822b
+        case 0x04C5_161F, 0x04CA_4005, 0x0B05_18EF, 0x0BDA_C123, 0x0BDA_C822, 0x0CB5_C547, 0x1358_C123,
+             0x13D3_3548, 0x13D3_3549, 0x13D3_3553, 0x13D3_3555, 0x2FF8_3051: .rtl8822c
+        case 0x04C5_165C, 0x04CA_4006, 0x0BDA_2852, 0x0BDA_385A, 0x0BDA_4852, 0x0BDA_C852, 0x0CB8_C549: .rtl8852a
+        case 0x0BDA_887B, 0x0CB8_C559, 0x13D3_3571: .rtl8852b
+        case 0x04C5_1675, 0x04CA_4007, 0x0CB8_C558, 0x13D3_3586, 0x13D3_3587, 0x13D3_3592: .rtl8852c
+        case 0x0B05_1BF6, 0x0BDA_C761, 0x7392_F611: .rtl8761cu
+        default: .rtl8761bu
+        }
     }
 }

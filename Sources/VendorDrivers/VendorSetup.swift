@@ -1,110 +1,198 @@
 import BLEHost
 
-/// The Realtek and Intel firmware downloads as one set-up: a USB dongle is
-/// known by its VID:PID; on a UART or virtual controller the Realtek probe
-/// (Reset, Read Local Version) runs first and hands over to the Intel loader
-/// when the manufacturer is Intel (2).
+/// The set-up the driver runs before the host's bring-up, for whichever
+/// chipset of `ChipsetTable` the controller is. A USB dongle is known by its
+/// VID:PID (the chipset says whether it starts at HCI Reset or after the
+/// probe); on a UART or virtual controller the probe (Reset, Read Local
+/// Version) runs first and the first chipset that recognises the answer takes
+/// over. Names no vendor: everything chipset-specific is behind the table.
 public struct VendorSetup: ControllerSetup {
     public enum Plan: Equatable {
         /// Nothing to load.
         case none
-        /// The Realtek probe, then Intel when the controller says it is one.
-        case probe
-        /// An Intel USB dongle: the Intel loader from HCI Reset on.
-        case intel
+        /// Reset and Read Local Version, then the recognising chipset (only
+        /// `only` when given: a USB dongle's VID:PID already chose it).
+        case probe(only: Int?)
+        /// Entry `index`'s own set-up from HCI Reset on.
+        case fromReset(Int)
     }
 
-    public enum Vendor: Equatable { case none, realtek, intel }
+    enum ProbePhase: Equatable { case idle, reset, readLocalVersion, handedOver, done, failed }
 
     public let plan: Plan
-    /// USB: the Intel boot loader takes Secure Send on bulk OUT and answers on bulk IN.
-    public let overUSB: Bool
-    public private(set) var vendor = Vendor.none
-    public var realtek = RealtekLoader()
-    public var intel = IntelLoader()
+    public let context: ChipsetContext
+    public var table = ChipsetTable()
+    /// The entry running the set-up, nil while probing or when none took the controller.
+    public private(set) var active: Int? = nil
+    /// What the probe's Read Local Version said.
+    public private(set) var version: LocalVersion? = nil
+    var probe = ProbePhase.idle
     var packet = HCIPacket()
-    /// The Realtek probe ended and the Intel loader took over (no download by Realtek).
-    public private(set) var intelAfterProbe = false
-    /// Why the download failed, by vendor.
-    public private(set) var realtekError: RealtekError? = nil
-    public private(set) var intelError: IntelError? = nil
-    /// The Intel loader downloaded firmware (false: it was already running).
-    public private(set) var intelLoaded = false
+    /// The active chipset's state after its last step.
+    public private(set) var status = ChipsetStatus()
 
-    public init(plan: Plan, overUSB: Bool) {
+    public init(plan: Plan, context: ChipsetContext = ChipsetContext()) {
         self.plan = plan
-        self.overUSB = overUSB
+        self.context = context
     }
+
+    /// The plan for a transport: by VID:PID on USB; the probe on other
+    /// transports when asked (`probe`), else none.
+    public static func plan(for context: ChipsetContext, probe: Bool) -> Plan {
+        if context.overUSB {
+            var claim = USBClaim(vendor: context.usbVendor, product: context.usbProduct)
+            guard let index = ChipsetTable.first(&claim), let start = claim.start else { return .none }
+            return start == .fromReset ? .fromReset(index) : .probe(only: index)
+        }
+        return probe ? .probe(only: nil) : .none
+    }
+
+    /// The probe's Read Local Version was refused or short.
+    public var probeFailed: Bool { probe == .failed }
 
     public mutating func begin() -> SetupStep {
         switch plan {
         case .none: return .done
         case .probe:
-            vendor = .realtek
-            return map(realtek.start(into: &packet))
-        case .intel:
-            vendor = .intel
-            return map(intel.start(into: &packet))
+            probe = .reset
+            packet = .command(HCIOpcode.reset)
+            packet.finishCommand()
+            return .send
+        case .fromReset(let index):
+            active = index
+            return run(.begin, index)
         }
     }
 
     public mutating func handle(event: UnsafeRawBufferPointer) -> SetupStep {
-        switch vendor {
-        case .none: return .done
-        case .realtek: return map(realtek.handle(event: event, into: &packet))
-        case .intel: return map(intel.handle(event: event, into: &packet))
+        if let active { return run(.handle(event), active) }
+        return handleProbe(event)
+    }
+
+    /// Reset, then Read Local Version; only their Command Completes move it
+    /// (a stray Command Status or vendor event is ignored, as Linux and Bumble do).
+    mutating func handleProbe(_ event: UnsafeRawBufferPointer) -> SetupStep {
+        guard event.count >= 6, event[0] == HCIEventCode.commandComplete else { return .wait }
+        let opcode = UInt16(event[3]) | UInt16(event[4]) << 8
+        switch probe {
+        case .reset:
+            guard opcode == HCIOpcode.reset else { return .wait }
+            probe = .readLocalVersion
+            packet = .command(HCIOpcode.readLocalVersion)
+            packet.finishCommand()
+            return .send
+        case .readLocalVersion:
+            guard opcode == HCIOpcode.readLocalVersion else { return .wait }
+            guard let found = LocalVersion(commandComplete: event) else {
+                probe = .failed
+                return .failed
+            }
+            version = found
+            var recognise = Recognise(version: found, context: context)
+            let taker: Int?
+            if case .probe(let only?) = plan {
+                taker = table.visit(only, &recognise) == true ? only : nil
+            } else {
+                taker = ChipsetTable.first(&recognise)
+            }
+            guard let taker else {
+                probe = .done
+                return .done
+            }
+            probe = .handedOver
+            active = taker
+            return run(.resume(event), taker)
+        case .idle, .handedOver, .done, .failed:
+            return .wait
         }
     }
 
     public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer) -> SetupStep {
-        switch vendor {
-        case .none: return .done
-        case .realtek: return map(realtek.provide(firmware: firmware, config: companion, into: &packet))
-        case .intel: return map(intel.provide(firmware: firmware, ddc: companion, into: &packet))
-        }
+        guard let active else { return .done }
+        return run(.provide(firmware, companion), active)
+    }
+
+    public mutating func resume() -> SetupStep {
+        guard let active else { return .wait }
+        return run(.timer, active)
+    }
+
+    /// One step on entry `index`; the status the driver and the board read is taken after it.
+    mutating func run(_ kind: StepCall.Kind, _ index: Int) -> SetupStep {
+        var call = StepCall(kind, context, packet)
+        let step = table.visit(index, &call) ?? .done
+        packet = call.packet
+        var query = StatusQuery()
+        status = table.visit(index, &query) ?? ChipsetStatus()
+        return step
     }
 
     public mutating func command(into packet: inout HCIPacket) { packet = self.packet }
 
-    /// Realtek: 10 s per answer; Intel: 5 s (a download is thousands of commands).
-    public var answerTimeout: UInt64 { vendor == .intel ? 5_000 : 10_000 }
+    /// The probe: 10 s per answer (as the Realtek ROM's check always had).
+    public var answerTimeout: UInt64 { active == nil ? 10_000 : status.answerTimeout }
+    public var pause: UInt64 { status.pause }
+    public var commandOnBulk: Bool { status.commandOnBulk }
+    public var eventsOnBulk: Bool { status.eventsOnBulk }
+}
 
-    /// The command goes on the bulk OUT endpoint (Intel Secure Send over USB; Linux btusb does the same).
-    public var commandOnBulk: Bool { overUSB && vendor == .intel && intel.phase == .secureSend }
+/// The active chipset's state as the driver and the board read it.
+public struct ChipsetStatus: Equatable {
+    public var answerTimeout: UInt64 = 10_000
+    public var pause: UInt64 = 0
+    public var commandOnBulk = false
+    public var eventsOnBulk = false
+    public var portBaudRate: UInt32 = 0
+    public var sharedDefaultAddress: BDAddress? = nil
+    public var quirks = ChipsetQuirks()
+    public init() {}
+}
 
-    /// While the Intel loader runs over USB, bulk IN carries HCI events (btusb_recv_bulk_intel).
-    public var eventsOnBulk: Bool { overUSB && vendor == .intel && intel.phase != .done && intel.phase != .failed }
+struct StatusQuery: ChipsetVisitor {
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> ChipsetStatus {
+        var status = ChipsetStatus()
+        status.answerTimeout = driver.answerTimeout
+        status.pause = driver.pause
+        status.commandOnBulk = driver.commandOnBulk
+        status.eventsOnBulk = driver.eventsOnBulk
+        status.portBaudRate = driver.portBaudRate
+        status.sharedDefaultAddress = driver.sharedDefaultAddress
+        status.quirks = D.info.quirks
+        return status
+    }
+}
 
-    mutating func map(_ step: RealtekLoader.Step) -> SetupStep {
-        switch step {
-        case .send: return .send
-        case .wait: return .wait
-        case .needFiles: return .needFiles
-        case .failed(let error):
-            realtekError = error
-            return .failed
-        case .done:
-            // Realtek's probe found an Intel controller (not over USB: there the VID:PID decides).
-            if plan == .probe, !overUSB, realtek.manufacturer == 2 {
-                vendor = .intel
-                intelAfterProbe = true
-                return map(intel.startAtReadVersion(into: &packet))
-            }
-            return .done
-        }
+struct Recognise: ChipsetVisitor {
+    let version: LocalVersion
+    let context: ChipsetContext
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Bool { D.recognises(version, context: context) }
+}
+
+/// One set-up step on the active chipset.
+struct StepCall: ChipsetVisitor {
+    enum Kind {
+        case begin, timer
+        case resume(UnsafeRawBufferPointer)
+        case handle(UnsafeRawBufferPointer)
+        case provide(UnsafeRawBufferPointer, UnsafeRawBufferPointer)
+    }
+    let kind: Kind
+    let context: ChipsetContext
+    var packet: HCIPacket
+
+    init(_ kind: Kind, _ context: ChipsetContext, _ packet: HCIPacket) {
+        self.kind = kind
+        self.context = context
+        self.packet = packet
     }
 
-    mutating func map(_ step: IntelLoader.Step) -> SetupStep {
-        switch step {
-        case .send: return .send
-        case .wait: return .wait
-        case .needFiles: return .needFiles
-        case .done(let loaded):
-            intelLoaded = loaded
-            return .done
-        case .failed(let error):
-            intelError = error
-            return .failed
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> SetupStep {
+        switch kind {
+        case .begin: driver.start(context: context, into: &packet)
+        case .timer: driver.resume(into: &packet)
+        case .resume(let event): driver.resume(afterProbe: event, context: context, into: &packet)
+        case .handle(let event): driver.handle(event: event, into: &packet)
+        case .provide(let firmware, let companion): driver.provide(firmware: firmware, companion: companion, into: &packet)
         }
     }
 }

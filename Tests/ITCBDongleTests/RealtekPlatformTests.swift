@@ -5,11 +5,15 @@ import BLEHost
 
 @Suite struct RealtekPlatformTests {
     @Test func test_realtek_list_controllers_file_guess() {
-        #expect(realtekFileGuess(product: 0x8771, vendor: 0x0BDA) == "rtl8761bu_fw.bin")
-        #expect(realtekFileGuess(product: 0x0604, vendor: 0x2357) == "rtl8761bu_fw.bin")
-        #expect(realtekFileGuess(product: 0xC123, vendor: 0x0BDA) == "rtl8822cu_fw.bin")
-        #expect(realtekFileGuess(product: 0x887B, vendor: 0x0BDA) == "rtl8852bu_fw.bin")
-        #expect(realtekFileGuess(product: 0xB009, vendor: 0x0BDA) == "rtl8723d_fw.bin")
+        #expect(firmwareGuess(vendor: 0x0BDA, product: 0x8771)?.file == "rtl_bt/rtl8761bu_fw.bin")
+        #expect(firmwareGuess(vendor: 0x2357, product: 0x0604)?.file == "rtl_bt/rtl8761bu_fw.bin")
+        #expect(firmwareGuess(vendor: 0x0BDA, product: 0xC123)?.file == "rtl_bt/rtl8822cu_fw.bin")
+        #expect(firmwareGuess(vendor: 0x0BDA, product: 0x887B)?.file == "rtl_bt/rtl8852bu_fw.bin")
+        #expect(firmwareGuess(vendor: 0x0BDA, product: 0xB009)?.file == "rtl_bt/rtl8723d_fw.bin")
+        // The table answers for every chipset: Intel names the model, Broadcom the Linux file name.
+        #expect(firmwareGuess(vendor: 0x8087, product: 0x0032)?.file == "intel/ibt-0041-0041.sfi")
+        #expect(firmwareGuess(vendor: 0x0A5C, product: 0x21E8)?.file == "brcm/BCM20702A1-0a5c-21e8.hcd")
+        #expect(firmwareGuess(vendor: 0x0A12, product: 0x0001) == nil)
     }
 
     /// A file of ours in a fresh temporary directory: read whole, refused over

@@ -9,7 +9,7 @@ import TestSupport
 
 /// The driver of the Linux board for a UART or virtual controller (`--firmware-dir` given).
 func probeDriver(settings: DriverSettings = DriverSettings()) -> TestDriver<VendorSetup> {
-    makeDriver(VendorSetup(plan: .probe, overUSB: false), settings: settings)
+    makeDriver(VendorSetup(plan: .probe(only: nil)), settings: settings)
 }
 
 /// A probing driver whose controller answered Reset (at 10 ms), then Read Local
@@ -50,8 +50,8 @@ let readLocalVersion = hex("01 01 10 00")
         let opcodes = answerAll(&d, now: 40, &o)
         #expect(opcodes.first == HCIOpcode.readLocalVersion)
         #expect({ d.wasReady }())
-        #expect({ d.setup.vendor == .realtek && !d.setup.intelAfterProbe }())
-        #expect({ d.setup.realtekError == nil && d.setup.intelError == nil }())
+        #expect({ d.setup.active == nil && d.setup.version?.manufacturer == 0x000F }(), "no chipset took it")
+        #expect({ d.setup.table.realtek.error == nil && d.setup.table.intel.error == nil }())
         #expect({ d.check(now: 40_000) == .running }())
     }
 
@@ -60,7 +60,7 @@ let readLocalVersion = hex("01 01 10 00")
         // Intel's company identifier is 2: the Intel loader asks Intel Read Version (0xFC05, parameter 0xFF).
         var d = probedDriver(localVersion(manufacturer: 0x0002), &o)
         #expect({ d.state == .settingUp }())
-        #expect({ d.setup.vendor == .intel && d.setup.intelAfterProbe }())
+        #expect({ d.setup.active == 1 }(), "the table's Intel entry took over")
         #expect(drain(&d) == [hex("01 05 fc 01 ff")])
         // Not over USB: commands and events stay on the usual endpoints.
         #expect({ !d.setup.commandOnBulk && !d.setup.eventsOnBulk }())
@@ -72,9 +72,13 @@ let readLocalVersion = hex("01 01 10 00")
 
     @Test func anIntelDongleOverUSBStartsAtResetAndUsesTheBulkEndpoints() {
         var o = RecordingObserver()
-        var d = makeDriver(VendorSetup(plan: .intel, overUSB: true))
+        var context = ChipsetContext()
+        (context.overUSB, context.usbVendor, context.usbProduct) = (true, 0x8087, 0x0032)
+        let plan = VendorSetup.plan(for: context, probe: false)
+        #expect(plan == .fromReset(1), "the table's Intel entry, from HCI Reset")
+        var d = makeDriver(VendorSetup(plan: plan, context: context))
         d.start(now: 0)
-        #expect({ d.setup.vendor == .intel && !d.setup.intelAfterProbe }())
+        #expect({ d.setup.active == 1 }())
         #expect(drain(&d) == [hciReset])
         // Until the download is done the boot loader answers on bulk IN.
         #expect({ d.setup.eventsOnBulk && !d.setup.commandOnBulk }())
@@ -88,12 +92,12 @@ let readLocalVersion = hex("01 01 10 00")
         // RTL8822B needs a config file; none is given.
         var d = probedDriver(localVersion(manufacturer: 0x005D, hciVersion: 0x07, revision: 0x0B, subversion: 0x8822), &o)
         #expect({ d.state == .needsFiles }())
-        #expect({ d.setup.realtek.chip == .rtl8822b }())
+        #expect({ d.setup.table.realtek.loader.chip == .rtl8822b }())
         RealtekTests.file.withRaw { firmware in
             d.provideFiles(firmware: firmware, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 30)
         }
         #expect({ d.check(now: 30) == .finished(.setupFailed) }())
-        #expect({ d.setup.realtekError == .configMissing && d.setup.intelError == nil }())
+        #expect({ d.setup.table.realtek.error == .configMissing && d.setup.table.intel.error == nil }())
         #expect({ !d.nextOutgoing() }())
     }
 
@@ -142,7 +146,7 @@ let readLocalVersion = hex("01 01 10 00")
         // RTL8761B: HCI version 0x0A, revision 0x000B, Realtek (0x005D), subversion 0x8761.
         var d = probedDriver(localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761), &o)
         #expect({ d.state == .needsFiles }())
-        #expect({ d.setup.realtek.chip == .rtl8761bu }())
+        #expect({ d.setup.table.realtek.loader.chip == .rtl8761bu }())
         #expect({ d.check(now: 100_000) == .needsFiles }(), "waiting for files is not a timeout")
         #expect({ !d.nextOutgoing() }())
         #expect({ d.nextDeadline() == nil }())
@@ -167,7 +171,7 @@ let readLocalVersion = hex("01 01 10 00")
         // Read ROM Version, 3 downloads, Read ROM Version, Reset.
         #expect(setupOpcodes == [0xFC6D, 0xFC20, 0xFC20, 0xFC20, 0xFC6D, 0x0C03])
         #expect({ d.state == .running }())
-        #expect({ d.setup.realtek.fragmentsSent == 3 && d.setup.realtekError == nil }())
+        #expect({ d.setup.table.realtek.loader.fragmentsSent == 3 && d.setup.table.realtek.error == nil }())
         #expect(drain(&d) == [hciReset])
         #expect({ d.app.received.isEmpty }())
     }

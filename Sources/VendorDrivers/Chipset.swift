@@ -1,0 +1,253 @@
+import BLEHost
+
+/// One chipset driver: everything the program knows about a family of
+/// controllers that needs a set-up before the host's bring-up. A chipset is
+/// one file of this target (its USB IDs, how Read Local Version names it, its
+/// sans-IO set-up steps, the files it needs and the Debian package that ships
+/// them, its quirks); `ChipsetTable` lists them. Nothing outside a chipset's
+/// file names a vendor: `VendorSetup`, the run loop, `--list-controllers` and
+/// the error messages ask the table (docs/ARCHITECTURE.md, "Adding a chipset").
+///
+/// Like BTstack's `btstack_chipset_t` and Bumble's `drivers/` registry, but
+/// static: Embedded Swift has no existentials, so the table dispatches with a
+/// `ChipsetVisitor` over one stored driver per chipset.
+public protocol ChipsetDriver {
+    init()
+    /// What the table says about the chipset (names, files, quirks).
+    static var info: ChipsetInfo { get }
+    /// How a USB dongle with this VID:PID starts, nil when it is not this chipset's.
+    static func usbStart(vendor: UInt16, product: UInt16) -> USBStart?
+    /// What `--list-controllers` shows for a dongle of this chipset: the model
+    /// and the file a typical unit needs (under `info.directory`); false when unknown.
+    static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool
+    /// Read Local Version of a controller (after the probe's Reset): this chipset's?
+    static func recognises(_ version: LocalVersion, context: ChipsetContext) -> Bool
+
+    /// From HCI Reset on (a USB dongle whose VID:PID says `.fromReset`).
+    mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep
+    /// After the probe's Reset and Read Local Version (`event`: its Command Complete).
+    mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    /// `pause` ms after a `.wait` passed without an answer (a chip restarting).
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep
+    var pause: UInt64 { get }
+    /// How long the next answer may take (ms).
+    var answerTimeout: UInt64 { get }
+    /// USB only: the command goes on bulk OUT / bulk IN carries the events.
+    var commandOnBulk: Bool { get }
+    var eventsOnBulk: Bool { get }
+    /// The UART rate the port must be at from now on (0: leave it).
+    var portBaudRate: UInt32 { get }
+    /// The controller reported an address its whole model shares: not to be used as the public one.
+    var sharedDefaultAddress: BDAddress? { get }
+
+    /// "Realtek RTL8761B/BU", "Intel AX210", "Broadcom BCM4345C0": for log lines.
+    func writeLabel<let n: Int>(into out: inout FixedBytes<n>)
+    /// The files `.needFiles` asks for, by name under `info.directory`.
+    func files(_ request: inout FileRequest)
+    /// Why the set-up failed (after `.failed`).
+    var failure: StaticString { get }
+    /// After `.done`: what was loaded, for the log (`.none`: nothing to say).
+    func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel
+}
+
+public extension ChipsetDriver {
+    static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool { false }
+    mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep { .done }
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep { .wait }
+    var pause: UInt64 { 0 }
+    var commandOnBulk: Bool { false }
+    var eventsOnBulk: Bool { false }
+    var portBaudRate: UInt32 { 0 }
+    var sharedDefaultAddress: BDAddress? { nil }
+}
+
+/// How a chipset's USB dongle starts.
+public enum USBStart: Equatable {
+    /// Reset and Read Local Version first; the chipset takes over when it recognises the answer.
+    case probe
+    /// The chipset's own set-up from HCI Reset on (a boot loader that does not answer Read Local Version).
+    case fromReset
+}
+
+public enum SummaryLevel: Equatable { case none, info, debug }
+
+/// The table's data for one chipset.
+public struct ChipsetInfo: Sendable {
+    /// "Realtek": the family in log lines and `--list-controllers`.
+    public var vendor: StaticString
+    /// The folder under the firmware directory: "rtl_bt", "intel", "brcm".
+    public var directory: StaticString
+    /// Where the files come from: "firmware-realtek (component non-free-firmware)".
+    public var package: StaticString
+    /// No file of the chipset is larger (a bigger one is refused unread).
+    public var maximumFileSize: Int
+    /// Set-up phase name for the silent-controller message: "firmware check", "firmware load".
+    public var setupName: StaticString
+    /// What a failed set-up is called in its log line: "firmware download failed".
+    public var failureVerb: StaticString
+    public var quirks: ChipsetQuirks
+
+    public init(vendor: StaticString, directory: StaticString, package: StaticString, maximumFileSize: Int,
+                setupName: StaticString, failureVerb: StaticString, quirks: ChipsetQuirks = ChipsetQuirks()) {
+        self.vendor = vendor
+        self.directory = directory
+        self.package = package
+        self.maximumFileSize = maximumFileSize
+        self.setupName = setupName
+        self.failureVerb = failureVerb
+        self.quirks = quirks
+    }
+}
+
+/// Work-arounds as data: a clone that needs one is a line in its chipset's
+/// `info`, not a branch in the transport or the driver.
+public struct ChipsetQuirks: Equatable, Sendable {
+    /// A USB dongle works from ROM: a missing firmware file is a warning and
+    /// the controller runs as it is (false: an error, exit 4, naming the file
+    /// and the package).
+    public var runsFromROMOverUSB: Bool
+    public init(runsFromROMOverUSB: Bool = false) {
+        self.runsFromROMOverUSB = runsFromROMOverUSB
+    }
+}
+
+/// What `.needFiles` asks for: up to two candidate names for the firmware
+/// (the first that exists is read, as Linux tries them) and an optional companion.
+public struct FileRequest {
+    public var firmware: FixedBytes<64>
+    public var alternative: FixedBytes<64>
+    public var companion: FixedBytes<64>
+    public var companionRequired: Bool
+    /// No firmware file found: the chipset goes on without one (from ROM).
+    public var optional: Bool
+    public init() {
+        firmware = FixedBytes()
+        alternative = FixedBytes()
+        companion = FixedBytes()
+        companionRequired = false
+        optional = false
+    }
+}
+
+/// Where the controller is: what a chipset may need to know about its transport.
+public struct ChipsetContext: Equatable {
+    public var overUSB = false
+    public var usbVendor: UInt16 = 0
+    public var usbProduct: UInt16 = 0
+    /// A UART (not TCP, not USB): its current rate, and the rate the controller may be switched to (0: none).
+    public var uartBaud: UInt32 = 0
+    public var uartTargetBaud: UInt32 = 0
+    public init() {}
+}
+
+/// Read Local Version Information's return parameters.
+public struct LocalVersion: Equatable {
+    public var hciVersion: UInt8
+    public var hciRevision: UInt16
+    public var lmpVersion: UInt8
+    public var manufacturer: UInt16
+    public var lmpSubversion: UInt16
+
+    /// From the parameters after the status byte; nil when short.
+    public init?(_ rest: UnsafeRawBufferPointer) {
+        guard rest.count >= 8 else { return nil }
+        hciVersion = rest[0]
+        hciRevision = UInt16(rest[1]) | UInt16(rest[2]) << 8
+        lmpVersion = rest[3]
+        manufacturer = UInt16(rest[4]) | UInt16(rest[5]) << 8
+        lmpSubversion = UInt16(rest[6]) | UInt16(rest[7]) << 8
+    }
+
+    /// From a Command Complete event for Read Local Version with success; nil otherwise.
+    public init?(commandComplete event: UnsafeRawBufferPointer) {
+        guard event.count >= 6, event[0] == HCIEventCode.commandComplete,
+              UInt16(event[3]) | UInt16(event[4]) << 8 == HCIOpcode.readLocalVersion, event[5] == HCIStatus.success
+        else { return nil }
+        self.init(UnsafeRawBufferPointer(rebasing: event[6...]))
+    }
+}
+
+/// An operation on one chipset driver of the table.
+public protocol ChipsetVisitor {
+    associatedtype Result
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Result
+}
+
+/// THE TABLE. Adding a chipset: its file, a stored driver here and its line in `visit`.
+public struct ChipsetTable {
+    var realtek = RealtekDriver()
+    var intel = IntelDriver()
+    var broadcom = BroadcomDriver()
+
+    public static let count = 3
+
+    public init() {}
+
+    /// `visitor` on entry `index` (0 ..< count); nil past the end. The order is
+    /// the probe's: the first chipset that recognises a controller takes it.
+    public mutating func visit<V: ChipsetVisitor>(_ index: Int, _ visitor: inout V) -> V.Result? {
+        switch index {
+        case 0: visitor.visit(&realtek)
+        case 1: visitor.visit(&intel)
+        case 2: visitor.visit(&broadcom)
+        default: nil
+        }
+    }
+
+    /// The first entry for which `visitor` answers true, or nil.
+    public static func first<V: ChipsetVisitor>(_ visitor: inout V) -> Int? where V.Result == Bool {
+        var table = ChipsetTable()
+        for index in 0..<count where table.visit(index, &visitor) == true { return index }
+        return nil
+    }
+}
+
+/// Which entry serves a USB dongle, and how it starts.
+public struct USBClaim: ChipsetVisitor {
+    public let vendor: UInt16, product: UInt16
+    public var start: USBStart? = nil
+    public init(vendor: UInt16, product: UInt16) {
+        self.vendor = vendor
+        self.product = product
+    }
+    public mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Bool {
+        start = D.usbStart(vendor: vendor, product: product)
+        return start != nil
+    }
+}
+
+// Number formatting for log text written without allocation.
+
+func appendDecimal<let n: Int>(_ value: UInt32, to out: inout FixedBytes<n>) {
+    var digits = InlineArray<10, UInt8>(repeating: 0)
+    var count = 0
+    var v = value
+    repeat {
+        digits[count] = UInt8(ascii: "0") + UInt8(v % 10)
+        v /= 10
+        count += 1
+    } while v > 0
+    while count > 0 {
+        count -= 1
+        _ = out.append(digits[count])
+    }
+}
+
+func appendHex<let n: Int>(_ value: UInt32, digits: Int, to out: inout FixedBytes<n>) {
+    var shift = (digits - 1) * 4
+    while shift >= 0 {
+        let d = UInt8((value >> UInt32(shift)) & 0xF)
+        _ = out.append(d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10)
+        shift -= 4
+    }
+}
+
+func appendHex4<let n: Int>(_ value: UInt16, to out: inout FixedBytes<n>) {
+    appendHex(UInt32(value), digits: 4, to: &out)
+}
+
+func append<let n: Int>(_ text: StaticString, to out: inout FixedBytes<n>) {
+    _ = out.append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+}
