@@ -16,7 +16,7 @@ def workdir():
 
 @pytest.fixture(scope="session")
 def firmware_dir():
-    """Debian's firmware-realtek and firmware-iwlwifi files (rtl_bt/, intel/),
+    """Debian's firmware-realtek, firmware-iwlwifi and bluez-firmware files (rtl_bt/, intel/, brcm/),
     fetched and extracted under .cache/ by scripts/firmware-files.sh."""
     import subprocess
 
@@ -25,6 +25,6 @@ def firmware_dir():
                          timeout=600)
     assert out.returncode == 0, f"scripts/firmware-files.sh failed:\n{out.stderr}"
     path = out.stdout.strip().splitlines()[-1]
-    for name in ("rtl_bt/rtl8761bu_fw.bin", "intel/ibt-0041-0041.sfi"):
+    for name in ("rtl_bt/rtl8761bu_fw.bin", "intel/ibt-0041-0041.sfi", "brcm/BCM43430A1.hcd"):
         assert os.path.isfile(os.path.join(path, name)), f"no {name} under {path}"
     return path

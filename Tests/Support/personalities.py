@@ -1,4 +1,5 @@
-"""Vendor personalities: what an un-patched Realtek ROM or an Intel bootloader
+"""Vendor personalities: what an un-patched Realtek ROM, an Intel bootloader
+or a Broadcom ROM (class Broadcom: patchram)
 answers before its firmware is loaded, and what it checks while it is loaded.
 
 Python stdlib only: this module also runs inside the QEMU guest of the USB
@@ -398,10 +399,117 @@ class Intel(Personality):
         return replies + [("event", vendor_event(BOOT_COMPLETE))]
 
 
+# ---------------------------------------------------------------- Broadcom
+
+# chip → (manufacturer, LMP subversion, default address as text, .hcd name, USB id).
+# Subversions and addresses as Linux btbcm.c lists them; BCM4345C5 reports
+# Cypress (305) as the Pi 4's CYW43455 does.
+BROADCOM_CHIPS = {
+    "bcm43430a1": (15, 0x2209, "AA:AA:AA:AA:AA:AA", "BCM43430A1.hcd", (0, 0)),
+    "bcm43430b0": (15, 0x410C, "43:43:B0:00:1F:AC", "BCM43430B0.hcd", (0, 0)),
+    "bcm4345c0": (15, 0x6119, "43:45:C0:00:1F:AC", "BCM4345C0.hcd", (0, 0)),
+    "bcm4345c5": (305, 0x6606, "43:45:C5:00:1F:AC", "BCM4345C5.hcd", (0, 0)),
+    "bcm20702a1": (15, 0x220E, "20:70:02:A0:00:00", "BCM20702A1.hcd", (0x0A5C, 0x21E8)),
+}
+BCM_DOWNLOAD_MINIDRIVER, BCM_WRITE_RAM, BCM_LAUNCH_RAM, BCM_UPDATE_BAUD = 0xFC2E, 0xFC4C, 0xFC4E, 0xFC18
+READ_BD_ADDR = 0x1009
+BCM_ROM_BUILD, BCM_PATCHED_BUILD = 0x0100, 0x0123
+BCM_RESTART_SECONDS = 0.2
+
+
+def hcd_records(data):
+    """The (opcode, parameters) records of a .hcd file."""
+    records, at = [], 0
+    while at + 3 <= len(data):
+        opcode, length = data[at] | data[at + 1] << 8, data[at + 2]
+        records.append((opcode, bytes(data[at + 3:at + 3 + length])))
+        at += 3 + length
+    return records
+
+
+class Broadcom(Personality):
+    """A Broadcom/Cypress ROM: answers Reset, Read Local Version (its ROM
+    build, then the patched one), Read BD_ADDR (the model's default address),
+    Download Minidriver, Write RAM and Launch RAM (each record compared with
+    the .hcd file byte for byte, in order; a record before Download Minidriver
+    or out of order is an error), and Update UART Baud Rate (the new rate in
+    .baud, for the UART front to apply after its answer). After Launch RAM
+    the chip restarts: for 0.2 s it answers nothing, and a command sent then
+    is an error (Linux waits 250 ms). Other commands go to Bumble."""
+    vendor = "broadcom"
+
+    def __init__(self, chip, firmware_dir):
+        super().__init__()
+        self.chip = chip
+        self.manufacturer, self.subversion, address, self.hcd_name, self.usb_id = BROADCOM_CHIPS[chip]
+        self.display = self.hcd_name[:-4]
+        self.address = bytes(reversed(bytes.fromhex(address.replace(":", ""))))
+        path = os.path.join(firmware_dir or "", "brcm", self.hcd_name)
+        self.expected = hcd_records(open(path, "rb").read()) if os.path.exists(path) else None
+        self.baud = 115200
+        self.downloads = 0
+        self.power_cycle()
+
+    def power_cycle(self):
+        self.patched = False
+        self.minidriver = False
+        self.records = 0
+        self.restart_until = 0.0
+        self.baud = 115200
+
+    def handle(self, opcode, params, via_bulk):
+        import time
+        if time.monotonic() < self.restart_until:
+            self.errors.append(f"command {opcode:#06x} while the chip restarts after Launch RAM")
+            return []
+        if opcode == RESET:
+            return [("event", command_complete(opcode, [0]))]
+        if opcode == READ_LOCAL_VERSION:
+            build = BCM_PATCHED_BUILD if self.patched else BCM_ROM_BUILD
+            return [("event", command_complete(opcode, [0, 0x06, *struct.pack("<H", 0x1000 | build), 0x06,
+                                                        *struct.pack("<H", self.manufacturer),
+                                                        *struct.pack("<H", self.subversion)]))]
+        if opcode == READ_BD_ADDR:
+            return [("event", command_complete(opcode, [0, *self.address]))]
+        if opcode == BCM_DOWNLOAD_MINIDRIVER:
+            self.minidriver = True
+            self.records = 0
+            return [("event", command_complete(opcode, [0]))]
+        if opcode in (BCM_WRITE_RAM, BCM_LAUNCH_RAM):
+            return [("event", self.record(opcode, params))]
+        if opcode == BCM_UPDATE_BAUD:
+            if len(params) != 6 or params[:2] != b"\x00\x00":
+                self.errors.append(f"Update UART Baud Rate with parameters {params.hex()}")
+                return [("event", command_complete(opcode, [INVALID_PARAMETERS]))]
+            self.baud = struct.unpack("<I", params[2:])[0]
+            return [("event", command_complete(opcode, [0]))]
+        return None
+
+    def record(self, opcode, params):
+        import time
+        i = self.records
+        if not self.minidriver:
+            self.errors.append(f"record {i} ({opcode:#06x}) before Download Minidriver")
+            return command_complete(opcode, [UNKNOWN_COMMAND])
+        if self.expected is None or i >= len(self.expected) or self.expected[i] != (opcode, bytes(params)):
+            self.errors.append(f"record {i} ({opcode:#06x}, {len(params)} bytes) differs from the file's")
+            return command_complete(opcode, [INVALID_PARAMETERS])
+        self.records += 1
+        if opcode == BCM_LAUNCH_RAM:
+            if self.records != len(self.expected):
+                self.errors.append(f"Launch RAM after {self.records} of {len(self.expected)} records")
+            self.patched = True
+            self.minidriver = False
+            self.downloads += 1
+            self.restart_until = time.monotonic() + BCM_RESTART_SECONDS
+            self.baud = 115200  # the restart puts the UART back at its first rate
+        return command_complete(opcode, [0])
+
+
 # ---------------------------------------------------------------- registry
 
 CHIPS = {**{c: "realtek" for c in REALTEK_CHIPS}, **{c: "intel" for c in INTEL_TLV_CHIPS},
-         **{c: "intel" for c in INTEL_LEGACY_CHIPS}}
+         **{c: "intel" for c in INTEL_LEGACY_CHIPS}, **{c: "broadcom" for c in BROADCOM_CHIPS}}
 
 
 def make(chip, firmware_dir=None, rom_version=None, **options):
@@ -412,4 +520,6 @@ def make(chip, firmware_dir=None, rom_version=None, **options):
         raise ValueError(f"unknown chip {chip!r}; known: {', '.join(sorted(CHIPS))}")
     if CHIPS[chip] == "realtek":
         return Realtek(chip, rom_version)
+    if CHIPS[chip] == "broadcom":
+        return Broadcom(chip, firmware_dir)
     return Intel(chip, firmware_dir, **options)
