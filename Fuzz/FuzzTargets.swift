@@ -7,14 +7,15 @@
 //   4 advertising data   5 USB IN transfers through EndpointReassembler into a HostDriver
 //   6 a Realtek firmware or config file   7 an Intel .sfi (TLV and legacy) or .ddc file
 //   8 a USB configuration descriptor, walked for a controller's endpoints
-// Targets 6 and 7 take whole files (scripts/fuzz.sh seeds them from the real
+//   9 a Broadcom patchram (.hcd) file, checked and downloaded
+// Targets 6, 7 and 9 take whole files (scripts/fuzz.sh seeds them from the real
 // Debian files and runs each on its own with a larger -max_len).
 import BLEHost
 import EightBall
 import VendorDrivers
 import Glibc
 
-let targetCount = 9
+let targetCount = 10
 
 /// FUZZ_TARGET, read once.
 let forcedTarget: Int? = {
@@ -67,6 +68,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 6: return fuzzRealtek(input, selector: data[0])
     case 7: return fuzzIntel(input, selector: data[0])
     case 8: return fuzzUSBDescriptor(input)
+    case 9: return fuzzBroadcom(input)
     default: break
     }
     let rig = connectedPeripheral()
@@ -310,6 +312,32 @@ func fuzzIntel(_ file: UnsafeRawBufferPointer, selector: UInt8) -> CInt {
     _ = loader.start(into: &packet)
     _ = loader.provide(firmware: file, ddc: file, into: &packet)
     _ = selector
+    return 0
+}
+
+/// A Broadcom .hcd file as read from disk: the check gives a record count or
+/// an error, and a file it accepts downloads record by record (every one read
+/// from inside the file, ASan watching) to Launch RAM and the restart.
+func fuzzBroadcom(_ file: UnsafeRawBufferPointer) -> CInt {
+    let records = try? BroadcomPatchram.check(file)
+    var loader = BroadcomLoader()
+    var packet = HCIPacket()
+    var version: [UInt8] = [0x0E, 12, 1, 0x01, 0x10, 0, 6, 0, 0x10, 6, 15, 0, 0x09, 0x22]
+    let rlv = version.withUnsafeBytes { LocalVersion(commandComplete: $0) }!
+    _ = loader.begin(chip: "BCM43430A1", version: rlv, targetBaud: 0)
+    var step = loader.provide(firmware: file, into: &packet)
+    precondition((records == nil) == (step != .send), "a file the check refuses was sent, or one it accepts was not")
+    guard records != nil else { return 0 }
+    var sent = 0
+    while loader.phase == .minidriver || loader.phase == .minidriverPause || loader.phase == .records {
+        if step == .wait { step = loader.resume(into: &packet); continue }
+        precondition(step == .send, "the download stopped before Launch RAM")
+        sent += 1
+        precondition(Int(packet[3]) + 4 == packet.count, "a command whose length byte is not its length")
+        version = [0x0E, 4, 1, packet[1], packet[2], 0]
+        step = version.withUnsafeBytes { loader.handle(event: $0, into: &packet) }
+    }
+    precondition(loader.phase == .restart && sent == records! + 1, "not every record was sent once")
     return 0
 }
 

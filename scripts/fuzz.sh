@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of Fuzz/ over the core (BLEHost, EightBall) and the
-# vendor drivers (VendorDrivers: targets 3, 6 and 7) with
+# vendor drivers (VendorDrivers: targets 3, 6, 7 and 9) with
 # AddressSanitizer and runs them. Usage: scripts/fuzz.sh [SECONDS] [TARGET]
-# (default 30 s, all targets, then the Realtek (6), Intel (7) and USB descriptor
-# (8) targets SECONDS each on their own: 4 x SECONDS in all; TARGET is a number of
+# (default 30 s, all targets, then the Realtek (6), Intel (7), USB descriptor
+# (8) and Broadcom .hcd (9) targets SECONDS each on their own: 5 x SECONDS in all; TARGET is a number of
 # Fuzz/FuzzTargets.swift's list, e.g. 5 for USB transfers, run alone with its own corpus).
 # Fails on any crash, trap or sanitizer report; the reproducer lands in .build/fuzz/.
 set -euo pipefail
@@ -26,7 +26,7 @@ swiftc "${flags[@]}" -I "$out" Fuzz/FuzzTargets.swift "$out/BLEHost.o" "$out/Eig
     -o "$out/fuzz-core" 2>&1 \
     | grep -v -e "ld.gold: warning" -e "^$" || true
 [ -x "$out/fuzz-core" ] || { echo "fuzz: build failed"; exit 1; }
-# The vendor file targets (6 Realtek, 7 Intel) take whole files: their corpus
+# The vendor file targets (6 Realtek, 7 Intel, 9 Broadcom) take whole files: their corpus
 # is seeded from the real Debian files under .cache/firmware-debian
 # (scripts/firmware-files.sh), a selector byte before each; nothing is committed.
 firmware=.cache/firmware-debian/lib/firmware
@@ -36,6 +36,7 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
         6) files=("$firmware"/rtl_bt/*.bin) ;;
         7) files=("$firmware"/intel/ibt-0040-*.sfi "$firmware"/intel/ibt-0041-*.sfi "$firmware"/intel/ibt-1040-*.sfi
                   "$firmware"/intel/ibt-18-16-1.sfi "$firmware"/intel/ibt-19-0-4.sfi "$firmware"/intel/ibt-*.ddc) ;;
+        9) files=("$firmware"/brcm/*.hcd) ;;
         8) mkdir -p "$dir"  # the emulated dongle's configuration descriptor (Tests/USBFixture), full speed
            printf '\x08\x09\x02\x27\x00\x01\x01\x00\xc0\x32\x09\x04\x00\x00\x03\xe0\x01\x01\x00\x07\x05\x81\x03\x10\x00\x01\x07\x05\x82\x02\x40\x00\x00\x07\x05\x02\x02\x40\x00\x00' > "$dir/fixture-dongle"
            echo "$dir"; return 0 ;;
@@ -50,7 +51,7 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
     fi
     echo "$dir"
 }
-maxlen() { case $1 in 6) echo 131072 ;; 7) echo 1048576 ;; *) echo 600 ;; esac; }
+maxlen() { case $1 in 6|9) echo 131072 ;; 7) echo 1048576 ;; *) echo 600 ;; esac; }
 run() {  # run TARGET-or-empty SECONDS
     local t=$1 secs=$2 dir="$out/corpus${1:+-$1}" seed
     mkdir -p "$dir"
@@ -64,9 +65,10 @@ if [ -n "$target" ]; then
     run "$target" "$seconds"
 else
     # Every target by the first byte, then each of the file and descriptor
-    # targets on its own for as long (the test command: 4 x 30 s).
+    # targets on its own for as long (the test command: 5 x 30 s).
     run "" "$seconds"
     run 6 "$seconds"
     run 7 "$seconds"
     run 8 "$seconds"
+    run 9 "$seconds"
 fi
