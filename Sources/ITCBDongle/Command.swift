@@ -397,7 +397,7 @@ extension ITCBDongle {
         case .tcp(let host, let port):
             return try TCPTransport(host: host, port: port)
         case .serial(let path, let baud):
-            return try SerialTransport(path: path, baud: baud)
+            return try SerialTransport(path: path, spec: baud, retry: reset)
         case .usbAny, .usbID, .usbPath:
             return try USBController.open(spec, reset: reset)
         }

@@ -15,6 +15,10 @@ enum FirmwareSetup {
             context.usbVendor = usb.candidate.vendor
             context.usbProduct = usb.candidate.product
         }
+        if let serial = transport as? SerialTransport {
+            context.uartBaud = UInt32(serial.baud)
+            context.uartTargetBaud = UInt32(serial.targetBaud)
+        }
         return context
     }
 
@@ -42,10 +46,11 @@ enum FirmwareSetup {
 
     /// The set-up the driver runs first on this transport: by VID:PID on USB,
     /// the probe (Reset, Read Local Version, then the chipset that recognises
-    /// it) on other transports when --firmware-dir is given, else none.
+    /// it) on other transports when --firmware-dir is given, on a UART for the
+    /// chipsets that are always probed there, else none.
     static func setup(for transport: Transport, firmwareDirectoryGiven: Bool) -> VendorSetup {
-        let context = context(for: transport)
-        return VendorSetup(plan: VendorSetup.plan(for: context, probe: firmwareDirectoryGiven), context: context)
+        var context = context(for: transport)
+        return VendorSetup(plan: VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven), context: context)
     }
 }
 

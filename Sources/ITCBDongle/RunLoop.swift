@@ -166,7 +166,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         var transportCount = 0
         do throws(TransportError) {
             while true {
-                switch driver.check(now: now) {
+                let state = driver.check(now: now)
+                followBaudRate()
+                switch state {
                 case .finished(let end):
                     return finish(end)
                 case .needsFiles:
@@ -234,6 +236,20 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         switch input {
         case .packet(let type, let packet): driver.receive(type: type, packet, now: now, observer: &observer)
         case .stream(let bytes): driver.receive(stream: bytes, now: now, observer: &observer)
+        }
+    }
+
+    /// A chipset changed the controller's UART rate (or its restart did): the
+    /// port follows before anything more is sent.
+    mutating func followBaudRate() {
+        guard let serial = transport as? SerialTransport else { return }
+        let rate = Int(driver.setup.status.portBaudRate)
+        guard rate > 0, rate != serial.baud else { return }
+        let was = serial.baud
+        if serial.setBaud(rate) {
+            Log.info("\(transport.description): now at \(rate) baud (was \(was)), as the controller")
+        } else {
+            Log.warning("\(transport.description): cannot set \(rate) baud; the controller will not be understood")
         }
     }
 

@@ -34,6 +34,8 @@ protocol Transport: AnyObject {
     /// USB opened without a port reset: one can still be tried when the
     /// controller does not answer HCI Reset (a dongle that hangs after a warm start).
     var offersPortReset: Bool { get }
+    /// Said once before the port reset and retry.
+    func warnHungAfterWarmStart()
     /// Packets the transport dropped before the driver (cut short, oversize).
     var droppedPackets: Int { get }
 }
@@ -114,6 +116,9 @@ class DescriptorTransport: Transport {
 
     var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
     var timeoutHint: Int32? { nil }
+    /// A serial port may be reopened at another rate; a socket offers nothing.
+    var offersPortReset: Bool { false }
+    func warnHungAfterWarmStart() {}
 
     func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError) {
         guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return }
@@ -181,9 +186,53 @@ final class TCPTransport: DescriptorTransport {
     }
 }
 
-/// H4 over a UART (`serial:/dev/ttyACM0[@BAUD]`), e.g. Zephyr's hci_uart. The
-/// UART transport requires RTS/CTS flow control (Core Vol 4 Part A §1).
+/// H4 over a UART (`serial:/dev/ttyACM0[@BAUD]`), e.g. Zephyr's hci_uart or
+/// the Raspberry Pi's own radio. The UART transport requires RTS/CTS flow
+/// control (Core Vol 4 Part A §1).
+///
+/// A chipset may change the rate after its set-up (Broadcom's Update UART Baud
+/// Rate, to `targetBaud`): the port follows (`setBaud`). A controller left at
+/// its fast rate by an earlier run does not answer at 115200: the port is
+/// then reopened once at the other of the two rates (`offersPortReset`).
 final class SerialTransport: DescriptorTransport {
+    /// The first rate of a Broadcom UART chip, and the Pi's tools' fast one.
+    static let startBaud = 115_200
+    static let defaultFastBaud = 3_000_000
+
+    private(set) var baud: Int
+    /// The rate a chipset that can change it is switched to: @BAUD, or 3,000,000 when none (or 115200) is given.
+    let targetBaud: Int
+    let offersRetry: Bool
+    let path: String
+    override var offersPortReset: Bool { offersRetry }
+
+    /// The spec's rate, or (`retry`) the other one of 115200 and the target.
+    static func rates(spec baud: Int, retry: Bool) -> (open: Int, target: Int) {
+        let target = baud == startBaud ? defaultFastBaud : baud
+        return (retry ? (baud == startBaud ? target : startBaud) : baud, target)
+    }
+
+    convenience init(path: String, spec baud: Int, retry: Bool) throws(TransportError) {
+        let (open, target) = SerialTransport.rates(spec: baud, retry: retry)
+        try self.init(path: path, baud: open, targetBaud: target, offersRetry: !retry)
+    }
+
+    /// The port's rate from now on (a chipset changed the controller's); false when refused.
+    func setBaud(_ rate: Int) -> Bool {
+        guard let speed = SerialTransport.speed(rate) else { return false }
+        var tio = termios()
+        guard tcgetattr(fd, &tio) == 0 else { return false }
+        cfsetispeed(&tio, speed)
+        cfsetospeed(&tio, speed)
+        guard tcsetattr(fd, TCSANOW, &tio) == 0 else { return false }
+        baud = rate
+        return true
+    }
+
+    override func warnHungAfterWarmStart() {
+        let (other, _) = SerialTransport.rates(spec: baud, retry: true)
+        Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(other) baud once (a Broadcom UART chip starts at 115200 and stays at its fast rate until it restarts)")
+    }
 
     static func speed(_ baud: Int) -> speed_t? {
         switch baud {
@@ -202,7 +251,11 @@ final class SerialTransport: DescriptorTransport {
         }
     }
 
-    init(path: String, baud: Int) throws(TransportError) {
+    init(path: String, baud: Int, targetBaud: Int = 0, offersRetry: Bool = false) throws(TransportError) {
+        self.baud = baud
+        self.targetBaud = targetBaud
+        self.offersRetry = offersRetry
+        self.path = path
         let description = "serial:\(path)@\(baud)"
         guard let speed = SerialTransport.speed(baud) else {
             throw .unavailable("unsupported baud rate \(baud)")

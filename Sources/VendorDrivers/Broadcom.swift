@@ -182,9 +182,13 @@ public struct BroadcomLoader {
     public private(set) var patched = false
     /// The controller's address when it is one of the shared defaults.
     public private(set) var sharedDefaultAddress: BDAddress? = nil
-    /// The UART rate in force after Update UART Baud Rate (0: unchanged).
+    /// The UART rate the port must be at (0: unchanged): 115200 after the
+    /// restart, the target after Update UART Baud Rate.
     public private(set) var baudRate: UInt32 = 0
     var targetBaud: UInt32 = 0
+    /// The port's rate when the set-up began (0: not a UART).
+    var uartBaud: UInt32 = 0
+    public static let uartStartBaud: UInt32 = 115_200
     var file = UnsafeRawBufferPointer(start: nil, count: 0)
     var at = 0
     var lastOpcode: UInt16 = 0
@@ -196,8 +200,9 @@ public struct BroadcomLoader {
     public init() {}
 
     /// The probe's Read Local Version named this chip: ask for its file.
-    public mutating func begin(chip: StaticString, version: LocalVersion, targetBaud: UInt32) -> Step {
+    public mutating func begin(chip: StaticString, version: LocalVersion, uartBaud: UInt32 = 0, targetBaud: UInt32) -> Step {
         self.chip = chip
+        self.uartBaud = uartBaud
         manufacturer = version.manufacturer
         romBuild = version.hciRevision & 0x0FFF
         self.targetBaud = targetBaud
@@ -294,8 +299,10 @@ public struct BroadcomLoader {
                 writeRecord(into: &packet)
                 return .send
             }
-            // Launch RAM answered: the chip restarts into the patch, silently.
+            // Launch RAM answered: the chip restarts into the patch, silently,
+            // with its UART back at its first rate.
             phase = .restart
+            if uartBaud > 0 { baudRate = Self.uartStartBaud }
             return .wait
         case .reset:
             guard opcode == HCIOpcode.reset else { return .wait }
@@ -308,7 +315,9 @@ public struct BroadcomLoader {
             guard opcode == HCIOpcode.readLocalVersion else { return .wait }
             guard let version = LocalVersion(commandComplete: event) else { return fail(.versionFailed) }
             patchedBuild = version.hciRevision & 0x0FFF
-            guard targetBaud > 0 else { return readAddress(into: &packet) }
+            // A UART at its first rate (after the restart, or never patched) goes to the target.
+            let current = baudRate > 0 ? baudRate : uartBaud
+            guard targetBaud > 0, targetBaud != current else { return readAddress(into: &packet) }
             phase = .baudRate
             packet = .command(BroadcomOpcode.updateUARTBaudRate)
             _ = packet.appendUInt16(0)
@@ -353,7 +362,7 @@ public struct BroadcomDriver: ChipsetDriver {
     public static let info = ChipsetInfo(
         vendor: "Broadcom", directory: "brcm", package: "bluez-firmware (component non-free-firmware)",
         maximumFileSize: BroadcomPatchram.maximumFileSize, setupName: "patchram download", failureVerb: "patchram download failed",
-        quirks: ChipsetQuirks(runsFromROMOverUSB: true))
+        quirks: ChipsetQuirks(runsFromROMOverUSB: true, probedOnEveryUART: true))
 
     public static func usbStart(vendor: UInt16, product: UInt16) -> USBStart? {
         BroadcomChip.isKnownUSB(vendor: vendor, product: product) ? .probe : nil
@@ -380,8 +389,7 @@ public struct BroadcomDriver: ChipsetDriver {
         self.context = context
         guard let version = LocalVersion(commandComplete: event),
               let chip = BroadcomChip.name(lmpSubversion: version.lmpSubversion, overUSB: context.overUSB) else { return .done }
-        let target = context.uartTargetBaud != context.uartBaud ? context.uartTargetBaud : 0
-        return map(loader.begin(chip: chip, version: version, targetBaud: target))
+        return map(loader.begin(chip: chip, version: version, uartBaud: context.uartBaud, targetBaud: context.uartTargetBaud))
     }
 
     public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {

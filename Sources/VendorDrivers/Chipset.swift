@@ -108,8 +108,13 @@ public struct ChipsetQuirks: Equatable, Sendable {
     /// the controller runs as it is (false: an error, exit 4, naming the file
     /// and the package).
     public var runsFromROMOverUSB: Bool
-    public init(runsFromROMOverUSB: Bool = false) {
+    /// Probed on every UART, --firmware-dir given or not: the chip has no
+    /// other identity (the Raspberry Pi's own radio); other chipsets are
+    /// probed on a UART or TCP only when --firmware-dir is given.
+    public var probedOnEveryUART: Bool
+    public init(runsFromROMOverUSB: Bool = false, probedOnEveryUART: Bool = false) {
         self.runsFromROMOverUSB = runsFromROMOverUSB
+        self.probedOnEveryUART = probedOnEveryUART
     }
 }
 
@@ -139,6 +144,8 @@ public struct ChipsetContext: Equatable {
     /// A UART (not TCP, not USB): its current rate, and the rate the controller may be switched to (0: none).
     public var uartBaud: UInt32 = 0
     public var uartTargetBaud: UInt32 = 0
+    /// Every chipset is asked (--firmware-dir given); else only those probed on every UART.
+    public var probeEveryChipset = true
     public init() {}
 }
 

@@ -37,14 +37,18 @@ public struct VendorSetup: ControllerSetup {
     }
 
     /// The plan for a transport: by VID:PID on USB; the probe on other
-    /// transports when asked (`probe`), else none.
-    public static func plan(for context: ChipsetContext, probe: Bool) -> Plan {
+    /// transports when asked (`probe`: every chipset), and on a UART for the
+    /// chipsets probed on every UART; else none.
+    public static func plan(for context: inout ChipsetContext, probe: Bool) -> Plan {
         if context.overUSB {
             var claim = USBClaim(vendor: context.usbVendor, product: context.usbProduct)
             guard let index = ChipsetTable.first(&claim), let start = claim.start else { return .none }
             return start == .fromReset ? .fromReset(index) : .probe(only: index)
         }
-        return probe ? .probe(only: nil) : .none
+        context.probeEveryChipset = probe
+        if probe { return .probe(only: nil) }
+        var uart = ProbedOnEveryUART()
+        return context.uartBaud > 0 && ChipsetTable.first(&uart) != nil ? .probe(only: nil) : .none
     }
 
     /// The probe's Read Local Version was refused or short.
@@ -165,7 +169,13 @@ struct StatusQuery: ChipsetVisitor {
 struct Recognise: ChipsetVisitor {
     let version: LocalVersion
     let context: ChipsetContext
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Bool { D.recognises(version, context: context) }
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Bool {
+        (context.probeEveryChipset || D.info.quirks.probedOnEveryUART) && D.recognises(version, context: context)
+    }
+}
+
+struct ProbedOnEveryUART: ChipsetVisitor {
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Bool { D.info.quirks.probedOnEveryUART }
 }
 
 /// One set-up step on the active chipset.

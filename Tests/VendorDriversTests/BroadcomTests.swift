@@ -83,6 +83,7 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         #expect(sent == [hex("01 2e fc 00"), hex("01 4c fc 06 00 00 21 00 aa bb"), hex("01 4c fc 05 06 00 21 00 cc"), hex("01 4e fc 04 ff ff ff ff")])
         // Launch RAM answered at 105: silence for the restart, then Reset.
         #expect(drain(&d).isEmpty)
+        #expect({ d.setup.status.portBaudRate == 115_200 }())
         #expect({ d.nextDeadline() == 355 }())
         #expect({ d.check(now: 355) == .settingUp }())
         #expect(drain(&d) == [hciReset])
@@ -91,7 +92,7 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 15, hciVersion: 6, revision: 0x1123, subversion: 0x2209)), now: 370, &o)
         // Update UART Baud Rate: two zero bytes, 3,000,000 little-endian; the port follows once it is answered.
         #expect(drain(&d) == [hex("01 18 fc 06 00 00 c0 c6 2d 00")])
-        #expect({ d.setup.status.portBaudRate == 0 }())
+        #expect({ d.setup.status.portBaudRate == 115_200 }(), "the restart put the chip's UART back at 115200")
         deliver(&d, commandComplete(0xFC18), now: 380, &o)
         #expect({ d.setup.status.portBaudRate == 3_000_000 }())
         #expect(drain(&d) == [hex("01 09 10 00")])
@@ -121,7 +122,7 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         var o = RecordingObserver()
         var context = ChipsetContext()
         (context.overUSB, context.usbVendor, context.usbProduct) = (true, 0x0A5C, 0x21E8)
-        let plan = VendorSetup.plan(for: context, probe: false)
+        let plan = VendorSetup.plan(for: &context, probe: false)
         #expect(plan == .probe(only: 2))
         var d = makeDriver(VendorSetup(plan: plan, context: context))
         d.start(now: 0)
