@@ -150,3 +150,96 @@ def test_broadcom_bcm20702_with_a_written_hcd(workdir):
     finally:
         dongle.stop()
         emulation.stop()
+
+
+# ---------------------------------------------------------------- the Pi's UART
+
+def uart_emulation(chip, firmware_dir, workdir, name):
+    tty = os.path.join(workdir, f"{name}-tty")
+    emulation = VendorEmulation(chip, os.path.join(workdir, f"{name}.hex"), "--firmware-dir", firmware_dir, "--pty", tty)
+    return emulation, tty
+
+
+def check_uart_setup(rates, path, fast):
+    """The download at 115200, the restart's Reset at 115200 (the chip's UART
+    is back at its first rate), Update UART Baud Rate, then everything at `fast`."""
+    launch = next(i for i, (c, _) in enumerate(rates) if c[1:3] == b"\x4e\xfc")
+    assert [c for c, _ in rates[launch - len(records(path)) + 1:launch + 1]] == records(path)
+    baud = next(i for i, (c, _) in enumerate(rates) if c[1:3] == b"\x18\xfc")
+    assert rates[baud][0] == command(0xFC18, b"\x00\x00" + struct.pack("<I", fast))
+    assert [c for c, _ in rates[launch + 1:baud]] == [command(0x0C03), command(0x1001)]
+    assert all(rate == 115200 for _, rate in rates[launch - len(records(path)):baud + 1])
+    assert rates[baud + 1] == (command(0x1009), fast)
+    assert all(rate == fast for _, rate in rates[baud + 1:]), "a command at the old rate after the change"
+
+
+def test_broadcom_pi_uart_over_a_pty(firmware_dir, workdir):
+    """The Pi 4's CYW43455 on its UART: 115200 with RTS/CTS, patchram, 3,000,000 baud
+    (seen on the pseudo-terminal's termios), then 20 questions; a restart of the
+    program finds the chip still at 3,000,000 and comes back to it."""
+    emulation, tty = uart_emulation("bcm4345c5", firmware_dir, workdir, "pi4")
+    path = os.path.join(firmware_dir, "brcm", "BCM4345C5.hcd")
+    args = ("--role", "peripheral", "--name", "PiUart", "--transport", f"serial:{tty}", "--firmware-dir", firmware_dir)
+    try:
+        dongle = Dongle(*args)
+        try:
+            dongle.wait_for("info: advertising", timeout=60)
+            assert emulation.errors() == []
+            check_uart_setup(emulation.rates(), path, 3_000_000)
+            assert dongle.count("now at 3000000 baud") == 1, dongle.log
+            assert dongle.count("Cypress BCM4345C5: patchram loaded") == 1, dongle.log
+            twenty_answers(emulation.ports[1], "PiUart", "Pi UART question")
+        finally:
+            dongle.stop()
+        first_run = len(emulation.rates())
+        # The chip stays at 3,000,000 (HCI Reset keeps the rate): the next start is not understood at 115200.
+        again = Dongle(*args)
+        try:
+            again.wait_for("info: advertising", timeout=60)
+            assert again.count("did not answer at 115200 baud; trying 3000000 baud") == 1, again.log
+            rates = emulation.rates()[first_run:]
+            reopened = next(i for i, (_, rate) in enumerate(rates) if rate == 3_000_000)
+            assert rates[reopened] == (command(0x0C03), 3_000_000)
+            # Download Minidriver and the records at 3,000,000 (the chip was there), then as the first time.
+            assert all(rate == 3_000_000 for c, rate in rates[reopened:] if c[1:3] in (b"\x2e\xfc", b"\x4c\xfc"))
+            assert [c for c, _ in rates[reopened:] if c[1:3] == b"\x4c\xfc"] == records(path)[:-1]
+            assert all("at 115200 baud while the chip listens at 3000000" in e for e in emulation.errors()), emulation.errors()
+            assert again.count("now at 115200 baud") == 1 and again.count("now at 3000000 baud") == 1, again.log
+        finally:
+            again.stop()
+    finally:
+        emulation.stop()
+
+
+def test_broadcom_pi_uart_at_a_chosen_rate(firmware_dir, workdir):
+    """serial:PATH@921600: not answered there (the chip starts at 115200), retried at
+    115200, patched, then both sides at 921600."""
+    emulation, tty = uart_emulation("bcm43430a1", firmware_dir, workdir, "pi3")
+    dongle = Dongle("--role", "peripheral", "--transport", f"serial:{tty}@921600", "--firmware-dir", firmware_dir)
+    try:
+        dongle.wait_for("info: advertising", timeout=60)
+        assert dongle.count("did not answer at 921600 baud; trying 115200 baud") == 1, dongle.log
+        rates = emulation.rates()
+        first = next(i for i, (_, rate) in enumerate(rates) if rate == 115200)
+        check_uart_setup(rates[first:], os.path.join(firmware_dir, "brcm", "BCM43430A1.hcd"), 921_600)
+        assert all("at 921600 baud while the chip listens at 115200" in e for e in emulation.errors()), emulation.errors()
+    finally:
+        dongle.stop()
+        emulation.stop()
+
+
+def test_broadcom_uart_is_probed_without_firmware_dir(workdir):
+    """A UART's controller has no other identity: the Broadcom probe runs on a bare
+    serial:PATH, and the file is looked for in /lib/firmware."""
+    emulation, tty = uart_emulation("bcm43430a1", workdir, workdir, "bare")
+    dongle = Dongle("--role", "peripheral", "--transport", f"serial:{tty}")
+    try:
+        if os.path.exists("/lib/firmware/brcm/BCM43430A1.hcd"):
+            dongle.wait_for("Broadcom BCM43430A1: loading /lib/firmware/brcm/BCM43430A1.hcd", timeout=30)
+        else:
+            assert dongle.wait_exit(30) == 4
+            assert dongle.count("Broadcom BCM43430A1: firmware file /lib/firmware/brcm/BCM43430A1.hcd is missing; "
+                                "it is in the Debian package bluez-firmware") == 1, dongle.log
+    finally:
+        dongle.stop()
+        emulation.stop()

@@ -252,7 +252,12 @@ class VendorEmulation:
         if not os.path.exists(self.record):
             return []
         with open(self.record) as f:
-            return [bytes.fromhex(line.strip()) for line in f if line.strip()]
+            return [bytes.fromhex(line.split()[0]) for line in f if line.strip()]
+
+    def rates(self):
+        """Over a pseudo-terminal (--pty): (command, the port's baud rate when it came)."""
+        with open(self.record) as f:
+            return [(bytes.fromhex(parts[0]), int(parts[1][1:])) for parts in (line.split() for line in f) if parts]
 
     def errors(self):
         if not os.path.exists(self.errors_path):

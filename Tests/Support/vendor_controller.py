@@ -8,11 +8,18 @@ Every HCI command received is appended to --record FILE as one hex line; a
 Realtek download's payload goes to --payload FILE; --errors FILE gets the
 personality's protocol violations, one a line, as they happen.
 
-Usage: python vendor_controller.py [--chip rtl8761bu|ax210|...] [--firmware-dir DIR]
+--pty PATH puts the vendor controller on a pseudo-terminal pair instead of
+TCP (PATH: a symlink to its slave side), as a UART: the port's termios speed
+is read for every command, and a personality with a UART rate (Broadcom) only
+understands bytes sent at its rate (others are dropped as a chip would, and
+listed in --errors); the rate each command came at is recorded in --record
+after the hex, as " @BAUD".
+
+Usage: python vendor_controller.py [--chip rtl8761bu|ax210|bcm43430a1|...] [--firmware-dir DIR]
        [--rom-version N] [--engine rsa|ecdsa] [--record FILE] [--payload FILE]
-       [--errors FILE] [--plain N]
+       [--errors FILE] [--plain N] [--pty PATH]
 Prints "PORTS vendor_port plain_port..." (plain: ordinary Bumble controllers on
-the same link, for the peers) and runs until killed. Its controllers send real
+the same link, for the peers; vendor_port 0 with --pty) and runs until killed. Its controllers send real
 scan responses (controllers.py, send_real_scan_responses)."""
 import argparse
 import asyncio
@@ -20,6 +27,8 @@ import os
 import signal
 import socket
 import sys
+import termios
+import tty
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import personalities  # noqa: E402
@@ -39,13 +48,19 @@ class VendorFront:
         self.controller = None
         self.reported = 0
 
-    def on_packet(self, packet):
+    def on_packet(self, packet, baud=None):
         packet = bytes(packet)
+        if baud is not None and getattr(self.personality, "baud", None) not in (None, baud):
+            # The chip listens at another rate: what it hears is noise.
+            self.personality.errors.append(f"{len(packet)} bytes at {baud} baud while the chip listens at "
+                                           f"{self.personality.baud}")
+            self.report_errors()
+            return
         if packet[0] != 0x01:
             self.controller.on_packet(packet)
             return
         if self.record:
-            self.record.write(packet.hex() + "\n")
+            self.record.write(packet.hex() + (f" @{baud}" if baud else "") + "\n")
             self.record.flush()
         p = self.personality
         was_patched = getattr(p, "patched", False)
@@ -58,11 +73,64 @@ class VendorFront:
         if self.payload_path and getattr(p, "patched", False) and not was_patched:
             with open(self.payload_path, "wb") as f:
                 f.write(p.payload)
+        self.report_errors()
+
+    def report_errors(self):
+        p = self.personality
         if self.errors and len(p.errors) > self.reported:
             for line in p.errors[self.reported:]:
                 self.errors.write(line + "\n")
             self.errors.flush()
             self.reported = len(p.errors)
+
+
+SPEEDS = {getattr(termios, f"B{rate}"): rate for rate in (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600,
+                                                          1000000, 2000000, 3000000)}
+
+
+class PtyUart:
+    """The vendor controller's side of a pseudo-terminal pair: H4 in from the
+    master, cut into packets, each handed over with the slave's current speed;
+    H4 out to the master."""
+
+    def __init__(self, path):
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        attrs = termios.tcgetattr(self.slave)
+        attrs[4] = attrs[5] = termios.B115200
+        termios.tcsetattr(self.slave, termios.TCSANOW, attrs)
+        if os.path.lexists(path):
+            os.unlink(path)
+        os.symlink(os.ttyname(self.slave), path)
+        self.path = path
+        self.buffer = bytearray()
+        self.front = None
+
+    def baud(self):
+        return SPEEDS.get(termios.tcgetattr(self.slave)[5], 0)
+
+    def on_packet(self, packet):
+        os.write(self.master, bytes(packet))
+
+    def readable(self):
+        try:
+            self.buffer += os.read(self.master, 65536)
+        except OSError:
+            return
+        while self.buffer:
+            kind = self.buffer[0]
+            header = {1: 3, 2: 4, 3: 3}.get(kind)
+            if header is None:
+                self.buffer.pop(0)  # noise at another rate
+                continue
+            if len(self.buffer) < 1 + header:
+                return
+            length = self.buffer[3] if kind in (1, 3) else self.buffer[3] | self.buffer[4] << 8
+            if len(self.buffer) < 1 + header + length:
+                return
+            packet = bytes(self.buffer[:1 + header + length])
+            del self.buffer[:1 + header + length]
+            self.front.on_packet(packet, baud=self.baud())
 
 
 async def main(args):
@@ -73,6 +141,15 @@ async def main(args):
     link = LocalLink()
     keep, ports = [], []
     for index in range(1 + args.plain):
+        if index == 0 and args.pty:
+            uart = PtyUart(args.pty)
+            front = VendorFront(personality, uart, args.record, args.payload, args.errors)
+            front.controller = Controller("VENDOR", host_sink=uart, link=link)
+            uart.front = front
+            asyncio.get_running_loop().add_reader(uart.master, uart.readable)
+            keep.append((uart, front))
+            ports.append(0)
+            continue
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
@@ -102,6 +179,7 @@ if __name__ == "__main__":
     parser.add_argument("--payload")
     parser.add_argument("--errors")
     parser.add_argument("--plain", type=int, default=1)
+    parser.add_argument("--pty")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         asyncio.run(main(parser.parse_args()))
