@@ -50,6 +50,8 @@ suite "arm64: the .deb cross-built, Bumble interop (peripheral, central) in qemu
 suite "Realtek firmware loading (emulated ROM, Bumble rtk driver)" .venv/bin/python -m pytest -q Tests/Realtek
 # Intel firmware download: the real ibt-* files on emulated Intel bootloaders (TLV and legacy), differential with Bumble's intel driver.
 suite "Intel firmware loading" .venv/bin/python -m pytest -q Tests/Intel
+# Broadcom/Cypress patchram: the real bluez-firmware .hcd files on an emulated ROM, over TCP and a pseudo-terminal UART.
+suite "Broadcom patchram (TCP and UART)" .venv/bin/python -m pytest -q Tests/Broadcom
 suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 # RootCanal needs a newer glibc: a debootstrapped trixie tree, cached in ~/.cache/itcb-dongle.
 suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh

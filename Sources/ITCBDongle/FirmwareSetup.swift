@@ -44,6 +44,13 @@ enum FirmwareSetup {
         file.map { UnsafeRawBufferPointer($0) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
     }
 
+    /// "Realtek: DIR/rtl_bt/, Debian package firmware-realtek (…); Intel: …", from the table.
+    static var foldersHelp: String {
+        var table = ChipsetTable()
+        var folders = ChipsetFolders()
+        return (0..<ChipsetTable.count).compactMap { table.visit($0, &folders) }.joined(separator: "; ")
+    }
+
     /// The set-up the driver runs first on this transport: by VID:PID on USB,
     /// the probe (Reset, Read Local Version, then the chipset that recognises
     /// it) on other transports when --firmware-dir is given, on a UART for the
@@ -77,6 +84,12 @@ struct DescribeChipset: ChipsetVisitor {
         let level = driver.writeSummary(into: &summary)
         return ChipsetFacts(label: text(label), info: D.info, request: request, failure: "\(driver.failure)",
                             summaryLevel: level, summary: text(summary))
+    }
+}
+
+struct ChipsetFolders: ChipsetVisitor {
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> String {
+        "\(D.info.vendor): DIR/\(D.info.directory)/, Debian package \(D.info.package)"
     }
 }
 

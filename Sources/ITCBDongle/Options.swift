@@ -128,7 +128,7 @@ let optionTable: [OptionSpec] = [
     OptionSpec(name: "exit-on-unplug", value: nil,
                help: "USB: exit (code 8) when the dongle is unplugged instead of waiting for it to come back."),
     OptionSpec(name: "firmware-dir", value: "dir",
-               help: "Where controller firmware lives (Realtek: DIR/rtl_bt/, Debian package firmware-realtek; Intel: DIR/intel/ibt-*, firmware-iwlwifi). Default: /lib/firmware. Given, it also probes non-USB controllers for a Realtek ROM or an Intel boot loader.",
+               help: "Where controller firmware lives (\(FirmwareSetup.foldersHelp)). Default: /lib/firmware. Given, it also probes TCP and serial controllers for every chipset (a serial port is always probed for those that have no other identity).",
                completion: .directory),
     // The program itself
     OptionSpec(name: "generate-completion-script", value: "shell",
