@@ -87,15 +87,17 @@ enum USBController {
         let (list, devices) = enumerate(context)
         defer { if let list { libusb_free_device_list(list, 1) } }
         let controllers = devices.filter { $0.isBluetooth }
+        let uart = boardUARTRow(firmwareDirectory)
         if controllers.isEmpty {
             writeStandardError("no USB Bluetooth controllers found (\(devices.count) USB devices seen)\n")
-            return Exit.success
+            if uart == nil { return Exit.success }
         }
         printLine("VID:PID    PATH        DRIVER      FAMILY    FIRMWARE                            PRODUCT")
         for c in controllers {
             let driver = c.kernelDriver ?? "(none)"
             printLine("\(c.id)  \(pad("usb:" + c.path, 10))  \(pad(driver, 10))  \(firmwareColumns(c, firmwareDirectory))  \(c.productName)")
         }
+        if let uart { printLine(uart) }
         return Exit.success
     }
 
@@ -155,6 +157,24 @@ func firmwareColumns(_ c: USBCandidate, _ directory: String) -> String {
     }
     let present = FirmwareSetup.fileExists("\(directory)/\(file)")
     return "\(USBController.pad(family, 8))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"))", 34))"
+}
+
+/// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1), when
+/// there: the chipsets probed on every UART and where their files are looked for.
+func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> String? {
+    guard access(path, F_OK) == 0 else { return nil }
+    var table = ChipsetTable()
+    var uart = UARTChipsets()
+    let families = (0..<ChipsetTable.count).compactMap { table.visit($0, &uart) ?? nil }
+    let family = families.map { $0.family }.joined(separator: "/")
+    let files = families.map { "\(directory)/\($0.folder)/" }.joined(separator: ", ")
+    return "UART       \(USBController.pad("serial:" + path, 10))  \(USBController.pad("(probed)", 10))  \(USBController.pad(family, 8))  \(USBController.pad(files, 34))  the board's Bluetooth UART (the chip is named at start)"
+}
+
+struct UARTChipsets: ChipsetVisitor {
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> (family: String, folder: String)? {
+        D.info.quirks.probedOnEveryUART ? ("\(D.info.vendor)", "\(D.info.directory)") : nil
+    }
 }
 
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.

@@ -168,8 +168,6 @@ public struct BroadcomLoader {
         case idle, awaitingFiles, minidriver, minidriverPause, records, restart, reset, readVersion, baudRate, readAddress, done, failed
     }
 
-    public enum Step: Equatable { case send, wait, needFiles, done, failed(BroadcomError) }
-
     public private(set) var phase: Phase = .idle
     /// The chip's name from the probe's Read Local Version.
     public private(set) var chip: StaticString = "BCM"
@@ -180,6 +178,8 @@ public struct BroadcomLoader {
     public private(set) var recordsSent = 0
     /// The patchram was sent (false: none was found and the ROM runs as it is).
     public private(set) var patched = false
+    /// Why the download failed (after `.failed`).
+    public private(set) var error: BroadcomError? = nil
     /// The controller's address when it is one of the shared defaults.
     public private(set) var sharedDefaultAddress: BDAddress? = nil
     /// The UART rate the port must be at (0: unchanged): 115200 after the
@@ -200,7 +200,7 @@ public struct BroadcomLoader {
     public init() {}
 
     /// The probe's Read Local Version named this chip: ask for its file.
-    public mutating func begin(chip: StaticString, version: LocalVersion, uartBaud: UInt32 = 0, targetBaud: UInt32) -> Step {
+    public mutating func begin(chip: StaticString, version: LocalVersion, uartBaud: UInt32 = 0, targetBaud: UInt32) -> SetupStep {
         self.chip = chip
         self.uartBaud = uartBaud
         manufacturer = version.manufacturer
@@ -212,7 +212,7 @@ public struct BroadcomLoader {
 
     /// The `.hcd` file (kept alive by the caller until `.done`/`.failed`); no
     /// bytes at all (nil base) when there is none and the ROM may run as it is.
-    public mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> Step {
+    public mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
         guard phase == .awaitingFiles else { return fail(.commandFailed) }
         guard firmware.baseAddress != nil else { return readAddress(into: &packet) }
         do throws(BroadcomError) {
@@ -239,7 +239,7 @@ public struct BroadcomLoader {
     }
 
     /// The pause passed: the first record, or Reset after the restart.
-    public mutating func resume(into packet: inout HCIPacket) -> Step {
+    public mutating func resume(into packet: inout HCIPacket) -> SetupStep {
         switch phase {
         case .minidriverPause:
             phase = .records
@@ -257,10 +257,11 @@ public struct BroadcomLoader {
         }
     }
 
-    mutating func fail(_ error: BroadcomError) -> Step {
+    mutating func fail(_ error: BroadcomError) -> SetupStep {
         phase = .failed
+        self.error = error
         file = UnsafeRawBufferPointer(start: nil, count: 0)
-        return .failed(error)
+        return .failed
     }
 
     mutating func writeRecord(into packet: inout HCIPacket) {
@@ -274,7 +275,7 @@ public struct BroadcomLoader {
         recordsSent += 1
     }
 
-    mutating func readAddress(into packet: inout HCIPacket) -> Step {
+    mutating func readAddress(into packet: inout HCIPacket) -> SetupStep {
         phase = .readAddress
         packet = .command(HCIOpcode.readBDAddr)
         packet.finishCommand()
@@ -282,7 +283,7 @@ public struct BroadcomLoader {
     }
 
     /// An HCI event (event code, length, parameters). Only Command Completes move it.
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> Step {
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
         guard event.count >= 6, event[0] == HCIEventCode.commandComplete else { return .wait }
         let opcode = UInt16(event[3]) | UInt16(event[4]) << 8
         let status = event[5]
@@ -354,7 +355,6 @@ public struct BroadcomLoader {
 /// Version says Broadcom (15) or Cypress (305) with a subversion `btbcm.c` names.
 public struct BroadcomDriver: ChipsetDriver {
     public var loader = BroadcomLoader()
-    public private(set) var error: BroadcomError? = nil
     var context = ChipsetContext()
 
     public init() {}
@@ -389,18 +389,18 @@ public struct BroadcomDriver: ChipsetDriver {
         self.context = context
         guard let version = LocalVersion(commandComplete: event),
               let chip = BroadcomChip.name(lmpSubversion: version.lmpSubversion, overUSB: context.overUSB) else { return .done }
-        return map(loader.begin(chip: chip, version: version, uartBaud: context.uartBaud, targetBaud: context.uartTargetBaud))
+        return (loader.begin(chip: chip, version: version, uartBaud: context.uartBaud, targetBaud: context.uartTargetBaud))
     }
 
     public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
-        map(loader.handle(event: event, into: &packet))
+        loader.handle(event: event, into: &packet)
     }
 
     public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
-        map(loader.provide(firmware: firmware, into: &packet))
+        loader.provide(firmware: firmware, into: &packet)
     }
 
-    public mutating func resume(into packet: inout HCIPacket) -> SetupStep { map(loader.resume(into: &packet)) }
+    public mutating func resume(into packet: inout HCIPacket) -> SetupStep { loader.resume(into: &packet) }
 
     public var pause: UInt64 { loader.pause }
 
@@ -410,18 +410,6 @@ public struct BroadcomDriver: ChipsetDriver {
     public var portBaudRate: UInt32 { loader.baudRate }
 
     public var sharedDefaultAddress: BDAddress? { loader.sharedDefaultAddress }
-
-    mutating func map(_ step: BroadcomLoader.Step) -> SetupStep {
-        switch step {
-        case .send: return .send
-        case .wait: return .wait
-        case .needFiles: return .needFiles
-        case .done: return .done
-        case .failed(let error):
-            self.error = error
-            return .failed
-        }
-    }
 
     public func writeLabel<let n: Int>(into out: inout FixedBytes<n>) {
         append(loader.manufacturer == 305 ? "Cypress " : "Broadcom ", to: &out)
@@ -446,7 +434,7 @@ public struct BroadcomDriver: ChipsetDriver {
         request.optional = context.overUSB && Self.info.quirks.runsFromROMOverUSB
     }
 
-    public var failure: StaticString { error?.text ?? "unexpected answer" }
+    public var failure: StaticString { loader.error?.text ?? "unexpected answer" }
 
     public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
         guard loader.phase == .done, loader.patched else { return .none }

@@ -94,9 +94,9 @@ def test_broadcom_answers_20_questions(firmware_dir, workdir):
         emulation.stop()
 
 
-def test_broadcom_missing_hcd_exit_4(workdir):
-    os.makedirs(os.path.join(workdir, "brcm"))
-    emulation = VendorEmulation("bcm43430a1", os.path.join(workdir, "missing.hex"))
+def failed_start(workdir):
+    """A BCM43430A1 with the files under `workdir`: exit 4 and its one error line, and the commands sent."""
+    emulation = VendorEmulation("bcm43430a1", os.path.join(workdir, "failed.hex"))
     try:
         out = run_peripheral_once(emulation.ports[0], workdir)
     finally:
@@ -104,7 +104,13 @@ def test_broadcom_missing_hcd_exit_4(workdir):
     assert out.returncode == 4, out.stderr
     errors = [l for l in out.stderr.splitlines() if "error" in l]
     assert len(errors) == 1, out.stderr
-    assert f"{workdir}/brcm/BCM43430A1.hcd" in errors[0] and "bluez-firmware" in errors[0], errors[0]
+    return errors[0], emulation.commands()
+
+
+def test_broadcom_missing_hcd_exit_4(workdir):
+    os.makedirs(os.path.join(workdir, "brcm"))
+    error, _ = failed_start(workdir)
+    assert f"{workdir}/brcm/BCM43430A1.hcd" in error and "bluez-firmware" in error, error
 
 
 @pytest.mark.parametrize("damage", ["truncated", "empty", "bad-length"])
@@ -119,15 +125,9 @@ def test_broadcom_corrupt_hcd_exit_4(damage, firmware_dir, workdir):
     os.makedirs(os.path.join(workdir, "brcm"))
     with open(os.path.join(workdir, "brcm", "BCM43430A1.hcd"), "wb") as f:
         f.write(data)
-    emulation = VendorEmulation("bcm43430a1", os.path.join(workdir, "corrupt.hex"))
-    try:
-        out = run_peripheral_once(emulation.ports[0], workdir)
-    finally:
-        emulation.stop()
-    assert out.returncode == 4, out.stderr
-    errors = [l for l in out.stderr.splitlines() if "error" in l]
-    assert len(errors) == 1 and "Broadcom BCM43430A1: patchram download failed: patchram file" in errors[0], out.stderr
-    assert not any(c[1:3] == b"\x2e\xfc" for c in emulation.commands()), "nothing is sent from a bad file"
+    error, commands = failed_start(workdir)
+    assert "Broadcom BCM43430A1: patchram download failed: patchram file" in error, error
+    assert not any(c[1:3] == b"\x2e\xfc" for c in commands), "nothing is sent from a bad file"
 
 
 def test_broadcom_bcm20702_with_a_written_hcd(workdir):

@@ -16,6 +16,14 @@ import BLEHost
         #expect(firmwareGuess(vendor: 0x0A12, product: 0x0001) == nil)
     }
 
+    /// --list-controllers' row for the board's own UART radio: only when the port is there.
+    @Test func test_board_uart_row() {
+        #expect(boardUARTRow("/lib/firmware", path: "/nonexistent/serial1") == nil)
+        let row = boardUARTRow("/fw", path: "/dev/null")
+        #expect(row?.hasPrefix("UART       serial:/dev/null") == true)
+        #expect(row?.contains("Broadcom") == true && row?.contains("/fw/brcm/") == true)
+    }
+
     /// A file of ours in a fresh temporary directory: read whole, refused over
     /// the limit, and nothing read from the machine's own files.
     @Test func test_realtek_read_file() throws {

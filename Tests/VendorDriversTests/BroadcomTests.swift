@@ -115,7 +115,7 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
             deliver(&d, commandComplete(0xFC4C, status: 0x12), now: 95, &o)
         }
         #expect({ d.check(now: 95) == .finished(.setupFailed) }())
-        #expect({ d.setup.table.broadcom.error == .commandFailed }())
+        #expect({ d.setup.table.broadcom.loader.error == .commandFailed }())
     }
 
     @Test func aUSBDongleWithoutItsFileRunsFromROM() {
