@@ -210,7 +210,9 @@ public struct Host: ~Copyable {
     public mutating func tick(now: UInt64) {
         self.now = now
         if let opcode = outstandingOpcode, now >= commandDeadline {
-            if state == .ready, Host.isOptional(opcode) { return optionalCommandUnanswered(opcode) }
+            if state == .ready || state == .shuttingDown, Host.isOptional(opcode) {
+                return optionalCommandUnanswered(opcode)
+            }
             if state == .shuttingDown {
                 // The controller is gone or stuck; nothing more to tidy up.
                 finishShutdown()

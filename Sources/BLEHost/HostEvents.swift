@@ -150,7 +150,7 @@ extension Host {
             guard reader.has(11) else { return inputDropped(.hciEvent) }
             let status = reader.u8(), handle = reader.u16() & 0x0FFF
             var features: UInt64 = 0
-            for i in 0..<8 { features |= UInt64(reader.u8()) &<< UInt64(8 * i) }
+            for i in 0..<8 { features |= wide(reader.u8()) &<< wide(8 * i) }
             remoteFeaturesKnown(handle, status == 0 ? features : 0)
         case LESubevent.dataLengthChange:
             guard reader.has(10) else { return inputDropped(.hciEvent) }

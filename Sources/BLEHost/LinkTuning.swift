@@ -93,9 +93,11 @@ extension Host {
 
     /// LE Set PHY is an optional step some controllers never answer (Bumble's
     /// virtual one: no Command Status at all). Unanswered within this long
-    /// (ms), it is given up without resetting a controller that may well be
-    /// fine; a probe then tells, under the ordinary command timeout.
-    static var optionalCommandTimeout: UInt64 { 1_000 }
+    /// (ms; a controller answers a command in milliseconds), it is given up
+    /// without resetting a controller that may well be fine, and the commands
+    /// behind it go on (a stop's disconnections); a probe then tells, under
+    /// the ordinary command timeout.
+    static var optionalCommandTimeout: UInt64 { 250 }
 
     static func isOptional(_ opcode: UInt16) -> Bool { opcode == HCIOpcode.leSetPHY }
 
@@ -104,7 +106,7 @@ extension Host {
         commandCredits = max(commandCredits, 1)
         unansweredOptional = true
         push(.linkOptionRefused(opcode: opcode, status: nil))
-        queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion))
+        if state == .ready { queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion)) }
     }
 
     /// A tuning command the controller refused at once (Command Status or

@@ -108,16 +108,16 @@ import TestSupport
     }
 
     @Test func anUnansweredSetPHYIsGivenUpWithoutAReset() {
-        // Bumble's controller never answers LE Set PHY: after a second the host
+        // Bumble's controller never answers LE Set PHY: after 250 ms the host
         // gives it up, probes the controller, and never sends it again.
         var c = connected()
         _ = commands(&c)
         remoteFeatures(&c, LEFeature.twoMegabitPHY)
         #expect(c.drain().compactMap(Controller.opcode) == [HCIOpcode.leSetPHY])
-        c.now = 999
+        c.now = 249
         c.host.tick(now: c.now)
         #expect(c.drain().isEmpty)
-        c.now = 1_000
+        c.now = 250
         c.host.tick(now: c.now)
         c.takeEvents()
         #expect(c.events.contains { if case .linkOptionRefused(HCIOpcode.leSetPHY, nil) = $0 { true } else { false } })
