@@ -161,7 +161,7 @@ struct VendorFiles {
         guard firmwareFile != nil else {
             let names = tried.joined(separator: " or ")
             if request.optional {
-                Log.warning("\(facts.label): firmware file \(names) is missing (it is in the \(facts.package)); the controller runs from its ROM")
+                Log.warning("\(facts.label): firmware file \(names) is missing; the controller runs from its ROM")
                 return true
             }
             Log.error("\(facts.label): firmware file \(names) is missing; it is in the \(facts.package)")
