@@ -10,7 +10,8 @@ The command sequence is the one Linux btbcm.c sends (facts, not code): Reset,
 Read Local Version, Download Minidriver (0xFC2E), the file's records in order,
 a pause for the restart, Reset, Read Local Version, Read BD_ADDR. BTstack's
 chipset/bcm sends the same download (Download Minidriver, the records) and
-waits for the restart too. Linux also reads the verbose config (0xFC79),
+waits for the restart too, and its Update UART Baud Rate has the same
+parameters as ours (two zero bytes, the rate little-endian). Linux also reads the verbose config (0xFC79),
 the controller features (0xFC6E) and the local name before the download: for
 its log only, left out here.
 

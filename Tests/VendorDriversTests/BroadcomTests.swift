@@ -143,4 +143,29 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         #expect({ d.state == .running && d.setup.status.sharedDefaultAddress?.value == 0x2070_02A0_0000 }())
         #expect({ !d.setup.table.broadcom.loader.patched }())
     }
+
+    /// A serial port is probed without --firmware-dir, for the chipsets probed on every UART only.
+    @Test func aBareUARTIsProbedForBroadcomOnly() {
+        var tcp = ChipsetContext()
+        #expect(VendorSetup.plan(for: &tcp, probe: false) == .none)
+        var uart = ChipsetContext()
+        uart.uartBaud = 115_200
+        let plan = VendorSetup.plan(for: &uart, probe: false)
+        #expect(plan == .probe(only: nil) && !uart.probeEveryChipset)
+        func probed(_ version: [UInt8]) -> TestDriver<VendorSetup> {
+            var o = RecordingObserver()
+            var d = makeDriver(VendorSetup(plan: plan, context: uart))
+            d.start(now: 0)
+            _ = drain(&d)
+            deliver(&d, resetComplete, now: 10, &o)
+            _ = drain(&d)
+            deliver(&d, commandComplete(HCIOpcode.readLocalVersion, version), now: 20, &o)
+            return d
+        }
+        // An un-patched RTL8761B on a bare UART: left alone, as before the table.
+        var realtek = probed(localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761))
+        #expect({ realtek.state == .running && realtek.setup.active == nil }())
+        var broadcom = probed(localVersion(manufacturer: 305, hciVersion: 9, revision: 0x1000, subversion: 0x6606))
+        #expect({ broadcom.state == .needsFiles && broadcom.setup.active == 2 }())
+    }
 }
