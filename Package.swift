@@ -16,9 +16,10 @@ let package = Package(
         // The 8-Ball game: GATT table, peripheral policy, central session.
         .target(name: "EightBall", dependencies: ["BLEHost"],
                 swiftSettings: [.enableExperimentalFeature("AddressableParameters")]),
-        // Vendor set-up steps for the Linux board: the Realtek and Intel firmware
-        // loaders, their USB ID tables and `VendorSetup` (the Realtek probe with
-        // its hand-over to Intel). Sans-IO like the core, and Embedded-clean
+        // The chipset drivers of the Linux board: one table (Chipset.swift), one
+        // file per chipset (Realtek, Intel, Broadcom/Cypress: USB IDs, recognition,
+        // loader, files) and `VendorSetup` (the plan and the probe, asking the
+        // table). Sans-IO like the core, and Embedded-clean
         // (scripts/embedded-check.sh), but not part of the MCU firmware, whose
         // controller needs no download. The driver runs them through the core's
         // `ControllerSetup` protocol, as BTstack runs a `chipset/` driver.

@@ -195,7 +195,7 @@ final class TCPTransport: DescriptorTransport {
 /// its fast rate by an earlier run does not answer at 115200: the port is
 /// then reopened once at the other of the two rates (`offersPortReset`).
 final class SerialTransport: DescriptorTransport {
-    /// The first rate of a Broadcom UART chip, and the Pi's tools' fast one.
+    /// The rate UART chips start at, and the fast one a set-up switches to by default (the Pi's tools' rate).
     static let startBaud = 115_200
     static let defaultFastBaud = 3_000_000
 
@@ -231,7 +231,7 @@ final class SerialTransport: DescriptorTransport {
 
     override func warnHungAfterWarmStart() {
         let (other, _) = SerialTransport.rates(spec: baud, retry: true)
-        Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(other) baud once (a Broadcom UART chip starts at 115200 and stays at its fast rate until it restarts)")
+        Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(other) baud once (a chip a set-up switched to a faster rate keeps it until it restarts)")
     }
 
     static func speed(_ baud: Int) -> speed_t? {
