@@ -80,8 +80,9 @@ public enum BroadcomChip {
     /// Company identifiers: Broadcom 15, Cypress Semiconductor 305.
     public static func isBroadcom(manufacturer: UInt16) -> Bool { manufacturer == 15 || manufacturer == 305 }
 
-    /// Addresses whole models share (`btbcm.c`'s list; the kernel marks them
-    /// "no address"), as `BDAddress.value` (most significant byte first in text).
+    /// Addresses whole models share (`btbcm.c`'s list, where the kernel marks
+    /// them "no address", and the Pi 3B+'s), as `BDAddress.value` (most
+    /// significant byte first in text).
     public static func isDefault(_ address: UInt64) -> Bool {
         switch address {
         case 0x0020_7002_A000,  // BCM20702A0
@@ -93,6 +94,9 @@ public enum BroadcomChip {
              0x4330_B100_0000,  // BCM4330B1
              0x4334_B000_0000,  // BCM4334B0
              0x4345_C500_1FAC,  // BCM4345C5 (Raspberry Pi 4, 5, CM4)
+             // Not in btbcm.c (on a Pi, Linux sets the board's address from the
+             // device tree), but every Pi 3B+ reports it: BCM4345C0.
+             0x4345_C000_1FAC,
              0x4334_1B00_1FAC,  // BCM43341B
              0x4384_B000_7693:  // BCM4384B0
             true

@@ -25,7 +25,7 @@ from harness import Dongle, VendorEmulation, run_peripheral_once, twenty_answers
 
 CHIPS = {"bcm43430a1": ("Broadcom BCM43430A1", "BCM43430A1.hcd", "AA:AA:AA:AA:AA:AA"),
          "bcm43430b0": ("Broadcom BCM43430B0", "BCM43430B0.hcd", None),
-         "bcm4345c0": ("Broadcom BCM4345C0", "BCM4345C0.hcd", None),
+         "bcm4345c0": ("Broadcom BCM4345C0", "BCM4345C0.hcd", "43:45:C0:00:1F:AC"),
          "bcm4345c5": ("Cypress BCM4345C5", "BCM4345C5.hcd", "43:45:C5:00:1F:AC")}
 
 

@@ -24,6 +24,7 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         #expect(chipName(lmpSubversion: 0x4106, overUSB: true) == "BCM4335B0")
         #expect(chipName(lmpSubversion: 0x2118, overUSB: false) == nil)
         #expect(BroadcomChip.isDefault(0xAAAA_AAAA_AAAA) && BroadcomChip.isDefault(0x4345_C500_1FAC))
+        #expect(BroadcomChip.isDefault(0x4345_C000_1FAC), "the Pi 3B+'s, beyond btbcm.c's list")
         #expect(!BroadcomChip.isDefault(0x4345_C500_1FAD))
     }
 
