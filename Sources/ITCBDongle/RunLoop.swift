@@ -116,6 +116,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     var driver: HostDriver<Logic, VendorSetup>
     var observer: LinuxObserver
     let transport: Transport
+    /// The transport when it is a UART (whose rate a chipset may change), found once.
+    let serial: SerialTransport?
     let notifier: SystemdNotifier?
     let started = monotonicMilliseconds()
     /// Another descriptor to wake up for (the central's stdin), -1 for none.
@@ -134,6 +136,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         settings.endsOnSilentController = host.configuration.role == .central
         driver = HostDriver(host: host, app: logic, setup: setup, settings: settings)
         self.transport = transport
+        serial = transport as? SerialTransport
         let notifier = SystemdNotifier()
         self.notifier = notifier
         observer = LinuxObserver(snoop: snoop, notifier: notifier, transportName: transport.description)
@@ -242,7 +245,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     /// A chipset changed the controller's UART rate (or its restart did): the
     /// port follows before anything more is sent.
     mutating func followBaudRate() {
-        guard let serial = transport as? SerialTransport else { return }
+        guard let serial else { return }
         let rate = Int(driver.setup.status.portBaudRate)
         guard rate > 0, rate != serial.baud else { return }
         let was = serial.baud

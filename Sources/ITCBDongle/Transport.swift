@@ -203,7 +203,6 @@ final class SerialTransport: DescriptorTransport {
     /// The rate a chipset that can change it is switched to: @BAUD, or 3,000,000 when none (or 115200) is given.
     let targetBaud: Int
     let offersRetry: Bool
-    let path: String
     override var offersPortReset: Bool { offersRetry }
 
     /// The spec's rate, or (`retry`) the other one of 115200 and the target.
@@ -255,7 +254,6 @@ final class SerialTransport: DescriptorTransport {
         self.baud = baud
         self.targetBaud = targetBaud
         self.offersRetry = offersRetry
-        self.path = path
         let description = "serial:\(path)@\(baud)"
         guard let speed = SerialTransport.speed(baud) else {
             throw .unavailable("unsupported baud rate \(baud)")
