@@ -31,6 +31,13 @@ public struct ACLTransmitQueue: ~Copyable {
         return slot
     }
 
+    /// PDUs of one link waiting (a partly sent head included).
+    @_addressableSelf func count(handle: UInt16) -> Int {
+        var n = 0
+        for index in 0..<count where handles[(head + index) % ACLTransmitQueue.capacity] == handle { n += 1 }
+        return n
+    }
+
     /// Queues the PDU written into the slot `reserve` returned.
     mutating func commit() { count += 1 }
 

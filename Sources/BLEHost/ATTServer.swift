@@ -109,10 +109,7 @@ public struct ATTServer: ~Copyable {
         let request = ATTRequest(pdu: pdu, connection: connection, mtu: Int(bearer.mtu))
         // No PDU may exceed ATT_MTU (Vol 3 Part F §3.2.8); answering one could not fit either.
         if pdu.count > Int(bearer.mtu) {
-            if opcode & ATTOpcode.commandFlag == 0, !ATTServer.isServerToClient(opcode),
-               opcode != ATTOpcode.handleValueConfirmation {
-                request.error(ATTError.invalidPDU, 0, &response)
-            }
+            if ATTServer.expectsResponse(opcode) { request.error(ATTError.invalidPDU, 0, &response) }
             return .none
         }
         switch opcode {
@@ -163,6 +160,13 @@ public struct ATTServer: ~Copyable {
             return .none
         }
         return .none
+    }
+
+    /// Client PDUs the server answers: every request, known or not; not
+    /// commands (the Command Flag, §3.3.1) nor the Handle Value Confirmation.
+    @inline(__always)
+    public static func expectsResponse(_ opcode: UInt8) -> Bool {
+        opcode & ATTOpcode.commandFlag == 0 && !isServerToClient(opcode) && opcode != ATTOpcode.handleValueConfirmation
     }
 
     /// PDUs a server sends: responses (odd opcodes up to 0x1B), notifications,

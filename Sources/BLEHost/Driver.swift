@@ -12,6 +12,9 @@ public protocol HostApplication: ~Copyable {
     mutating func poll(host: inout Host, now: UInt64)
     /// The application's own next timer.
     func nextDeadline() -> UInt64?
+    /// Something to send that found no room (a notification): the driver
+    /// polls again as soon as the transmit queue frees a slot.
+    var isWaitingForRoom: Bool { get }
     /// Done by itself (the asker asked everything): the driver stops the host.
     var isFinished: Bool { get }
 }
@@ -22,6 +25,7 @@ extension HostApplication where Self: ~Copyable {
         host.handlePacket(type: type, packet, now: now, delegate: &none)
     }
     public func nextDeadline() -> UInt64? { nil }
+    public var isWaitingForRoom: Bool { false }
     public var isFinished: Bool { false }
 }
 
@@ -204,6 +208,8 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// Begins the set-up, or the host's bring-up when there is none.
     public mutating func start(now: UInt64) {
         progress.lastInput = now
+        // A board that ends on a silent controller does not have it reset first.
+        host.configuration.recoversController = !settings.endsOnSilentController
         if let interval = settings.healthInterval { progress.nextHealthCheck = now + interval }
         progress.state = .settingUp
         progress.setupDeadline = now + settings.firstAnswerTimeout
@@ -391,6 +397,9 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             if let d = app.nextDeadline() { first = min(first, d) }
             if progress.isStopping { first = min(first, progress.hardStop) }
             if settings.healthInterval != nil { first = min(first, progress.nextHealthCheck) }
+            // Work left by a pass that reached its bound, or an application
+            // waiting for room that a sent PDU freed: due at once.
+            if host.hasEvents || (host.transmitRoomFreed && app.isWaitingForRoom) { first = 0 }
             if !progress.wasReady { first = min(first, progress.readyDeadline) }
             if let probe = scanProbeDeadline() { first = min(first, probe) }
         case .needsFiles, .finished:
@@ -415,11 +424,17 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         processEvents(now: now, observer: &observer)
     }
 
-    /// Lets the host and the application react until neither has anything
-    /// more to say; without `polling`, only the host's events are handed over.
+    /// Lets the host and the application react; without `polling`, only the
+    /// host's events are handed over. Bounded by construction: at most
+    /// `pollRounds` polls and an event ring's worth of events per round, so a
+    /// pass always returns to the board (signals, the watchdog, I/O); what is
+    /// left makes `nextDeadline` due at once.
     mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O, polling: Bool = true) {
-        while true {
-            while let event = host.nextEvent() {
+        if polling { host.transmitRoomFreed = false }
+        for _ in 0..<HostDriver.pollRounds {
+            var budget = Capacity.EventRing.capacityCount
+            while budget > 0, let event = host.nextEvent() {
+                budget -= 1
                 observer.observe(event, host: &host)
                 note(event)
                 app.handle(event, host: &host, now: now)
@@ -429,6 +444,10 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             if !host.hasEvents { return }
         }
     }
+
+    /// Application polls per pass: its events usually need one more (an
+    /// answer after a connection's events), never many.
+    static var pollRounds: Int { 4 }
 
     mutating func note(_ event: HostEvent) {
         switch event {

@@ -17,6 +17,10 @@ public struct HostConfiguration {
     public var advertisingIntervalMax: UInt16 = 240
     /// A command without Command Complete/Status by then re-initialises the controller.
     public var commandTimeout: UInt64 = 3_000
+    /// A controller that leaves a command unanswered or reports a hardware
+    /// error is reset and brought up again; false: the host only reports it
+    /// (a one-shot board ends its session instead).
+    public var recoversController = true
     /// Shutdown waits this long for disconnections before resetting anyway.
     public var shutdownGrace: UInt64 = 1_000
     /// A central that has no write accepted (subscribe, question) for this long (ms) is disconnected, so
@@ -42,9 +46,10 @@ public struct Connection: ~Copyable {
     /// When the peer last had a write accepted (subscribed, asked) or connected:
     /// the idle-link clock.
     public var lastRequest: UInt64 = 0
-    /// SMP packets refused and not yet reported by a line; when the last line was.
-    public var smpUnreported = 0
-    public var smpLastLine: UInt64? = nil
+    /// Refused SMP packets and dropped requests, reported at most once a minute.
+    var smpLine = RepeatedLine()
+    var dropLine = RepeatedLine()
+    var lastDrop = RequestDrop.attPipelined
 
     public init() {}
 
@@ -59,8 +64,8 @@ public struct Connection: ~Copyable {
         inFlight = 0
         disconnecting = false
         lastRequest = 0
-        smpUnreported = 0
-        smpLastLine = nil
+        smpLine = RepeatedLine()
+        dropLine = RepeatedLine()
     }
 }
 
@@ -101,6 +106,16 @@ public struct Host: ~Copyable {
     // ACL flow: credits from Number Of Completed Packets (§4.1.1).
     var aclCredits = 0
     var aclQueue = ACLTransmitQueue()
+    /// Answers each link is owed that found no room in the transmit queue,
+    /// sent before anything else of the link (HostFlowControl.swift); beside
+    /// `connections`, so a request is served into them with the bearer in hand.
+    var owed: Capacity.PerLink<OwedAnswers> = InlineArray { _ in OwedAnswers() }
+    /// Some link may owe answers (cleared when a pass over the links finds none).
+    var mayOwe = false
+    /// Where the next pass over owing links starts (round robin).
+    var owedCursor = 0
+    /// A PDU left the transmit queue since the driver last polled the application.
+    public internal(set) var transmitRoomFreed = false
 
     var events = Capacity.EventRing(filler: .shutdownComplete(controllerReset: false))
     /// The reports of the `.advertisingReport` events in `events`, in the same order.
@@ -109,6 +124,8 @@ public struct Host: ~Copyable {
     public internal(set) var advertisingReport = AdvertisingReport()
     /// A `.droppedOutput(.eventQueueFull)` waits in the event ring's reserved slot.
     var eventLossQueued = false
+    /// Commands and PDUs dropped with their queue full, reported at most once a minute.
+    var outputDropLine = RepeatedLine()
 
     enum State: Equatable { case off, initializing, ready, shuttingDown, stopped }
     var state = State.off
@@ -185,8 +202,9 @@ public struct Host: ~Copyable {
                 finishShutdown()
                 return
             }
-            push(.controllerTimeout(opcode: opcode))
-            reinitialize()
+            push(.controllerTimeout(opcode: opcode, resetting: configuration.recoversController))
+            outstandingOpcode = nil
+            if configuration.recoversController { reinitialize() }
             return
         }
         if state == .shuttingDown, !shutdownResetQueued, now >= shutdownStarted + configuration.shutdownGrace {
@@ -226,7 +244,7 @@ public struct Host: ~Copyable {
         switch event {
         case .advertisingReport:
             if let report = reports.pop() { advertisingReport = report }
-        case .droppedOutput(.eventQueueFull):
+        case .droppedOutput(.eventQueueFull, _):
             eventLossQueued = false
         default:
             break
@@ -246,9 +264,12 @@ public struct Host: ~Copyable {
             return true
         }
         guard state == .ready || state == .shuttingDown, aclCredits > 0 else { return false }
+        if mayOwe { payOwedAnswers() }
+        let queued = aclQueue.count
         guard let handle = aclQueue.nextFragment(maxLength: Int(controller.aclDataLength), into: &packet) else {
             return false
         }
+        if aclQueue.count < queued { transmitRoomFreed = true }
         aclCredits -= 1
         if let index = connectionIndex(handle) { connections[index].inFlight += 1 }
         return true
@@ -296,7 +317,9 @@ public struct Host: ~Copyable {
 
     /// Sends a notification when the peer enabled them in the CCCD. The value is
     /// cut to ATT_MTU - 3 (Vol 3 Part F §3.4.7.1). False when not subscribed or
-    /// the transmit queue is full.
+    /// when the link has no room now (its share of the transmit queue is used,
+    /// or answers it is owed go first): nothing is dropped, the caller tries
+    /// again after `transmitRoomFreed`.
     @discardableResult
     public mutating func notify(connection handle: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> Bool {
         sendHandleValue(handle, attribute, value, opcode: ATTOpcode.handleValueNotification, bit: 0x0001)
@@ -330,8 +353,7 @@ public struct Host: ~Copyable {
         let isIndication = opcode == ATTOpcode.handleValueIndication
         if isIndication, connections[index].bearer.indicationPending { return false }
         // Written straight into the transmit slot; the value is cut to ATT_MTU - 3.
-        guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
-            outputDropped(.transmitQueueFull)
+        guard canSend(index), let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) else {
             return false
         }
         let length = min(value.count, Int(connections[index].bearer.mtu) - 3)
@@ -362,7 +384,7 @@ public struct Host: ~Copyable {
     mutating func eventLost() {
         droppedOutput += 1
         guard !eventLossQueued else { return }
-        eventLossQueued = events.push(.droppedOutput(.eventQueueFull))
+        eventLossQueued = events.push(.droppedOutput(.eventQueueFull, unreported: 0))
     }
 
     mutating func inputDropped(_ reason: InputDrop) {
@@ -372,12 +394,14 @@ public struct Host: ~Copyable {
 
     mutating func outputDropped(_ reason: OutputDrop) {
         droppedOutput += 1
-        push(.droppedOutput(reason))
+        guard let unreported = outputDropLine.note(now: now) else { return }
+        push(.droppedOutput(reason, unreported: unreported))
     }
 
     /// A link's slot is free again: its server and client state reset in place.
     mutating func release(_ index: Int) {
         connections[index].reset()
+        owed[index].removeAll()
         client.links[index].reset()
     }
 

@@ -23,9 +23,9 @@ extension Host {
             }
             // Confirmed before the application sees it, so the peer's bearer never
             // stalls on an application that ignores indications (§3.4.7.2).
-            var confirmation = FixedBytes<1>()
-            confirmation.append(ATTOpcode.handleValueConfirmation)
-            confirmation.withBytes { _ = sendL2CAP(connection, channel: L2CAPChannel.att, $0) }
+            owed[index].confirmation = true
+            owe()
+            payOwed(index)
             return delegate.clientIndication(connection: connection, attribute: attribute, value: value)
         case ATTOpcode.errorResponse:
             step = client.errorResponse(index, connection, pdu, into: &request)
@@ -74,26 +74,38 @@ extension Host {
     }
 
     /// A request, command or confirmation for our server. The response is
-    /// written into its transmit slot, the bearer updated in place.
+    /// written into its transmit slot when the link has room, else into the
+    /// link's owed answers; a request that finds an answer already owed (a
+    /// peer that does not wait for its responses, Vol 3 Part F §3.3.2) is
+    /// dropped unserved. The bearer is updated in place.
     @inline(__always)
     mutating func serve<D: GATTServerDelegate & ~Copyable>(
         _ index: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, delegate: inout D
     ) {
-        guard let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) else {
-            // No room to answer: the request is still served (its effects must not
-            // depend on our queue), and the lost response is reported.
-            var response = ATTPDU()
+        // Answers owed to this link go out before this one's.
+        if !owed[index].isEmpty { payOwed(index) }
+        let answers = ATTServer.expectsResponse(pdu[0])
+        if !answers || canSend(index), let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) {
             let note = server.receive(
-                pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate, response: &response)
-            if !response.isEmpty { outputDropped(.transmitQueueFull) }
-            noteAsking(index, response.isEmpty ? nil : response[0])
+                pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate,
+                response: &aclQueue.pdus[slot])
+            noteAsking(index, aclQueue.pdus[slot].isEmpty ? nil : aclQueue.pdus[slot][0])
+            if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             return report(connection, note)
         }
+        if !answers {
+            // A command or confirmation with the queue full: served, nothing to send.
+            var none = ATTPDU()
+            let note = server.receive(
+                pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate, response: &none)
+            return report(connection, note)
+        }
+        guard owed[index].att.isEmpty else { return requestDropped(index, .attPipelined) }
         let note = server.receive(
             pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate,
-            response: &aclQueue.pdus[slot])
-        noteAsking(index, aclQueue.pdus[slot].isEmpty ? nil : aclQueue.pdus[slot][0])
-        if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
+            response: &owed[index].att)
+        noteAsking(index, owed[index].att.isEmpty ? nil : owed[index].att[0])
+        owe()
         report(connection, note)
     }
 

@@ -44,7 +44,7 @@ extension Host {
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             let handle = connections[i].handle
             release(i)
-            push(.disconnected(connection: handle, reason: HCIStatus.hardwareFailure))
+            push(.disconnected(connection: handle, reason: nil))
         }
         commandQueue.removeAll()
         aclQueue.removeAll()

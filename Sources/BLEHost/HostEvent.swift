@@ -40,7 +40,9 @@ public enum HostEvent {
     case connectionFailed(status: UInt8)
     /// A connection beyond --max-centrals was refused.
     case connectionRejected(connection: UInt16, peer: BDAddress)
-    case disconnected(connection: UInt16, reason: UInt8)
+    /// A link closed: `reason` as the controller reported it, nil when the
+    /// host dropped the link itself because the controller is being reset.
+    case disconnected(connection: UInt16, reason: UInt8?)
     /// A central had no write accepted (subscription, question) for HostConfiguration.idleTimeout: it is being disconnected.
     case idleDisconnect(connection: UInt16, peer: BDAddress)
     case connectionUpdated(connection: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
@@ -52,15 +54,24 @@ public enum HostEvent {
     /// one at the disconnection when some were not reported; `unreported` is how
     /// many were refused since the last one (so a hostile peer cannot fill the log).
     case pairingRefused(connection: UInt16, unreported: Int)
-    /// A command got no answer within the deadline: the controller is being re-initialised.
-    case controllerTimeout(opcode: UInt16)
-    /// The controller reported a Hardware Error: it is being re-initialised.
-    case hardwareError(code: UInt8)
+    /// A command got no answer within the deadline; `resetting`: the
+    /// controller is being reset and brought up again
+    /// (`HostConfiguration.recoversController`).
+    case controllerTimeout(opcode: UInt16, resetting: Bool)
+    /// The controller reported a Hardware Error (its code; nil when the event
+    /// was too short to carry one); `resetting` as for a timeout.
+    case hardwareError(code: UInt8?, resetting: Bool)
     case dataBufferOverflow
     /// Input from the controller or a peer that was dropped (counted in `Host.droppedInput`).
     case droppedInput(InputDrop)
-    /// Something the host had to send or report that did not fit (counted in `Host.droppedOutput`).
-    case droppedOutput(OutputDrop)
+    /// Something the host had to send or report that did not fit (counted in
+    /// `Host.droppedOutput`). Rate-limited like `pairingRefused`, for the
+    /// host as a whole; `unreported`: drops since the last line.
+    case droppedOutput(OutputDrop, unreported: Int)
+    /// Requests of a peer dropped unanswered because it did not wait for the
+    /// answers it was owed (flow control, see `Host`). Rate-limited per link
+    /// like `pairingRefused`.
+    case requestsDropped(connection: UInt16, reason: RequestDrop, unreported: Int)
     /// An advertiser was heard: the report is `Host.advertisingReport` until the next event is taken.
     case advertisingReport
     /// A GATT client procedure finished (results in `Host.client`).
@@ -83,6 +94,15 @@ public enum InputDrop: Equatable {
     case l2capUnknownChannel
     /// An ATT PDU from the peer's server too short for its opcode.
     case attMalformed
+}
+
+/// Why a peer's request was dropped unanswered.
+public enum RequestDrop: Equatable {
+    /// An ATT request while the answer to the previous one still waited for
+    /// room (one request at a time, Core Vol 3 Part F §3.3.2).
+    case attPipelined
+    /// An L2CAP signalling request while the answer to the previous one still waited.
+    case signalingPipelined
 }
 
 /// Why output was dropped: the fixed queue it goes through was full.
@@ -133,6 +153,7 @@ public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
     public var isFull: Bool { count == capacity }
     /// How many elements fit.
     public var maxCount: Int { capacity }
+    public static var capacityCount: Int { capacity }
 
     @discardableResult
     public mutating func push(_ item: Element) -> Bool {

@@ -45,6 +45,16 @@ extension LogSink where Self: ~Copyable {
         byte(status)
     }
 
+    /// " (and 3 more <what> without a line; at most one line a minute)" after a rate-limited line.
+    public mutating func moreSince(_ unreported: Int, _ what: StaticString) {
+        guard unreported > 0 else { return }
+        text(" (and ")
+        decimal(unreported)
+        text(" more ")
+        text(what)
+        text(" without a line; at most one line a minute)")
+    }
+
     /// A connection interval (1.25 ms units) in ms: "7.5", "30.0", "8.75".
     public mutating func interval(_ units: UInt16) {
         let hundredths = Int(units) * 125
@@ -66,10 +76,11 @@ extension HostEvent {
     public var severity: LogSeverity {
         switch self {
         case .controllerTimeout, .hardwareError: .error
-        case .commandFailed, .connectionFailed, .connectionRejected, .dataBufferOverflow: .warning
+        case .commandFailed, .connectionFailed, .connectionRejected, .dataBufferOverflow, .droppedOutput,
+             .requestsDropped: .warning
         case .ready, .advertising, .advertisingWhileConnectedUnsupported, .connected, .disconnected, .mtuExchanged,
              .idleDisconnect, .pairingRefused, .shutdownComplete: .info
-        case .scanning, .connectionUpdated, .subscriptionChanged, .droppedInput, .droppedOutput: .debug
+        case .scanning, .connectionUpdated, .subscriptionChanged, .droppedInput: .debug
         case .advertisingReport, .gattClient: .trace
         }
     }
@@ -121,8 +132,12 @@ extension HostEvent {
         case .disconnected(let handle, let reason):
             line.text("disconnected: handle ")
             line.hex(handle)
-            line.text(", ")
-            line.statusName(reason)
+            if let reason {
+                line.text(", ")
+                line.statusName(reason)
+            } else {
+                line.text(" (link dropped: the controller is being reset)")
+            }
         case .connectionUpdated(let handle, let interval, let latency, let timeout):
             line.text("connection ")
             line.hex(handle)
@@ -158,19 +173,19 @@ extension HostEvent {
         case .pairingRefused(let handle, let unreported):
             line.text("pairing refused (not supported) on handle ")
             line.hex(handle)
-            if unreported > 0 {
-                line.text(" (and ")
-                line.decimal(unreported)
-                line.text(" more SMP packet(s) from this peer refused without a line; at most one line a minute)")
-            }
-        case .controllerTimeout(let opcode):
+            line.moreSince(unreported, "SMP packet(s) from this peer refused")
+        case .controllerTimeout(let opcode, let resetting):
             line.text("controller did not answer HCI command ")
             line.commandName(opcode)
-            line.text("; resetting it")
-        case .hardwareError(let code):
-            line.text("controller hardware error 0x")
-            line.byte(code)
-            line.text("; resetting it")
+            if resetting { line.text("; resetting it") }
+        case .hardwareError(let code, let resetting):
+            if let code {
+                line.text("controller hardware error 0x")
+                line.byte(code)
+            } else {
+                line.text("controller hardware error (the event carries no code)")
+            }
+            if resetting { line.text("; resetting it") }
         case .dataBufferOverflow:
             line.text("controller reported a data buffer overflow")
         case .droppedInput(let reason):
@@ -182,13 +197,26 @@ extension HostEvent {
             case .l2capUnknownChannel: line.text("unknown L2CAP channel")
             case .attMalformed: line.text("malformed ATT PDU")
             }
-        case .droppedOutput(let reason):
+        case .droppedOutput(let reason, let unreported):
             line.text("dropped output: ")
             switch reason {
             case .commandQueueFull: line.text("HCI command queue full")
             case .transmitQueueFull: line.text("transmit queue full")
             case .eventQueueFull: line.text("event queue full (events lost)")
             }
+            line.moreSince(unreported, "drop(s)")
+        case .requestsDropped(let handle, let reason, let unreported):
+            switch reason {
+            case .attPipelined:
+                line.text("dropped an ATT request on handle ")
+                line.hex(handle)
+                line.text(": the peer did not wait for the answer to its previous one (one at a time)")
+            case .signalingPipelined:
+                line.text("dropped an L2CAP signalling request on handle ")
+                line.hex(handle)
+                line.text(": the answer to the previous one still waits")
+            }
+            line.moreSince(unreported, "request(s) from this peer dropped")
         case .advertisingReport:
             let report = host.advertisingReport
             line.text("advertising report from ")

@@ -70,9 +70,9 @@ extension Host {
             }
         case HCIEventCode.hardwareError:
             guard state != .stopped else { return }
-            push(.hardwareError(code: reader.has(1) ? reader.u8() : 0))
+            push(.hardwareError(code: reader.has(1) ? reader.u8() : nil, resetting: configuration.recoversController))
             if state == .shuttingDown { return finishShutdown() }
-            reinitialize()
+            if configuration.recoversController { reinitialize() }
         case HCIEventCode.dataBufferOverflow:
             push(.dataBufferOverflow)
         case HCIEventCode.leMeta:
@@ -224,10 +224,9 @@ extension Host {
         // Packets the controller had not sent are flushed with the link (Vol 4 Part E §4.3).
         aclCredits = min(aclCredits + connections[index].inFlight, Int(controller.aclPackets))
         aclQueue.remove(handle: handle)
-        if connections[index].smpUnreported > 0 {
-            push(.pairingRefused(connection: handle, unreported: connections[index].smpUnreported - 1))
-        }
+        reportHeldLines(index)
         release(index)
+        transmitRoomFreed = true
         push(.disconnected(connection: handle, reason: reason))
         if state == .shuttingDown {
             if countConnections() == 0, !shutdownResetQueued { queueShutdownReset() }
@@ -283,39 +282,46 @@ extension Host {
         case L2CAPChannel.att:
             handleATT(index, pdu, delegate: &delegate)
         case L2CAPChannel.leSignaling:
-            guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) else {
-                return outputDropped(.transmitQueueFull)
+            // Built in the transmit slot when there is room, else owed; one
+            // signalling request at a time (Vol 3 Part A §4): a second one
+            // while an answer is owed is dropped.
+            if !owed[index].isEmpty { payOwed(index) }
+            let isCentral = connections[index].isCentral
+            let note: L2CAPSignalNote
+            if canSend(index), let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) {
+                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &aclQueue.pdus[slot])
+                if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
+            } else if owed[index].signaling.isEmpty {
+                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &owed[index].signaling)
+                owe()
+            } else {
+                return requestDropped(index, .signalingPipelined)
             }
-            let note = L2CAPSignaling.receive(pdu, isCentral: connections[index].isCentral, response: &aclQueue.pdus[slot])
-            if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             if case .updateConnection(let parameters) = note {
                 queueConnectionParameters(HCIOpcode.leConnectionUpdate, handle, parameters)
             }
         case L2CAPChannel.smp:
-            guard let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.smp) else {
-                return outputDropped(.transmitQueueFull)
-            }
-            SMP.receive(pdu, response: &aclQueue.pdus[slot])
-            if !aclQueue.pdus[slot].isEmpty {
+            // Every SMP command gets Pairing Failed; owed ones collapse into one.
+            if !owed[index].isEmpty { payOwed(index) }
+            guard let code = pdu.first, code != SMP.pairingFailed else { return }
+            if canSend(index), let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.smp) {
+                SMP.receive(pdu, response: &aclQueue.pdus[slot])
                 aclQueue.commit()
-                pairingRefused(index, handle)
+            } else {
+                owed[index].smp = true
+                owe()
             }
+            pairingRefused(index, handle)
         default:
             inputDropped(.l2capUnknownChannel)
         }
     }
 
     /// One line per refused SMP packet would let a peer fill the journal
-    /// (2,143 lines in five minutes from a hostile central): the first is
-    /// reported, then at most one per `repeatLineInterval` with the count of
-    /// those in between, and the rest at the disconnection.
+    /// (2,143 lines in five minutes from a hostile central): reported as a
+    /// `RepeatedLine`.
     mutating func pairingRefused(_ index: Int, _ handle: UInt16) {
-        if let last = connections[index].smpLastLine, now < last + Host.repeatLineInterval {
-            connections[index].smpUnreported += 1
-            return
-        }
-        connections[index].smpLastLine = now
-        push(.pairingRefused(connection: handle, unreported: connections[index].smpUnreported))
-        connections[index].smpUnreported = 0
+        guard let unreported = connections[index].smpLine.note(now: now) else { return }
+        push(.pairingRefused(connection: handle, unreported: unreported))
     }
 }

@@ -35,6 +35,10 @@ extension Host {
         linkAppeared = false
         aclCredits = 0
         aclQueue.removeAll()
+        mayOwe = false
+        owedCursor = 0
+        transmitRoomFreed = false
+        outputDropLine = RepeatedLine()
         events.removeAll()
         reports.removeAll()
         advertisingReport = AdvertisingReport()

@@ -50,9 +50,13 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     /// Answers notified since start (for status lines).
     public private(set) var answeredCount = 0
     /// `poll` may have an answer to send: a question was accepted, a
-    /// subscription changed, or a notification found no room. The driver polls
-    /// after every input; most inputs leave nothing to send.
+    /// subscription changed, or a notification found no room (it waits for
+    /// room: answers are never dropped). The driver polls once per pass; most
+    /// passes leave nothing to send.
     var answersWaiting = false
+
+    /// An answer waits for room in the transmit queue (after `poll`).
+    public var isWaitingForRoom: Bool { answersWaiting }
 
     /// `name` is the advertised and Device Name (at most 248 bytes of UTF-8). The
     /// 8-Ball's services are added to `database`, which the host then owns.
@@ -136,7 +140,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
                 centrals[index].pending = false
                 events.push(.answered(connection: connection, answer: centrals[index].answer))
             } else {
-                answersWaiting = true  // no room now: try again on the next poll
+                answersWaiting = true  // no room for this link now: again when a slot frees
             }
         }
     }

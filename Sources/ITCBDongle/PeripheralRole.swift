@@ -52,6 +52,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         }
     }
 
+    var isWaitingForRoom: Bool { ball.isWaitingForRoom }
     var statusDetail: String? { "\(ball.answeredCount) question(s) answered" }
     var exitCode: Int32? { nil }
 }

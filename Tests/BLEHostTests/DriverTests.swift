@@ -303,3 +303,52 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         #expect({ d.app.events.last == "shutdownComplete" }())
     }
 }
+
+/// An application that always has something to send and something to say:
+/// each poll tries a notification (the queue is full) and pushes an event,
+/// as the 8-Ball's poll did when a full queue made it report a drop.
+struct TirelessApp: HostApplication {
+    var polls = 0
+    mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {}
+    mutating func poll(host: inout Host, now: UInt64) {
+        polls += 1
+        var byte: UInt8 = 7
+        _ = withUnsafeBytes(of: &byte) { host.notify(connection: 0x40, attribute: 12, value: $0) }
+        host.push(.dataBufferOverflow)
+    }
+    var isWaitingForRoom: Bool { true }
+}
+
+@Suite struct DriverBoundTests {
+    @Test func aPassIsBoundedWithTheQueueFullAndATirelessApplication() {
+        var o = RecordingObserver()
+        var configuration = HostConfiguration(role: .peripheral)
+        configuration.staticAddress = BDAddress.staticRandom(from: 0x1122_3344_5566)
+        var d = HostDriver(host: Host(configuration: configuration, database: testDatabase()), app: TirelessApp(), setup: NoSetup())
+        d.start(now: 0)
+        answerAll(&d, now: 0, &o)
+        deliver(&d, hex("3e 13 01 00 40 00 01 01 01 02 03 04 05 c6 18 00 00 00 90 01 00"), now: 1, &o)
+        _ = drain(&d)
+        // Subscribe, then fill the link's share with Read Requests; no credits come back.
+        let subscribe = hex("40 20 09 00 05 00 04 00 12 0d 00 01 00")
+        deliver(&d, type: H4PacketType.acl, subscribe, now: 2, &o)
+        for _ in 0..<(ACLTransmitQueue.capacity + 4) {
+            deliver(&d, type: H4PacketType.acl, hex("40 20 07 00 03 00 04 00 0a 01 00"), now: 3, &o)
+        }
+        _ = drain(&d)
+        d.app.polls = 0
+        // The pass returns: a few polls, then back to the board with the rest due at once.
+        d.service(now: 4, observer: &o)
+        #expect({ d.app.polls <= HostDriver<TirelessApp, NoSetup>.pollRounds }())
+        #expect({ d.nextDeadline() == 0 }(), "work left: the board comes back at once, after its signals and I/O")
+        // Every later pass is bounded too, and nothing waiting for room was dropped.
+        for t in 5..<105 {
+            d.app.polls = 0
+            d.service(now: UInt64(t), observer: &o)
+            #expect({ d.app.polls >= 1 && d.app.polls <= HostDriver<TirelessApp, NoSetup>.pollRounds }())
+        }
+        #expect({ d.check(now: 200) == .running }())
+        d.stop(now: 200)
+        #expect({ d.isStopping }())
+    }
+}

@@ -43,12 +43,12 @@ import TestSupport
         while let event = c.host.nextEvent() { taken.append(event) }
         #expect(taken.count == capacity)
         #expect(taken.dropLast().allSatisfy { if case .droppedInput(.aclMalformed) = $0 { true } else { false } })
-        #expect({ if case .droppedOutput(.eventQueueFull) = taken.last { true } else { false } }())
+        #expect({ if case .droppedOutput(.eventQueueFull, _) = taken.last { true } else { false } }())
         // Taken: the next overflow is reported again.
         for _ in 0..<capacity { c.host.handlePacketKeepingEvents(hex("40 00 05 00")) }
         taken.removeAll()
         while let event = c.host.nextEvent() { taken.append(event) }
-        #expect({ if case .droppedOutput(.eventQueueFull) = taken.last { true } else { false } }())
+        #expect({ if case .droppedOutput(.eventQueueFull, _) = taken.last { true } else { false } }())
         #expect({ c.host.droppedOutput }() == 5)
     }
 }

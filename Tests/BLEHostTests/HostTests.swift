@@ -64,7 +64,7 @@ import TestSupport
         #expect(c.drain().isEmpty)
         c.host.tick(now: 3_000)
         #expect(c.drain() == [hex("01 03 0c 00")])
-        #expect(c.events.contains { if case .controllerTimeout(HCIOpcode.reset) = $0 { true } else { false } })
+        #expect(c.events.contains { if case .controllerTimeout(HCIOpcode.reset, true) = $0 { true } else { false } })
         #expect({ c.host.recoveries == 1 }())
         #expect({ c.host.nextDeadline() == 6_000 }())
     }
@@ -163,26 +163,19 @@ import TestSupport
         #expect({ c.host.droppedOutput }() == 0)
     }
 
-    @Test func fullQueuesDropOutputAndSayWhich() {
+    @Test func aFullCommandRingDropsAndSaysSoOnceAMinute() {
         var c = readyPeripheral()
-        c.connect(handle: 0x40)
-        _ = c.drain()
         c.events.removeAll()
-        // No credits come back: the transmit slots fill with Read responses, then one is lost.
-        for _ in 0..<(ACLTransmitQueue.capacity + 1) { c.l2cap(handle: 0x40, channel: 4, hex("0a 01 00")) }
-        #expect({ c.host.droppedOutput }() == 1)
-        #expect(c.events.compactMap { event -> OutputDrop? in
-            if case .droppedOutput(let why) = event { return why } else { return nil }
-        } == [.transmitQueueFull])
-        // Commands nobody sends: the ring takes its capacity, the next is lost.
-        c.events.removeAll()
+        // Commands nobody sends: the ring takes its capacity, the next are lost;
+        // the first loss is a line, the next within a minute only counted.
         let ring = Capacity.CommandRing(filler: HCIPacket()).maxCount
-        for _ in 0...ring { c.host.queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion)) }
+        for _ in 0..<(ring + 2) { c.host.queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion)) }
         c.takeEvents()
         #expect({ c.host.droppedOutput }() == 2)
         #expect(c.events.compactMap { event -> OutputDrop? in
-            if case .droppedOutput(let why) = event { return why } else { return nil }
+            if case .droppedOutput(let why, 0) = event { return why } else { return nil }
         } == [.commandQueueFull])
+        #expect(HostEvent.droppedOutput(.commandQueueFull, unreported: 0).severity == .warning)
     }
 
     @Test func aclOvertakingItsConnectionCompleteIsReplayed() {
@@ -344,7 +337,7 @@ import TestSupport
         c.connect(handle: 0x40)
         _ = c.answerAll()
         c.feed(event: hex("10 01 07"))
-        #expect(c.events.contains { if case .hardwareError(7) = $0 { true } else { false } })
+        #expect(c.events.contains { if case .hardwareError(7, true) = $0 { true } else { false } })
         #expect(c.events.contains { if case .disconnected(0x40, _) = $0 { true } else { false } })
         #expect({ c.host.connectionCount == 0 && !c.host.isReady }())
         let opcodes = c.answerAll()

@@ -124,8 +124,15 @@ import BLEHost
                 == "connection 0x41 parameters: interval 8.75 ms, latency 1, timeout 100 ms")
         #expect(described(.disconnected(connection: 0x40, reason: 0x13))
                 == "disconnected: handle 0x40, remote user terminated connection (0x13)")
-        #expect(described(.controllerTimeout(opcode: 0x0C03)) == "controller did not answer HCI command \(hciCommandName(0x0C03)); resetting it")
-        #expect(described(.hardwareError(code: 0x0A)) == "controller hardware error 0x0A; resetting it")
+        #expect(described(.controllerTimeout(opcode: 0x0C03, resetting: true)) == "controller did not answer HCI command \(hciCommandName(0x0C03)); resetting it")
+        #expect(described(.hardwareError(code: 0x0A, resetting: true)) == "controller hardware error 0x0A; resetting it")
+        // True lines: no reset said when none follows, no code or reason the controller did not give.
+        #expect(described(.controllerTimeout(opcode: 0x0C03, resetting: false)) == "controller did not answer HCI command \(hciCommandName(0x0C03))")
+        #expect(described(.hardwareError(code: nil, resetting: false)) == "controller hardware error (the event carries no code)")
+        #expect(described(.disconnected(connection: 0x40, reason: nil))
+                == "disconnected: handle 0x40 (link dropped: the controller is being reset)")
+        #expect(described(.requestsDropped(connection: 0x41, reason: .attPipelined, unreported: 3))
+                == "dropped an ATT request on handle 0x41: the peer did not wait for the answer to its previous one (one at a time) (and 3 more request(s) from this peer dropped without a line; at most one line a minute)")
         #expect(described(.mtuExchanged(connection: 0x40, mtu: 247)) == "MTU 247 on handle 0x40")
         #expect(HostEvent.advertisingReport.severity == .trace)
     }

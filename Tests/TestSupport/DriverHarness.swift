@@ -76,14 +76,14 @@ public let hciReset = hex("01 03 0c 00")
 public let resetComplete = hex("0e 04 01 03 0c 00")
 
 /// The packets the driver sends now (H4: indicator first).
-public func drain<S: ControllerSetup>(_ d: inout TestDriver<S>) -> [[UInt8]] {
+public func drain<A: HostApplication, S: ControllerSetup>(_ d: inout HostDriver<A, S>) -> [[UInt8]] {
     var out: [[UInt8]] = []
     while d.nextOutgoing() { out.append(d.outgoing.bytes) }
     return out
 }
 
 /// One whole packet from the controller (an event unless `type` says otherwise).
-public func deliver<S: ControllerSetup>(_ d: inout TestDriver<S>, type: UInt8 = H4PacketType.event, _ packet: [UInt8],
+public func deliver<A: HostApplication, S: ControllerSetup>(_ d: inout HostDriver<A, S>, type: UInt8 = H4PacketType.event, _ packet: [UInt8],
                                         now: UInt64, _ o: inout RecordingObserver) {
     packet.withRaw { d.receive(type: type, $0, now: now, observer: &o) }
 }
@@ -96,7 +96,7 @@ public func stream<S: ControllerSetup>(_ d: inout TestDriver<S>, _ bytes: [UInt8
 /// Plays a healthy controller for the host's own bring-up: answers every
 /// command the driver sends until it stops sending; returns the opcodes in order.
 @discardableResult
-public func answerAll<S: ControllerSetup>(_ d: inout TestDriver<S>, now: UInt64, _ o: inout RecordingObserver) -> [UInt16] {
+public func answerAll<A: HostApplication, S: ControllerSetup>(_ d: inout HostDriver<A, S>, now: UInt64, _ o: inout RecordingObserver) -> [UInt16] {
     var opcodes: [UInt16] = []
     for _ in 0..<64 {
         let commands = drain(&d).compactMap(opcodeOf)
