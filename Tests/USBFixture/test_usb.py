@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+import pressure
 from bumble_client import EightBall, central
 from harness import REPO, SLUGS, stop_process
 
@@ -234,6 +235,35 @@ def test_warm_start_hang_is_recovered_with_a_port_reset(guest, link):
     assert all(a.decode() in SLUGS for a in answers), answers
     stop(guest, "warm")
     assert_btusb_back(guest, "warm")
+
+
+def test_pressure_three_legal_centrals_beside_one_pipelining(guest, link, capsys):
+    """Issue 25 over the bus: Tests/Interop/test_pressure.py's second scenario
+    (three legal centrals, each with an ATT request, a Pairing Request and an LE
+    credit-based connection request in flight, beside one that pipelines Read
+    Requests; the default 4 centrals) through the gadget: every legal request
+    answered, the program alive and exiting 0 within 1 s of SIGTERM."""
+    name = pressure.long_name("usb")
+    start(guest, "pressure", f"--role peripheral --transport usb --name {name}")
+    try:
+        guest.wait_for_file_text("pressure.log", "info: advertising", timeout=40)
+        tally, (responses, requests) = asyncio.run(asyncio.wait_for(pressure.run(link.ports[1:], name, 3, 10, True), 120))
+        alive = not guest.file("pressure.rc").strip()
+        # Timed in the guest: SIGTERM, then the exit code file (written as the program ends).
+        out = guest.check("read t0 _ < /proc/uptime; pkill -TERM -x itcb-dongle; for i in $(seq 100); do"
+                          " [ -s pressure.rc ] && break; sleep 0.02; done; read t1 _ < /proc/uptime;"
+                          " echo stop $t0 $t1 $(cat pressure.rc)")
+        _, t0, t1, *code = out.split("stop ", 1)[1].split()
+        stopped = float(t1) - float(t0)
+        line = (f"{tally.report()}; pipelining central: {responses} responses to {requests} Read Requests;"
+                f" exit {code[0] if code else 'none'} {stopped * 1000:.0f} ms after SIGTERM")
+        with capsys.disabled():
+            print(f"\n  pressure over USB (3 legal + 1 pipelining, 10 s): {line}")
+        assert not tally.lost, "legal requests lost:\n" + "\n".join(tally.lost) + f"\n{line}\n" + guest.file("pressure.log")[-3000:]
+        assert alive and code == ["0"] and stopped <= 1.0, f"{line}\n" + guest.file("pressure.log")[-3000:]
+    finally:
+        guest.run("pkill -KILL -x itcb-dongle; true")
+    assert_btusb_back(guest, "pressure")
 
 
 # ---------------------------------------------------------------- issue 20: endurance and faults over USB
