@@ -17,9 +17,9 @@ public struct HostConfiguration {
     public var advertisingIntervalMax: UInt16 = 240
     /// A command without Command Complete/Status by then re-initialises the controller.
     public var commandTimeout: UInt64 = 3_000
-    /// A controller that leaves a command unanswered or reports a hardware
-    /// error is reset and brought up again; false: the host only reports it
-    /// (a one-shot board ends its session instead).
+    /// A controller that leaves a command unanswered is reset and brought up
+    /// again; false: the host only reports it (a one-shot board ends its
+    /// session instead). A hardware error is always recovered from.
     public var recoversController = true
     /// Shutdown waits this long for disconnections before resetting anyway.
     public var shutdownGrace: UInt64 = 1_000

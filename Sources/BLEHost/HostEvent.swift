@@ -59,7 +59,8 @@ public enum HostEvent {
     /// (`HostConfiguration.recoversController`).
     case controllerTimeout(opcode: UInt16, resetting: Bool)
     /// The controller reported a Hardware Error (its code; nil when the event
-    /// was too short to carry one); `resetting` as for a timeout.
+    /// was too short to carry one); `resetting`: it is reset and brought up
+    /// again (false only during a stop).
     case hardwareError(code: UInt8?, resetting: Bool)
     case dataBufferOverflow
     /// Input from the controller or a peer that was dropped (counted in `Host.droppedInput`).

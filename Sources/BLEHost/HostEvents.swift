@@ -70,9 +70,10 @@ extension Host {
             }
         case HCIEventCode.hardwareError:
             guard state != .stopped else { return }
-            push(.hardwareError(code: reader.has(1) ? reader.u8() : nil, resetting: configuration.recoversController))
+            // Reset and brought up again, on every board: only a stop in progress ends instead.
+            push(.hardwareError(code: reader.has(1) ? reader.u8() : nil, resetting: state != .shuttingDown))
             if state == .shuttingDown { return finishShutdown() }
-            if configuration.recoversController { reinitialize() }
+            reinitialize()
         case HCIEventCode.dataBufferOverflow:
             push(.dataBufferOverflow)
         case HCIEventCode.leMeta:

@@ -50,6 +50,9 @@ def test_no_arguments_prints_usage():
     assert result.stderr.startswith("usage: itcb-dongle --role peripheral")
     assert "--role central" in result.stderr and "--help" in result.stderr
     assert result.stdout == ""
+    # README's exit-code table says so (its "one line" is for the errors).
+    row = next(line for line in README.splitlines() if line.startswith("| 2 |"))
+    assert "one line on stderr" in row and "alone prints its short usage" in row
 
 
 def test_unknown_option_is_reported_with_a_suggestion():
