@@ -89,10 +89,11 @@ async def legal(tally, who, ball, name, deadline):
     await asyncio.gather(att(), smp(), l2cap())
 
 
-async def pipelining(ball, deadline, counter):
+async def pipelining(ball, deadline, counter, pause):
     """The misbehaving central: bursts of PIPELINED raw Read Requests of the
-    Device Name, none waiting for a response, until `deadline` or until the
-    peripheral drops the link (it may: the central breaks the protocol)."""
+    Device Name, none waiting for a response, `pause` seconds apart, until
+    `deadline` or until the peripheral drops the link (it may: the central
+    breaks the protocol)."""
     handle = (await ball.device_name()).handle
     request = bytes([0x0A, handle & 0xFF, handle >> 8])  # ATT Read Request
     # Bumble's client sees responses to requests it never made; it warns and drops them: count them.
@@ -109,14 +110,14 @@ async def pipelining(ball, deadline, counter):
         for _ in range(PIPELINED):
             ball.connection.send_l2cap_pdu(4, request)
         counter[1] += PIPELINED
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(pause)
 
 
-async def run(ports, name, legal_count, seconds, pipeliner=False):
+async def run(ports, name, legal_count, seconds, pipeliner=False, pause=0.5):
     """Centrals on Bumble controllers `ports` (one each) against the peripheral
     advertising `name` (long: found by its shortened name): `legal_count` legal
-    ones and, if `pipeliner`, one more that pipelines. Returns the Tally and
-    (responses, requests) of the pipelining central."""
+    ones and, if `pipeliner`, one more that pipelines a burst every `pause`
+    seconds. Returns the Tally and (responses, requests) of the pipelining central."""
     tally = Tally()
     counter = [0, 0]
     # Thousands of refusals and unexpected responses are the scenario, not news:
@@ -136,7 +137,7 @@ async def run(ports, name, legal_count, seconds, pipeliner=False):
         deadline = time.monotonic() + seconds
         work = [legal(tally, f"central {i + 1}", ball, name, deadline) for i, ball in enumerate(balls[:legal_count])]
         if pipeliner:
-            work.append(pipelining(balls[-1], deadline, counter))
+            work.append(pipelining(balls[-1], deadline, counter, pause))
         results = await asyncio.gather(*work, return_exceptions=True)
         errors = [r for r in results if isinstance(r, BaseException) and not isinstance(r, asyncio.TimeoutError)]
         if errors:
