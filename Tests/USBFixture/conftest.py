@@ -18,9 +18,8 @@ def prepared():
 
 @pytest.fixture(scope="module")
 def link():
-    """Bumble controllers on one link: [0] behind the guest's emulated dongle, [1]-[4] for Bumble peers
-    (four centrals at once in the pressure test; most tests use [1] and [2])."""
-    c = Link(5)
+    """Bumble controllers on one link: [0] behind the guest's emulated dongle, [1] and [2] for Bumble peers."""
+    c = Link(3)
     yield c
     c.stop()
 
