@@ -441,12 +441,16 @@ func pass(_ driver: inout HostDriver<EightBallPeripheral, NoSetup>, _ model: ino
             precondition(packet[0] == H4PacketType.acl && packet.count >= 5, "a packet of type \(packet[0])")
             let handle = (UInt16(packet[1]) | UInt16(packet[2]) << 8) & 0x0FFF
             let link = Int(handle) - 0x40
-            precondition(link >= 0 && link < Capacity.links && model.connected[link], "ACL for a link that is not connected")
+            precondition(link >= 0 && link < Capacity.links && model.connected[link], "ACL for handle \(handle), not connected (links \(model.connected))")
             precondition(packet.count - 5 <= 27, "an ACL fragment longer than the controller's buffers")
             model.inFlight[link] += 1
             precondition(model.inFlight.reduce(0, +) <= model.buffers, "more ACL packets in flight than the controller has buffers")
         }
-        for packet in answers { packet.withUnsafeBytes { driver.receive(type: H4PacketType.event, $0, now: now, observer: &observer) } }
+        for packet in answers {
+            // The link is gone once its Disconnection Complete reaches the host (not when Disconnect was sent).
+            if packet[0] == HCIEventCode.disconnectionComplete { model.forget(Int(packet[3]) | Int(packet[4]) << 8) }
+            packet.withUnsafeBytes { driver.receive(type: H4PacketType.event, $0, now: now, observer: &observer) }
+        }
         // Work left for at once (a bounded pass that stopped, room freed): the board would pass again now.
         guard answers.count > 0 || driver.nextDeadline() == 0 else { return }
     }
@@ -469,15 +473,24 @@ struct ControllerModel {
 
     /// Disconnection Complete (remote user terminated); the link's packets are gone with it.
     mutating func disconnected(_ link: Int) -> [UInt8] {
+        forget(Int(Self.handle(link)))
+        return Self.disconnectionComplete(Self.handle(link))
+    }
+
+    static func disconnectionComplete(_ handle: UInt16) -> [UInt8] {
+        [HCIEventCode.disconnectionComplete, 4, 0, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x13]
+    }
+
+    mutating func forget(_ handle: Int) {
+        let link = handle - 0x40
+        guard link >= 0, link < Capacity.links else { return }
         connected[link] = false
         inFlight[link] = 0
-        let handle = Self.handle(link)
-        return [0x05, 4, 0, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x13]
     }
 
     /// The events answering a command: Command Status for Disconnect (then the
     /// Disconnection Complete), Command Complete with success for the rest.
-    mutating func answer(_ command: [UInt8]) -> [[UInt8]] {
+    func answer(_ command: [UInt8]) -> [[UInt8]] {
         let opcode = UInt16(command[1]) | UInt16(command[2]) << 8
         guard opcode == HCIOpcode.disconnect, command.count >= 6 else {
             return [[0x0E, 4, 1, command[1], command[2], 0]]
@@ -485,7 +498,7 @@ struct ControllerModel {
         let status: [UInt8] = [0x0F, 4, 0, 1, command[1], command[2]]
         let link = Int((UInt16(command[4]) | UInt16(command[5]) << 8) & 0x0FFF) - 0x40
         guard link >= 0, link < Capacity.links, connected[link] else { return [status] }
-        return [status, disconnected(link)]
+        return [status, Self.disconnectionComplete(Self.handle(link))]
     }
 }
 

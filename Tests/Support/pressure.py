@@ -106,7 +106,9 @@ async def pipelining(ball, deadline, counter, pause):
         on_pdu(pdu)
 
     bearer.on_gatt_pdu = count
-    while time.monotonic() < deadline and ball.connection.handle is not None:
+    gone = asyncio.Event()
+    ball.connection.once("disconnection", lambda *_: gone.set())
+    while time.monotonic() < deadline and not gone.is_set():
         for _ in range(PIPELINED):
             ball.connection.send_l2cap_pdu(4, request)
         counter[1] += PIPELINED
