@@ -21,9 +21,12 @@ public enum HCIOpcode {
     public static let leCreateConnection: UInt16 = 0x200D
     public static let leCreateConnectionCancel: UInt16 = 0x200E
     public static let leConnectionUpdate: UInt16 = 0x2013
+    public static let leReadRemoteFeatures: UInt16 = 0x2016
     public static let leLongTermKeyNegativeReply: UInt16 = 0x201B
     public static let leRemoteConnectionParameterReply: UInt16 = 0x2020
     public static let leRemoteConnectionParameterNegativeReply: UInt16 = 0x2021
+    public static let leSetDataLength: UInt16 = 0x2022
+    public static let leSetPHY: UInt16 = 0x2032
 }
 
 /// HCI event codes (Core Vol 4 Part E §7.7).
@@ -43,9 +46,12 @@ public enum LESubevent {
     public static let connectionComplete: UInt8 = 0x01
     public static let advertisingReport: UInt8 = 0x02
     public static let connectionUpdateComplete: UInt8 = 0x03
+    public static let readRemoteFeaturesComplete: UInt8 = 0x04
     public static let longTermKeyRequest: UInt8 = 0x05
     public static let remoteConnectionParameterRequest: UInt8 = 0x06
+    public static let dataLengthChange: UInt8 = 0x07
     public static let enhancedConnectionComplete: UInt8 = 0x0A
+    public static let phyUpdateComplete: UInt8 = 0x0C
     public static let extendedAdvertisingReport: UInt8 = 0x0D
 }
 
@@ -63,6 +69,13 @@ public enum HCIStatus {
     public static let unacceptableConnectionParameters: UInt8 = 0x3B
     public static let connectionFailedToEstablish: UInt8 = 0x3E
     public static let unknownConnectionIdentifier: UInt8 = 0x02
+}
+
+/// LE Supported Features bits (Core Vol 6 Part B §4.6) the host uses.
+public enum LEFeature {
+    public static let connectionParametersRequest: UInt64 = 1 &<< 1
+    public static let dataPacketLengthExtension: UInt64 = 1 &<< 5
+    public static let twoMegabitPHY: UInt64 = 1 &<< 8
 }
 
 /// An HCI command packet in H4 framing: indicator, opcode, length, parameters.

@@ -15,6 +15,12 @@ public struct HostConfiguration {
     /// Advertising interval in 0.625 ms units (100–150 ms: quick to find, cheap on air).
     public var advertisingIntervalMin: UInt16 = 160
     public var advertisingIntervalMax: UInt16 = 240
+    /// What the peripheral asks of each new link (LinkTuning.swift): 15-30 ms,
+    /// no latency, 4 s supervision timeout, inside Apple's Accessory Design
+    /// Guidelines (interval min >= 15 ms, max >= min + 15 ms, timeout 2-6 s);
+    /// nil: the central's parameters are kept.
+    public var preferredParameters: ConnectionParameters? = ConnectionParameters(
+        intervalMin: 12, intervalMax: 24, latency: 0, timeout: 400)
     /// A command without Command Complete/Status by then re-initialises the controller.
     public var commandTimeout: UInt64 = 3_000
     /// A controller that leaves a command unanswered is reset and brought up
@@ -50,6 +56,8 @@ public struct Connection: ~Copyable {
     var smpLine = RepeatedLine()
     var dropLine = RepeatedLine()
     var lastDrop = RequestDrop.attPipelined
+    /// What the peripheral has asked of this link so far (LinkTuning.swift).
+    var tuning = LinkTuning.none
 
     public init() {}
 
@@ -66,6 +74,7 @@ public struct Connection: ~Copyable {
         lastRequest = 0
         smpLine = RepeatedLine()
         dropLine = RepeatedLine()
+        tuning = .none
     }
 }
 
@@ -110,6 +119,10 @@ public struct Host: ~Copyable {
     /// sent before anything else of the link (HostFlowControl.swift); beside
     /// `connections`, so a request is served into them with the bearer in hand.
     var owed: Capacity.PerLink<OwedAnswers> = InlineArray { _ in OwedAnswers() }
+    /// Optional commands the controller left unanswered: not sent again.
+    var unansweredOptional = false
+    /// The identifier of our last L2CAP signalling request (never 0, Vol 3 Part A §4).
+    var signalingIdentifier: UInt8 = 0
     /// Some link may owe answers (cleared when a pass over the links finds none).
     var mayOwe = false
     /// Where the next pass over owing links starts (round robin).
@@ -197,6 +210,9 @@ public struct Host: ~Copyable {
     public mutating func tick(now: UInt64) {
         self.now = now
         if let opcode = outstandingOpcode, now >= commandDeadline {
+            if state == .ready || state == .shuttingDown, Host.isOptional(opcode) {
+                return optionalCommandUnanswered(opcode)
+            }
             if state == .shuttingDown {
                 // The controller is gone or stuck; nothing more to tidy up.
                 finishShutdown()
@@ -260,7 +276,7 @@ public struct Host: ~Copyable {
             commandCredits -= 1
             outstandingOpcode = readOpcode(command)
             outstandingParameter = command.count > 4 ? command[4] : 0
-            commandDeadline = now + configuration.commandTimeout
+            commandDeadline = now + (Host.isOptional(outstandingOpcode!) ? Host.optionalCommandTimeout : configuration.commandTimeout)
             return true
         }
         guard state == .ready || state == .shuttingDown, aclCredits > 0 else { return false }

@@ -29,8 +29,8 @@ extension Host {
     static let eventMask: UInt64 = 1 &<< 4 | 1 &<< 7 | 1 &<< 15 | 1 &<< 25 | 1 &<< 47 | 1 &<< 61
     /// LE event mask: Connection Complete, Advertising Report, Connection Update
     /// Complete, Remote Features, LTK Request, Remote Connection Parameter Request,
-    /// Data Length Change (bits 0–6).
-    static let leEventMask: UInt64 = 0x7F
+    /// Data Length Change (bits 0–6), PHY Update Complete (bit 11).
+    static let leEventMask: UInt64 = 0x7F | 1 &<< 11
 
     mutating func beginInitialization() {
         state = .initializing

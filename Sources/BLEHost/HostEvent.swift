@@ -46,6 +46,15 @@ public enum HostEvent {
     /// A central had no write accepted (subscription, question) for HostConfiguration.idleTimeout: it is being disconnected.
     case idleDisconnect(connection: UInt16, peer: BDAddress)
     case connectionUpdated(connection: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
+    /// The central refused the connection parameters we asked for (kept for this link).
+    case connectionParametersRefused(connection: UInt16)
+    /// LE Data Length Change: the longest LL payloads now, each way.
+    case dataLengthChanged(connection: UInt16, txOctets: UInt16, rxOctets: UInt16)
+    /// LE PHY Update Complete: 1 = 1M, 2 = 2M, 3 = Coded.
+    case phyUpdated(connection: UInt16, tx: UInt8, rx: UInt8)
+    /// The controller refused an optional step of a link's tuning (LinkTuning.swift).
+    /// `status` nil: it did not answer (given up after `Host.optionalCommandTimeout`).
+    case linkOptionRefused(opcode: UInt16, status: UInt8?)
     /// A peer's client set the ATT MTU of our server (Exchange MTU Request).
     case mtuExchanged(connection: UInt16, mtu: UInt16)
     case subscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16)

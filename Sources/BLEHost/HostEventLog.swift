@@ -55,6 +55,18 @@ extension LogSink where Self: ~Copyable {
         text(" without a line; at most one line a minute)")
     }
 
+    /// An LE PHY: "1M", "2M", "Coded".
+    public mutating func phy(_ value: UInt8) {
+        switch value {
+        case 1: text("1M")
+        case 2: text("2M")
+        case 3: text("Coded")
+        default:
+            text("PHY 0x")
+            byte(value)
+        }
+    }
+
     /// A connection interval (1.25 ms units) in ms: "7.5", "30.0", "8.75".
     public mutating func interval(_ units: UInt16) {
         let hundredths = Int(units) * 125
@@ -79,8 +91,9 @@ extension HostEvent {
         case .commandFailed, .connectionFailed, .connectionRejected, .dataBufferOverflow, .droppedOutput,
              .requestsDropped: .warning
         case .ready, .advertising, .advertisingWhileConnectedUnsupported, .connected, .disconnected, .mtuExchanged,
-             .idleDisconnect, .pairingRefused, .shutdownComplete: .info
-        case .scanning, .connectionUpdated, .subscriptionChanged, .droppedInput: .debug
+             .idleDisconnect, .pairingRefused, .shutdownComplete, .connectionUpdated, .connectionParametersRefused,
+             .dataLengthChanged, .phyUpdated: .info
+        case .scanning, .subscriptionChanged, .droppedInput, .linkOptionRefused: .debug
         case .advertisingReport, .gattClient: .trace
         }
     }
@@ -148,6 +161,38 @@ extension HostEvent {
             line.text(", timeout ")
             line.decimal(Int(timeout) * 10)
             line.text(" ms")
+        case .connectionParametersRefused(let handle):
+            line.text("connection ")
+            line.hex(handle)
+            line.text(": the central refused the connection parameters asked for; its own are kept")
+        case .dataLengthChanged(let handle, let tx, let rx):
+            line.text("connection ")
+            line.hex(handle)
+            line.text(" data length: ")
+            line.decimal(Int(tx))
+            line.text(" bytes out, ")
+            line.decimal(Int(rx))
+            line.text(" in")
+        case .phyUpdated(let handle, let tx, let rx):
+            line.text("connection ")
+            line.hex(handle)
+            line.text(" PHY: ")
+            line.phy(tx)
+            line.text(" out, ")
+            line.phy(rx)
+            line.text(" in")
+        case .linkOptionRefused(let opcode, let status):
+            if let status {
+                line.text("controller refused ")
+                line.commandName(opcode)
+                line.text(" (")
+                line.statusName(status)
+                line.text("); the link keeps what it has")
+            } else {
+                line.text("controller did not answer ")
+                line.commandName(opcode)
+                line.text(" (optional: not sent again; the link keeps what it has)")
+            }
         case .mtuExchanged(let handle, let mtu):
             line.text("MTU ")
             line.decimal(Int(mtu))

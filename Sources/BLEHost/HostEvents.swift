@@ -114,6 +114,9 @@ extension Host {
             case HCIOpcode.disconnect:
                 // Already gone (0x02 Unknown Connection Identifier): nothing to wait for.
                 if status != HCIStatus.success { push(.commandFailed(opcode: opcode, status: status)) }
+            case HCIOpcode.leConnectionUpdate, HCIOpcode.leReadRemoteFeatures, HCIOpcode.leSetDataLength,
+                 HCIOpcode.leSetPHY:
+                if status != HCIStatus.success { tuningCommandFailed(opcode, status: status, handleLow: parameter) }
             default:
                 if status != HCIStatus.success { push(.commandFailed(opcode: opcode, status: status)) }
             }
@@ -138,9 +141,27 @@ extension Host {
             guard reader.has(9) else { return inputDropped(.hciEvent) }
             let status = reader.u8(), handle = reader.u16() & 0x0FFF
             let interval = reader.u16(), latency = reader.u16(), timeout = reader.u16()
-            if status == 0 {
-                push(.connectionUpdated(connection: handle, interval: interval, latency: latency, timeout: timeout))
+            guard status == 0 else { return linkLayerUpdateFailed(handle, status: status) }
+            if let index = connectionIndex(handle), connections[index].tuning == .askingLinkLayer {
+                connections[index].tuning = .done
             }
+            push(.connectionUpdated(connection: handle, interval: interval, latency: latency, timeout: timeout))
+        case LESubevent.readRemoteFeaturesComplete:
+            guard reader.has(11) else { return inputDropped(.hciEvent) }
+            let status = reader.u8(), handle = reader.u16() & 0x0FFF
+            var features: UInt64 = 0
+            for i in 0..<8 { features |= wide(reader.u8()) &<< wide(8 * i) }
+            remoteFeaturesKnown(handle, status == 0 ? features : 0)
+        case LESubevent.dataLengthChange:
+            guard reader.has(10) else { return inputDropped(.hciEvent) }
+            let handle = reader.u16() & 0x0FFF, tx = reader.u16()
+            _ = reader.u16()
+            let rx = reader.u16()
+            push(.dataLengthChanged(connection: handle, txOctets: tx, rxOctets: rx))
+        case LESubevent.phyUpdateComplete:
+            guard reader.has(5) else { return inputDropped(.hciEvent) }
+            let status = reader.u8(), handle = reader.u16() & 0x0FFF, tx = reader.u8(), rx = reader.u8()
+            if status == 0 { push(.phyUpdated(connection: handle, tx: tx, rx: rx)) }
         case LESubevent.longTermKeyRequest:
             // No bonding, no keys: LTK Negative Reply (Vol 4 Part E §7.8.26).
             guard reader.has(12) else { return inputDropped(.hciEvent) }
@@ -217,7 +238,9 @@ extension Host {
         connections[index].lastRequest = now
         linkAppeared = true
         push(.connected(connection: handle, peer: peer, isCentral: isCentral, interval: interval))
+        // Advertising first: the kiosk is found again while this link is tuned.
         updateAdvertising()
+        beginTuning(index)
     }
 
     mutating func connectionClosed(_ handle: UInt16, reason: UInt8) {
@@ -298,8 +321,13 @@ extension Host {
             } else {
                 return requestDropped(index, .signalingPipelined)
             }
-            if case .updateConnection(let parameters) = note {
+            switch note {
+            case .updateConnection(let parameters):
                 queueConnectionParameters(HCIOpcode.leConnectionUpdate, handle, parameters)
+            case .updateAnswered(let identifier, let accepted):
+                centralAnswered(index, identifier: identifier, accepted: accepted)
+            case .none:
+                break
             }
         case L2CAPChannel.smp:
             // Every SMP command gets Pairing Failed; owed ones collapse into one.

@@ -36,6 +36,8 @@ extension Host {
         aclCredits = 0
         aclQueue.removeAll()
         mayOwe = false
+        signalingIdentifier = 0
+        unansweredOptional = false
         owedCursor = 0
         transmitRoomFreed = false
         outputDropLine = RepeatedLine()

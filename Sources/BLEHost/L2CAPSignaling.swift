@@ -38,6 +38,8 @@ public enum L2CAPSignalNote: Equatable {
     case none
     /// A peripheral asked (as central we accepted it): apply with LE Connection Update.
     case updateConnection(ConnectionParameters)
+    /// The central answered our Connection Parameter Update Request.
+    case updateAnswered(identifier: UInt8, accepted: Bool)
 }
 
 /// The LE signaling channel: we support only the connection parameter update
@@ -59,9 +61,15 @@ public enum L2CAPSignaling {
             return .none
         }
         switch code {
-        case L2CAPSignalCode.commandReject, L2CAPSignalCode.connectionParameterUpdateResponse,
-             L2CAPSignalCode.leCreditBasedConnectionResponse:
-            return .none  // responses to requests we never send
+        case L2CAPSignalCode.connectionParameterUpdateResponse:
+            // Result 0x0000 accepted, 0x0001 rejected (§4.21).
+            guard length == 2 else { return .none }
+            return .updateAnswered(identifier: identifier, accepted: readUInt16(pdu, 4) == 0)
+        case L2CAPSignalCode.commandReject:
+            // Our request not understood: as good as refused.
+            return .updateAnswered(identifier: identifier, accepted: false)
+        case L2CAPSignalCode.leCreditBasedConnectionResponse:
+            return .none  // a response to a request we never send
         case L2CAPSignalCode.connectionParameterUpdateRequest:
             // Only the central may receive it (§4.20); a peripheral rejects it.
             guard isCentral, length == 8 else {

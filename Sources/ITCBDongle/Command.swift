@@ -20,6 +20,7 @@ struct ITCBDongle {
     var answers: AnswersOption = .slug
     var maxCentrals = 4
     var idleTimeout: Double?  // nil: 60 s
+    var connectionInterval: String?  // nil: 15-30 ms
     var seed: UInt64?
     // Central
     var question: [String] = []
@@ -66,6 +67,7 @@ struct ITCBDongle {
                 answers = parsed
             case "max-centrals": maxCentrals = try integer(option, value)
             case "idle-timeout": idleTimeout = try number(option, value)
+            case "connection-interval": connectionInterval = value
             case "seed": seed = try parseSeed(value)
             case "question": question.append(value)
             case "rssi-min": rssiMin = try integer(option, value)
@@ -105,6 +107,7 @@ struct ITCBDongle {
         if let idleTimeout, !(idleTimeout >= 0 && idleTimeout <= 86_400) {
             throw UsageError("--idle-timeout must be from 0 (never) to 86400 seconds (got \(formatNumber(idleTimeout)))")
         }
+        if let connectionInterval { _ = try parseConnectionInterval(connectionInterval) }
         guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
             throw UsageError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max (got \(rssiMin)/\(rssiMax))")
         }
@@ -152,6 +155,23 @@ func parseSeed(_ text: String) throws(UsageError) -> UInt64 {
 func integer(_ option: String, _ text: String) throws(UsageError) -> Int {
     guard let value = parseInteger(text) else { throw UsageError("--\(option) must be a number (got '\(text)')") }
     return value
+}
+
+/// --connection-interval: "MIN-MAX" in ms (7.5 to 1000, in 1.25 ms steps
+/// inward) with latency 0 and a 4 s supervision timeout, or "off" (nil).
+func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionParameters? {
+    if text == "off" { return nil }
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off (got '\(text)')")
+    guard parts.count == 2, let low = parseDouble(String(parts[0])), let high = parseDouble(String(parts[1])),
+          low >= 7.5, high <= 1000, low <= high else { throw bad }
+    // 1.25 ms units (Vol 4 Part E §7.8.12), rounded inward so the range stays what was asked.
+    // (Truncation, not rounded(): the Embedded build needs nothing from libm.)
+    var minimum = UInt16(low * 0.8)
+    if Double(minimum) < low * 0.8 { minimum += 1 }
+    let maximum = UInt16(high * 0.8)
+    guard minimum <= maximum else { throw bad }
+    return ConnectionParameters(intervalMin: minimum, intervalMax: maximum, latency: 0, timeout: 400)
 }
 
 /// A number option's value (seconds: fractions allowed).
@@ -296,6 +316,7 @@ extension ITCBDongle {
         var configuration = HostConfiguration(role: role == .central ? .central : .peripheral)
         configuration.maxConnections = role == .central ? 1 : maxCentrals
         configuration.idleTimeout = UInt64((idleTimeout ?? 60) * 1000)
+        if let connectionInterval { configuration.preferredParameters = try? parseConnectionInterval(connectionInterval) }
         if let address, let parsed = BDAddress(string: address, type: 1) {
             configuration.staticAddress = parsed
             configuration.forceRandomAddress = true

@@ -326,7 +326,9 @@ import TestSupport
         let out = c.drain()
         #expect(out == [hex("01 0a 20 01 01")])
         c.complete(HCIOpcode.leSetAdvertiseEnable, status: 0x0C)
-        #expect(c.drain().isEmpty)
+        // Then the link's tuning (LinkTuning.swift), and no second try at advertising.
+        #expect(c.drain().compactMap(ScriptedController<RecordingDelegate>.opcode) == [HCIOpcode.leReadRemoteFeatures])
+        c.status(HCIOpcode.leReadRemoteFeatures)
         #expect(c.events.contains { if case .advertisingWhileConnectedUnsupported = $0 { true } else { false } })
         c.feed(event: hex("05 04 00 40 00 13"))
         #expect(c.drain() == [hex("01 0a 20 01 01")])

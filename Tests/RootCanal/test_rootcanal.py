@@ -134,6 +134,39 @@ def test_peripheral_two_centrals(radio, ours):
     settled(dongle, 2)
 
 
+def test_peripheral_tunes_the_link(radio, ours):
+    """RootCanal does the whole tuning (LinkTuning.swift): the central's controller
+    reports the interval asked for (15-30 ms), 251-byte data length and the 2M PHY."""
+    dongle = ours("--role", "peripheral", "--name", "Tune8")
+    dongle.wait_for("info: advertising")
+
+    async def scenario():
+        async with central(radio.port) as device:
+            ball = await EightBall.connect(device, "Tune8")
+            connection = ball.connection
+            phys = []
+            connection.on(connection.EVENT_CONNECTION_PHY_UPDATE, phys.append)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 10
+            while loop.time() < deadline and not (
+                    phys and connection.data_length.max_rx_octets == 251
+                    and 15 <= connection.parameters.connection_interval <= 30):
+                await asyncio.sleep(0.05)
+            answer = await ball.ask("Quick on 2M?")
+            result = (connection.parameters.connection_interval, connection.data_length, phys, answer)
+            await ball.disconnect()
+            return result
+
+    interval, data_length, phys, answer = run(scenario())
+    assert answer.decode() in SLUGS
+    assert 15 <= interval <= 30, interval
+    assert data_length.max_rx_octets == 251 and data_length.max_tx_octets == 251, data_length
+    assert phys and phys[-1].tx_phy == 2 and phys[-1].rx_phy == 2, phys
+    dongle.wait_for("data length: 251 bytes out, 251 in")
+    dongle.wait_for("PHY: 2M out, 2M in")
+    settled(dongle)
+
+
 # --- our central -------------------------------------------------------------------------
 
 def test_central_default_flags_finds_bumble_8ball(radio, ours):
