@@ -3,7 +3,7 @@ each keep one ATT request, one SMP Pairing Request and one L2CAP LE
 credit-based connection request in flight at once, for a while, beside (if
 asked) one central that pipelines Read Requests without waiting for their
 responses (an ATT protocol violation). Every legal request must be answered
-within LIMIT seconds; the longest wait of each kind is returned for the
+within LIMIT seconds (or the run's own limit); the longest wait of each kind is returned for the
 report. Used over TCP (Tests/Interop/test_pressure.py) and over USB in the
 QEMU guest (Tests/USBFixture/test_usb.py)."""
 import asyncio
@@ -28,15 +28,16 @@ def long_name(tag):
 class Tally:
     """Answered requests and longest waits per kind; the first lost request of each central."""
 
-    def __init__(self):
+    def __init__(self, limit=LIMIT):
+        self.limit = limit
         self.answered, self.longest, self.lost = {}, {}, []
 
     async def timed(self, who, kind, awaitable):
         start = time.monotonic()
         try:
-            result = await asyncio.wait_for(awaitable, LIMIT)
+            result = await asyncio.wait_for(awaitable, self.limit)
         except asyncio.TimeoutError:
-            self.lost.append(f"{who}: {kind} unanswered after {LIMIT:.0f} s (at {time.strftime('%H:%M:%S')})")
+            self.lost.append(f"{who}: {kind} unanswered after {self.limit:.0f} s (at {time.strftime('%H:%M:%S')})")
             raise
         waited = time.monotonic() - start
         self.answered[kind] = self.answered.get(kind, 0) + 1
@@ -115,12 +116,13 @@ async def pipelining(ball, deadline, counter, pause):
         await asyncio.sleep(pause)
 
 
-async def run(ports, name, legal_count, seconds, pipeliner=False, pause=0.5):
+async def run(ports, name, legal_count, seconds, pipeliner=False, pause=0.5, limit=LIMIT):
     """Centrals on Bumble controllers `ports` (one each) against the peripheral
     advertising `name` (long: found by its shortened name): `legal_count` legal
     ones and, if `pipeliner`, one more that pipelines a burst every `pause`
-    seconds. Returns the Tally and (responses, requests) of the pipelining central."""
-    tally = Tally()
+    seconds; a legal request unanswered `limit` seconds is lost. Returns the
+    Tally and (responses, requests) of the pipelining central."""
+    tally = Tally(limit)
     counter = [0, 0]
     # Thousands of refusals and unexpected responses are the scenario, not news:
     # Bumble would log each (with a traceback for every refused L2CAP connection).

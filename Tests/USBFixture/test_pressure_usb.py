@@ -27,14 +27,16 @@ def test_three_legal_centrals_beside_one_pipelining_over_usb(guest, link, capsys
     """Three legal centrals (each an ATT request, a Pairing Request and an LE
     credit-based connection request in flight, the 248-byte Device Name read in
     blobs) beside one that pipelines bursts of Read Requests, with the default
-    4 centrals: every legal request answered, the program alive and exiting 0
-    on SIGTERM within its stop grace (timed in the guest)."""
+    4 centrals: every legal request answered (within 20 s), the program alive
+    and exiting 0 on SIGTERM within its stop grace (timed in the guest)."""
     name = pressure.long_name("usb")
     start(guest, "pressure", f"--role peripheral --transport usb --name {name}")
     try:
         guest.wait_for_file_text("pressure.log", "info: advertising", timeout=40)
         assert f"x {ACL_PACKETS}" in guest.file("pressure.log"), guest.file("pressure.log")
-        scenario = pressure.run(link.ports[1:], name, 3, 10, pipeliner=True)
+        # 20 s, not TCP's 10, for a legal request: under TCG with the host's load
+        # average at 6, long reads waited up to 4.9 s (2.1 s with the cores quiet; 2026-11-26).
+        scenario = pressure.run(link.ports[1:], name, 3, 10, pipeliner=True, limit=20)
         tally, (responses, requests) = asyncio.run(asyncio.wait_for(scenario, 120))
         alive = not guest.file("pressure.rc").strip()
         # SIGTERM, then the exit code file (written as the program ends), timed in the guest.
@@ -51,9 +53,10 @@ def test_three_legal_centrals_beside_one_pipelining_over_usb(guest, link, capsys
         assert not tally.lost, "legal requests lost:\n" + "\n".join(tally.lost) + f"\n{line}\n{log}"
         # The orderly stop waits for the controller to confirm the disconnections, up to
         # the driver's 2 s stop grace; through this gadget a command's round trip is slow
-        # (660 ms to stop with four idle links, to 1.5 s just after pressure; 2026-11-26),
-        # so the bound here is that grace, not TCP's 1 s.
-        assert alive and code == ["0"] and stopped <= 2.5, f"{line}\n{log}"
+        # (660 ms to stop with four idle links, 0.6-1.9 s just after pressure; 2026-11-26),
+        # so the bound here is that grace and 1 s for the guest's shell to see the exit
+        # under load, not TCP's 1 s.
+        assert alive and code == ["0"] and stopped <= 3.0, f"{line}\n{log}"
     finally:
         guest.run("pkill -KILL -x itcb-dongle; true")
     assert_btusb_back(guest, "pressure")
