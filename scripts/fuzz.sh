@@ -2,8 +2,8 @@
 # Builds the libFuzzer targets of Fuzz/ over the core (BLEHost, EightBall) and the
 # vendor drivers (VendorDrivers: targets 3, 6 and 7) with
 # AddressSanitizer and runs them. Usage: scripts/fuzz.sh [SECONDS] [TARGET]
-# (default 30 s, all targets, then the Realtek (6), Intel (7) and USB descriptor
-# (8) targets SECONDS each on their own: 4 x SECONDS in all; TARGET is a number of
+# (default 30 s, all targets, then the Realtek (6), Intel (7), USB descriptor
+# (8) and transmit-pressure (9) targets SECONDS each on their own: 5 x SECONDS in all; TARGET is a number of
 # Fuzz/FuzzTargets.swift's list, e.g. 5 for USB transfers, run alone with its own corpus).
 # Fails on any crash, trap or sanitizer report; the reproducer lands in .build/fuzz/.
 set -euo pipefail
@@ -16,7 +16,8 @@ mkdir -p "$corpus"
 # A build that fails must not leave the last one's binary to run.
 rm -f "$out/fuzz-core"
 flags=(-sanitize=fuzzer,address -parse-as-library -Onone -enable-experimental-feature AddressableParameters)
-swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
+# -enable-testing: target 9 reads the transmit queue's fill (@testable import).
+swiftc "${flags[@]}" -enable-testing -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
     -c -wmo Sources/BLEHost/*.swift -o "$out/BLEHost.o" 2>&1 | grep -v "warning:" || true
 swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \
     -c -wmo Sources/EightBall/*.swift -o "$out/EightBall.o" 2>&1 | grep -v "warning:" || true
@@ -38,6 +39,9 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
                   "$firmware"/intel/ibt-18-16-1.sfi "$firmware"/intel/ibt-19-0-4.sfi "$firmware"/intel/ibt-*.ddc) ;;
         8) mkdir -p "$dir"  # the emulated dongle's configuration descriptor (Tests/USBFixture), full speed
            printf '\x08\x09\x02\x27\x00\x01\x01\x00\xc0\x32\x09\x04\x00\x00\x03\xe0\x01\x01\x00\x07\x05\x81\x03\x10\x00\x01\x07\x05\x82\x02\x40\x00\x00\x07\x05\x02\x02\x40\x00\x00' > "$dir/fixture-dongle"
+           echo "$dir"; return 0 ;;
+        9) mkdir -p "$dir"  # issue 25's livelock: one ACL buffer, 20 Pairing Requests, the Answer CCCD on, a question
+           { printf '\x09\x00'; for _ in $(seq 20); do printf '\x03'; done; printf '\x02\x03\x02\x02\x03abc'; } > "$dir/full-queue-answer"
            echo "$dir"; return 0 ;;
         *) return 0 ;;
     esac
@@ -64,9 +68,11 @@ if [ -n "$target" ]; then
     run "$target" "$seconds"
 else
     # Every target by the first byte, then each of the file and descriptor
-    # targets on its own for as long (the test command: 4 x 30 s).
+    # targets and the driver's under a filling transmit queue (a script of
+    # many steps, slower per input) on its own for as long (the test command: 5 x 30 s).
     run "" "$seconds"
     run 6 "$seconds"
     run 7 "$seconds"
     run 8 "$seconds"
+    run 9 "$seconds"
 fi
