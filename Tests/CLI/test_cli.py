@@ -130,16 +130,21 @@ def test_name_with_valid_utf8_passes():
 
 # --- item 14: the other role's options -----------------------------------------------
 
-def test_other_roles_options_are_warned_about():
-    result = run("--role", "central", "--name", "X", "--seed", "3", "--question", "Q?", "--transport", nowhere())
-    assert result.returncode == 3
-    assert "warning: --name is a peripheral option: ignored with --role central" in result.stderr
-    assert "warning: --seed is a peripheral option: ignored with --role central" in result.stderr
-    result = run("--role", "peripheral", "--timeout", "3", "--json", "--transport", nowhere())
-    assert "warning: --timeout is a central option: ignored with --role peripheral" in result.stderr
-    assert "warning: --json is a central option: ignored with --role peripheral" in result.stderr
+def test_options_that_cannot_apply_are_refused():
+    # Issue 31: refused with exit 2 and one line, as a repeated option (they were warnings).
+    for args, problem in [
+        (["--role", "central", "--name", "X", "--question", "Q?"], "--name is a peripheral option: it does not apply with --role central"),
+        (["--role", "peripheral", "--timeout", "3"], "--timeout is a central option: it does not apply with --role peripheral"),
+        (["--role", "peripheral", "--json"], "--json is a central option: it does not apply with --role peripheral"),
+        (["--role", "central", "--scan", "--question", "x?"], "--question does not apply with --scan, which lists 8-Balls and asks nothing"),
+        (["--role", "central", "--scan", "--count", "2"], "--count does not apply with --scan, which lists 8-Balls and asks nothing"),
+        (["--list-controllers", "--seed", "3"], "--seed is a peripheral option: it does not apply with --list-controllers"),
+    ]:
+        result = run(*args, "--transport", nowhere())
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr == f"itcb-dongle: error: {problem} (see --help)\n", args
     result = run("--role", "peripheral", "--name", "X", "--transport", nowhere())
-    assert "warning" not in result.stderr
+    assert result.returncode == 3 and "warning" not in result.stderr
 
 
 # --- item 15: an unwritable --btsnoop file is an environment problem: 2 ----------------
@@ -499,5 +504,3 @@ def test_central_is_quiet_by_default():
     result = run("--role", "central", "--question", "Q?", "--transport", nowhere())
     assert result.returncode == 3
     assert "info:" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
-    result = run("--role", "central", "--question", "Q?", "--log-level", "warning", "--name", "X", "--transport", nowhere())
-    assert "warning: --name is a peripheral option" in result.stderr  # warnings do show
