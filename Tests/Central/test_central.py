@@ -234,6 +234,26 @@ def test_scan_without_timeout_runs_until_ctrl_c(link):
         peer.stop()
 
 
+def test_scan_that_found_nothing_stopped_by_ctrl_c_is_not_an_error(link):
+    # Issue 31: no "error: no 8-Ball found" on the way out of an interrupted scan; --json's
+    # one object names the signal.
+    for as_json in (False, True):
+        process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[0]}",
+                                    "--scan", *(["--json"] if as_json else [])],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(1.5)
+            assert process.poll() is None
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=5)
+            assert process.returncode == 130 and "error" not in err, err
+            assert out == ("" if not as_json else
+                           '{"error":"interrupted","message":"stopped by SIGINT (Ctrl-C)","exit":130}\n')
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
 def test_ctrl_c_mid_session_is_130_without_a_made_up_answer(link):
     peer = BumblePeripheral(link.ports[1], "--name", "B8")
     try:

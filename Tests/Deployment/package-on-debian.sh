@@ -32,72 +32,31 @@ shift
 debs=()
 for deb in "$@"; do debs+=("$(realpath "$deb")"); done
 cache=${ITCB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/itcb-dongle}
-base=$cache/$suite-package
-packages="lintian systemd udev libusb-1.0-0"
-fail() { echo "package-on-$suite: $*" >&2; exit 1; }
+name=package-on-$suite
+. Tests/Deployment/debian-root.sh
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot, mounts)"
 command -v debootstrap >/dev/null || fail "needs debootstrap"
 [ -e "/usr/share/debootstrap/scripts/$suite" ] || fail "this debootstrap does not know $suite"
 
-mounts=()
-in_root() { chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    DEBIAN_FRONTEND=noninteractive bash -c "$2"; }
-mount_into() {  # what a chroot needs: proc, dev, DNS
-    mount -t proc proc "$1/proc" && mounts=("$1/proc" "${mounts[@]}")
-    mount --rbind /dev "$1/dev" && mount --make-rslave "$1/dev" && mounts=("$1/dev" "${mounts[@]}")
-    cp -L /etc/resolv.conf "$1/etc/resolv.conf"
-}
-unmount_all() {
-    local m
-    for m in "${mounts[@]}"; do umount -R "$m" 2>/dev/null || umount -lR "$m" 2>/dev/null || true; done
-    mounts=()
-}
-
 mkdir -p "$cache"
 exec 9>"$cache/$suite-package.lock"
 flock 9
-if [ ! -e "$base/.complete" ] || [ "$(cat "$base/.complete")" != "$packages" ]; then
-    mirror=${ITCB_DEBIAN_MIRROR:-$(grep -rhoE 'https?://[^ ]+/debian/?$' /etc/apt/sources.list /etc/apt/sources.list.d 2>/dev/null | head -1 || true)}
-    mirror=${mirror:-http://deb.debian.org/debian}
-    rm -rf "$base.tmp" "$base"
-    echo "package-on-$suite: debootstrap --variant=minbase $suite from $mirror, then $packages (once, cached in $base)"
-    debootstrap --variant=minbase "$suite" "$base.tmp" "$mirror" > "$cache/$suite-package.log" 2>&1 \
-        || fail "debootstrap failed (see $cache/$suite-package.log)"
-    trap unmount_all EXIT
-    mount_into "$base.tmp"
-    in_root "$base.tmp" "apt-get update -qq && apt-get install -y -qq --no-install-recommends $packages >/dev/null && apt-get clean" \
-        >> "$cache/$suite-package.log" 2>&1 || fail "apt-get in the new root failed (see $cache/$suite-package.log)"
-    unmount_all
-    trap - EXIT
-    echo "$packages" > "$base.tmp/.complete"
-    mv "$base.tmp" "$base"
-fi
+cached_root "$suite" "$cache/$suite-package" "lintian systemd udev libusb-1.0-0"
 exec 9>&-
-
-work=$(mktemp -d /var/tmp/itcb-package-check.XXXXXX)
-root=$work/root
-mkdir -p "$work/upper" "$work/work" "$root"
-cleanup() {
-    unmount_all
-    umount "$root" 2>/dev/null || umount -l "$root" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/work" "$root"
-mount_into "$root"
+overlay_root "$cache/$suite-package"
 mkdir -p "$root/tmp/debs"
 for deb in "${debs[@]}"; do cp "$deb" "$root/tmp/debs/"; done
 release="Debian $(cat "$root/etc/debian_version") ($suite), lintian $(in_root "$root" 'lintian --version' | awk '{ print $2 }')"
-echo "package-on-$suite: $release"
+echo "$name: $release"
 
 status=0
 for deb in "${debs[@]}"; do
-    name=$(basename "$deb")
+    file=$(basename "$deb")
     # (as root in the chroot: lintian's note about root privileges is not about the package)
-    out=$(in_root "$root" "lintian --tag-display-limit 0 /tmp/debs/$name 2>&1" | grep -v 'root privileges is not recommended' || true)
+    out=$(in_root "$root" "lintian --tag-display-limit 0 /tmp/debs/$file 2>&1" | grep -v 'root privileges is not recommended' || true)
     [ -z "$out" ] || echo "$out" | sed 's/^/  | /'
-    if grep -q '^[EW]:' <<< "$out"; then echo "package-on-$suite: lintian: errors or warnings for $name"; status=1
-    else echo "package-on-$suite: lintian: $name clean"; fi
+    if grep -q '^[EW]:' <<< "$out"; then echo "$name: lintian: errors or warnings for $file"; status=1
+    else echo "$name: lintian: $file clean"; fi
 done
 ((status == 0)) || exit 1
 ((lintian_only == 0)) || exit 0
@@ -109,16 +68,16 @@ for path in /usr/bin/itcb-dongle /usr/lib/udev/rules.d/70-itcb-dongle.rules /usr
     [ "$owner" = "itcb-dongle: $path" ] || fail "dpkg -S $path: $owner"
 done
 in_root "$root" 'getent passwd itcb && getent group itcb' >/dev/null || fail "no itcb user or group after install"
-echo "package-on-$suite: installed; dpkg -S finds the binary, rule and unit at their /usr paths"
+echo "$name: installed; dpkg -S finds the binary, rule and unit at their /usr paths"
 
 out=$(in_root "$root" 'cp /usr/lib/systemd/system/itcb-dongle@.service /tmp/itcb-dongle@1-1.2.service &&
     systemd-analyze verify --man=no /tmp/itcb-dongle@1-1.2.service 2>&1') || fail "systemd-analyze verify: $out"
 [ -z "$out" ] || fail "systemd-analyze verify: $out"
 if in_root "$root" 'udevadm verify --help' >/dev/null 2>&1; then
     out=$(in_root "$root" 'udevadm verify /usr/lib/udev/rules.d/70-itcb-dongle.rules 2>&1') || fail "udevadm verify: $out"
-    echo "package-on-$suite: systemd-analyze verify clean; udevadm verify: $(tail -n 1 <<< "$out")"
+    echo "$name: systemd-analyze verify clean; udevadm verify: $(tail -n 1 <<< "$out")"
 else
-    echo "package-on-$suite: systemd-analyze verify clean (this udevadm has no verify)"
+    echo "$name: systemd-analyze verify clean (this udevadm has no verify)"
 fi
 
 in_root "$root" 'mkdir -p /var/log/itcb-dongle && echo "ITCB_NAME=Counter 2" > /etc/itcb-dongle/1-1.2.conf'
@@ -129,4 +88,4 @@ for path in /usr/bin/itcb-dongle /usr/lib/udev/rules.d/70-itcb-dongle.rules /usr
     [ ! -e "$root$path" ] || fail "purge left $path"
 done
 ! in_root "$root" 'getent passwd itcb || getent group itcb' >/dev/null || fail "purge left the itcb user or group"
-echo "package-on-$suite: purged without a warning; no file, directory, user or group left"
+echo "$name: purged without a warning; no file, directory, user or group left"
