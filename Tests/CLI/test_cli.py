@@ -258,36 +258,6 @@ def test_docs_name_the_build_paths_the_scripts_use():
     assert "/usr/lib/udev/rules.d/70-itcb-dongle.rules" in doc("DEPLOYMENT.md")
 
 
-def test_readmes_by_hand_commands_work_as_written():
-    # Issue 31: the first screen has a way from the demo to commands by hand: the demo's .venv,
-    # Tests/Support/controllers.py and the binary the demo built; run here as README has them
-    # (free ports for 9001/9002, this run's binary for the demo's).
-    block = README[README.index("**By hand, after the demo**"):]
-    block = block[block.index("```sh\n") + 6:block.index("```", block.index("```sh\n") + 6)]
-    assert README.index("**By hand, after the demo**") < README.index("## Using it")
-    lines = [line.split("  #")[0].strip() for line in block.strip().splitlines()]
-    assert lines[0].startswith(".venv/bin/python Tests/Support/controllers.py --ports 9001 9002")
-    assert all(line.startswith(".build-embedded/itcb-dongle ") for line in lines[1:]) and len(lines) == 3
-    ports = [str(closed_port()), str(closed_port())]
-    def command(line):
-        line = line.replace("9001", ports[0]).replace("9002", ports[1])
-        args = shlex.split(line)
-        return [sys.executable, *args[1:]] if args[0] == ".venv/bin/python" else [BINARY, *args[1:]]
-    controllers = subprocess.Popen(command(lines[0]), cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True)
-    peripheral = None
-    try:
-        assert controllers.stdout.readline().split() == ["PORTS", *ports]
-        # (the central looks for 5 s: long enough for the peripheral to come up)
-        peripheral = subprocess.Popen(command(lines[1]), cwd=REPO, stderr=subprocess.DEVNULL, start_new_session=True)
-        result = subprocess.run(command(lines[2]), cwd=REPO, capture_output=True, text=True, timeout=30)
-        assert result.returncode == 0 and result.stdout.startswith("Will it rain? -> "), result.stderr
-    finally:
-        for process in (peripheral, controllers):
-            if process is not None and process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(5)
-
-
 # --- item 20: man page and completion ------------------------------------------------
 
 def test_man_page_documents_every_option(tmp_path):
@@ -322,24 +292,25 @@ def test_completion_scripts():
 
 # --- item 9: README "Running" works in order as written; controllers.py Ctrl-C --------
 
-def test_readme_running_steps(tmp_path):
-    section = COMMAND_LINE[COMMAND_LINE.index("## By hand, against Bumble virtual controllers"):]
-    commands = [line.split("  #")[0].strip() for block in re.findall(r"```sh\n(.*?)```", section, re.S)
-                for line in block.splitlines() if line.strip()]
-    assert commands[:2] == ["scripts/setup.sh", "swift build"], commands
-    controllers, peripheral, central = commands[2:]
+def by_hand_commands(text):
+    """The three commands of a "by hand" block (controllers, peripheral, central), comments cut."""
+    block = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
+    return [line.split("  #")[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def run_by_hand(controllers, peripheral, central):
+    """Runs the three as written: the binary under test stands in for the demo's
+    build, and free ports stand in for the documented ones (others may be in use)."""
     assert controllers.startswith(".venv/bin/python Tests/Support/controllers.py")
     ports = re.search(r"--ports (\d+) (\d+)", controllers).groups()
     assert f"tcp:127.0.0.1:{ports[0]}" in peripheral and f"tcp:127.0.0.1:{ports[1]}" in central
-    assert peripheral.startswith(".build/debug/itcb-dongle ") and central.startswith(".build/debug/itcb-dongle ")
-    # Run the three as written; the binary under test stands in for the build,
-    # and free ports stand in for the documented ones (others may be in use).
+    assert peripheral.startswith(".build-embedded/itcb-dongle ") and central.startswith(".build-embedded/itcb-dongle ")
     free = [str(closed_port()), str(closed_port())]
 
     def as_run(command):
         for documented, actual in zip(ports, free):
             command = command.replace(documented, actual)
-        return command.replace(".build/debug/itcb-dongle", BINARY).replace(".venv/bin/python", sys.executable)
+        return command.replace(".build-embedded/itcb-dongle", BINARY).replace(".venv/bin/python", sys.executable)
 
     started = []
     try:
@@ -360,6 +331,21 @@ def test_readme_running_steps(tmp_path):
             except ProcessLookupError:
                 pass
             process.wait(10)
+
+
+def test_command_line_by_hand_steps():
+    # Issue 31: what the demo leaves (.venv, .build-embedded) is all it takes; no full set-up, no debug build.
+    section = COMMAND_LINE[COMMAND_LINE.index("## By hand, against Bumble virtual controllers"):]
+    assert "scripts/demo.sh" in section[:section.index("```sh")]
+    run_by_hand(*by_hand_commands(section))
+
+
+def test_readme_by_hand_steps_on_its_first_screen():
+    # Issue 31: README's first screen leads from the demo to commands by hand, and they work as written.
+    first = "\n".join(README.splitlines()[:60])
+    commands = by_hand_commands(README[README.index("**By hand, after the demo**"):])
+    assert len(commands) == 3 and all(command in first for command in commands)
+    run_by_hand(*commands)
 
 
 def ctrl_c_as_in_a_terminal():
