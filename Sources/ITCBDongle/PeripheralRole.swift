@@ -23,8 +23,9 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         ball.handle(event, host: &host)
     }
 
-    /// "E1:79:D7:39:10:19: " (or the handle, for a link made before it was seen).
-    func asker(_ connection: UInt16, into line: inout LogLine) {
+    /// "E1:79:D7:39:10:19" (or the handle, for a link made before it was seen).
+    /// `mutating` to be reached by address, as `log` (no copy of the role).
+    mutating func asker(_ connection: UInt16, into line: inout LogLine) {
         if let entry = askers.first(where: { $0.handle == connection }) {
             line.address(entry.address)
         } else {
