@@ -251,10 +251,9 @@ func logHostEvent(_ event: HostEvent, host: inout Host) {
     guard var level = LogLevel(rawValue: event.severity.rawValue) else { return }
     if case .advertising = event { level = AdvertisingNews.level(event) }
     if case .ready = event { AdvertisingNews.announced = false }
-    guard level <= Log.level else {
-        if case .connected(_, _, false, _) = event { AdvertisingNews.connected(host.connectionCount, host.configuration.maxConnections) }
-        return
-    }
+    // After the connection's own line: did it take the last slot?
+    defer { if case .connected(_, _, false, _) = event { AdvertisingNews.connected(host.connectionCount, host.configuration.maxConnections) } }
+    guard level <= Log.level else { return }
     if case .gattClient(let client) = event {
         Log.trace("GATT client: \(describe(client))")
         return
@@ -270,7 +269,6 @@ func logHostEvent(_ event: HostEvent, host: inout Host) {
         event.describe(into: &line, host: &host)
     }
     line.write()
-    if case .connected(_, _, false, _) = event { AdvertisingNews.connected(host.connectionCount, host.configuration.maxConnections) }
 }
 
 /// The controller stops advertising when a central connects and the host
