@@ -96,7 +96,7 @@ def test_bluez_central_asks_our_peripheral(link, bluez, tmp_path):
         # kernel answers the mgmt Disconnect with success but sends no HCI Disconnect
         # (btmon: an LE Create Connection Cancel instead), so the link stays up until
         # our peripheral stops and disconnects it (status 0, checked below).
-        assert peripheral.count("answer on") == 20
+        assert peripheral.count("info: answer to ") == 20
         # BlueZ subscribes to Service Changed with indications (0x0002).
         assert peripheral.count("subscribed to indications") >= 1, peripheral.log
         # The link our peripheral asked for (LinkTuning.swift), as BlueZ's controller

@@ -211,5 +211,5 @@ def test_ours_against_ours_hundred_questions(radio, ours):
     code, records, log = finished(asker, timeout=220)
     assert code == 0, log[-3000:]
     assert len(records) == 100 and all(r["slug"] in SLUGS for r in records)
-    assert ball.wait_count("answer on", 100) == 100
+    assert ball.wait_count("info: answer to ", 100) == 100
     assert ball.count("info: connected:") == 1
