@@ -7,15 +7,16 @@
 //   4 advertising data   5 USB IN transfers through EndpointReassembler into a HostDriver
 //   6 a Realtek firmware or config file   7 an Intel .sfi (TLV and legacy) or .ddc file
 //   8 a USB configuration descriptor, walked for a controller's endpoints
-//   9 a Broadcom patchram (.hcd) file, checked and downloaded
-// Targets 6, 7 and 9 take whole files (scripts/fuzz.sh seeds them from the real
+//   9 a driver serving up to 8 links while the transmit queue fills and drains at random
+//   10 a Broadcom patchram (.hcd) file, checked and downloaded
+// Targets 6, 7 and 10 take whole files (scripts/fuzz.sh seeds them from the real
 // Debian files and runs each on its own with a larger -max_len).
-import BLEHost
+@testable import BLEHost  // the transmit queue's fill (scripts/fuzz.sh builds BLEHost with -enable-testing)
 import EightBall
 import VendorDrivers
 import Glibc
 
-let targetCount = 10
+let targetCount = 11
 
 /// FUZZ_TARGET, read once.
 let forcedTarget: Int? = {
@@ -29,11 +30,14 @@ struct Rig: ~Copyable {
     var logic: EightBallPeripheral
 }
 
-/// A host brought up against a scripted controller, with one central connected.
-func connectedPeripheral() -> Rig {
+/// A host brought up against a scripted controller, with one central connected
+/// (handle 0x0040); `buffers` LE ACL buffers of 27 bytes.
+func connectedPeripheral(name: UnsafeRawBufferPointer = bytes("Fuzz8"), links: Int = 4, buffers: UInt8 = 8) -> Rig {
     var database = GATTDatabase()
-    var logic = EightBallPeripheral(name: bytes("Fuzz8"), style: .slug, seed: 1, database: &database)
-    var host = Host(configuration: HostConfiguration(role: .peripheral), database: database)
+    var logic = EightBallPeripheral(name: name, style: .slug, seed: 1, database: &database)
+    var configuration = HostConfiguration(role: .peripheral)
+    configuration.maxConnections = links
+    var host = Host(configuration: configuration, database: database)
     host.start(now: 0)
     var packet = HCIPacket()
     var now: UInt64 = 0
@@ -42,7 +46,7 @@ func connectedPeripheral() -> Rig {
         while host.nextOutgoing(into: &packet) {
             guard packet[0] == H4PacketType.command else { continue }
             var event: [UInt8] = [0x0E, 4, 1, packet[1], packet[2], 0]
-            if packet[1] == 0x02, packet[2] == 0x20 { event = [0x0E, 7, 1, 0x02, 0x20, 0, 27, 0, 8] }  // LE buffers
+            if packet[1] == 0x02, packet[2] == 0x20 { event = [0x0E, 7, 1, 0x02, 0x20, 0, 27, 0, buffers] }  // LE buffers
             event[1] = UInt8(event.count - 2)
             now += 1
             event.withUnsafeBytes { host.handlePacket(type: H4PacketType.event, $0, now: now, delegate: &logic) }
@@ -68,7 +72,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 6: return fuzzRealtek(input, selector: data[0])
     case 7: return fuzzIntel(input, selector: data[0])
     case 8: return fuzzUSBDescriptor(input)
-    case 9: return fuzzBroadcom(input)
+    case 9: return fuzzTransmitPressure(input)
+    case 10: return fuzzBroadcom(input)
     default: break
     }
     let rig = connectedPeripheral()
@@ -351,4 +356,203 @@ func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
     }
     precondition(raw.count >= 9 + 9 + 3 * 7, "endpoints from fewer bytes than three descriptors take")
     return 0
+}
+
+/// Target 9 (issue 25): the board's loop over a HostDriver running the 8-Ball
+/// with a 248-byte name (long reads) for up to 8 centrals, while a controller
+/// grants ACL credits (Number Of Completed Packets) or withholds them at random,
+/// so the transmit queue fills and drains. The input is a script; each byte
+/// picks a step (low nibble) and a link (high nibble), later bytes its details:
+///   0 a central connects   1 it disconnects   2 an ATT request (Device Name
+///   read or blob, a question, the Answer CCCD on, Exchange MTU, or raw input
+///   bytes)   3 an SMP Pairing Request   4 an LE credit-based connection request
+///   5 the controller completes some of the link's packets   6 it completes all
+///   7 time passes (up to 25.5 s)   8-15 nothing: credits withheld, the queue fills.
+/// After every step, one pass (`service`) and the output read as the board does.
+/// Checked: a pass returns within a second (one that never returns, issue 25's
+/// livelock, is libFuzzer's -timeout; scripts/fuzz.sh seeds it); the queue never holds more than its
+/// capacity; ACL goes out only for connected links, in 27-byte fragments, never
+/// more packets in flight than the controller's buffers; and at the end, with
+/// every credit given back, the queue drains.
+func fuzzTransmitPressure(_ input: UnsafeRawBufferPointer) -> CInt {
+    var script = Script(input)
+    let buffers = UInt8(script.next() % 8 + 1)
+    let rig = connectedPeripheral(name: longName, links: Capacity.links, buffers: buffers)
+    var driver = HostDriver(host: rig.host, app: rig.logic, setup: NoSetup())
+    var observer = WholePacketObserver()
+    var model = ControllerModel(buffers: Int(buffers))
+    model.connected[0] = true  // connectedPeripheral's central, handle 0x0040
+    let question = driver.app.handles.questionHandle, answer = driver.app.handles.answerHandle
+    var now: UInt64 = 100
+    func l2cap(_ link: Int, channel: UInt16, _ payload: [UInt8]) -> [UInt8] {
+        let handle = ControllerModel.handle(link)
+        return [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, UInt8((payload.count + 4) & 0xFF), UInt8((payload.count + 4) >> 8),
+                UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), UInt8(channel & 0xFF), UInt8(channel >> 8)] + payload
+    }
+    while !script.isEmpty {
+        let step = script.next()
+        let link = (step >> 4) % Capacity.links
+        let handle = ControllerModel.handle(link)
+        var inbound: [(UInt8, [UInt8])] = []
+        switch step & 0x0F {
+        case 0 where !model.connected[link]:
+            inbound.append((H4PacketType.event, [0x3E, 19, 0x01, 0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), 1, 0x01,
+                                                  UInt8(link), 2, 3, 4, 5, 0xC6, 0x18, 0, 0, 0, 0x90, 0x01, 0]))
+            model.connected[link] = true
+        case 1 where model.connected[link]:
+            inbound.append((H4PacketType.event, model.disconnected(link)))
+        case 2:
+            let request: [UInt8] = switch script.next() % 6 {
+            case 0: [ATTOpcode.readRequest, 3, 0]  // the Device Name (GAP's first characteristic)
+            case 1: [ATTOpcode.readBlobRequest, 3, 0, UInt8(script.next()), 0]
+            case 2: [ATTOpcode.writeRequest, UInt8(question & 0xFF), UInt8(question >> 8)] + script.bytes(script.next() % 20) + [0x3F]
+            case 3: [ATTOpcode.writeRequest, UInt8((answer + 1) & 0xFF), UInt8((answer + 1) >> 8), 1, 0]
+            case 4: [ATTOpcode.exchangeMTURequest, UInt8(script.next()), UInt8(script.next() % 3)]
+            default: script.bytes(script.next() % 24)
+            }
+            inbound.append((H4PacketType.acl, l2cap(link, channel: L2CAPChannel.att, request)))
+        case 3:
+            inbound.append((H4PacketType.acl, l2cap(link, channel: L2CAPChannel.smp, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])))
+        case 4:
+            let identifier = UInt8(script.next() | 1)
+            inbound.append((H4PacketType.acl, l2cap(link, channel: L2CAPChannel.leSignaling,
+                                                    [0x14, identifier, 10, 0, 0x81, 0, 0x40, 0, 23, 0, 23, 0, 1, 0])))
+        case 5:
+            let n = min(script.next() % 4, model.inFlight[link])
+            if n > 0 { inbound.append((H4PacketType.event, model.completed(link, n))) }
+        case 6:
+            for l in 0..<Capacity.links where model.inFlight[l] > 0 { inbound.append((H4PacketType.event, model.completed(l, model.inFlight[l]))) }
+        case 7:
+            now += UInt64(script.next()) * 100
+        default:
+            break  // credits withheld
+        }
+        now += 1
+        for (type, packet) in inbound {
+            packet.withUnsafeBytes { driver.receive(type: type, $0, now: now, observer: &observer) }
+        }
+        pass(&driver, &model, now: now, &observer)
+    }
+    // Every credit given back, the controller answering: whatever was queued goes out.
+    for _ in 0..<400 {
+        var inbound: [[UInt8]] = []
+        for l in 0..<Capacity.links where model.inFlight[l] > 0 { inbound.append(model.completed(l, model.inFlight[l])) }
+        now += 1
+        for packet in inbound { packet.withUnsafeBytes { driver.receive(type: H4PacketType.event, $0, now: now, observer: &observer) } }
+        pass(&driver, &model, now: now, &observer)
+        if inbound.isEmpty && driver.host.aclQueue.count == 0 { break }
+    }
+    precondition(!driver.host.isReady || driver.host.aclQueue.count == 0,
+                 "the transmit queue did not drain with every credit given back (\(driver.host.aclQueue.count) PDUs left)")
+    return 0
+}
+
+/// One turn of the board's loop: a pass, then the output sent to the controller
+/// (checked), and the controller's answers to commands.
+func pass(_ driver: inout HostDriver<EightBallPeripheral, NoSetup>, _ model: inout ControllerModel, now: UInt64,
+          _ observer: inout WholePacketObserver) {
+    for _ in 0..<8 {
+        let start = monotonicMilliseconds()
+        driver.service(now: now, observer: &observer)
+        precondition(monotonicMilliseconds() - start < 1_000, "a pass of the driver did not return within a second")
+        precondition(driver.host.aclQueue.count <= ACLTransmitQueue.capacity, "the transmit queue holds more than its capacity")
+        var answers: [[UInt8]] = []
+        var sent = 0
+        while driver.nextOutgoing() {
+            sent += 1
+            precondition(sent <= 1_000, "unbounded output from one pass")
+            let packet = driver.outgoing.withBytes { Array($0) }
+            if packet[0] == H4PacketType.command {
+                answers += model.answer(packet)
+                continue
+            }
+            precondition(packet[0] == H4PacketType.acl && packet.count >= 5, "a packet of type \(packet[0])")
+            let handle = (UInt16(packet[1]) | UInt16(packet[2]) << 8) & 0x0FFF
+            let link = Int(handle) - 0x40
+            precondition(link >= 0 && link < Capacity.links && model.connected[link], "ACL for handle \(handle), not connected (links \(model.connected))")
+            precondition(packet.count - 5 <= 27, "an ACL fragment longer than the controller's buffers")
+            model.inFlight[link] += 1
+            precondition(model.inFlight.reduce(0, +) <= model.buffers, "more ACL packets in flight than the controller has buffers")
+        }
+        for packet in answers {
+            // The link is gone once its Disconnection Complete reaches the host (not when Disconnect was sent).
+            if packet[0] == HCIEventCode.disconnectionComplete { model.forget(Int(packet[3]) | Int(packet[4]) << 8) }
+            packet.withUnsafeBytes { driver.receive(type: H4PacketType.event, $0, now: now, observer: &observer) }
+        }
+        // Work left for at once (a bounded pass that stopped, room freed): the board would pass again now.
+        guard answers.count > 0 || driver.nextDeadline() == 0 else { return }
+    }
+}
+
+/// The controller as the fuzz target plays it: links, and ACL packets not yet completed.
+struct ControllerModel {
+    let buffers: Int
+    var connected = [Bool](repeating: false, count: Capacity.links)
+    var inFlight = [Int](repeating: 0, count: Capacity.links)
+
+    static func handle(_ link: Int) -> UInt16 { UInt16(0x40 + link) }
+
+    /// Number Of Completed Packets for `n` of the link's packets.
+    mutating func completed(_ link: Int, _ n: Int) -> [UInt8] {
+        inFlight[link] -= n
+        let handle = Self.handle(link)
+        return [HCIEventCode.numberOfCompletedPackets, 5, 1, UInt8(handle & 0xFF), UInt8(handle >> 8), UInt8(n), 0]
+    }
+
+    /// Disconnection Complete (remote user terminated); the link's packets are gone with it.
+    mutating func disconnected(_ link: Int) -> [UInt8] {
+        forget(Int(Self.handle(link)))
+        return Self.disconnectionComplete(Self.handle(link))
+    }
+
+    static func disconnectionComplete(_ handle: UInt16) -> [UInt8] {
+        [HCIEventCode.disconnectionComplete, 4, 0, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x13]
+    }
+
+    mutating func forget(_ handle: Int) {
+        let link = handle - 0x40
+        guard link >= 0, link < Capacity.links else { return }
+        connected[link] = false
+        inFlight[link] = 0
+    }
+
+    /// The events answering a command: Command Status for Disconnect (then the
+    /// Disconnection Complete), Command Complete with success for the rest.
+    func answer(_ command: [UInt8]) -> [[UInt8]] {
+        let opcode = UInt16(command[1]) | UInt16(command[2]) << 8
+        guard opcode == HCIOpcode.disconnect, command.count >= 6 else {
+            return [[0x0E, 4, 1, command[1], command[2], 0]]
+        }
+        let status: [UInt8] = [0x0F, 4, 0, 1, command[1], command[2]]
+        let link = Int((UInt16(command[4]) | UInt16(command[5]) << 8) & 0x0FFF) - 0x40
+        guard link >= 0, link < Capacity.links, connected[link] else { return [status] }
+        return [status, Self.disconnectionComplete(Self.handle(link))]
+    }
+}
+
+/// Input bytes read in order; zeros once they run out.
+struct Script {
+    let data: UnsafeRawBufferPointer
+    var at = 0
+    init(_ data: UnsafeRawBufferPointer) { self.data = data }
+    var isEmpty: Bool { at >= data.count }
+    mutating func next() -> Int {
+        guard at < data.count else { return 0 }
+        at += 1
+        return Int(data[at - 1])
+    }
+    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(next()) } }
+}
+
+/// The 8-Ball's longest name (248 bytes): a Device Name read is a Read and 11 Read Blobs at ATT_MTU 23.
+let longName: UnsafeRawBufferPointer = {
+    let name = UnsafeMutableRawBufferPointer.allocate(byteCount: 248, alignment: 1)
+    name.initializeMemory(as: UInt8.self, repeating: 0x6E)
+    return UnsafeRawBufferPointer(name)
+}()
+
+func monotonicMilliseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000 + UInt64(time.tv_nsec) / 1_000_000
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of Fuzz/ over the core (BLEHost, EightBall) and the
-# vendor drivers (VendorDrivers: targets 3, 6, 7 and 9) with
+# vendor drivers (VendorDrivers: targets 3, 6, 7 and 10) with
 # AddressSanitizer and runs them. Usage: scripts/fuzz.sh [SECONDS] [TARGET]
 # (default 30 s, all targets, then the Realtek (6), Intel (7), USB descriptor
-# (8) and Broadcom .hcd (9) targets SECONDS each on their own: 5 x SECONDS in all; TARGET is a number of
+# (8), transmit-pressure (9) and Broadcom .hcd (10) targets SECONDS each on their own: 6 x SECONDS in all; TARGET is a number of
 # Fuzz/FuzzTargets.swift's list, e.g. 5 for USB transfers, run alone with its own corpus).
 # Fails on any crash, trap or sanitizer report; the reproducer lands in .build/fuzz/.
 set -euo pipefail
@@ -16,7 +16,8 @@ mkdir -p "$corpus"
 # A build that fails must not leave the last one's binary to run.
 rm -f "$out/fuzz-core"
 flags=(-sanitize=fuzzer,address -parse-as-library -Onone -enable-experimental-feature AddressableParameters)
-swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
+# -enable-testing: target 9 reads the transmit queue's fill (@testable import).
+swiftc "${flags[@]}" -enable-testing -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
     -c -wmo Sources/BLEHost/*.swift -o "$out/BLEHost.o" 2>&1 | grep -v "warning:" || true
 swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \
     -c -wmo Sources/EightBall/*.swift -o "$out/EightBall.o" 2>&1 | grep -v "warning:" || true
@@ -26,7 +27,7 @@ swiftc "${flags[@]}" -I "$out" Fuzz/FuzzTargets.swift "$out/BLEHost.o" "$out/Eig
     -o "$out/fuzz-core" 2>&1 \
     | grep -v -e "ld.gold: warning" -e "^$" || true
 [ -x "$out/fuzz-core" ] || { echo "fuzz: build failed"; exit 1; }
-# The vendor file targets (6 Realtek, 7 Intel, 9 Broadcom) take whole files: their corpus
+# The vendor file targets (6 Realtek, 7 Intel, 10 Broadcom) take whole files: their corpus
 # is seeded from the real Debian files under .cache/firmware-debian
 # (scripts/firmware-files.sh), a selector byte before each; nothing is committed.
 firmware=.cache/firmware-debian/lib/firmware
@@ -36,9 +37,12 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
         6) files=("$firmware"/rtl_bt/*.bin) ;;
         7) files=("$firmware"/intel/ibt-0040-*.sfi "$firmware"/intel/ibt-0041-*.sfi "$firmware"/intel/ibt-1040-*.sfi
                   "$firmware"/intel/ibt-18-16-1.sfi "$firmware"/intel/ibt-19-0-4.sfi "$firmware"/intel/ibt-*.ddc) ;;
-        9) files=("$firmware"/brcm/*.hcd) ;;
+        10) files=("$firmware"/brcm/*.hcd) ;;
         8) mkdir -p "$dir"  # the emulated dongle's configuration descriptor (Tests/USBFixture), full speed
            printf '\x08\x09\x02\x27\x00\x01\x01\x00\xc0\x32\x09\x04\x00\x00\x03\xe0\x01\x01\x00\x07\x05\x81\x03\x10\x00\x01\x07\x05\x82\x02\x40\x00\x00\x07\x05\x02\x02\x40\x00\x00' > "$dir/fixture-dongle"
+           echo "$dir"; return 0 ;;
+        9) mkdir -p "$dir"  # issue 25's livelock: one ACL buffer, 20 Pairing Requests, the Answer CCCD on, a question
+           { printf '\x09\x00'; for _ in $(seq 20); do printf '\x03'; done; printf '\x02\x03\x02\x02\x03abc'; } > "$dir/full-queue-answer"
            echo "$dir"; return 0 ;;
         *) return 0 ;;
     esac
@@ -46,12 +50,12 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
     if [ ! -d "$dir" ]; then
         mkdir -p "$dir"
         for f in "${files[@]}"; do
-            [ -f "$f" ] && { printf "\\x0$t"; cat "$f"; } > "$dir/$(basename "$f")"
+            [ -f "$f" ] && { printf "\\x$(printf %02x "$t")"; cat "$f"; } > "$dir/$(basename "$f")"
         done
     fi
     echo "$dir"
 }
-maxlen() { case $1 in 6|9) echo 131072 ;; 7) echo 1048576 ;; *) echo 600 ;; esac; }
+maxlen() { case $1 in 6|10) echo 131072 ;; 7) echo 1048576 ;; *) echo 600 ;; esac; }
 run() {  # run TARGET-or-empty SECONDS
     local t=$1 secs=$2 dir="$out/corpus${1:+-$1}" seed
     mkdir -p "$dir"
@@ -65,10 +69,12 @@ if [ -n "$target" ]; then
     run "$target" "$seconds"
 else
     # Every target by the first byte, then each of the file and descriptor
-    # targets on its own for as long (the test command: 5 x 30 s).
+    # targets and the driver's under a filling transmit queue (a script of
+    # many steps, slower per input) on its own for as long (the test command: 6 x 30 s).
     run "" "$seconds"
     run 6 "$seconds"
     run 7 "$seconds"
     run 8 "$seconds"
     run 9 "$seconds"
+    run 10 "$seconds"
 fi

@@ -89,7 +89,7 @@ enum USBController {
         let controllers = devices.filter { $0.isBluetooth }
         let uart = boardUARTRow(firmwareDirectory)
         if controllers.isEmpty {
-            writeStandardError("no USB Bluetooth controllers found (\(devices.count) USB devices seen)\n")
+            Log.warning("no USB Bluetooth controllers found (\(devices.count) USB devices seen)")
             if uart == nil { return Exit.success }
         }
         printLine("VID:PID    PATH        DRIVER      FAMILY    FIRMWARE                            PRODUCT")

@@ -118,7 +118,7 @@ def link():
 def peripheral(link, request, tmp_path):
     """Factory: peripheral(name="Ball8", *extra_flags) starts the 8-Ball on the
     first controller and returns once it advertises. Our binary gets --btsnoop
-    (a file in tmp_path) unless the test passes its own. At teardown each one
+    (a file in tmp_path) and --log-level debug unless the test passes its own. At teardown each one
     still running gets SIGTERM and must exit 0 within 3 s; one that exited
     before must have exited 0 (a test that stopped it itself)."""
     started = []
@@ -136,8 +136,10 @@ def peripheral(link, request, tmp_path):
             extra = (*extra, "--btsnoop", btsnoop)
         else:
             btsnoop = extra[extra.index("--btsnoop") + 1]
+        if "--log-level" not in extra:
+            extra = ("--log-level", "debug", *extra)
         process = Peripheral("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[0]}", "--name", name,
-                             "--log-level", "debug", *extra, btsnoop=btsnoop)
+                             *extra, btsnoop=btsnoop)
         started.append(process)
         process.wait_for("info: advertising")
         return process

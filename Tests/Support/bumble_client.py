@@ -4,12 +4,15 @@ import asyncio
 import contextlib
 
 from bumble.device import Device, Peer
+from bumble.core import UUID
 from bumble.hci import Address
 from bumble.transport import open_transport
 
 SERVICE = "8E38140A-27BE-4090-8955-4FC4B5698D1E"
 QUESTION = "BDD37D7A-F66A-47B9-A49C-FE29FD235A77"
 ANSWER = "349A0D7B-6215-4E2C-A095-AF078D737445"
+GAP_SERVICE = UUID.from_16_bits(0x1800)
+DEVICE_NAME = UUID.from_16_bits(0x2A00)
 STEP = 15.0
 
 
@@ -26,12 +29,16 @@ async def central(port, address="F1:F2:F3:F4:F5:C6"):
         yield device
 
 
-async def find(device, name, timeout=STEP):
-    """The advertisement of the 8-Ball called `name` (legacy or extended report)."""
+async def find(device, name, timeout=STEP, prefix=False):
+    """The advertisement of the 8-Ball called `name` (legacy or extended report);
+    prefix=True also takes a shortened name that `name` starts with (a long name)."""
     found = asyncio.get_running_loop().create_future()
 
+    def matches(advertised):
+        return advertised == name.encode() or (prefix and name.encode().startswith(advertised))
+
     def on_advertisement(advertisement):
-        if name.encode() in names_in(advertisement) and not found.done():
+        if any(matches(n) for n in names_in(advertisement)) and not found.done():
             found.set_result(advertisement)
 
     device.on("advertisement", on_advertisement)
@@ -55,6 +62,11 @@ class EightBall:
     async def connect(cls, device, name, mtu=None):
         advertisement = await find(device, name)
         connection = await asyncio.wait_for(device.connect(advertisement.address), STEP)
+        return await cls.discover(connection, mtu)
+
+    @classmethod
+    async def discover(cls, connection, mtu=None):
+        """The 8-Ball on an open `connection`: MTU exchange (if `mtu`), then discovery."""
         peer = Peer(connection)
         if mtu:
             await asyncio.wait_for(peer.request_mtu(mtu), STEP)
@@ -82,6 +94,13 @@ class EightBall:
             await self.subscribe()
         await self.write(text)
         return await self.next_answer()
+
+    async def device_name(self):
+        """The GAP Device Name characteristic (0x2A00) of the discovered services."""
+        gap = [s for s in self.peer.services if s.uuid == GAP_SERVICE]
+        assert gap, "no GAP service"
+        await asyncio.wait_for(gap[0].discover_characteristics(), STEP)
+        return gap[0].get_characteristics_by_uuid(DEVICE_NAME)[0]
 
     async def read_answer(self):
         return bytes(await asyncio.wait_for(self.answer.read_value(), STEP))

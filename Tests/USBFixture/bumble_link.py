@@ -15,7 +15,10 @@ given ports instead (a restarted link, to which QEMU reconnects).
 connection has (Bumble's link uses the controller's LE random address, which a
 controller advertising with an extended advertising set's own address — Linux
 with BlueZ — may never have set: its peer then drops all its data).
-Usage: python Tests/USBFixture/bumble_link.py [--acl-length 251] [--ports P0,P1,…]
+--acl-packets N: the LE ACL buffers each controller announces (Bumble's default
+64); few make a host wait for Number Of Completed Packets, so its transmit
+queue fills (Tests/USBFixture/test_pressure_usb.py).
+Usage: python Tests/USBFixture/bumble_link.py [--acl-length 251] [--acl-packets 64] [--ports P0,P1,…]
                                               [--connection-address] [N=3]"""
 import argparse
 import asyncio
@@ -40,7 +43,7 @@ class ConnectionAddressLink(LocalLink):
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
 
-async def main(count, acl_length, wanted_ports, connection_address=False):
+async def main(count, acl_length, wanted_ports, connection_address=False, acl_packets=None):
     link = ConnectionAddressLink() if connection_address else LocalLink()
     keep, ports = [], []
     for index in range(count):
@@ -52,6 +55,8 @@ async def main(count, acl_length, wanted_ports, connection_address=False):
         controller = Controller(f"U{index}", host_source=transport.source, host_sink=transport.sink, link=link)
         controller.le_acl_data_packet_length = acl_length
         controller.acl_data_packet_length = acl_length
+        if acl_packets:
+            controller.total_num_le_acl_data_packets = acl_packets
         keep.append((transport, controller))
     print("PORTS", *ports, flush=True)
     await asyncio.get_running_loop().create_future()
@@ -61,8 +66,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("count", nargs="?", type=int, default=3)
     parser.add_argument("--acl-length", type=int, default=251)
+    parser.add_argument("--acl-packets", type=int, default=None)
     parser.add_argument("--ports", default="")
     parser.add_argument("--connection-address", action="store_true")
     args = parser.parse_args()
     ports = [int(p) for p in args.ports.split(",") if p]
-    asyncio.run(main(len(ports) or args.count, args.acl_length, ports, args.connection_address))
+    asyncio.run(main(len(ports) or args.count, args.acl_length, ports, args.connection_address, args.acl_packets))
