@@ -52,11 +52,15 @@ while [ $# -gt 0 ]; do
 done
 case "$arch" in
     x86_64|amd64)
-        target=x86_64-unknown-linux-gnu; stdlib_target=$target; cross=(); run=(); strip=strip
+        target=x86_64-unknown-linux-gnu; stdlib_target=$target; cross=(); run=(); strip=strip; link=()
         out=${out:-.build-embedded} ;;
     arm64|aarch64)
         target=aarch64-unknown-linux-gnu; stdlib_target=aarch64-none-none-elf
         cross=(-Xcc "--target=$target"); run=(qemu-aarch64-static); strip=aarch64-linux-gnu-strip
+        # Segments aligned for 16 KB pages (the Pi 5's kernel; Debian's and the
+        # Pi 3/4's use 4 KB), not the linker's 64 KB default, whose padding put
+        # up to 64 KB of zeros in the file as the code grew past a boundary.
+        link=(-Wl,-z,max-page-size=16384)
         out=${out:-.build-embedded-arm64} ;;
     *) echo "build-embedded: unknown --arch $arch (x86_64 or arm64)" >&2; exit 2 ;;
 esac
@@ -107,7 +111,7 @@ rm -f "$binary"
 "$clang" -target "$target" -o "$binary" "$out/obj/ITCBDongle.o" "$out/obj/BLEHost.o" "$out/obj/EightBall.o" \
     "$out/obj/VendorDrivers.o" \
     -L "$embedded_lib" -lswiftUnicodeDataTables -lusb-1.0 \
-    -Wl,--gc-sections -Wl,-z,relro -Wl,-z,now -Wl,--build-id
+    -Wl,--gc-sections -Wl,-z,relro -Wl,-z,now -Wl,--build-id "${link[@]}"
 touch -d "@$start" "$binary"  # out of date for any source edited while it was built
 "${run[@]}" "$binary" --version > /dev/null
 

@@ -7,7 +7,9 @@
 # 512 KB; lintian clean, Debian 12's and 13's), then runs the packaged binary in user-mode QEMU
 # (qemu-aarch64-static, with Debian's arm64 glibc and libusb from multiarch)
 # against Bumble over H4 on loopback TCP: the peripheral interop suite (Tests/Interop) and the central's
-# twenty questions to a Bumble 8-Ball and a hundred to our own arm64 peripheral.
+# twenty questions to a Bumble 8-Ball and a hundred to our own arm64 peripheral; and
+# the Raspberry Pi's UART set-up (an emulated Broadcom chip on a pseudo-terminal:
+# patchram, 460800 baud, twenty questions).
 #
 # Usage: scripts/test-arm64.sh [PYTEST ARGS]
 #   with arguments, pytest runs those instead (the same binary), e.g.
@@ -41,5 +43,6 @@ chmod +x "$work/itcb-dongle"
 # control they prove is the same core code on both.
 (($#)) || set -- -q Tests/Interop --ignore=Tests/Interop/test_pressure.py \
     Tests/Central/test_central.py::test_twenty_questions_against_bumble_peripheral \
-    Tests/Central/test_central.py::test_hundred_questions_our_central_against_our_peripheral
+    Tests/Central/test_central.py::test_hundred_questions_our_central_against_our_peripheral \
+    Tests/Broadcom/test_broadcom.py::test_broadcom_pi_uart_at_a_chosen_rate
 ITCB_DONGLE_BIN=$work/itcb-dongle .venv/bin/python -m pytest "$@"

@@ -44,13 +44,6 @@ enum FirmwareSetup {
         file.map { UnsafeRawBufferPointer($0) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
     }
 
-    /// "Realtek: DIR/rtl_bt/, Debian package firmware-realtek (…); Intel: …", from the table.
-    static var foldersHelp: String {
-        var table = ChipsetTable()
-        var folders = ChipsetFolders()
-        return (0..<ChipsetTable.count).compactMap { table.visit($0, &folders) }.joined(separator: "; ")
-    }
-
     /// The set-up the driver runs first on this transport: by VID:PID on USB,
     /// the probe (Reset, Read Local Version, then the chipset that recognises
     /// it) on other transports when --firmware-dir is given, on a UART for the
@@ -70,50 +63,26 @@ struct ChipsetFacts {
     var summaryLevel: SummaryLevel
     var summary: String
 
+    init(_ description: ChipsetDescription) {
+        label = text(description.label)
+        info = description.info
+        request = description.request
+        failure = "\(description.failure)"
+        summaryLevel = description.summaryLevel
+        summary = text(description.summary)
+    }
+
     var directory: String { "\(info.directory)" }
     var package: String { "Debian package \(info.package)" }
 }
 
-struct DescribeChipset: ChipsetVisitor {
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> ChipsetFacts {
-        var label = FixedBytes<64>()
-        driver.writeLabel(into: &label)
-        var request = FileRequest()
-        driver.files(&request)
-        var summary = FixedBytes<192>()
-        let level = driver.writeSummary(into: &summary)
-        return ChipsetFacts(label: text(label), info: D.info, request: request, failure: "\(driver.failure)",
-                            summaryLevel: level, summary: text(summary))
-    }
-}
-
-struct ChipsetFolders: ChipsetVisitor {
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> String {
-        "\(D.info.vendor): DIR/\(D.info.directory)/, Debian package \(D.info.package)"
-    }
-}
-
-/// What `--list-controllers` shows for a USB dongle: the chipset's family, model and typical file.
-struct USBModel: ChipsetVisitor {
-    let vendor: UInt16, product: UInt16
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> (family: String, model: String, file: String)? {
-        var model = FixedBytes<64>(), file = FixedBytes<64>()
-        guard D.usbModel(vendor: vendor, product: product, model: &model, file: &file) else { return nil }
-        return ("\(D.info.vendor)", text(model), "\(D.info.directory)/" + text(file))
-    }
-}
-
-func text<let n: Int>(_ bytes: FixedBytes<n>) -> String {
+func text(_ bytes: ChipsetText) -> String {
     bytes.withBytes { String(decoding: $0, as: UTF8.self) }
 }
 
 extension VendorSetup {
-    /// The chipset running the set-up, described; nil while probing or when none took the controller.
-    mutating func facts() -> ChipsetFacts? {
-        guard let active else { return nil }
-        var describe = DescribeChipset()
-        return table.visit(active, &describe)
-    }
+    /// The chipset running the set-up, in the platform's words; nil while probing or when none took the controller.
+    mutating func facts() -> ChipsetFacts? { describe().map(ChipsetFacts.init) }
 }
 
 /// The files a chipset set-up asks for, read whole and kept until the session
@@ -175,6 +144,20 @@ struct VendorFiles {
         }
         Log.info("\(facts.label): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(companionPath)")")
         return true
+    }
+
+    /// The set-up handed over to the host: what it loaded, and an address the
+    /// controller's whole model shares is not used as the public one.
+    mutating func setupEnded(_ setup: inout VendorSetup, _ configuration: inout HostConfiguration) {
+        reportLoaded(&setup)
+        guard let shared = setup.status.sharedDefaultAddress, let facts = setup.facts() else { return }
+        let why = "\(facts.label): its address \(shared.string) is a default every unit of the model shares"
+        if configuration.forceRandomAddress {
+            Log.info("\(why); --address is used")
+            return
+        }
+        configuration.forceRandomAddress = true
+        Log.info("\(why); using the static random address \(configuration.staticAddress.string) (derived from the machine id) instead")
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.

@@ -170,7 +170,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         do throws(TransportError) {
             while true {
                 let state = driver.check(now: now)
-                followBaudRate()
+                serial?.follow(driver.setup.status.portBaudRate)
                 switch state {
                 case .finished(let end):
                     return finish(end)
@@ -179,7 +179,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     driver.provideFiles(firmware: files.firmware, companion: files.companion, now: now)
                     continue
                 case .running:
-                    if !files.reported { setupEnded() }
+                    if !files.reported { files.setupEnded(&driver.setup, &driver.host.configuration) }
                 case .settingUp:
                     break
                 }
@@ -240,34 +240,6 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         case .packet(let type, let packet): driver.receive(type: type, packet, now: now, observer: &observer)
         case .stream(let bytes): driver.receive(stream: bytes, now: now, observer: &observer)
         }
-    }
-
-    /// A chipset changed the controller's UART rate (or its restart did): the
-    /// port follows before anything more is sent.
-    mutating func followBaudRate() {
-        guard let serial else { return }
-        let rate = Int(driver.setup.status.portBaudRate)
-        guard rate > 0, rate != serial.baud else { return }
-        let was = serial.baud
-        if serial.setBaud(rate) {
-            Log.info("\(transport.description): now at \(rate) baud (was \(was)), as the controller")
-        } else {
-            Log.warning("\(transport.description): cannot set \(rate) baud; the controller will not be understood")
-        }
-    }
-
-    /// The set-up handed over to the host: what it loaded, and an address the
-    /// controller's whole model shares is not used as the public one.
-    mutating func setupEnded() {
-        files.reportLoaded(&driver.setup)
-        guard let shared = driver.setup.status.sharedDefaultAddress, let facts = driver.setup.facts() else { return }
-        let configuration = driver.host.configuration
-        if configuration.forceRandomAddress {
-            Log.info("\(facts.label): its address \(shared.string) is a default every unit of the model shares; --address is used")
-            return
-        }
-        driver.host.configuration.forceRandomAddress = true
-        Log.info("\(facts.label): its address \(shared.string) is a default every unit of the model shares; using the static random address \(configuration.staticAddress.string) (derived from the machine id) instead")
     }
 
     /// How the driver ended, as the session's end (README "Exit codes"), with its log line.

@@ -228,6 +228,19 @@ final class SerialTransport: DescriptorTransport {
         return true
     }
 
+    /// A chipset changed the controller's rate (or its restart did): the port
+    /// follows before anything more is sent. 0: no change asked.
+    func follow(_ wanted: UInt32) {
+        let rate = Int(wanted)
+        guard rate > 0, rate != baud else { return }
+        let was = baud
+        if setBaud(rate) {
+            Log.info("\(description): now at \(rate) baud (was \(was)), as the controller")
+        } else {
+            Log.warning("\(description): cannot set \(rate) baud; the controller will not be understood")
+        }
+    }
+
     override func warnHungAfterWarmStart() {
         let (other, _) = SerialTransport.rates(spec: baud, retry: true)
         Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(other) baud once (a chip a set-up switched to a faster rate keeps it until it restarts)")

@@ -160,29 +160,14 @@ func firmwareColumns(_ c: USBCandidate, _ directory: String) -> String {
 }
 
 /// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1), when
-/// there: the chipsets probed on every UART and where their files are looked for.
+/// there: probed at start, the chip named by its answer.
 func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> String? {
     guard access(path, F_OK) == 0 else { return nil }
-    var table = ChipsetTable()
-    var uart = UARTChipsets()
-    let families = (0..<ChipsetTable.count).compactMap { table.visit($0, &uart) ?? nil }
-    let family = families.map { $0.family }.joined(separator: "/")
-    let files = families.map { "\(directory)/\($0.folder)/" }.joined(separator: ", ")
-    return "UART       \(USBController.pad("serial:" + path, 10))  \(USBController.pad("(probed)", 10))  \(USBController.pad(family, 8))  \(USBController.pad(files, 34))  the board's Bluetooth UART (the chip is named at start)"
-}
-
-struct UARTChipsets: ChipsetVisitor {
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> (family: String, folder: String)? {
-        D.info.quirks.probedOnEveryUART ? ("\(D.info.vendor)", "\(D.info.directory)") : nil
-    }
+    return "UART       \(USBController.pad("serial:" + path, 10))  (probed)    -         \(USBController.pad(directory + "/…", 34))  the board's Bluetooth UART (the chip is named at start)"
 }
 
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.
 func firmwareGuess(vendor: UInt16, product: UInt16) -> (family: String, model: String, file: String)? {
-    var table = ChipsetTable()
-    var model = USBModel(vendor: vendor, product: product)
-    for index in 0..<ChipsetTable.count {
-        if let found = table.visit(index, &model), let found { return found }
-    }
-    return nil
+    guard let found = ChipsetTable.usbModel(vendor: vendor, product: product) else { return nil }
+    return ("\(found.info.vendor)", text(found.model), "\(found.info.directory)/" + text(found.file))
 }

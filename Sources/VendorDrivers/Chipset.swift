@@ -121,9 +121,9 @@ public struct ChipsetQuirks: Equatable, Sendable {
 /// What `.needFiles` asks for: up to two candidate names for the firmware
 /// (the first that exists is read, as Linux tries them) and an optional companion.
 public struct FileRequest {
-    public var firmware: FixedBytes<64>
-    public var alternative: FixedBytes<64>
-    public var companion: FixedBytes<64>
+    public var firmware: ChipsetText
+    public var alternative: ChipsetText
+    public var companion: ChipsetText
     public var companionRequired: Bool
     /// No firmware file found: the chipset goes on without one (from ROM).
     public var optional: Bool
@@ -135,6 +135,9 @@ public struct FileRequest {
         optional = false
     }
 }
+
+/// A name or a log line a chipset writes (one size: one specialisation of each writer).
+public typealias ChipsetText = FixedBytes<128>
 
 /// Where the controller is: what a chipset may need to know about its transport.
 public struct ChipsetContext: Equatable {
@@ -182,7 +185,14 @@ public protocol ChipsetVisitor {
     mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Result
 }
 
-/// THE TABLE. Adding a chipset: its file, a stored driver here and its line in `visit`.
+/// A question to one chipset of the table that needs no driver state (its USB IDs, its recognition, its data).
+public protocol ChipsetQuestion {
+    associatedtype Result
+    mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Result
+}
+
+/// THE TABLE. Adding a chipset: its file, a stored driver here and its line in
+/// `visit` and in `ask`.
 public struct ChipsetTable {
     var realtek = RealtekDriver()
     var intel = IntelDriver()
@@ -203,23 +213,80 @@ public struct ChipsetTable {
         }
     }
 
-    /// The first entry for which `visitor` answers true, or nil.
-    public static func first<V: ChipsetVisitor>(_ visitor: inout V) -> Int? where V.Result == Bool {
-        var table = ChipsetTable()
-        for index in 0..<count where table.visit(index, &visitor) == true { return index }
+    /// `question` to entry `index`'s chipset; nil past the end.
+    public static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result? {
+        switch index {
+        case 0: question.ask(RealtekDriver.self)
+        case 1: question.ask(IntelDriver.self)
+        case 2: question.ask(BroadcomDriver.self)
+        default: nil
+        }
+    }
+
+    /// The first entry whose chipset answers `question` with true, or nil.
+    public static func first<Q: ChipsetQuestion>(_ question: inout Q) -> Int? where Q.Result == Bool {
+        for index in 0..<count where ask(index, &question) == true { return index }
         return nil
     }
 }
 
+/// What the board logs about the active chipset, written without allocation.
+public struct ChipsetDescription {
+    public var info: ChipsetInfo
+    /// "Realtek RTL8761B/BU".
+    public var label = ChipsetText()
+    public var request = FileRequest()
+    public var failure: StaticString
+    public var summaryLevel: SummaryLevel
+    public var summary = ChipsetText()
+}
+
+struct Describe: ChipsetVisitor {
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> ChipsetDescription {
+        var description = ChipsetDescription(info: D.info, failure: driver.failure, summaryLevel: .none)
+        driver.writeLabel(into: &description.label)
+        driver.files(&description.request)
+        description.summaryLevel = driver.writeSummary(into: &description.summary)
+        return description
+    }
+}
+
+/// A USB dongle's chipset as `--list-controllers` shows it: its model and the
+/// file a typical unit needs (under `info.directory`).
+public struct USBModel {
+    public var info: ChipsetInfo
+    public var model = ChipsetText()
+    public var file = ChipsetText()
+}
+
+struct FindUSBModel: ChipsetQuestion {
+    let vendor: UInt16, product: UInt16
+    var found: USBModel? = nil
+    mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
+        var model = USBModel(info: D.info)
+        guard D.usbModel(vendor: vendor, product: product, model: &model.model, file: &model.file) else { return false }
+        found = model
+        return true
+    }
+}
+
+extension ChipsetTable {
+    /// The chipset and model of a USB dongle, nil when no entry knows it.
+    public static func usbModel(vendor: UInt16, product: UInt16) -> USBModel? {
+        var find = FindUSBModel(vendor: vendor, product: product)
+        return first(&find) == nil ? nil : find.found
+    }
+}
+
 /// Which entry serves a USB dongle, and how it starts.
-public struct USBClaim: ChipsetVisitor {
+public struct USBClaim: ChipsetQuestion {
     public let vendor: UInt16, product: UInt16
     public var start: USBStart? = nil
     public init(vendor: UInt16, product: UInt16) {
         self.vendor = vendor
         self.product = product
     }
-    public mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Bool {
+    public mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
         start = D.usbStart(vendor: vendor, product: product)
         return start != nil
     }

@@ -95,7 +95,7 @@ public struct VendorSetup: ControllerSetup {
             var recognise = Recognise(version: found, context: context)
             let taker: Int?
             if case .probe(let only?) = plan {
-                taker = table.visit(only, &recognise) == true ? only : nil
+                taker = ChipsetTable.ask(only, &recognise) == true ? only : nil
             } else {
                 taker = ChipsetTable.first(&recognise)
             }
@@ -133,6 +133,13 @@ public struct VendorSetup: ControllerSetup {
 
     public mutating func command(into packet: inout HCIPacket) { packet = self.packet }
 
+    /// The chipset running the set-up, described; nil while probing or when none took the controller.
+    public mutating func describe() -> ChipsetDescription? {
+        guard let active else { return nil }
+        var describe = Describe()
+        return table.visit(active, &describe)
+    }
+
     /// The probe: 10 s per answer (as the Realtek ROM's check always had).
     public var answerTimeout: UInt64 { active == nil ? 10_000 : status.answerTimeout }
     public var pause: UInt64 { status.pause }
@@ -166,16 +173,16 @@ struct StatusQuery: ChipsetVisitor {
     }
 }
 
-struct Recognise: ChipsetVisitor {
+struct Recognise: ChipsetQuestion {
     let version: LocalVersion
     let context: ChipsetContext
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Bool {
+    mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
         (context.probeEveryChipset || D.info.quirks.probedOnEveryUART) && D.recognises(version, context: context)
     }
 }
 
-struct ProbedOnEveryUART: ChipsetVisitor {
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Bool { D.info.quirks.probedOnEveryUART }
+struct ProbedOnEveryUART: ChipsetQuestion {
+    mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool { D.info.quirks.probedOnEveryUART }
 }
 
 /// One set-up step on the active chipset.

@@ -21,7 +21,7 @@ import BLEHost
         #expect(boardUARTRow("/lib/firmware", path: "/nonexistent/serial1") == nil)
         let row = boardUARTRow("/fw", path: "/dev/null")
         #expect(row?.hasPrefix("UART       serial:/dev/null") == true)
-        #expect(row?.contains("Broadcom") == true && row?.contains("/fw/brcm/") == true)
+        #expect(row?.contains("(probed)") == true && row?.contains("/fw/") == true)
     }
 
     /// A file of ours in a fresh temporary directory: read whole, refused over
