@@ -48,13 +48,7 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         var context = ChipsetContext()
         context.uartBaud = 115_200
         context.uartTargetBaud = targetBaud
-        var d = makeDriver(VendorSetup(plan: .probe(only: nil), context: context))
-        d.start(now: 0)
-        _ = drain(&d)
-        deliver(&d, resetComplete, now: 10, &o)
-        _ = drain(&d)
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 15, hciVersion: 6, revision: 0x1100, subversion: 0x2209)), now: 20, &o)
-        return d
+        return probedDriver(localVersion(manufacturer: 15, hciVersion: 6, revision: 0x1100, subversion: 0x2209), &o, context: context)
     }
 
     @Test func patchramDownloadWithPausesBaudRateAndDefaultAddress() {
@@ -153,16 +147,8 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         uart.uartBaud = 115_200
         let plan = VendorSetup.plan(for: &uart, probe: false)
         #expect(plan == .probe(only: nil) && !uart.probeEveryChipset)
-        func probed(_ version: [UInt8]) -> TestDriver<VendorSetup> {
-            var o = RecordingObserver()
-            var d = makeDriver(VendorSetup(plan: plan, context: uart))
-            d.start(now: 0)
-            _ = drain(&d)
-            deliver(&d, resetComplete, now: 10, &o)
-            _ = drain(&d)
-            deliver(&d, commandComplete(HCIOpcode.readLocalVersion, version), now: 20, &o)
-            return d
-        }
+        var o = RecordingObserver()
+        func probed(_ version: [UInt8]) -> TestDriver<VendorSetup> { probedDriver(version, &o, context: uart) }
         // An un-patched RTL8761B on a bare UART: left alone, as before the table.
         var realtek = probed(localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761))
         #expect({ realtek.state == .running && realtek.setup.active == nil }())

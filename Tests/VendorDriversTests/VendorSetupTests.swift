@@ -13,9 +13,9 @@ func probeDriver(settings: DriverSettings = DriverSettings()) -> TestDriver<Vend
 }
 
 /// A probing driver whose controller answered Reset (at 10 ms), then Read Local
-/// Version Information with `version` (at 20 ms).
-func probedDriver(_ version: [UInt8], _ o: inout RecordingObserver) -> TestDriver<VendorSetup> {
-    var d = probeDriver()
+/// Version Information with `version` (at 20 ms); `context` for a UART's.
+func probedDriver(_ version: [UInt8], _ o: inout RecordingObserver, context: ChipsetContext? = nil) -> TestDriver<VendorSetup> {
+    var d = context.map { makeDriver(VendorSetup(plan: .probe(only: nil), context: $0)) } ?? probeDriver()
     d.start(now: 0)
     _ = drain(&d)
     deliver(&d, resetComplete, now: 10, &o)
