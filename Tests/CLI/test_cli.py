@@ -265,9 +265,15 @@ def test_readme_running_steps(tmp_path):
         started.append(subprocess.Popen(as_run(controllers), shell=True, cwd=REPO, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True, start_new_session=True))
         assert started[0].stdout.readline().split() == ["PORTS", *free]
-        started.append(subprocess.Popen(as_run(peripheral), shell=True, cwd=REPO, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True))
-        time.sleep(1.5)
+        log = tmp_path / "peripheral.log"
+        with open(log, "w") as output:
+            started.append(subprocess.Popen(as_run(peripheral), shell=True, cwd=REPO, stdout=output,
+                                            stderr=subprocess.STDOUT, start_new_session=True))
+        # The central finds the peripheral once it advertises: wait for that line (a hang limit, not a guess).
+        deadline = time.time() + 60
+        while "advertising" not in log.read_text() and started[1].poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        assert "advertising" in log.read_text(), log.read_text()
         result = subprocess.run(as_run(central), shell=True, cwd=REPO, capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("Will it rain? -> ")
