@@ -27,7 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [HERE, os.path.join(REPO, "Tests", "Support")]
 from bench_figures import listing, per_question, strace_table, syscall_structure  # noqa: E402
-from fixture import Guest, Link, stop_process  # noqa: E402
+from fixture import Guest, Link  # noqa: E402
+from harness import stop_process  # noqa: E402
 
 NAME = "Bench"
 SYSCALL_SLACK = 0.1
