@@ -32,6 +32,14 @@ def run(*args, timeout=20, **kwargs):
     return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
+def docs(*args, env=None):
+    """The build-time tool that writes the man page and the completion from the option table
+    (`make docs-tool`, quick when it is up to date; the shipped binary has no generator)."""
+    subprocess.run(["make", "--no-print-directory", "-s", "docs-tool"], cwd=REPO, check=True, timeout=300)
+    return subprocess.run([os.path.join(REPO, ".build", "docs-tool", "itcb-dongle-docs"), *args], capture_output=True,
+                          text=True, timeout=20, env={**os.environ, **(env or {})})
+
+
 def closed_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -169,7 +177,7 @@ def test_readme_table_and_help_list_the_same_options():
     readme_options = set(re.findall(r"^\| `(--[a-z][a-z-]+)", table, re.M))
     readme_options |= set(re.findall(r"`, `(--[a-z][a-z-]+)", table))
     assert help_options - readme_options == set(), "in --help, not in the README table"
-    assert readme_options - help_options - {"--generate-completion-script"} == set(), "in the README, not in --help"
+    assert readme_options - help_options == set(), "in the README, not in --help"
 
 
 def test_readme_does_not_point_outside_the_repository():
@@ -214,14 +222,13 @@ def test_swift_version_is_the_same_in_package_and_readme():
 # --- item 20: man page and completion ------------------------------------------------
 
 def test_man_page_documents_every_option(tmp_path):
-    # Made by the binary from its option table, as --help is (issue 17).
-    page = subprocess.run([BINARY, "--generate-man-page"], capture_output=True, text=True, check=True,
-                          env={**os.environ, "SOURCE_DATE_EPOCH": "1795478400"}).stdout
+    # Made at build time from the option table --help is made from.
+    version = open(os.path.join(REPO, "VERSION")).read().strip()
+    page = docs("man-page", version, env={"SOURCE_DATE_EPOCH": "1795478400"}).stdout
     assert '"2026-11-24"' in page
     assert page.startswith(".TH ITCB\\-DONGLE 1")
     for option in set(re.findall(r"^\s+(?:-h, )?(--[a-z][a-z-]+)", help_text(), re.M)):
         assert "\\fB" + option.replace("-", "\\-") + "\\fR" in page, option
-    version = open(os.path.join(REPO, "VERSION")).read().strip()
     assert f'"itcb\\-dongle {version}"' in page
     (tmp_path / "itcb-dongle.1").write_text(page)
     if shutil.which("man") is None:  # man-db not installed: the deployment suite renders it
@@ -233,10 +240,12 @@ def test_man_page_documents_every_option(tmp_path):
 
 
 def test_completion_scripts():
-    bash = run("--generate-completion-script", "bash")
+    bash = docs("completion", "bash")
     assert bash.returncode == 0 and "--role" in bash.stdout and "peripheral" in bash.stdout
-    zsh = run("--generate-completion-script", "zsh")
+    zsh = docs("completion", "zsh")
     assert zsh.returncode == 0 and zsh.stdout.startswith("#compdef itcb-dongle")
+    # The shipped binary carries no generator.
+    assert "unknown option '--generate-completion-script'" in run("--generate-completion-script", "bash").stderr
 
 
 # --- item 9: README "Running" works in order as written; controllers.py Ctrl-C --------
@@ -479,7 +488,7 @@ def test_question_may_repeat():
 
 
 def test_bash_completion_offers_log_levels():
-    bash = run("--generate-completion-script", "bash").stdout
+    bash = docs("completion", "bash").stdout
     case = bash[bash.index("'--log-level')"):]
     case = case[:case.index(";;")]
     assert all(f"'{level}'" in case for level in ("error", "warning", "info", "debug", "trace")), case
