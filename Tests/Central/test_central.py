@@ -348,7 +348,7 @@ def test_interactive_prompt_offline_and_reconnect(link):
         peripheral.stop()
 
 
-# --- issue 19: the full name from the scan response; the prompt's line ------------------------
+# --- the full name from the scan response; the prompt's line ------------------------
 
 def test_long_name_is_found_by_its_full_name_from_the_scan_response(link):
     name = "Kiosk in the lobby"  # 18 bytes: advertised as "Kiosk in", whole in the scan response

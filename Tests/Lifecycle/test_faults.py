@@ -352,31 +352,6 @@ def test_a_peer_sending_smp_over_and_over_gets_two_lines_not_fifty(controllers):
         dongle.stop()
 
 
-def test_exchange_mtu_again_changes_nothing(controllers):
-    # The ATT MTU is set once per connection (Core Vol 3 Part F 3.4.2): a second
-    # Exchange MTU Request from the same link changes nothing.
-    dongle = peripheral(controllers.ports[0], "OnceMTU")
-
-    async def exchange_again():
-        async with central(controllers.ports[1]) as device:
-            ball = await EightBall.connect(device, "OnceMTU", mtu=100)
-            for mtu in range(101, 106):
-                ball.connection.send_l2cap_pdu(4, bytes([0x02, mtu, 0x00]))  # raw Exchange MTU Request
-                await asyncio.sleep(0.05)
-            answer = await ball.ask("Same MTU?")
-            await ball.disconnect()
-            return answer
-
-    try:
-        dongle.wait_for("info: advertising")
-        answer = asyncio.run(asyncio.wait_for(exchange_again(), 60))
-        assert answer.decode() in SLUGS
-        mtus = [l for _, l in dongle.lines if "info: MTU " in l]
-        assert len(mtus) == 1 and "MTU 100 " in mtus[0], dongle.log
-    finally:
-        dongle.stop()
-
-
 def test_a_central_that_only_reads_is_idle(controllers):
     # Only what an asker does (an accepted write: subscribe, question) restarts
     # the idle clock; reads and discovery do not, or centrals reading every 59 s
