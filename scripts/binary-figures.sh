@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shipped binary's footprint (issue 17), measured and gated:
+# The shipped binary's footprint, measured and gated:
 #   stripped size   strip -o FILE BINARY; its size                   <= 512 KB
 #   linked          readelf NEEDED: libc, libm, libusb-1.0 only (and their loader)
 #   start-up        exec → the peripheral's "advertising" line, over a Bumble

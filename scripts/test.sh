@@ -75,7 +75,7 @@ suite "firmware in QEMU mps2-an386 with Bumble" .venv/bin/python -m pytest -q Te
 suite "fuzzing the core and the vendor file and USB descriptor parsers (libFuzzer + ASan, 4 x 30 s)" scripts/fuzz.sh 30
 suite "core bench: <= 8,000 instructions and 0 allocations per question (valgrind)" scripts/bench.sh
 # Everything that talks to a peer runs the binary that ships: the same sources built as
-# Embedded Swift (issue 17); the debug build above ran the unit tests: both builds are proven.
+# Embedded Swift; the debug build above ran the unit tests: both builds are proven.
 suite "build (Embedded Swift, the shipped binary)" scripts/build-embedded.sh
 export ITCB_DONGLE_BIN=$PWD/.build-embedded/itcb-dongle
 export ITCB_DONGLE_RELEASE_BIN=$ITCB_DONGLE_BIN
