@@ -117,7 +117,7 @@ $(if $(filter EightBall,$(3)),$(call module,$(1),EightBall,$(call sources,EightB
 $(if $(filter VendorDrivers,$(3)),$(call module,$(1),VendorDrivers,$(call sources,VendorDrivers),$(2),BLEHost))
 endef
 
-.PHONY: shipped shipped-arm64 no-allocations stack-frames firmware fuzzer core-bench docs docs-tool install print-%
+.PHONY: FORCE shipped shipped-arm64 no-allocations stack-frames firmware fuzzer core-bench docs docs-tool install print-%
 
 # --- The shipped binary and its documentation --------------------------------------
 
@@ -143,7 +143,8 @@ $(DOCS_TOOL): Sources/ITCBDongleDocs/main.swift .build/docs-tool/ITCBOptions.o
 docs-tool: $(DOCS_TOOL)
 DOCS := $(OUT)/itcb-dongle.1 $(patsubst %,$(OUT)/completion/%,itcb-dongle.bash _itcb-dongle itcb-dongle.fish)
 docs: $(DOCS)
-$(OUT)/itcb-dongle.1: $(DOCS_TOOL) VERSION
+# Written every time (a few ms): its date is SOURCE_DATE_EPOCH's, which make cannot see change.
+$(OUT)/itcb-dongle.1: $(DOCS_TOOL) VERSION FORCE
 	@mkdir -p $(@D)
 	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(DOCS_TOOL) man-page $(VERSION) > $@
 $(OUT)/completion/itcb-dongle.bash: SHELL_NAME := bash
