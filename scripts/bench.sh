@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MAX_CORE_INSTRUCTIONS=${BENCH_MAX_CORE_INSTRUCTIONS:-8000}
 out=.build/bench
-make --no-print-directory core-bench  # the Makefile's BENCH_FLAGS: -O, whole-module
+make -s --no-print-directory core-bench  # the Makefile's BENCH_FLAGS: -O, whole-module
 "$out/core-bench" 200000
 if ! command -v valgrind >/dev/null; then
     echo "bench: valgrind not installed (apt-get install valgrind) — no instruction or allocation figures"

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${EMBEDDED_OUT:-.build/embedded}"
 # The flags are the Makefile's (MCU_FLAGS); a fresh build every time, as a proof should be.
-make --no-print-directory -B no-allocations EMBEDDED_OUT="$out"
+make -s --no-print-directory -B no-allocations EMBEDDED_OUT="$out"
 
 echo "embedded-check: BLEHost, EightBall and VendorDrivers build as Embedded Swift (armv7em, -no-allocations)"
 if command -v size >/dev/null; then size "$out/BLEHost.o" "$out/EightBall.o" "$out/VendorDrivers.o"; fi

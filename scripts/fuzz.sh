@@ -15,7 +15,7 @@ corpus="$out/corpus${target:+-$target}"
 mkdir -p "$corpus"
 # The Makefile's fuzzer (FUZZ_FLAGS); a build that fails must not leave the last one's binary to run.
 rm -f "$out/fuzz-core"
-make --no-print-directory fuzzer 2>&1 | grep -v -e "warning:" -e "ld.gold: warning" -e "^$" || true
+make -s --no-print-directory fuzzer 2>&1 | grep -v -e "warning:" -e "ld.gold: warning" -e "^$" || true
 [ -x "$out/fuzz-core" ] || { echo "fuzz: build failed"; exit 1; }
 # The vendor file targets (6 Realtek, 7 Intel) take whole files: their corpus
 # is seeded from the real Debian files under .cache/firmware-debian

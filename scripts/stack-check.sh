@@ -19,7 +19,7 @@ rm -rf "$out"
 mkdir -p "$out"
 # The Makefile's MCU build with the remarks saved (STACK_FLAGS: MCU_FLAGS, the flags
 # of `make no-allocations`, plus the optimization record).
-make --no-print-directory stack-frames STACK_OUT="$out"
+make -s --no-print-directory stack-frames STACK_OUT="$out"
 
 # One "BYTES MODULE MANGLED" line per function, largest first.
 for module in BLEHost EightBall VendorDrivers; do
