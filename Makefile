@@ -122,6 +122,7 @@ endef
 # --- The shipped binary and its documentation --------------------------------------
 
 $(eval $(call core,$(OUT)/obj,SHIPPED_FLAGS,EightBall VendorDrivers))
+# The option table is strings too: the platform's flags (with -Osize's inlining it was 49 KB larger).
 $(eval $(call module,$(OUT)/obj,ITCBOptions,$(call sources,ITCBOptions),PLATFORM_FLAGS))
 $(eval $(call module,$(OUT)/obj,ITCBDongle,$(call sources,ITCBDongle),PLATFORM_FLAGS,BLEHost EightBall VendorDrivers ITCBOptions,$(wildcard Sources/CLinux/* Sources/CLibUSB/*)))
 SHIPPED_OBJECTS := $(patsubst %,$(OUT)/obj/%.o,ITCBDongle ITCBOptions BLEHost EightBall VendorDrivers)
