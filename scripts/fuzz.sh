@@ -13,19 +13,9 @@ target=${2:-}
 out=.build/fuzz
 corpus="$out/corpus${target:+-$target}"
 mkdir -p "$corpus"
-# A build that fails must not leave the last one's binary to run.
+# The Makefile's fuzzer (FUZZ_FLAGS); a build that fails must not leave the last one's binary to run.
 rm -f "$out/fuzz-core"
-flags=(-sanitize=fuzzer,address -parse-as-library -Onone -enable-experimental-feature AddressableParameters)
-# -enable-testing: target 9 reads the transmit queue's fill (@testable import).
-swiftc "${flags[@]}" -enable-testing -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
-    -c -wmo Sources/BLEHost/*.swift -o "$out/BLEHost.o" 2>&1 | grep -v "warning:" || true
-swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \
-    -c -wmo Sources/EightBall/*.swift -o "$out/EightBall.o" 2>&1 | grep -v "warning:" || true
-swiftc "${flags[@]}" -module-name VendorDrivers -I "$out" -emit-module -emit-module-path "$out/VendorDrivers.swiftmodule" \
-    -c -wmo Sources/VendorDrivers/*.swift -o "$out/VendorDrivers.o" 2>&1 | grep -v "warning:" || true
-swiftc "${flags[@]}" -I "$out" Fuzz/FuzzTargets.swift "$out/BLEHost.o" "$out/EightBall.o" "$out/VendorDrivers.o" \
-    -o "$out/fuzz-core" 2>&1 \
-    | grep -v -e "ld.gold: warning" -e "^$" || true
+make -s --no-print-directory fuzzer 2>&1 | grep -v -e "warning:" -e "ld.gold: warning" -e "^$" || true
 [ -x "$out/fuzz-core" ] || { echo "fuzz: build failed"; exit 1; }
 # The vendor file targets (6 Realtek, 7 Intel) take whole files: their corpus
 # is seeded from the real Debian files under .cache/firmware-debian

@@ -368,7 +368,7 @@ def test_interactive_prompt_offline_and_reconnect(link):
         peripheral.stop()
 
 
-# --- issue 19: the full name from the scan response; the prompt's line ------------------------
+# --- the full name from the scan response; the prompt's line ------------------------
 
 def test_long_name_is_found_by_its_full_name_from_the_scan_response(link):
     name = "Kiosk in the lobby"  # 18 bytes: advertised as "Kiosk in", whole in the scan response
@@ -469,7 +469,8 @@ class Screen:
                                         stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
         os.close(slave)
         self.raw = b""
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self):
         while True:
@@ -490,6 +491,12 @@ class Screen:
 
     def wait(self, predicate, timeout=20.0):
         wait_until(predicate, timeout, lambda: f"screen:\n{self.text}")
+
+    def wait_exit(self, timeout=10):
+        """The exit code, once everything the process wrote is on the screen (the pty reads EOF)."""
+        code = self.process.wait(timeout)
+        self.reader.join(5)
+        return code
 
     def prompts(self):
         return self.text.count("Ask the 8-Ball: ")
@@ -524,8 +531,7 @@ def test_prompt_once_logs_on_their_own_lines_and_ctrl_d_after_a_rejection_is_0(l
         # Ctrl-D on the prompt's line: the shutdown's log lines go below it, and the
         # session ends with 0 although a question was rejected (its outcome was shown).
         screen.type(b"\x04")
-        assert screen.process.wait(10) == 0, screen.text
-        time.sleep(0.3)
+        assert screen.wait_exit() == 0, screen.text
         screen.assert_prompt_never_shares_its_line()
         assert screen.prompts() >= 3 and "Ask the 8-Ball: Ask the 8-Ball: " not in screen.text
     finally:
@@ -558,8 +564,7 @@ def test_ctrl_c_on_the_prompt_ends_its_line(link):
         screen = Screen(link.ports[0], "--log-level", "info")
         screen.wait(lambda: screen.text.endswith("Ask the 8-Ball: "))
         screen.process.send_signal(signal.SIGINT)
-        assert screen.process.wait(10) == 130, screen.text
-        time.sleep(0.3)
+        assert screen.wait_exit() == 130, screen.text
         screen.assert_prompt_never_shares_its_line()
         assert "Ask the 8-Ball: \n" in screen.text and screen.text.endswith("\n"), screen.text
     finally:
