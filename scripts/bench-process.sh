@@ -178,7 +178,7 @@ run() {
     fi
     # Identical shutdown in both runs: our peripheral has seen the disconnection
     # (its "disconnected:" line; advertising resumed when the central connected,
-    # a debug line since issue 31) before it is stopped.
+    # a debug line) before it is stopped.
     if [ "$kind" = ours ] && [ -z "$EXTRA_FLAGS" ]; then
         wait_for "$dir/peripheral.log" "info: disconnected:" 1 $((10 * slow)) "$leader" \
             || die "our peripheral did not see the disconnection ($tool)"

@@ -32,7 +32,7 @@
 # Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils. Set SOURCE_DATE_EPOCH for
 # a reproducible package (default: the last commit's time).
 #
-# Linking: the binary is Embedded Swift (issue 17): what it uses of the Swift
+# Linking: the binary is Embedded Swift: what it uses of the Swift
 # stdlib is compiled into it, so it needs only glibc (libc, libm) and
 # libusb-1.0 at run time: Depends: libc6, libusb-1.0-0. It builds into the same
 # build directory as the tests (.build-embedded; ITCB_DEB_SCRATCH=DIR for another), so

@@ -30,7 +30,7 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
         8) mkdir -p "$dir"  # the emulated dongle's configuration descriptor (Tests/USBFixture), full speed
            printf '\x08\x09\x02\x27\x00\x01\x01\x00\xc0\x32\x09\x04\x00\x00\x03\xe0\x01\x01\x00\x07\x05\x81\x03\x10\x00\x01\x07\x05\x82\x02\x40\x00\x00\x07\x05\x02\x02\x40\x00\x00' > "$dir/fixture-dongle"
            echo "$dir"; return 0 ;;
-        9) mkdir -p "$dir"  # issue 25's livelock: one ACL buffer, 20 Pairing Requests, the Answer CCCD on, a question
+        9) mkdir -p "$dir"  # a livelock the driver once had: one ACL buffer, 20 Pairing Requests, the Answer CCCD on, a question
            { printf '\x09\x00'; for _ in $(seq 20); do printf '\x03'; done; printf '\x02\x03\x02\x02\x03abc'; } > "$dir/full-queue-answer"
            echo "$dir"; return 0 ;;
         *) return 0 ;;

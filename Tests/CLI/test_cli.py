@@ -1,4 +1,4 @@
-"""The command line a newcomer meets (issue 12): usage, errors that say what is
+"""The command line a newcomer meets: usage, errors that say what is
 wrong, --version, warnings for ignored options, exit codes, and the docs
 (README, --help, man page, unit, scripts) agreeing with each other and with
 the program. No controller needed: where a run must get past the command
@@ -147,7 +147,7 @@ def test_name_with_valid_utf8_passes():
 # --- the other role's options -----------------------------------------------
 
 def test_options_that_cannot_apply_are_refused():
-    # Issue 31: refused with exit 2 and one line, as a repeated option (they were warnings).
+    # Refused with exit 2 and one line, as a repeated option (they were warnings).
     for args, problem in [
         (["--role", "central", "--name", "X", "--question", "Q?"], "--name is a peripheral option: it does not apply with --role central"),
         (["--role", "peripheral", "--timeout", "3"], "--timeout is a central option: it does not apply with --role peripheral"),
@@ -164,7 +164,7 @@ def test_options_that_cannot_apply_are_refused():
 
 
 def test_list_controllers_with_none_plugged_is_in_the_programs_style():
-    # Issue 31: every stderr line carries the program's prefix (this machine has no USB Bluetooth controller;
+    # Every stderr line carries the program's prefix (this machine has no USB Bluetooth controller;
     # with one, the table goes to stdout and stderr stays empty).
     result = run("--list-controllers")
     assert result.returncode == 0, result.stderr
@@ -195,7 +195,7 @@ def test_help_lists_udev_match_and_no_float_default():
 
 
 def test_help_says_defaults_one_way_and_repeatable_once():
-    # Issue 31: "(default: usb)" beside "Default: 5." read as two authors; --question said "repeatable" twice.
+    # "(default: usb)" beside "Default: 5." read as two authors; --question said "repeatable" twice.
     text = " ".join(help_text().split())
     assert "(default:" not in text and "Default: usb." in text and "Default: 4." in text, text
     question = text[text.index("--question <question>"):text.index("--rssi-min")]
@@ -243,7 +243,7 @@ def test_drop_ins_in_the_docs_are_the_units():
 # --- the Swift version -------------------------------------------------------
 
 def test_swift_version_is_one_across_readme_setup_and_build_scripts():
-    # Issue 31: README and setup.sh said 6.2 while the shipped binary's build needs 6.3.
+    # README and setup.sh said 6.2 while the shipped binary's build needs 6.3.
     needed = re.search(r"Needs: the Swift (\d+)\.(\d+) toolchain", read("scripts/build-embedded.sh")).groups()
     version = ".".join(needed)
     setup = read("scripts/setup.sh")
@@ -258,7 +258,7 @@ def test_swift_version_is_one_across_readme_setup_and_build_scripts():
 
 
 def test_docs_name_the_build_paths_the_scripts_use():
-    # Issue 31: docs/DEPLOYMENT.md and the unit's recipe named .build-deb, which no script makes.
+    # docs/DEPLOYMENT.md and the unit's recipe named .build-deb, which no script makes.
     unit = read("udev/itcb-dongle@.service")
     for name, text in (("README.md", README), ("DEPLOYMENT.md", doc("DEPLOYMENT.md")),
                        ("TESTING.md", doc("TESTING.md")), ("unit", unit)):
@@ -280,7 +280,7 @@ def test_man_page_documents_every_option(tmp_path):
     for option in set(re.findall(r"^\s+(?:-h, )?(--[a-z][a-z-]+)", help_text(), re.M)):
         assert "\\fB" + option.replace("-", "\\-") + "\\fR" in page, option
     assert f'"itcb\\-dongle {version}"' in page
-    # FILES: every file the kiosk admin edits or the service writes (issue 31: the per-dongle file).
+    # FILES: every file the kiosk admin edits or the service writes (the per-dongle file).
     for path in ("/etc/default/itcb\\-dongle", "/etc/itcb\\-dongle/dongles", "/etc/itcb\\-dongle/<bus\\-port>.conf",
                  "/var/log/itcb\\-dongle"):
         assert path in page[page.index(".SH FILES"):], path
@@ -310,7 +310,7 @@ def by_hand_commands(text):
     return [line.split("  #")[0].strip() for line in block.splitlines() if line.strip()]
 
 
-def run_by_hand(controllers, peripheral, central):
+def run_by_hand(tmp_path, controllers, peripheral, central):
     """Runs the three as written: the binary under test stands in for the demo's
     build, and free ports stand in for the documented ones (others may be in use)."""
     assert controllers.startswith(".venv/bin/python Tests/Support/controllers.py")
@@ -341,7 +341,7 @@ def run_by_hand(controllers, peripheral, central):
         result = subprocess.run(as_run(central), shell=True, cwd=REPO, capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("Will it rain? -> ")
-        assert result.stderr == "", result.stderr  # the central is quiet by default (issue 19, item 6)
+        assert result.stderr == "", result.stderr  # the central is quiet by default
     finally:
         for process in started:
             try:
@@ -351,19 +351,19 @@ def run_by_hand(controllers, peripheral, central):
             process.wait(10)
 
 
-def test_command_line_by_hand_steps():
-    # Issue 31: what the demo leaves (.venv, .build-embedded) is all it takes; no full set-up, no debug build.
+def test_command_line_by_hand_steps(tmp_path):
+    # What the demo leaves (.venv, .build-embedded) is all it takes; no full set-up, no debug build.
     section = COMMAND_LINE[COMMAND_LINE.index("## By hand, against Bumble virtual controllers"):]
     assert "scripts/demo.sh" in section[:section.index("```sh")]
-    run_by_hand(*by_hand_commands(section))
+    run_by_hand(tmp_path, *by_hand_commands(section))
 
 
-def test_readme_by_hand_steps_on_its_first_screen():
-    # Issue 31: README's first screen leads from the demo to commands by hand, and they work as written.
+def test_readme_by_hand_steps_on_its_first_screen(tmp_path):
+    # README's first screen leads from the demo to commands by hand, and they work as written.
     first = "\n".join(README.splitlines()[:60])
     commands = by_hand_commands(README[README.index("**By hand, after the demo**"):])
     assert len(commands) == 3 and all(command in first for command in commands)
-    run_by_hand(*commands)
+    run_by_hand(tmp_path, *commands)
 
 
 def ctrl_c_as_in_a_terminal():
@@ -419,7 +419,7 @@ def test_demo_prints_answers_without_compiler_output():
     assert "warning:" not in out and "error:" not in out and "Compiling" not in out
     answers = [line for line in out.splitlines() if " -> " in line and not line.startswith("  ")]
     assert len(answers) == 3, out
-    # Built before: no "the first build takes a few minutes" (issue 19, item 10).
+    # Built before: no "the first build takes a few minutes".
     assert "first build" not in out, out
     # The demo's peripheral has a name longer than the advertising data holds:
     # the central found it by its full name, from the scan response (item 3).
@@ -457,7 +457,7 @@ def test_developer_docs_exist_and_say_what_they_must():
         assert needed in architecture, needed
     testing = doc("TESTING.md")
     assert "swift test --disable-xctest --filter" in testing and ".venv/bin/python -m pytest -q Tests/Central -k" in testing
-    assert "Executed 0 tests" in testing  # issue 31: XCTest's empty count is said not to be the result
+    assert "Executed 0 tests" in testing  # XCTest's empty count is said not to be the result
     assert "## What the tests prove" in testing
     performance = doc("PERFORMANCE.md")
     # Figures say the command that measures them and the day it last did.

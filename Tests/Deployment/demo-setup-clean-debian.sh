@@ -83,7 +83,7 @@ in_root "$root" 'swift --version' > /dev/null 2>&1 || fail "swift does not run i
 echo "demo-setup-clean-debian: ok (venv before: $venv_before; after: works; bumble and libusb-1.0 found)"
 
 # ITCB_DEMO_FULL=1: then the whole demo in that root (a debug build from scratch:
-# minutes on 2 cores, niced). The package has no dependencies (issue 17: the
+# minutes on 2 cores, niced). The package has no dependencies (the
 # command line is getopt_long's), so the build needs no network.
 if [ "${ITCB_DEMO_FULL:-0}" = 1 ]; then
     in_root "$root" 'cd /root/itcb-dongle && nice scripts/demo.sh' > "$work/demo.log" 2>&1 || true

@@ -1,5 +1,4 @@
-"""Faults that must not leave the appliance deaf or locked (issue 12, items 1-4,
-16, 18): a desynchronised H4 stream, a controller that goes silent under a
+"""Faults that must not leave the appliance deaf or locked: a desynchronised H4 stream, a controller that goes silent under a
 scanning central, a full disk under --btsnoop, idle links, and what --log-level
 debug and SIGHUP tell."""
 import asyncio

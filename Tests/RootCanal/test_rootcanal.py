@@ -1,4 +1,4 @@
-"""Interop on Google RootCanal controllers (issue 11): the Android emulator's
+"""Interop on Google RootCanal controllers: the Android emulator's
 virtual controller, which behaves like a real radio where Bumble's cuts corners
 (public addresses, a different RSSI on every report, strict HCI command checks).
 

@@ -1,4 +1,4 @@
-"""Pressure on the peripheral's transmit queue (issue 25): Bumble centrals that
+"""Pressure on the peripheral's transmit queue: Bumble centrals that
 each keep one ATT request, one SMP Pairing Request and one L2CAP LE
 credit-based connection request in flight at once, for a while, beside (if
 asked) one central that pipelines Read Requests without waiting for their

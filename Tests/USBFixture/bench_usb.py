@@ -162,7 +162,7 @@ def run(guest, link, out, kind, tool, n, args):
     if status != 0 or "DONE" not in central_text:
         fail(f"the central failed ({status}): {central_text.strip()[-300:]}")
     # Identical shutdown in both runs: our peripheral saw the disconnection (advertising resumed when
-    # the central connected: a debug line since issue 31).
+    # the central connected: a debug line).
     if kind == "ours" and not args.peripheral_flags and not wait_for("peripheral.log", "info: disconnected:", 1, 10 * slow):
         fail("the peripheral did not see the disconnection")
     time.sleep(0.5)

@@ -1,4 +1,4 @@
-"""Issue 25 over the bus: Tests/Interop/test_pressure.py's second scenario
+"""Pressure on the transmit queue over the bus: Tests/Interop/test_pressure.py's second scenario
 through the emulated dongle in the QEMU guest. Its own guest and link: five
 controllers (the dongle's and four centrals') that announce 4 LE ACL buffers
 each, so the program waits for Number Of Completed Packets and its transmit
