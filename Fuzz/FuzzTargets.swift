@@ -345,7 +345,8 @@ func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
 /// livelock, is libFuzzer's -timeout; scripts/fuzz.sh seeds it); the queue never holds more than its
 /// capacity; ACL goes out only for connected links, in 27-byte fragments, never
 /// more packets in flight than the controller's buffers; and at the end, with
-/// every credit given back, the queue drains.
+/// every credit given back, the queue drains and each central that kept to one
+/// request of each kind at a time (ATT, signalling, SMP) had every answer.
 func fuzzTransmitPressure(_ input: UnsafeRawBufferPointer) -> CInt {
     var script = Script(input)
     let buffers = UInt8(script.next() % 8 + 1)
