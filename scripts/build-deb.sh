@@ -3,8 +3,10 @@
 # dpkg-deb, no debhelper:
 #   /usr/bin/itcb-dongle                       Embedded Swift build (scripts/build-embedded.sh):
 #                                              libc, libm and libusb-1.0 only
-#   /lib/udev/rules.d/70-itcb-dongle.rules     udev/70-itcb-dongle.rules
-#   /lib/systemd/system/itcb-dongle@.service   udev/itcb-dongle@.service
+#   /usr/lib/udev/rules.d/70-itcb-dongle.rules     udev/70-itcb-dongle.rules
+#   /usr/lib/systemd/system/itcb-dongle@.service   udev/itcb-dongle@.service
+#                                              (usr-merged paths: Debian 13's lintian refuses
+#                                              /lib, an alias of /usr/lib there; 12 reads both)
 #   /etc/default/itcb-dongle                   udev/itcb-dongle.default (conffile)
 #   /etc/itcb-dongle/dongles                   udev/dongles (conffile)
 #   /usr/share/doc/itcb-dongle/                README.md, copyright, changelog.gz
@@ -91,14 +93,14 @@ echo "build-deb: packaging $binary as itcb-dongle $version ($arch): man page, co
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 package="$work/itcb-dongle"
 doc="$package/usr/share/doc/itcb-dongle"
-install -d "$package/DEBIAN" "$package/usr/bin" "$package/lib/udev/rules.d" "$package/lib/systemd/system" \
+install -d "$package/DEBIAN" "$package/usr/bin" "$package/usr/lib/udev/rules.d" "$package/usr/lib/systemd/system" \
     "$package/etc/default" "$package/etc/itcb-dongle" "$doc" \
     "$package/usr/share/man/man1" "$package/usr/share/bash-completion/completions" \
     "$package/usr/share/zsh/vendor-completions"
 install -m 0755 "$binary" "$package/usr/bin/itcb-dongle"
 "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/itcb-dongle"
-install -m 0644 udev/70-itcb-dongle.rules "$package/lib/udev/rules.d/70-itcb-dongle.rules"
-install -m 0644 udev/itcb-dongle@.service "$package/lib/systemd/system/itcb-dongle@.service"
+install -m 0644 udev/70-itcb-dongle.rules "$package/usr/lib/udev/rules.d/70-itcb-dongle.rules"
+install -m 0644 udev/itcb-dongle@.service "$package/usr/lib/systemd/system/itcb-dongle@.service"
 install -m 0644 udev/itcb-dongle.default "$package/etc/default/itcb-dongle"
 install -m 0644 udev/dongles "$package/etc/itcb-dongle/dongles"
 install -m 0644 packaging/debian/copyright README.md "$doc/"

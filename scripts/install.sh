@@ -65,7 +65,7 @@ if [ "$mode" != install ]; then
     rm -f "$bin" "$rules" "$unit" "$defaults.dist" "$dongles.dist" "$man" "$bash_completion" "$zsh_completion"
     rm -rf "$doc"
     if [ "$mode" = purge ]; then
-        rm -f "$defaults" "$dongles"
+        rm -f "$defaults" "$dongles" "$(dirname "$dongles")"/*.conf
         rmdir "$(dirname "$dongles")" 2>/dev/null || true
     fi
     if live; then

@@ -52,13 +52,14 @@ if ((${#missing[@]})); then
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-command -v swift >/dev/null || { echo "setup: Swift 6.2 or newer is required (https://swift.org/install)"; exit 1; }
-# Package.swift's swift-tools-version (the core uses InlineArray and value generics).
+command -v swift >/dev/null || { echo "setup: Swift 6.3 or newer is required (https://www.swift.org/install/linux/tarball/)"; exit 1; }
+# 6.3: the shipped binary's Embedded Swift build (scripts/build-embedded.sh); the
+# SwiftPM build alone would do with Package.swift's swift-tools-version (6.2).
 swift_version=$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -n 1)
 if [ -n "$swift_version" ]; then
     read -r major minor <<< "$swift_version"
-    if ((major < 6 || (major == 6 && minor < 2))); then
-        echo "setup: Swift 6.2 or newer is required, this is $major.$minor (https://swift.org/install)"
+    if ((major < 6 || (major == 6 && minor < 3))); then
+        echo "setup: Swift 6.3 or newer is required, this is $major.$minor (https://www.swift.org/install/linux/tarball/)"
         exit 1
     fi
 fi

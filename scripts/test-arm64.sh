@@ -4,7 +4,7 @@
 # (scripts/build-deb.sh --arch arm64, which cross-builds the Embedded Swift
 # binary with scripts/build-embedded.sh --arch arm64), checks what it holds
 # (Architecture: arm64; an aarch64 PIE for /lib/ld-linux-aarch64.so.1 of at most
-# 512 KB; lintian clean), then runs the packaged binary in user-mode QEMU
+# 512 KB; lintian clean, Debian 12's and 13's), then runs the packaged binary in user-mode QEMU
 # (qemu-aarch64-static, with Debian's arm64 glibc and libusb from multiarch)
 # against Bumble over H4 on loopback TCP: the peripheral interop suite (Tests/Interop) and the central's
 # twenty questions to a Bumble 8-Ball and a hundred to our own arm64 peripheral.
@@ -29,6 +29,10 @@ size=$(stat -c %s "$binary")
 # As the amd64 package (Tests/Deployment): no lintian error or warning.
 findings=$(lintian --tag-display-limit 0 "$deb" 2>&1 | grep -v "root privileges is not recommended" || true)
 ! grep -q '^[EW]:' <<< "$findings" || fail "lintian: $findings"
+# And Debian 13's lintian (issue 31), in the root Tests/Deployment caches.
+if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null; then
+    Tests/Deployment/package-on-debian.sh --lintian-only trixie "$deb" >&2 || fail "Debian 13's lintian: see above"
+fi
 echo "test-arm64: $deb: /usr/bin/itcb-dongle $size bytes stripped; $(dpkg-deb -f "$deb" Depends); lintian clean"
 # What the suites run (they exec $ITCB_DONGLE_BIN): the packaged binary in QEMU.
 printf '#!/bin/sh\nexec qemu-aarch64-static "%s" "$@"\n' "$binary" > "$work/itcb-dongle"

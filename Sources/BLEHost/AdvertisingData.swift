@@ -131,9 +131,11 @@ public struct AdvertisementSummary {
             case ADType.incomplete32, ADType.complete32: addUUIDs(value, size: 4)
             case ADType.incomplete128, ADType.complete128: addUUIDs(value, size: 16)
             case ADType.completeLocalName, ADType.shortenedLocalName:
-                // A complete name wins over a shortened one from the other packet.
+                // A complete name wins over a shortened one from the other packet,
+                // and a longer shortened one over a shorter (the scan response's 29
+                // bytes over the advertising data's 8, whichever is heard last).
                 let complete = type == ADType.completeLocalName
-                if !value.isEmpty, complete || !nameIsComplete || name.isEmpty {
+                if !value.isEmpty, complete || name.isEmpty || (!nameIsComplete && value.count >= name.count) {
                     name.removeAll()
                     name.append(UnsafeRawBufferPointer(rebasing: value[0..<min(value.count, 31)]))
                     nameIsComplete = complete

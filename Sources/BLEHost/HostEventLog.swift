@@ -189,9 +189,9 @@ extension HostEvent {
                 line.statusName(status)
                 line.text("); the link keeps what it has")
             } else {
-                line.text("controller did not answer ")
+                line.text("controller left ")
                 line.commandName(opcode)
-                line.text(" (optional: not sent again; the link keeps what it has)")
+                line.text(" unanswered (optional: not sent again; the link keeps what it has)")
             }
         case .mtuExchanged(let handle, let mtu):
             line.text("MTU ")

@@ -25,6 +25,10 @@ public enum CentralEvent {
     /// An advertiser passed the filter (scan table entry).
     case found(ScanEntry)
     case connected(address: BDAddress)
+    /// The target's advertised name is shortened: its GAP Device Name (0x2A00)
+    /// was read (`found`: the value is in the client link's `readValue`) or
+    /// could not be (`found` false). The session waits for `nameChecked`.
+    case nameRead(connection: UInt16, found: Bool)
     /// Service, characteristics and Answer CCCD discovered: questions can be asked.
     case ready(mtu: UInt16)
     /// The answer to the current question: its index when it is a known slug or
@@ -53,7 +57,7 @@ public enum CentralEvent {
 /// subscribe, write the question, wait for the notification, unsubscribe.
 public struct EightBallCentral: ~Copyable {
     enum Phase: Equatable {
-        case idle, scanning, connecting, discovering, ready
+        case idle, scanning, connecting, naming, nameRead, rejecting, discovering, ready
         case subscribing, writing, waitingAnswer, unsubscribing, disconnecting, finished
     }
 
@@ -183,10 +187,26 @@ public struct EightBallCentral: ~Copyable {
         guard let connection else { return }
         switch event {
         case .mtuExchanged:
-            host.clientDiscoverPrimaryService(connection: connection, uuid: EightBallUUID.service)
+            if target.summary.nameIsComplete {
+                host.clientDiscoverPrimaryService(connection: connection, uuid: EightBallUUID.service)
+            } else {
+                // Advertised shortened (past 29 bytes even in the scan response):
+                // the whole name is the GAP Device Name.
+                phase = .naming
+                host.clientDiscoverPrimaryService(connection: connection, uuid: BLEUUID(uuid16: GATTType.gapService))
+            }
         case .serviceDiscovered(_, let start, let end):
             serviceEnd = end
             host.clientDiscoverCharacteristics(connection: connection, start: start, end: end)
+        case .serviceNotFound where phase == .naming, .error where phase == .naming:
+            nameRead(connection, found: false)
+        case .characteristicsDiscovered where phase == .naming:
+            guard let name = host.clientCharacteristic(connection: connection, BLEUUID(uuid16: GATTType.deviceName)),
+                  host.clientRead(connection: connection, attribute: name.valueHandle) else {
+                return nameRead(connection, found: false)
+            }
+        case .readCompleted where phase == .naming:
+            nameRead(connection, found: true)
         case .serviceNotFound:
             notAnEightBall(&host)
         case .characteristicsDiscovered:
@@ -278,6 +298,24 @@ public struct EightBallCentral: ~Copyable {
         }
     }
 
+    /// The platform's verdict on the name read (`.nameRead`): the 8-Ball wanted
+    /// goes on to discovery; another is left and the scan resumes.
+    public mutating func nameChecked(_ wanted: Bool, host: inout Host, now: UInt64) {
+        guard phase == .nameRead, let connection else { return }
+        if wanted {
+            phase = .discovering
+            host.clientDiscoverPrimaryService(connection: connection, uuid: EightBallUUID.service)
+        } else {
+            phase = .rejecting
+            host.disconnect(connection: connection)
+        }
+    }
+
+    mutating func nameRead(_ connection: UInt16, found: Bool) {
+        phase = .nameRead
+        events.push(.nameRead(connection: connection, found: found))
+    }
+
     // MARK: - Steps
 
     @_addressableSelf func matches(_ entry: ScanEntry) -> Bool {
@@ -361,6 +399,11 @@ public struct EightBallCentral: ~Copyable {
 
     mutating func linkLost(_ host: inout Host, _ now: UInt64) {
         deadline = nil
+        if phase == .rejecting, !finishing {
+            // Not the 8-Ball wanted (its full name said so): look on.
+            connectAttempts = 0
+            return beginScan(&host, now)
+        }
         if finishing || phase == .disconnecting {
             report(now)
             return end()

@@ -2,9 +2,10 @@ import BLEHost
 
 /// What the 8-Ball did, for the platform's log.
 public enum EightBallEvent: Equatable {
-    /// A question was accepted (its text: `question(connection:)`).
+    /// A question was accepted (its text: `withQuestion(connection:)`).
     case questionAccepted(connection: UInt16)
-    /// A write that is not a question got ATT error 0x0E.
+    /// A write that is not a question got ATT error 0x0E (its text is in
+    /// `withQuestion(connection:)` when that holds `length` bytes).
     case questionRejected(connection: UInt16, length: Int)
     /// The answer went out as a notification.
     case answered(connection: UInt16, answer: Int)
@@ -160,6 +161,12 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         guard attribute == handles.questionHandle else { return ATTError.writeNotPermitted }
         guard Question.isValid(value) else {
             // ATT 0x0E: the ITCB central shows "Please rephrase as a question" (rule 1).
+            // The text is kept for the log line unless an answer still waits for
+            // the question the buffer holds.
+            if let index = slot(connection) ?? claimSlot(connection), !centrals[index].pending {
+                centrals[index].question.removeAll()
+                centrals[index].question.append(value)
+            }
             events.push(.questionRejected(connection: connection, length: value.count))
             return ATTError.unlikelyError
         }

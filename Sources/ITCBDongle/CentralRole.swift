@@ -129,12 +129,15 @@ final class AnswerPrinter {
         }
     }
 
+    /// One 8-Ball --scan found; a name it advertises shortened (past 29 bytes)
+    /// is marked so: `--peer` takes the shortened or the full name.
     func found(_ entry: ScanEntry) {
-        let name = entry.summary.name.string
+        let name = entry.summary.name.string, shortened = !entry.summary.nameIsComplete
         if json {
-            emit(["name": .string(name), "address": .string(entry.address.string), "rssi": .int(Int(entry.rssi))])
+            emit(["name": .string(name), "shortened": .bool(shortened), "address": .string(entry.address.string),
+                  "rssi": .int(Int(entry.rssi))])
         } else {
-            printLine("\(name)\t\(entry.address.string)\t\(entry.rssi) dBm")
+            printLine("\(name)\(shortened ? " (shortened)" : "")\t\(entry.address.string)\t\(entry.rssi) dBm")
         }
     }
 
@@ -182,11 +185,12 @@ enum JSONOutput {
 }
 
 enum JSONValue {
-    case string(String), int(Int), null
+    case string(String), int(Int), bool(Bool), null
     var encoded: String {
         switch self {
         case .string(let s): jsonString(s)
         case .int(let i): String(i)
+        case .bool(let b): b ? "true" : "false"
         case .null: "null"
         }
     }
@@ -226,6 +230,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
     var peerName: String? = nil
     /// Advertisers seen, for "no 8-Ball found" (what was seen, and why not).
     var seen = ScanTable()
+    /// 8-Balls whose shortened name began like --peer NAME but whose full name
+    /// (GAP Device Name, read over GATT) is another: address → that name.
+    var otherNames: [(address: UInt64, name: String)] = []
     /// The session reached .ready once: an 8-Ball that goes away later is
     /// "device offline" for the question, and the next question reconnects.
     var everReady = false
@@ -255,13 +262,42 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.handle(event, host: &host, now: now)
     }
 
-    /// Keeps what was seen and resolves --peer NAME (any case) to an address.
+    /// Keeps what was seen and resolves --peer NAME (any case) to an address:
+    /// the name heard, or a shortened name NAME begins with (heard whole, scan
+    /// response included), whose full name the session then reads (`.nameRead`).
     mutating func noteAdvertiser(_ report: AdvertisingReport) {
         let entry = seen.entries[seen.add(report)]
         guard let peerName, session.settings.peerAddress == CentralLogic.unresolvedPeer,
-              entry.summary.hasService(EightBallUUID.service),
-              entry.summary.name.string.foldedCase() == peerName.foldedCase() else { return }
+              entry.summary.hasService(EightBallUUID.service), !entry.summary.name.isEmpty else { return }
+        let heard = entry.summary.name.string.foldedCase(), wanted = peerName.foldedCase()
+        let mayBe = !entry.summary.nameIsComplete && entry.heardScanResponse && wanted.hasPrefix(heard)
+            && !otherNames.contains { $0.address == entry.address.value }
+        guard heard == wanted || mayBe else { return }
         session.settings.peerAddress = entry.address.value
+    }
+
+    /// The full name of a target advertised shortened: is it the one wanted?
+    mutating func nameRead(_ connection: UInt16, found: Bool, _ host: inout Host, now: UInt64) {
+        let name = found ? host.withClientLink(connection: connection) { $0.readValue.string } ?? "" : ""
+        let heard = session.target.summary.name.string
+        let wanted: Bool
+        if let peerName {
+            // Found by its full name, or by the shortened one --scan lists.
+            wanted = (found && name.foldedCase() == peerName.foldedCase()) || heard.foldedCase() == peerName.foldedCase()
+        } else {
+            wanted = true
+        }
+        if wanted {
+            if found { printer.peerName = name }
+            Log.info(found ? "the 8-Ball's full name (GAP Device Name) is \"\(name)\""
+                : "the 8-Ball \"\(heard)\" has no readable GAP Device Name; its shortened name stands")
+        } else {
+            let shown = found ? "\"\(name)\"" : "unreadable (no GAP Device Name)"
+            Log.info("\"\(heard)\" at \(session.target.address.string) is not \"\(peerName ?? "")\": its full name is \(shown); looking on")
+            otherNames.append((session.target.address.value, found ? name : ""))
+            session.settings.peerAddress = CentralLogic.unresolvedPeer
+        }
+        session.nameChecked(wanted, host: &host, now: now)
     }
 
     func nextDeadline() -> UInt64? { session.nextDeadline() }
@@ -312,6 +348,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
             }
         case .connected(let address):
             Log.debug("connected to \(address.string)")
+        case .nameRead(let connection, let found):
+            nameRead(connection, found: found, &host, now: host.now)
         case .ready(let mtu):
             Log.info("8-Ball ready (MTU \(mtu))")
             everReady = true
@@ -410,7 +448,12 @@ struct CentralLogic: RoleLogic, ~Copyable {
         if entry.rssi == 127 || entry.rssi < settings.rssiMin || entry.rssi > settings.rssiMax {
             return "signal outside \(settings.rssiMin)…\(settings.rssiMax) dBm"
         }
-        if let peerName, entry.summary.name.string.foldedCase() != peerName.foldedCase() {
+        if let other = otherNames.first(where: { $0.address == entry.address.value }) {
+            let shown = other.name.isEmpty ? "cannot be read (no GAP Device Name)" : "is \"\(other.name)\""
+            return "not named \"\(peerName ?? "")\": its full name, read over GATT, \(shown)"
+        }
+        if let peerName, entry.summary.name.string.foldedCase() != peerName.foldedCase(),
+           !(entry.heardScanResponse && peerName.foldedCase().hasPrefix(entry.summary.name.string.foldedCase())) {
             if !entry.summary.nameIsComplete, !entry.heardScanResponse,
                peerName.foldedCase().hasPrefix(entry.summary.name.string.foldedCase()) {
                 return "not named \"\(peerName)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
@@ -507,8 +550,10 @@ extension ITCBDongle {
             guard let stopCode = Signals.stopExitCode else { return end }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.
             PromptLine.end()
+            // A scan stopped by hand found what it found: no error (issue 31);
+            // what was seen and why each was passed over is for --log-level info.
             if scan, !loop.logic.session.reportedAny {
-                for line in loop.logic.notFoundLines() { Log.error(line) }
+                for line in loop.logic.notFoundLines() { Log.info(line) }
             }
             return .exit(stopCode)
         }

@@ -261,9 +261,9 @@ enum Main {
         } catch {
             fail(error.message)
         }
-        for warning in ignoredOptionWarnings(given: parsed.options, role: command.role, controllerInfo: command.controllerInfo,
-                                             listControllers: command.listControllers) {
-            Log.warning(warning)
+        if let problem = inapplicableOption(given: parsed.options, role: command.role, controllerInfo: command.controllerInfo,
+                                            listControllers: command.listControllers, scan: command.scan) {
+            fail(problem)
         }
         return JSONOutput.finish(command.execute())
     }

@@ -1,7 +1,7 @@
 import CLinux
 
 // Checks on the command line that getopt_long does not make: bytes that are
-// not UTF-8, options given twice, and options that the chosen role does not use.
+// not UTF-8, options given twice, and options that the run cannot use.
 
 /// The arguments as the kernel passed them (argv[1...]), bytes untouched.
 func rawArguments(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [[UInt8]] {
@@ -66,26 +66,28 @@ let valueOptions: [String] = optionTable.filter { $0.value != nil }.map { $0.nam
 let peripheralOptions: [String] = optionTable.filter { $0.role == .peripheral }.map { $0.name }
 let centralOptions: [String] = optionTable.filter { $0.role == .central }.map { $0.name }
 
-/// One warning per option given that the run will not use (the other role's,
-/// or any role option with --controller-info / --list-controllers).
-func ignoredOptionWarnings(given options: [(name: String, value: String)], role: RoleOption?, controllerInfo: Bool,
-                           listControllers: Bool) -> [String] {
-    var given: [String] = []
-    for option in options where !given.contains(option.name) { given.append(option.name) }
-    var warnings: [String] = []
-    for name in given {
+/// The first option given that the run cannot use, as the one-line problem
+/// (exit 2, as a repeated option): the other role's, any role option with
+/// --controller-info / --list-controllers, and with --scan (which asks
+/// nothing) --question and --count. Nil when every option applies.
+func inapplicableOption(given options: [(name: String, value: String)], role: RoleOption?, controllerInfo: Bool,
+                        listControllers: Bool, scan: Bool = false) -> String? {
+    for option in options {
+        let name = option.name
         let isPeripheral = peripheralOptions.contains(name)
         let isCentral = centralOptions.contains(name)
         guard isPeripheral || isCentral else { continue }
         let owner = isPeripheral ? "peripheral" : "central"
         if listControllers || controllerInfo {
             let mode = listControllers ? "--list-controllers" : "--controller-info"
-            warnings.append("--\(name) is a \(owner) option: ignored with \(mode)")
+            return "--\(name) is a \(owner) option: it does not apply with \(mode)"
         } else if let role, role.rawValue != owner {
-            warnings.append("--\(name) is a \(owner) option: ignored with --role \(role.rawValue)")
+            return "--\(name) is a \(owner) option: it does not apply with --role \(role.rawValue)"
+        } else if scan, name == "question" || name == "count" {
+            return "--\(name) does not apply with --scan, which lists 8-Balls and asks nothing"
         }
     }
-    return warnings
+    return nil
 }
 
 /// An option given more than once ("--role peripheral --role central" must not

@@ -248,14 +248,50 @@ func coreVersionName(_ version: UInt8) -> String {
 /// from this board's tables.
 func logHostEvent(_ event: HostEvent, host: inout Host) {
     // The level first: most events of a question (subscriptions) are debug lines.
-    guard let level = LogLevel(rawValue: event.severity.rawValue), level <= Log.level else { return }
+    guard var level = LogLevel(rawValue: event.severity.rawValue) else { return }
+    if case .advertising = event { level = AdvertisingNews.level(event) }
+    if case .ready = event { AdvertisingNews.announced = false }
+    // After the connection's own line: did it take the last slot?
+    defer { if case .connected(_, _, false, _) = event { AdvertisingNews.connected(host.connectionCount, host.configuration.maxConnections) } }
+    guard level <= Log.level else { return }
     if case .gattClient(let client) = event {
         Log.trace("GATT client: \(describe(client))")
         return
     }
     var line = LogLine(level)
-    event.describe(into: &line, host: &host)
+    if case .disconnected(let handle, _) = event, Signals.stopReceived != 0 {
+        // Stopping (Ctrl-C, SIGTERM) closes the links: the reason code is the
+        // one this side sent (0x13), not a central that hung up.
+        line.text("disconnected: handle ")
+        line.hex(handle)
+        line.text(", closed by this side on stopping")
+    } else {
+        event.describe(into: &line, host: &host)
+    }
     line.write()
+}
+
+/// The controller stops advertising when a central connects and the host
+/// resumes it at once while a slot is free: that pair, once per connection, is
+/// debug. At info: the first "advertising" after bring-up, "advertising
+/// stopped" when it stays stopped (every --max-centrals slot taken), and
+/// "advertising" again when it resumes after that.
+enum AdvertisingNews {
+    nonisolated(unsafe) static var announced = false
+    nonisolated(unsafe) static var saidStopped = false
+
+    static func level(_ event: HostEvent) -> LogLevel {
+        guard case .advertising(let enabled) = event, enabled, !announced || saidStopped else { return .debug }
+        announced = true
+        saidStopped = false
+        return .info
+    }
+
+    static func connected(_ count: Int, _ limit: Int) {
+        guard announced, count >= limit, !saidStopped else { return }
+        saidStopped = true
+        Log.info("advertising stopped: \(count) central(s) connected, every --max-centrals slot taken")
+    }
 }
 
 extension LogLine: LogSink {

@@ -26,7 +26,7 @@ struct OptionSpec {
     let help: String
     var role: OptionRole = .any
     var completion: OptionCompletion = .none
-    /// Shown as "(default: …)" after the help.
+    /// Shown as "Default: ….", the way help texts that explain theirs say it.
     var defaultValue: String? = nil
     /// Only --question may be given more than once.
     var repeats = false
@@ -103,7 +103,7 @@ let optionTable: [OptionSpec] = [
                role: .peripheral),
     // Central
     OptionSpec(name: "question", value: "question",
-               help: "Central: a question to ask (repeatable). Without it: $ITCB_QUESTION (one question) if set, else standard input, one question per line.",
+               help: "Central: a question to ask. Without it: $ITCB_QUESTION (one question) if set, else standard input, one question per line.",
                role: .central, repeats: true),
     OptionSpec(name: "rssi-min", value: "dBm",
                help: "Central: weakest RSSI accepted, dBm (negative values work: --rssi-min -70).", role: .central,
@@ -315,7 +315,7 @@ extension OptionSpec {
 
     var fullHelp: String {
         var text = help
-        if let defaultValue { text += " (default: \(defaultValue))" }
+        if let defaultValue { text += " Default: \(defaultValue)." }  // as the help texts that say their own
         if repeats { text += " May be given more than once." }
         return text
     }
@@ -384,6 +384,10 @@ func manPage(date: String) -> String {
             "Options of the kiosk service (ITCB_ROLE, ITCB_NAME, ITCB_ANSWERS, ITCB_QUESTION, ITCB_LOG_LEVEL, ITCB_EXTRA_ARGS).",
             ".TP", "\\fI/etc/itcb\\-dongle/dongles\\fR",
             "The USB dongles (VID:PID or bus\\-port path) that start the service when plugged in.",
+            ".TP", "\\fI/etc/itcb\\-dongle/<bus\\-port>.conf\\fR",
+            "One dongle's own options (its ITCB_NAME, say), over /etc/default/itcb\\-dongle, for its instance itcb\\-dongle@<bus\\-port>.service.",
+            ".TP", "\\fI/var/log/itcb\\-dongle\\fR",
+            "The one directory the service may write to (e.g. \\-\\-btsnoop files).",
             ".SH SEE ALSO",
             "\\fBsystemctl\\fR(1), \\fBudevadm\\fR(8), \\fBbtmon\\fR(1); /usr/share/doc/itcb\\-dongle/README.md"]
     return out.joined(separator: "\n") + "\n"

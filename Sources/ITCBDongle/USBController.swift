@@ -88,7 +88,7 @@ enum USBController {
         defer { if let list { libusb_free_device_list(list, 1) } }
         let controllers = devices.filter { $0.isBluetooth }
         if controllers.isEmpty {
-            writeStandardError("no USB Bluetooth controllers found (\(devices.count) USB devices seen)\n")
+            Log.warning("no USB Bluetooth controllers found (\(devices.count) USB devices seen)")
             return Exit.success
         }
         printLine("VID:PID    PATH        DRIVER      FAMILY   FIRMWARE                            PRODUCT")

@@ -57,6 +57,16 @@ import TestSupport
         #expect(t.name.bytes == Array("Kiosk".utf8))
     }
 
+    /// A name past 29 bytes is shortened in both packets: the scan response's
+    /// longer prefix stays when the advertising data's 8 bytes come after it (issue 31).
+    @Test func longerShortenedNameWinsWhicheverComesLast() {
+        let long = hex("06 08 4b 69 6f 73 6b"), short = hex("03 08 4b 69")
+        for order in [[long, short], [short, long]] {
+            let s = summary(order)
+            #expect(s.name.bytes == Array("Kiosk".utf8) && !s.nameIsComplete)
+        }
+    }
+
     @Test func malformedStructures() {
         // Length past the end: truncated, what came before stays.
         let s = summary([hex("02 01 06 09 09 41 42")])

@@ -31,7 +31,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "Tests", "USBFixture"))
 from fixture import Guest, Link  # noqa: E402
 from harness import BINARY, SLUGS, Dongle  # noqa: E402
-from rootcanal import assert_every_command_succeeded  # noqa: E402
+from rootcanal import BUMBLE_OPTIONAL_REFUSALS, assert_every_command_succeeded  # noqa: E402
 
 SERVICE_UUID_LE = bytes.fromhex("8e38140a27be409089554fc4b5698d1e")[::-1]
 
@@ -81,6 +81,8 @@ def test_bluez_central_asks_our_peripheral(link, bluez, tmp_path):
     peripheral = ours(link, tmp_path, "--role", "peripheral", "--name", "Kiosk")
     try:
         peripheral.wait_for("info: advertising")
+        # The guest's HCI traffic, to see what BlueZ's controller reports of the link.
+        bluez.run("(btmon -w btmon.snoop > /dev/null 2>&1 &) ; sleep 0.5", timeout=30)
         code, out = bluez.run("/usr/bin/python3 bluez_central.py Kiosk 20 'Tell me'", timeout=240)
         assert code == 0, f"{out}\n--- bluetoothd\n{bluez.file('bluetoothd.log')[-4000:]}\n--- ours\n{peripheral.log[-3000:]}"
         result = json.loads(out.strip().splitlines()[-1])
@@ -94,14 +96,24 @@ def test_bluez_central_asks_our_peripheral(link, bluez, tmp_path):
         # kernel answers the mgmt Disconnect with success but sends no HCI Disconnect
         # (btmon: an LE Create Connection Cancel instead), so the link stays up until
         # our peripheral stops and disconnects it (status 0, checked below).
-        assert peripheral.count("answer on") == 20
+        assert peripheral.count("info: answer to ") == 20
         # BlueZ subscribes to Service Changed with indications (0x0002).
         assert peripheral.count("subscribed to indications") >= 1, peripheral.log
+        # The link our peripheral asked for (LinkTuning.swift), as BlueZ's controller
+        # reported it to the kernel: LE Connection Update Complete at 30 ms.
+        bluez.run("pkill btmon; sleep 0.3", timeout=30)
+        updates = subprocess.run(["tshark", "-r", os.path.join(bluez.work, "btmon.snoop"), "-Y",
+                                  "bthci_evt.le_meta_subevent == 0x03", "-T", "fields",
+                                  "-e", "bthci_evt.status", "-e", "bthci_evt.le_con_interval"],
+                                 capture_output=True, text=True, timeout=60)
+        assert updates.returncode == 0, updates.stderr
+        fields = [line.split("\t") for line in updates.stdout.splitlines() if line.strip()]
+        assert fields and fields[-1][0] in ("0x00", "0") and int(fields[-1][1], 0) == 24, updates.stdout
     finally:
         peripheral.process.terminate()
         assert peripheral.process.wait(5) == 0, peripheral.log[-3000:]
         peripheral.stop()
-    assert_every_command_succeeded(peripheral.snoop)
+    assert_every_command_succeeded(peripheral.snoop, tolerated=BUMBLE_OPTIONAL_REFUSALS)
 
 
 def test_our_central_asks_a_bluez_gatt_server(link, bluez, tmp_path):

@@ -182,7 +182,7 @@ def test_hundred_questions_our_central_against_our_peripheral(link):
         records = [json.loads(line) for line in result.stdout.splitlines()]
         assert len(records) == 100
         assert all(r["slug"] in SLUGS and r["phrase"] in PHRASES for r in records)
-        assert ours.wait_count("answer on", 100) == 100
+        assert ours.wait_count("info: answer to ", 100) == 100
         # One connection served all of them.
         assert ours.wait_count("info: disconnected:", 1) == 1 and ours.count("info: connected:") == 1
     finally:
@@ -232,6 +232,26 @@ def test_scan_without_timeout_runs_until_ctrl_c(link):
                 process.kill()
     finally:
         peer.stop()
+
+
+def test_scan_that_found_nothing_stopped_by_ctrl_c_is_not_an_error(link):
+    # Issue 31: no "error: no 8-Ball found" on the way out of an interrupted scan; --json's
+    # one object names the signal.
+    for as_json in (False, True):
+        process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[0]}",
+                                    "--scan", *(["--json"] if as_json else [])],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(1.5)
+            assert process.poll() is None
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=5)
+            assert process.returncode == 130 and "error" not in err, err
+            assert out == ("" if not as_json else
+                           '{"error":"interrupted","message":"stopped by SIGINT (Ctrl-C)","exit":130}\n')
+        finally:
+            if process.poll() is None:
+                process.kill()
 
 
 def test_ctrl_c_mid_session_is_130_without_a_made_up_answer(link):
@@ -365,6 +385,78 @@ def test_long_name_is_found_by_its_full_name_from_the_scan_response(link):
         assert json.loads(result.stdout)["peer"] == name
     finally:
         ours.stop()
+
+
+def test_the_peripherals_log_is_an_operators(link):
+    """Issue 31: the answer and rejection lines carry the asker's address, the
+    question's text and the answer's phrase (not a handle and a slug); the
+    advertising stop/restart around each connection stays out of info; Ctrl-C
+    does not log the links it closes as centrals hanging up."""
+    asker = ["--peer", "Desk8", "--address", "C4:44:44:44:44:44"]
+    ours = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Desk8")
+    process = None
+    try:
+        ours.wait_for("advertising")
+        for _ in range(2):  # two connections, one after the other
+            result = central(link.ports[0], *asker, "--question", "Will it rain?", "--question", "Tell me")
+            assert result.returncode == 5, result.stderr
+        assert ours.wait_count("info: rejected from ", 2) == 2, ours.log
+        prefix = 'itcb-dongle: info: answer to C4:44:44:44:44:44: "Will it rain?" -> '
+        answers = [line for _, line in ours.lines if "info: answer to " in line]
+        assert len(answers) == 2 and all(a.startswith(prefix) and a[len(prefix):] in PHRASES for a in answers), ours.log
+        assert ours.count('itcb-dongle: info: rejected from C4:44:44:44:44:44: "Tell me" is not a question '
+                          "-> ATT error 0x0E (please rephrase as a question)") == 2, ours.log
+        assert ours.count("info: advertising") == 1 and ours.count("debug: advertising") == 0, ours.log
+        # A central still connected (it waits on standard input) when the peripheral is stopped.
+        process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[0]}", *asker],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+        process.stdin.write("Still there?\n")
+        process.stdin.flush()
+        assert " -> " in process.stdout.readline()
+        ours.process.send_signal(signal.SIGINT)
+        assert ours.wait_exit(10) == 0
+        # The two askers that left said so (0x13 from their side); the link Ctrl-C closed is ours.
+        stopping = ours.log[ours.log.index("info: stopping"):]
+        assert "closed by this side on stopping" in stopping and "remote user terminated" not in stopping, ours.log
+    finally:
+        ours.stop()
+        if process is not None:
+            stop_process(process)
+
+
+def test_name_past_29_bytes_is_found_by_its_full_name(link):
+    """Issue 31: past 29 bytes the name is shortened in the scan response too;
+    --scan marks it, --peer finds the full name (read as the GAP Device Name)
+    and --json reports it, and an 8-Ball with the same 29 bytes but another
+    full name is passed over, with the reason."""
+    hall_b = "The kiosk by the north entrance of hall B"  # 41 bytes
+    hall_c = "The kiosk by the north entrance of hall C"
+    b = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", hall_b,
+               "--address", "D1:11:11:11:11:11")
+    c = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[2]}", "--name", hall_c,
+               "--address", "D2:22:22:22:22:22")
+    try:
+        b.wait_for("advertising")
+        c.wait_for("advertising")
+        result = central(link.ports[0], "--scan", "--timeout", "3", "--json")
+        assert result.returncode == 0, result.stderr
+        found = sorted((o["address"], o["name"], o["shortened"]) for o in map(json.loads, result.stdout.splitlines()))
+        assert found == [("D1:11:11:11:11:11", hall_b[:29], True), ("D2:22:22:22:22:22", hall_c[:29], True)]
+        result = central(link.ports[0], "--scan", "--timeout", "3")
+        assert sorted(line.split("\t")[0] for line in result.stdout.splitlines()) == [f"{hall_b[:29]} (shortened)"] * 2
+        for name, address in ((hall_b, "D1:11:11:11:11:11"), (hall_c.upper(), "D2:22:22:22:22:22")):
+            result = central(link.ports[0], "--peer", name, "--question", "Found me?", "--json")
+            assert result.returncode == 0, result.stderr
+            answer = json.loads(result.stdout)
+            assert (answer["peer"].upper(), answer["address"]) == (name.upper(), address), answer
+        b.stop()
+        result = central(link.ports[0], "--peer", hall_b, "--question", "Still here?")
+        assert result.returncode == 6, result.stderr
+        assert f'its full name, read over GATT, is "{hall_c}"' in result.stderr, result.stderr
+    finally:
+        b.stop()
+        c.stop()
 
 
 class Screen:

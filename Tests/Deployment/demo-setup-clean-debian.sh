@@ -26,72 +26,31 @@ swift_root=${ITCB_SWIFT_ROOT:-/opt/swift}
 # swift.org, "Linux installation via tarball", Debian 12.
 swift_packages=(binutils-gold gcc git libcurl4-openssl-dev libedit-dev libicu-dev libncurses-dev libpython3-dev
     libsqlite3-dev libxml2-dev pkg-config tzdata uuid-dev python3)
-fail() { echo "demo-setup-clean-debian: $*" >&2; exit 1; }
+name=demo-setup-clean-debian
+. Tests/Deployment/debian-root.sh
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot, mounts)"
 command -v debootstrap >/dev/null || fail "needs debootstrap (scripts/setup.sh installs it)"
 [ -x "$swift_root/usr/bin/swift" ] || fail "no Swift toolchain at $swift_root (ITCB_SWIFT_ROOT)"
 
-mounts=()
-# This machine's network, not the product's requirements: DNS, and the CA bundle
-# pip trusts here (an egress proxy may re-sign TLS), copied into the root.
+# This machine's network, not the product's requirements: the CA bundle pip
+# trusts here (an egress proxy may re-sign TLS), copied into the root; and the
+# Swift toolchain, read-only at /opt/swift.
 host_ca=${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}
-ca_env=()
-[ -f "$host_ca" ] && ca_env=(PIP_CERT=/etc/host-ca.crt SSL_CERT_FILE=/etc/host-ca.crt REQUESTS_CA_BUNDLE=/etc/host-ca.crt)
-in_root() { chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/opt/swift/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    DEBIAN_FRONTEND=noninteractive "${ca_env[@]}" bash -c "$2"; }
-mount_into() {  # mount_into ROOT: what a chroot needs (proc, dev, DNS) and Swift
-    mount -t proc proc "$1/proc" && mounts=("$1/proc" "${mounts[@]}")
-    mount --rbind /dev "$1/dev" && mount --make-rslave "$1/dev" && mounts=("$1/dev" "${mounts[@]}")
+[ -f "$host_ca" ] && root_env=(PIP_CERT=/etc/host-ca.crt SSL_CERT_FILE=/etc/host-ca.crt REQUESTS_CA_BUNDLE=/etc/host-ca.crt)
+root_path=/opt/swift/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount_extra() {
     mkdir -p "$1/opt/swift"
     mount --bind "$swift_root" "$1/opt/swift" && mount -o remount,bind,ro "$1/opt/swift" \
         && mounts=("$1/opt/swift" "${mounts[@]}")
-    cp -L /etc/resolv.conf "$1/etc/resolv.conf"
     if [ -f "$host_ca" ]; then cp -L "$host_ca" "$1/etc/host-ca.crt"; fi
 }
-unmount_all() {
-    local m
-    for m in "${mounts[@]}"; do umount -R "$m" 2>/dev/null || umount -lR "$m" 2>/dev/null || true; done
-    mounts=()
-}
 
-if [ -e "$base/.complete" ] && [ "$(cat "$base/.complete")" != "${swift_packages[*]}" ]; then
-    rm -rf "$base"  # made with another package list
-fi
-if [ ! -e "$base/.complete" ]; then
-    mirror=${ITCB_DEBIAN_MIRROR:-$(grep -rhoE 'https?://[^ ]+/debian/?$' /etc/apt/sources.list /etc/apt/sources.list.d 2>/dev/null | head -1 || true)}
-    mirror=${mirror:-http://deb.debian.org/debian}
-    mkdir -p "$cache"
-    rm -rf "$base.tmp"
-    echo "demo-setup-clean-debian: debootstrap --variant=minbase bookworm from $mirror (once, cached in $base)"
-    debootstrap --variant=minbase bookworm "$base.tmp" "$mirror" > "$cache/bookworm-clean.log" 2>&1 \
-        || fail "debootstrap failed (see $cache/bookworm-clean.log)"
-    trap unmount_all EXIT
-    mount_into "$base.tmp"
-    echo "demo-setup-clean-debian: + swift.org's Debian 12 packages: ${swift_packages[*]}"
-    in_root "$base.tmp" "apt-get update -qq && apt-get install -y -qq --no-install-recommends ${swift_packages[*]} >/dev/null && apt-get clean" \
-        >> "$cache/bookworm-clean.log" 2>&1 || fail "apt-get in the new root failed (see $cache/bookworm-clean.log)"
-    unmount_all
-    trap - EXIT
-    echo "${swift_packages[*]}" > "$base.tmp/.complete"
-    rm -rf "$base"
-    mv "$base.tmp" "$base"
-fi
+cached_root bookworm "$base" "${swift_packages[*]}"
 
 # A throw-away overlay over the clean root, with this checkout (its tracked
 # files as they are in the work tree) at /root/itcb-dongle.
-work=$(mktemp -d /var/tmp/itcb-demo-check.XXXXXX)
-root=$work/root
-mkdir -p "$work/upper" "$work/work" "$root"
-cleanup() {
-    unmount_all
-    umount "$root" 2>/dev/null || umount -l "$root" 2>/dev/null || true
-    if [ "${ITCB_DEMO_CHECK_KEEP:-0}" = 1 ]; then echo "demo-setup-clean-debian: kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/work" "$root"
-mounts=("$root")
-mount_into "$root"
-mounts=("${mounts[@]:0:${#mounts[@]}-1}")  # the overlay itself is unmounted last, by cleanup
+keep=${ITCB_DEMO_CHECK_KEEP:-0}
+overlay_root "$base"
 mkdir -p "$root/root/itcb-dongle"
 git -C "$repo" ls-files -z --cached --others --exclude-standard | tar -C "$repo" --null -T - -cf - \
     | tar -C "$root/root/itcb-dongle" -xf -

@@ -20,6 +20,9 @@
 #    settings) and purges (removing the user);
 #  - scripts/install.sh stages the same files under DESTDIR (the binary byte
 #    for byte as the package has it), keeps settings, uninstalls and purges;
+#  - on debootstrapped Debian 13 and 12 roots (Tests/Deployment/package-on-debian.sh):
+#    that release's lintian is clean, the package installs (dpkg -S finds the
+#    rule and unit under /usr/lib), the unit and rule verify, purge leaves nothing;
 #  - the demo's set-up installs only what the demo needs on a clean Debian 12
 #    root (Tests/Deployment/demo-setup-clean-debian.sh).
 # The live udev/systemd behaviour (plug → unit active, unplug → inactive) is
@@ -92,8 +95,8 @@ package_contents() {
     listing=$(dpkg-deb -c "$deb" | awk '{ print $1, $2, $6 }')
     for expected in \
         "-rwxr-xr-x root/root ./usr/bin/itcb-dongle" \
-        "-rw-r--r-- root/root ./lib/udev/rules.d/70-itcb-dongle.rules" \
-        "-rw-r--r-- root/root ./lib/systemd/system/itcb-dongle@.service" \
+        "-rw-r--r-- root/root ./usr/lib/udev/rules.d/70-itcb-dongle.rules" \
+        "-rw-r--r-- root/root ./usr/lib/systemd/system/itcb-dongle@.service" \
         "-rw-r--r-- root/root ./etc/default/itcb-dongle" \
         "-rw-r--r-- root/root ./etc/itcb-dongle/dongles" \
         "-rw-r--r-- root/root ./usr/share/doc/itcb-dongle/copyright" \
@@ -103,8 +106,8 @@ package_contents() {
         "-rw-r--r-- root/root ./usr/share/zsh/vendor-completions/_itcb-dongle"; do
         grep -qxF -- "$expected" <<< "$listing" || { echo "missing: $expected"; echo "$listing"; return 1; }
     done
-    cmp -s udev/70-itcb-dongle.rules "$pkg/lib/udev/rules.d/70-itcb-dongle.rules" \
-        && cmp -s udev/itcb-dongle@.service "$pkg/lib/systemd/system/itcb-dongle@.service" \
+    cmp -s udev/70-itcb-dongle.rules "$pkg/usr/lib/udev/rules.d/70-itcb-dongle.rules" \
+        && cmp -s udev/itcb-dongle@.service "$pkg/usr/lib/systemd/system/itcb-dongle@.service" \
         && cmp -s udev/itcb-dongle.default "$pkg/etc/default/itcb-dongle" \
         && cmp -s udev/dongles "$pkg/etc/itcb-dongle/dongles" || { echo "packaged files differ from udev/"; return 1; }
     [ "$(cat "$pkg/DEBIAN/conffiles")" = $'/etc/default/itcb-dongle\n/etc/itcb-dongle/dongles' ] \
@@ -229,7 +232,7 @@ unit_settings() {
         grep -qF -- "$line" <<< "$exec" || { echo "ExecStart lacks: $line"; return 1; }
     done
     # Role options come from the environment (the program reads them for its role):
-    # on the command line the central would warn about --name and --answers.
+    # on the command line the central would refuse --name and --answers.
     ! grep -Eq -- '--name|--answers|--question' <<< "$exec" || { echo "ExecStart passes a role's option"; return 1; }
     # The options file sets every variable the unit and the program use, with valid values.
     for line in "ITCB_ROLE=peripheral" "ITCB_NAME=8-Ball" "ITCB_ANSWERS=slug" "ITCB_QUESTION=" "ITCB_LOG_LEVEL=info" "ITCB_EXTRA_ARGS="; do
@@ -404,7 +407,7 @@ dpkg_root_install() {
     grep -qx "itcb:x:$uid:$gid:itcb-dongle appliance:/nonexistent:/usr/sbin/nologin" "$root/etc/passwd" \
         || { echo "itcb user:"; cat "$root/etc/passwd"; return 1; }
     [ "$uid" -lt 1000 ] && [ "$gid" -lt 1000 ] || { echo "not a system user/group: $uid/$gid"; return 1; }
-    for f in usr/bin/itcb-dongle lib/udev/rules.d/70-itcb-dongle.rules lib/systemd/system/itcb-dongle@.service \
+    for f in usr/bin/itcb-dongle usr/lib/udev/rules.d/70-itcb-dongle.rules usr/lib/systemd/system/itcb-dongle@.service \
         etc/default/itcb-dongle etc/itcb-dongle/dongles usr/share/doc/itcb-dongle/copyright; do
         [ -f "$root/$f" ] || { echo "missing $f"; return 1; }
     done
@@ -417,10 +420,11 @@ dpkg_root_install() {
     [ "$(grep -c '^itcb:' "$root/etc/passwd")" = 1 ] && grep -q Kiosk "$root/etc/default/itcb-dongle" || return 1
     # Remove: files go, settings and the user stay.
     dpkg_root --remove itcb-dongle || return 1
-    [ ! -e "$root/usr/bin/itcb-dongle" ] && [ ! -e "$root/lib/udev/rules.d/70-itcb-dongle.rules" ] \
+    [ ! -e "$root/usr/bin/itcb-dongle" ] && [ ! -e "$root/usr/lib/udev/rules.d/70-itcb-dongle.rules" ] \
         && [ -e "$root/etc/default/itcb-dongle" ] && grep -q '^itcb:' "$root/etc/passwd" || { echo "remove"; return 1; }
-    # Purge: settings, user and group go.
+    # Purge: settings (the per-dongle file README has one create too), user and group go.
     mkdir -p "$root/var/log/itcb-dongle"
+    echo 'ITCB_NAME=Counter 2' > "$root/etc/itcb-dongle/1-1.2.conf"
     dpkg_root --purge itcb-dongle || return 1
     ! grep -q '^itcb:' "$root/etc/passwd" "$root/etc/group" "$root/etc/shadow" "$root/etc/gshadow" \
         || { echo "user left behind"; return 1; }
@@ -466,6 +470,7 @@ staged_install() {
         && [ ! -e "$dest/usr/local/share/man/man1/itcb-dongle.1" ] \
         && [ ! -e "$dest/usr/local/share/bash-completion/completions/itcb-dongle" ] \
         && [ -e "$dest/etc/default/itcb-dongle" ] && [ -e "$dest/etc/itcb-dongle/dongles" ] || { find "$dest"; return 1; }
+    echo 'ITCB_NAME=Counter 2' > "$dest/etc/itcb-dongle/1-1.2.conf"
     DESTDIR="$dest" scripts/install.sh --purge >/dev/null || return 1
     [ -z "$(find "$dest" -type f)" ] || { echo "left:"; find "$dest" -type f; return 1; }
     # Another PREFIX.
@@ -505,6 +510,19 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then
     check "install.sh as root (private mount namespace): itcb user and group, files, uninstall removes them" live_install
 else
     skip "install.sh as root needs root and mount namespaces"
+fi
+
+# The package on each supported Debian release in a debootstrapped root of its
+# own (issue 31: Debian 13's lintian refuses files under /lib, an alias of
+# /usr/lib there): that release's lintian, install, dpkg -S, systemd-analyze
+# and udevadm verify, a purge that warns about nothing and leaves nothing.
+if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && unshare --mount true 2>/dev/null; then
+    for suite in trixie bookworm; do
+        check "Debian $([ $suite = trixie ] && echo 13 || echo 12) ($suite) root: its lintian clean, installs, verifies, purges clean" \
+            Tests/Deployment/package-on-debian.sh "$suite" "$deb"
+    done
+else
+    skip "the package on Debian 12 and 13 roots needs root and debootstrap"
 fi
 
 # The demo's set-up (scripts/setup.sh --demo) on a clean Debian 12 root that has

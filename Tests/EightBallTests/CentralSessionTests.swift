@@ -22,6 +22,12 @@ import TestSupport
         /// The scripted 8-Ball advertises at -50 dBm whenever scanning starts; off
         /// when a test plays its own sequence of reports.
         var autoAdvertise = true
+        /// The GAP Device Name the scripted 8-Ball serves (handles 1-5: the GAP
+        /// service, 0x2A00's value at 3), the name the session read, and the
+        /// platform's verdict on it.
+        var gapName = "B8"
+        var nameRead: String? = nil
+        var acceptName: (String) -> Bool = { _ in true }
 
         init(_ behaviour: Behaviour, settings: CentralSettings = CentralSettings(), autoAdvertise: Bool = true) {
             self.behaviour = behaviour
@@ -44,6 +50,9 @@ import TestSupport
             requests.append(pdu)
             switch pdu[0] {
             case 0x02: return [hex("03 f7 00")]
+            case 0x06 where pdu[7] == 0x00 && pdu[8] == 0x18: return [hex("07 01 00 05 00")]
+            case 0x08 where pdu[1] == 0x01: return [hex("09 07 02 00 02 03 00 00 2a")]
+            case 0x0A where pdu[1] == 0x03: return [[0x0B] + Array(gapName.utf8)]
             case 0x06: return behaviour == .noService ? [hex("01 06 01 00 0a")] : [hex("07 0a 00 0f 00")]
             case 0x08 where pdu[1] == 0x0A:
                 return [[0x09, 21, 0x0B, 0x00, 0x08, 0x0C, 0x00] + Self.uuid(EightBallUUID.question)
@@ -87,6 +96,11 @@ import TestSupport
                 while let event = session.nextEvent() {
                     moved = true
                     reported.append(event)
+                    if case .nameRead(let connection, let found) = event {
+                        let name = found ? c.host.withClientLink(connection: connection) { $0.readValue.bytes } ?? [] : []
+                        nameRead = String(decoding: name, as: UTF8.self)
+                        session.nameChecked(acceptName(nameRead!), host: &c.host, now: now)
+                    }
                 }
                 let out = c.drain()
                 for packet in out {
@@ -232,6 +246,43 @@ import TestSupport
         h.pump()
         let found = h.reported.compactMap { if case .found(let entry) = $0 { entry } else { nil } }
         #expect(found.map { $0.summary.name.bytes } == [Array("Kiosk in the lobby".utf8)])
+        #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
+    }
+
+    /// Past 29 bytes the name is shortened in the scan response too: the
+    /// session reads the GAP Device Name, and goes on once the platform says
+    /// it is the one wanted (issue 31).
+    @Test func nameShortenedEvenInTheScanResponseIsReadWhole() {
+        let name = "The kiosk by the north entrance of hall B"
+        var h = Harness(.answer, autoAdvertise: false)
+        h.gapName = name
+        h.ask("Full name?")
+        h.advertise(name: "The kios", nameType: 8)
+        h.report(eventType: 0x1B, address: 1, rssi: 0xCE, data: [30, 8] + Array(name.utf8.prefix(29)))
+        h.pump()
+        #expect(h.nameRead == name)
+        #expect(h.requests.contains(hex("06 01 00 ff ff 00 28 00 18")))  // the GAP service first
+        #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
+    }
+
+    @Test func aFullNameThatIsNotTheOneWantedIsLeftAndTheScanGoesOn() {
+        var h = Harness(.answer, autoAdvertise: false)
+        h.gapName = "Kiosk in the hall"
+        h.acceptName = { _ in false }
+        h.ask("Anyone?")
+        h.advertise(name: "Kiosk in", nameType: 8)
+        h.report(eventType: 0x1B, address: 1, rssi: 0xCE, data: [9, 8] + Array("Kiosk in".utf8))
+        h.pump()
+        #expect(h.nameRead == "Kiosk in the hall")
+        #expect(!h.reported.contains { if case .ready = $0 { true } else { false } })
+        #expect(!h.requests.contains { $0[0] == 0x12 })  // no question written to it
+        #expect(h.session.phaseIsScanning && !h.linkUp)
+    }
+
+    @Test func completeNameIsNotReadAgain() {
+        var h = Harness(.answer)
+        h.ask("Known?")
+        #expect(h.nameRead == nil && !h.requests.contains { $0[0] == 0x0A })
         #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
     }
 

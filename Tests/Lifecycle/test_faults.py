@@ -158,7 +158,7 @@ def test_debug_narrates_att_and_trace_shows_bytes_not_types(controllers):
                 assert (await ball.ask("Talk?")).decode() in SLUGS
 
         asyncio.run(scenario())
-        dongle.wait_for("answer on", timeout=5)
+        dongle.wait_for("info: answer to ", timeout=5)
         log = dongle.log
         for expected in ["ATT < Exchange MTU Request, MTU", "ATT > Exchange MTU Response", "ATT < Write Request, handle 0x",
                          "ATT > Write Response", "ATT > Handle Value Notification, handle 0x", "connected:"]:
