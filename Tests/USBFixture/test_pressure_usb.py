@@ -52,7 +52,7 @@ def test_three_legal_centrals_beside_one_pipelining_over_usb(guest, link, capsys
         log = guest.file("pressure.log")[-3000:]
         assert not tally.lost, "legal requests lost:\n" + "\n".join(tally.lost) + f"\n{line}\n{log}"
         # The orderly stop waits for the controller to confirm the disconnections, up to
-        # the driver's 2 s stop grace; through this gadget a command's round trip is slow
+        # the driver's stop grace (0.9 s); through this gadget a command's round trip is slow
         # (660 ms to stop with four idle links, 0.6-2.4 s just after pressure at load
         # averages up to 8; 2026-11-26), so the bound here is that grace and what a
         # starved guest adds, not TCP's 1 s; a program that never stops still fails.
