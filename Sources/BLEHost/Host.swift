@@ -275,9 +275,10 @@ public struct Host: ~Copyable {
         if outstandingOpcode == nil, commandCredits > 0, let command = commandQueue.pop() {
             packet = command
             commandCredits -= 1
-            outstandingOpcode = readOpcode(command)
+            let opcode = readOpcode(command)
+            outstandingOpcode = opcode
             outstandingParameter = command.count > 4 ? command[4] : 0
-            commandDeadline = now + (Host.isOptional(outstandingOpcode!) ? Host.optionalCommandTimeout : configuration.commandTimeout)
+            commandDeadline = now + (Host.isOptional(opcode) ? Host.optionalCommandTimeout : configuration.commandTimeout)
             return true
         }
         guard state == .ready || state == .shuttingDown, aclCredits > 0 else { return false }
