@@ -5,6 +5,8 @@ let package = Package(
     name: "itcb-dongle",
     products: [
         .executable(name: "itcb-dongle", targets: ["ITCBDongle"]),
+        // Build time only: the man page and the shell completion from the option table.
+        .executable(name: "itcb-dongle-docs", targets: ["ITCBDongleDocs"]),
     ],
     targets: [
         // Sans-IO BLE host core: HCI, L2CAP, ATT/GATT, GAP, SMP refusal.
@@ -42,10 +44,14 @@ let package = Package(
         // the USB transport's state (a class, reached from libusb's callbacks)
         // would pay one, ~2,000 instructions per question; debug builds and the
         // tests keep them.
+        // The command line's one option table: the program's parser and --help, and
+        // the build-time man page and completion (ITCBDongleDocs) are made from it.
+        .target(name: "ITCBOptions"),
+        .executableTarget(name: "ITCBDongleDocs", dependencies: ["ITCBOptions"]),
         .executableTarget(
             name: "ITCBDongle",
             dependencies: [
-                "BLEHost", "EightBall", "VendorDrivers", "CLibUSB", "CLinux",
+                "BLEHost", "EightBall", "VendorDrivers", "ITCBOptions", "CLibUSB", "CLinux",
             ],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))],
             // Double's rounding (Glibc's import brought libm along).
@@ -56,6 +62,6 @@ let package = Package(
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "TestSupport"]),
         .testTarget(name: "VendorDriversTests", dependencies: ["VendorDrivers", "BLEHost", "TestSupport"]),
         .testTarget(name: "EightBallTests", dependencies: ["EightBall", "BLEHost", "TestSupport"]),
-        .testTarget(name: "ITCBDongleTests", dependencies: ["ITCBDongle", "BLEHost", "CLibUSB"]),
+        .testTarget(name: "ITCBDongleTests", dependencies: ["ITCBDongle", "ITCBDongleDocs", "BLEHost", "CLibUSB"]),
     ]
 )

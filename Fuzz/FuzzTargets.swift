@@ -373,13 +373,14 @@ func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
 /// livelock, is libFuzzer's -timeout; scripts/fuzz.sh seeds it); the queue never holds more than its
 /// capacity; ACL goes out only for connected links, in 27-byte fragments, never
 /// more packets in flight than the controller's buffers; and at the end, with
-/// every credit given back, the queue drains.
+/// every credit given back, the queue drains and each central that kept to one
+/// request of each kind at a time (ATT, signalling, SMP) had every answer.
 func fuzzTransmitPressure(_ input: UnsafeRawBufferPointer) -> CInt {
     var script = Script(input)
     let buffers = UInt8(script.next() % 8 + 1)
     let rig = connectedPeripheral(name: longName, links: Capacity.links, buffers: buffers)
     var driver = HostDriver(host: rig.host, app: rig.logic, setup: NoSetup())
-    var observer = WholePacketObserver()
+    var observer = LinkObserver()
     var model = ControllerModel(buffers: Int(buffers))
     model.connected[0] = true  // connectedPeripheral's central, handle 0x0040
     let question = driver.app.handles.questionHandle, answer = driver.app.handles.answerHandle
@@ -402,7 +403,8 @@ func fuzzTransmitPressure(_ input: UnsafeRawBufferPointer) -> CInt {
         case 1 where model.connected[link]:
             inbound.append((H4PacketType.event, model.disconnected(link)))
         case 2:
-            let request: [UInt8] = switch script.next() % 6 {
+            let kind = script.next() % 6
+            let request: [UInt8] = switch kind {
             case 0: [ATTOpcode.readRequest, 3, 0]  // the Device Name (GAP's first characteristic)
             case 1: [ATTOpcode.readBlobRequest, 3, 0, UInt8(script.next()), 0]
             case 2: [ATTOpcode.writeRequest, UInt8(question & 0xFF), UInt8(question >> 8)] + script.bytes(script.next() % 20) + [0x3F]
@@ -411,9 +413,12 @@ func fuzzTransmitPressure(_ input: UnsafeRawBufferPointer) -> CInt {
             default: script.bytes(script.next() % 24)
             }
             inbound.append((H4PacketType.acl, l2cap(link, channel: L2CAPChannel.att, request)))
+            model.asked(link, .att, legal: kind < 5)  // raw bytes may be a command or no request at all
         case 3:
             inbound.append((H4PacketType.acl, l2cap(link, channel: L2CAPChannel.smp, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])))
+            model.asked(link, .smp)
         case 4:
+            model.asked(link, .signalling)
             let identifier = UInt8(script.next() | 1)
             inbound.append((H4PacketType.acl, l2cap(link, channel: L2CAPChannel.leSignaling,
                                                     [0x14, identifier, 10, 0, 0x81, 0, 0x40, 0, 23, 0, 23, 0, 1, 0])))
@@ -444,17 +449,24 @@ func fuzzTransmitPressure(_ input: UnsafeRawBufferPointer) -> CInt {
     }
     precondition(!driver.host.isReady || driver.host.aclQueue.count == 0,
                  "the transmit queue did not drain with every credit given back (\(driver.host.aclQueue.count) PDUs left)")
+    // A central that kept to one request of each kind at a time is owed every answer.
+    for link in 0..<Capacity.links where model.connected[link] {
+        for exchange in Exchange.allCases where model.owed(link, exchange) {
+            preconditionFailure("handle \(ControllerModel.handle(link)): a legal \(exchange) request was never answered")
+        }
+    }
     return 0
 }
 
 /// One turn of the board's loop: a pass, then the output sent to the controller
 /// (checked), and the controller's answers to commands.
 func pass(_ driver: inout HostDriver<EightBallPeripheral, NoSetup>, _ model: inout ControllerModel, now: UInt64,
-          _ observer: inout WholePacketObserver) {
+          _ observer: inout LinkObserver) {
     for _ in 0..<8 {
         let start = monotonicMilliseconds()
         driver.service(now: now, observer: &observer)
         precondition(monotonicMilliseconds() - start < 1_000, "a pass of the driver did not return within a second")
+        model.forget(&observer.gone)
         precondition(driver.host.aclQueue.count <= ACLTransmitQueue.capacity, "the transmit queue holds more than its capacity")
         var answers: [[UInt8]] = []
         var sent = 0
@@ -473,22 +485,61 @@ func pass(_ driver: inout HostDriver<EightBallPeripheral, NoSetup>, _ model: ino
             precondition(packet.count - 5 <= 27, "an ACL fragment longer than the controller's buffers")
             model.inFlight[link] += 1
             precondition(model.inFlight.reduce(0, +) <= model.buffers, "more ACL packets in flight than the controller has buffers")
+            model.sent(link, packet)
         }
         for packet in answers {
             // The link is gone once its Disconnection Complete reaches the host (not when Disconnect was sent).
             if packet[0] == HCIEventCode.disconnectionComplete { model.forget(Int(packet[3]) | Int(packet[4]) << 8) }
             packet.withUnsafeBytes { driver.receive(type: H4PacketType.event, $0, now: now, observer: &observer) }
         }
+        model.forget(&observer.gone)
         // Work left for at once (a bounded pass that stopped, room freed): the board would pass again now.
         guard answers.count > 0 || driver.nextDeadline() == 0 else { return }
     }
 }
 
-/// The controller as the fuzz target plays it: links, and ACL packets not yet completed.
+/// The request-answer exchanges a central may have one of in flight each (the
+/// host's flow control owes it one answer of each: docs/ARCHITECTURE.md, "Flow control").
+enum Exchange: Int, CaseIterable { case att, signalling, smp }
+
+/// The controller as the fuzz target plays it, and the centrals behind it:
+/// links, ACL packets not yet completed, requests not yet answered.
 struct ControllerModel {
     let buffers: Int
     var connected = [Bool](repeating: false, count: Capacity.links)
     var inFlight = [Int](repeating: 0, count: Capacity.links)
+    /// Per link and exchange: a request not yet answered; a second one sent before the answer (not owed then).
+    var waiting = [[Bool]](repeating: [false, false, false], count: Capacity.links)
+    var pipelined = [[Bool]](repeating: [false, false, false], count: Capacity.links)
+    /// The L2CAP PDU the host's fragments are building, per link.
+    var incoming = [[UInt8]](repeating: [], count: Capacity.links)
+
+    mutating func asked(_ link: Int, _ exchange: Exchange, legal: Bool = true) {
+        guard connected[link] else { return }
+        if !legal || waiting[link][exchange.rawValue] { pipelined[link][exchange.rawValue] = true }
+        waiting[link][exchange.rawValue] = true
+    }
+
+    func owed(_ link: Int, _ exchange: Exchange) -> Bool {
+        waiting[link][exchange.rawValue] && !pipelined[link][exchange.rawValue]
+    }
+
+    /// An ACL fragment the host sent: a whole L2CAP PDU that is an answer clears its exchange.
+    mutating func sent(_ link: Int, _ packet: [UInt8]) {
+        let first = (packet[2] >> 4) & 0x3 == 0
+        incoming[link] = (first ? [] : incoming[link]) + packet[5...]
+        let pdu = incoming[link]
+        guard pdu.count >= 5, pdu.count == 4 + (Int(pdu[0]) | Int(pdu[1]) << 8) else { return }
+        incoming[link] = []
+        let exchange: Exchange? = switch UInt16(pdu[2]) | UInt16(pdu[3]) << 8 {
+        // Responses are the odd opcodes up to Execute Write Response (0x1B on is a notification, an indication).
+        case L2CAPChannel.att where pdu[4] & 1 == 1 && pdu[4] <= 0x19: .att
+        case L2CAPChannel.leSignaling where pdu[4] == 0x15 || pdu[4] == 0x01: .signalling  // the response, or Command Reject
+        case L2CAPChannel.smp: .smp
+        default: nil
+        }
+        if let exchange { waiting[link][exchange.rawValue] = false }
+    }
 
     static func handle(_ link: Int) -> UInt16 { UInt16(0x40 + link) }
 
@@ -514,6 +565,15 @@ struct ControllerModel {
         guard link >= 0, link < Capacity.links else { return }
         connected[link] = false
         inFlight[link] = 0
+        waiting[link] = [false, false, false]
+        pipelined[link] = [false, false, false]
+        incoming[link] = []
+    }
+
+    /// The links the host said are gone (its own view: a reset drops them all).
+    mutating func forget(_ handles: inout [UInt16]) {
+        for handle in handles { forget(Int(handle)) }
+        handles.removeAll()
     }
 
     /// The events answering a command: Command Status for Disconnect (then the
@@ -528,6 +588,15 @@ struct ControllerModel {
         guard link >= 0, link < Capacity.links, connected[link] else { return [status] }
         return [status, Self.disconnectionComplete(Self.handle(link))]
     }
+}
+
+/// Whole packets (as `WholePacketObserver`), and the links the host dropped.
+struct LinkObserver: DriverObserver {
+    var gone: [UInt16] = []
+    mutating func observe(_ event: HostEvent, host: inout Host) {
+        if case .disconnected(let handle, _) = event { gone.append(handle) }
+    }
+    mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) { checkWhole(type, packet) }
 }
 
 /// Input bytes read in order; zeros once they run out.

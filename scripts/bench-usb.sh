@@ -27,8 +27,12 @@
 #                 calls by name; clock_gettime is reported apart (the guest's
 #                 hpet clocksource has no vDSO fast path: each clock read is a
 #                 real syscall, unlike on a kiosk with a TSC) and left out of
-#                 the total. Wake-ups (poll) depend on timing: the slower the
-#                 process, the more packets one wake-up finds
+#                 the total. Judged along the poll loop's structure: per
+#                 wake-up (poll and the reap loop's final EAGAIN, the ioctls
+#                 that failed) and besides the wake-ups (a submit and a reap
+#                 per transfer, the log line). The number of wake-ups depends
+#                 on timing (the slower the process, the more packets one
+#                 wake-up finds), so the total is reported, not gated
 #   transfers     submitted USB transfers: USBDEVFS_SUBMITURB ioctls in the
 #                 same strace runs (libusb_submit_transfer calls under
 #                 callgrind are shown beside them)
@@ -50,8 +54,10 @@
 #
 # Fails (exit 1, one line per budget, printed just before the last line)
 # when, per question: allocations of ours > 0, allocations in all > submitted
-# USB transfers, instructions > 40,000, syscalls without clock_gettime > 40 —
-# unless BENCH_REPORT_ONLY=1 or --report-only. (Allocations are compared with
+# USB transfers, instructions > 40,000 (under callgrind every arrival is its own
+# wake-up, about 10 a question: the ceiling, so the count does not rise with the
+# load), syscalls per wake-up > 2, syscalls besides the wake-ups > 2 per
+# submitted transfer + 1 — unless BENCH_REPORT_ONLY=1 or --report-only. (Allocations are compared with
 # 0.05 per question of slack, BENCH_USB_ALLOC_SLACK: 2 stray allocations over
 # the 60 extra questions are a difference between two runs, not the cycle,
 # which allocates per packet or not at all.)
@@ -80,7 +86,8 @@ cd "$(dirname "$0")/.."
 
 MAX_INSTRUCTIONS=${BENCH_USB_MAX_INSTRUCTIONS:-40000}
 MAX_ALLOCATIONS_OURS=${BENCH_USB_MAX_ALLOCATIONS:-0}
-MAX_SYSCALLS=${BENCH_USB_MAX_SYSCALLS:-40}
+MAX_SYSCALLS_PER_WAKEUP=${BENCH_USB_MAX_SYSCALLS_PER_WAKEUP:-2}
+MAX_SYSCALLS_PER_TRANSFER=${BENCH_USB_MAX_SYSCALLS_PER_TRANSFER:-2}
 ALLOC_SLACK=${BENCH_USB_ALLOC_SLACK:-0.05}
 # Question counts (N1,N2) of the callgrind runs and of the strace runs.
 VALGRIND_NS=${BENCH_USB_VALGRIND_N:-20,80}
@@ -136,7 +143,7 @@ mkdir -p "$(dirname "$OUT")"
 ITCB_DONGLE_RELEASE_BIN=$BIN setsid "$PY" -u Tests/USBFixture/bench_usb.py --out "$OUT" \
     --valgrind "$VALGRIND_NS" --strace "$STRACE_NS" --bumble-strace "$BUMBLE_STRACE_NS" --bumble "$BUMBLE" --peripheral-flags "$EXTRA_FLAGS" \
     --max-instructions "$MAX_INSTRUCTIONS" --max-allocations-ours "$MAX_ALLOCATIONS_OURS" \
-    --max-syscalls "$MAX_SYSCALLS" --slack "$ALLOC_SLACK" "${flags[@]}" < /dev/null > "$OUT.log" 2>&1 &
+    --max-syscalls-per-wakeup "$MAX_SYSCALLS_PER_WAKEUP" --max-syscalls-per-transfer "$MAX_SYSCALLS_PER_TRANSFER" --slack "$ALLOC_SLACK" "${flags[@]}" < /dev/null > "$OUT.log" 2>&1 &
 driver=$!
 # Its output, as it comes (the log stays in $OUT.log); the hard limit is 20 minutes (2 hours with Bumble under callgrind).
 tail -n +1 -f "$OUT.log" --pid "$driver" &

@@ -11,13 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MAX_CORE_INSTRUCTIONS=${BENCH_MAX_CORE_INSTRUCTIONS:-8000}
 out=.build/bench
-mkdir -p "$out"
-flags=(-O -wmo -parse-as-library -enable-experimental-feature AddressableParameters)
-swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
-    -c Sources/BLEHost/*.swift -o "$out/BLEHost.o"
-swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \
-    -c Sources/EightBall/*.swift -o "$out/EightBall.o"
-swiftc "${flags[@]}" -I "$out" Bench/CoreBench.swift "$out/BLEHost.o" "$out/EightBall.o" -o "$out/core-bench"
+make -s --no-print-directory core-bench  # the Makefile's BENCH_FLAGS: -O, whole-module
 "$out/core-bench" 200000
 if ! command -v valgrind >/dev/null; then
     echo "bench: valgrind not installed (apt-get install valgrind) — no instruction or allocation figures"

@@ -10,10 +10,10 @@
 #   /etc/default/itcb-dongle                   udev/itcb-dongle.default (conffile)
 #   /etc/itcb-dongle/dongles                   udev/dongles (conffile)
 #   /usr/share/doc/itcb-dongle/                README.md, copyright, changelog.gz
-#   /usr/share/man/man1/itcb-dongle.1.gz       the binary's --generate-man-page
-#                                              (from its option table, as --help)
-#   /usr/share/bash-completion/completions/itcb-dongle   the binary's
-#   /usr/share/zsh/vendor-completions/_itcb-dongle        --generate-completion-script
+#   /usr/share/man/man1/itcb-dongle.1.gz       from the option table (as --help), at build
+#   /usr/share/bash-completion/completions/itcb-dongle   time by itcb-dongle-docs
+#   /usr/share/zsh/vendor-completions/_itcb-dongle        (make docs)
+# (the file list: `make install`, as scripts/install.sh)
 #   DEBIAN/ postinst (creates the itcb system user and group, reloads udev),
 #           prerm (stops running instances), postrm (purge: removes the user)
 #
@@ -21,7 +21,7 @@
 #        scripts/build-deb.sh --arch arm64     the same for Debian arm64 (Raspberry Pi kiosks):
 #                                              cross-built (scripts/build-embedded.sh --arch
 #                                              arm64, into .build-embedded-arm64), and run in
-#                                              qemu-aarch64-static for its version and man page
+#                                              qemu-aarch64-static for its version
 #        scripts/build-deb.sh --binary PATH    package a binary built before (by this
 #                                              script, or scripts/build-embedded.sh)
 #        scripts/build-deb.sh --build-only     only build; prints the binary's path
@@ -32,7 +32,7 @@
 # Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils. Set SOURCE_DATE_EPOCH for
 # a reproducible package (default: the last commit's time).
 #
-# Linking: the binary is Embedded Swift (issue 17): what it uses of the Swift
+# Linking: the binary is Embedded Swift: what it uses of the Swift
 # stdlib is compiled into it, so it needs only glibc (libc, libm) and
 # libusb-1.0 at run time: Depends: libc6, libusb-1.0-0. It builds into the same
 # build directory as the tests (.build-embedded; ITCB_DEB_SCRATCH=DIR for another), so
@@ -93,26 +93,13 @@ echo "build-deb: packaging $binary as itcb-dongle $version ($arch): man page, co
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 package="$work/itcb-dongle"
 doc="$package/usr/share/doc/itcb-dongle"
-install -d "$package/DEBIAN" "$package/usr/bin" "$package/usr/lib/udev/rules.d" "$package/usr/lib/systemd/system" \
-    "$package/etc/default" "$package/etc/itcb-dongle" "$doc" \
-    "$package/usr/share/man/man1" "$package/usr/share/bash-completion/completions" \
-    "$package/usr/share/zsh/vendor-completions"
-install -m 0755 "$binary" "$package/usr/bin/itcb-dongle"
-"$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/itcb-dongle"
-install -m 0644 udev/70-itcb-dongle.rules "$package/usr/lib/udev/rules.d/70-itcb-dongle.rules"
-install -m 0644 udev/itcb-dongle@.service "$package/usr/lib/systemd/system/itcb-dongle@.service"
-install -m 0644 udev/itcb-dongle.default "$package/etc/default/itcb-dongle"
-install -m 0644 udev/dongles "$package/etc/itcb-dongle/dongles"
-install -m 0644 packaging/debian/copyright README.md "$doc/"
-# Man page and shell completion, from the packaged binary's option table (the one --help is made from).
-SOURCE_DATE_EPOCH=$epoch "${run[@]}" "$package/usr/bin/itcb-dongle" --generate-man-page \
-    | gzip -9n > "$package/usr/share/man/man1/itcb-dongle.1.gz"
-# (bash-completion sources the file: no #! line, lintian's bash-completion-with-hashbang)
-"${run[@]}" "$package/usr/bin/itcb-dongle" --generate-completion-script bash | sed '1{/^#!/d}' \
-    > "$package/usr/share/bash-completion/completions/itcb-dongle"
-"${run[@]}" "$package/usr/bin/itcb-dongle" --generate-completion-script zsh > "$package/usr/share/zsh/vendor-completions/_itcb-dongle"
-chmod 0644 "$package/usr/share/man/man1/itcb-dongle.1.gz" "$package/usr/share/bash-completion/completions/itcb-dongle" \
-    "$package/usr/share/zsh/vendor-completions/_itcb-dongle"
+# The file list is the Makefile's install target (scripts/install.sh's too), with Debian's places.
+install -d "$package/DEBIAN"
+SOURCE_DATE_EPOCH=$epoch make --no-print-directory install ARCH="$arch" OUT="$scratch" BINARY="$binary" \
+    DESTDIR="$package" PREFIX=/usr UDEV_RULES_DIR=/usr/lib/udev/rules.d SYSTEMD_UNIT_DIR=/usr/lib/systemd/system \
+    ZSH_COMPLETION_DIR=/usr/share/zsh/vendor-completions >&2
+gzip -9n "$package/usr/share/man/man1/itcb-dongle.1"
+install -m 0644 packaging/debian/copyright "$doc/"
 cat > "$work/changelog" <<CHANGELOG
 itcb-dongle ($version) unstable; urgency=medium
 

@@ -4,20 +4,13 @@
 # so they stay portable) as Embedded Swift for a Cortex-M4 with -no-allocations
 # (docs/ARCHITECTURE.md: the core never does I/O, reads a clock or allocates). Any
 # use of Array, String interpolation, existentials, classes or escaping closures
-# in the core fails this build.
+# in the core fails this build. The build is `make no-allocations` (its flags:
+# MCU_FLAGS in the Makefile, shared with scripts/stack-check.sh and the firmware).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${EMBEDDED_OUT:-.build/embedded}"
-mkdir -p "$out"
-flags=(-enable-experimental-feature Embedded -enable-experimental-feature AddressableParameters -wmo -parse-as-library
-       -target armv7em-none-none-eabi -Osize -no-allocations)
-
-swiftc "${flags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
-    -c Sources/BLEHost/*.swift -o "$out/BLEHost.o"
-swiftc "${flags[@]}" -module-name EightBall -I "$out" \
-    -c Sources/EightBall/*.swift -o "$out/EightBall.o"
-swiftc "${flags[@]}" -module-name VendorDrivers -I "$out" \
-    -c Sources/VendorDrivers/*.swift -o "$out/VendorDrivers.o"
+# The flags are the Makefile's (MCU_FLAGS); a fresh build every time, as a proof should be.
+make -s --no-print-directory -B no-allocations EMBEDDED_OUT="$out"
 
 echo "embedded-check: BLEHost, EightBall and VendorDrivers build as Embedded Swift (armv7em, -no-allocations)"
 if command -v size >/dev/null; then size "$out/BLEHost.o" "$out/EightBall.o" "$out/VendorDrivers.o"; fi

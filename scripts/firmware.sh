@@ -21,13 +21,11 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 out=.build-firmware
 board=mps2-an386
-board_dir=Firmware/board/$board
 
 # Budgets (docs/FIRMWARE.md); the stack's run-time peak is checked by Tests/Firmware.
 FLASH_BUDGET=$((64 * 1024))
 RAM_BUDGET=$((24 * 1024))
 FRAME_BUDGET=$((2 * 1024))
-STACK_SIZE=$((16 * 1024))
 
 usage() {
     sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -83,9 +81,7 @@ build() {
     [[ $rx_lazy_ms =~ ^[0-9]+$ ]] && ((rx_lazy_ms <= 1000)) ||
         die "--rx-lazy-ms must be a number of milliseconds from 0 to 1000 (got '$rx_lazy_ms')"
     need_tools
-    # Fresh outputs every time: swiftc can keep a stale .o when only its flags change.
-    rm -rf "$out/core" "$out/gen"
-    mkdir -p "$out/core" "$out/gen"
+    mkdir -p "$out/gen"
     : >"$out/compile.log"
     local config_args=("$out/gen/FirmwareConfig.swift.new" --board "$board" --name "$name" --answers "$answers")
     [ -n "$address" ] && config_args+=(--address "$address")
@@ -97,47 +93,16 @@ build() {
     mkdir -p "$obj"
     mv "$out/gen/FirmwareConfig.swift.new" "$obj/FirmwareConfig.swift"
 
-    # Embedded Swift for a Cortex-M4 without FPU use; one-link capacities (ITCB_FIRMWARE).
-    # -arm-load-store-opt=false: Swift 6.3's ARM load/store optimiser merges loads
-    # through `self` (r10, swiftself) into `ldm r10!` with writeback in a callee
-    # that does not save r10, while the caller expects r10 intact (it faulted in
-    # ByteReader.has). budget.py checks the ELF for any function that does this.
-    local sflags=(-Xllvm -arm-load-store-opt=false -enable-experimental-feature Embedded -enable-experimental-feature AddressableParameters
-                  -enable-experimental-feature Extern -wmo -parse-as-library -target armv7em-none-none-eabi
-                  -Osize -no-allocations -D ITCB_FIRMWARE -Xcc -mfloat-abi=soft -Xcc -fno-pic
-                  -Xfrontend -function-sections)
-    local cflags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=soft -Os -g -ffunction-sections -fdata-sections
-                  -Wall -Wextra -Werror -std=c11 -IFirmware/board)
-
-    # The core, unchanged: the same sources as the Linux binary.
-    echo "firmware: compiling BLEHost and EightBall (Embedded Swift, -D ITCB_FIRMWARE)"
-    quiet swiftc "${sflags[@]}" -module-name BLEHost -emit-module -emit-module-path "$out/core/BLEHost.swiftmodule" \
-        -c Sources/BLEHost/*.swift -o "$out/core/BLEHost.o"
-    quiet swiftc "${sflags[@]}" -module-name EightBall -I "$out/core" -emit-module \
-        -emit-module-path "$out/core/EightBall.swiftmodule" -c Sources/EightBall/*.swift -o "$out/core/EightBall.o"
-
-    # The sizes of the state's static homes, from Swift's own layouts.
-    local layout
-    layout=$(nice swiftc "${sflags[@]}" -module-name FirmwareLayout -I "$out/core" -emit-ir Firmware/tools/Layout.swift -o - |
-        awk 'match($0, /@fw_layout_[a-z]+\(/) { name = substr($0, RSTART + 11, RLENGTH - 12) }
-             name != "" && $1 == "ret" { print name "=" $3; name = "" }')
-    local driver_size
-    driver_size=$(sed -n 's/^driver=//p' <<<"$layout")
-    [ -n "$driver_size" ] || die "could not read the state's layout from Firmware/tools/Layout.swift (got: $layout)"
-
-    echo "firmware: compiling the main loop (Firmware/Main.swift) and the $board board"
-    quiet swiftc "${sflags[@]}" -module-name Firmware -I "$out/core" -c Firmware/Main.swift "$obj/FirmwareConfig.swift" \
-        -o "$obj/Firmware.o"
-    quiet arm-none-eabi-gcc "${cflags[@]}" -DFW_DRIVER_SIZE="$driver_size" -DFW_RX_RING="$rx_ring" -DFW_RX_LAZY_MS="${rx_lazy_ms}u" -c "$board_dir/board.c" -o "$obj/board.o"
-
-    local elf="$out/$stem.elf"
-    quiet arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -nostartfiles --specs=picolibc.specs \
-        -T "$board_dir/link.ld" -Wl,--defsym=STACK_SIZE=$STACK_SIZE -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,--no-enum-size-warning \
-        -Wl,-Map="$out/$stem.map" "$obj/board.o" "$obj/Firmware.o" "$out/core/EightBall.o" "$out/core/BLEHost.o" \
-        -lc -lgcc -o "$elf"
+    # The core unchanged (the same sources as the Linux binary), the main loop and
+    # the board, linked: `make firmware` (the Makefile holds the flags and the stack size).
+    echo "firmware: building BLEHost, EightBall, the main loop (Firmware/Main.swift) and the $board board (make firmware)"
+    quiet make --no-print-directory firmware FIRMWARE_STEM="$stem" FIRMWARE_RX_RING="$rx_ring" FIRMWARE_RX_LAZY_MS="$rx_lazy_ms"
+    local elf="$out/$stem.elf" driver_size stack_size
+    driver_size=$(sed -n 's/^driver=//p' "$out/core/layout.txt")
+    stack_size=$(make -s --no-print-directory print-FIRMWARE_STACK)
     echo "firmware: built $elf (name \"$name\", $(grep -o 'address: UInt64 = 0x[0-9A-F]*' "$obj/FirmwareConfig.swift" |
         sed 's/.*0x\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/address \1:\2:\3:\4:\5:\6/'), seed $(sed -n 's/.*seed: UInt64 = //p' "$obj/FirmwareConfig.swift"))"
-    echo "firmware: state: driver $driver_size B (host, 8-Ball, de-framer, outgoing packet); stack $STACK_SIZE B"
+    echo "firmware: state: driver $driver_size B (host, 8-Ball, de-framer, outgoing packet); stack $stack_size B"
     python3 Firmware/tools/budget.py "$elf" --map "$out/$stem.map" --flash $FLASH_BUDGET --ram $RAM_BUDGET \
         --frame $FRAME_BUDGET --json "$out/$stem.budget.json"
 }

@@ -13,19 +13,9 @@ target=${2:-}
 out=.build/fuzz
 corpus="$out/corpus${target:+-$target}"
 mkdir -p "$corpus"
-# A build that fails must not leave the last one's binary to run.
+# The Makefile's fuzzer (FUZZ_FLAGS); a build that fails must not leave the last one's binary to run.
 rm -f "$out/fuzz-core"
-flags=(-sanitize=fuzzer,address -parse-as-library -Onone -enable-experimental-feature AddressableParameters)
-# -enable-testing: target 9 reads the transmit queue's fill (@testable import).
-swiftc "${flags[@]}" -enable-testing -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
-    -c -wmo Sources/BLEHost/*.swift -o "$out/BLEHost.o" 2>&1 | grep -v "warning:" || true
-swiftc "${flags[@]}" -module-name EightBall -I "$out" -emit-module -emit-module-path "$out/EightBall.swiftmodule" \
-    -c -wmo Sources/EightBall/*.swift -o "$out/EightBall.o" 2>&1 | grep -v "warning:" || true
-swiftc "${flags[@]}" -module-name VendorDrivers -I "$out" -emit-module -emit-module-path "$out/VendorDrivers.swiftmodule" \
-    -c -wmo Sources/VendorDrivers/*.swift -o "$out/VendorDrivers.o" 2>&1 | grep -v "warning:" || true
-swiftc "${flags[@]}" -I "$out" Fuzz/FuzzTargets.swift "$out/BLEHost.o" "$out/EightBall.o" "$out/VendorDrivers.o" \
-    -o "$out/fuzz-core" 2>&1 \
-    | grep -v -e "ld.gold: warning" -e "^$" || true
+make -s --no-print-directory fuzzer 2>&1 | grep -v -e "warning:" -e "ld.gold: warning" -e "^$" || true
 [ -x "$out/fuzz-core" ] || { echo "fuzz: build failed"; exit 1; }
 # The vendor file targets (6 Realtek, 7 Intel, 10 Broadcom) take whole files: their corpus
 # is seeded from the real Debian files under .cache/firmware-debian
@@ -41,7 +31,7 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
         8) mkdir -p "$dir"  # the emulated dongle's configuration descriptor (Tests/USBFixture), full speed
            printf '\x08\x09\x02\x27\x00\x01\x01\x00\xc0\x32\x09\x04\x00\x00\x03\xe0\x01\x01\x00\x07\x05\x81\x03\x10\x00\x01\x07\x05\x82\x02\x40\x00\x00\x07\x05\x02\x02\x40\x00\x00' > "$dir/fixture-dongle"
            echo "$dir"; return 0 ;;
-        9) mkdir -p "$dir"  # issue 25's livelock: one ACL buffer, 20 Pairing Requests, the Answer CCCD on, a question
+        9) mkdir -p "$dir"  # a livelock the driver once had: one ACL buffer, 20 Pairing Requests, the Answer CCCD on, a question
            { printf '\x09\x00'; for _ in $(seq 20); do printf '\x03'; done; printf '\x02\x03\x02\x02\x03abc'; } > "$dir/full-queue-answer"
            echo "$dir"; return 0 ;;
         *) return 0 ;;

@@ -6,10 +6,11 @@
 #   /etc/default/itcb-dongle                       options (kept if present)
 #   /etc/itcb-dongle/dongles                       which dongles start (kept if present)
 #   $PREFIX/share/doc/itcb-dongle/README.md
-#   $PREFIX/share/man/man1/itcb-dongle.1            man page (the binary's --generate-man-page)
+#   $PREFIX/share/man/man1/itcb-dongle.1            man page (from the option table, at build time)
 #   $PREFIX/share/bash-completion/completions/itcb-dongle   shell completion
 #   $PREFIX/share/zsh/site-functions/_itcb-dongle
-# then creates the system user and group "itcb" and reloads udev and systemd.
+# (`make install`, which holds the list), then creates the system user and group
+# "itcb" and reloads udev and systemd.
 # The rule and unit name /usr/bin/itcb-dongle; they are rewritten to
 # $PREFIX/bin/itcb-dongle.
 #
@@ -89,30 +90,9 @@ if [ -z "$binary" ]; then
 fi
 [ -x "$binary" ] || { echo "install: no binary at $binary" >&2; exit 1; }
 echo "install: $binary → $bin (stripped), man page, completion, udev rule, systemd unit, settings"
-install -d "$(dirname "$bin")" "$doc" "$(dirname "$rules")" "$(dirname "$unit")" "$(dirname "$defaults")" \
-    "$(dirname "$dongles")" "$(dirname "$man")" "$(dirname "$bash_completion")" "$(dirname "$zsh_completion")"
-install -m 0755 "$binary" "$bin"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$bin"
-# Man page and completion from the installed binary's option table (the one --help is made from).
-"$bin" --generate-man-page > "$man"
-"$bin" --generate-completion-script bash | sed '1{/^#!/d}' > "$bash_completion"
-"$bin" --generate-completion-script zsh > "$zsh_completion"
-chmod 0644 "$man" "$bash_completion" "$zsh_completion"
-sed "s|/usr/bin/itcb-dongle|$PREFIX/bin/itcb-dongle|g" udev/70-itcb-dongle.rules > "$rules"
-sed -e "s|/usr/bin/itcb-dongle|$PREFIX/bin/itcb-dongle|g" \
-    -e "s|/usr/share/doc/itcb-dongle|$PREFIX/share/doc/itcb-dongle|g" udev/itcb-dongle@.service > "$unit"
-chmod 0644 "$rules" "$unit"
-install -m 0644 README.md "$doc/README.md"
-# Settings: never overwritten (a new default goes next to it, as dpkg does).
-for pair in "udev/itcb-dongle.default:$defaults" "udev/dongles:$dongles"; do
-    src=${pair%%:*} dst=${pair#*:}
-    if [ ! -e "$dst" ]; then
-        install -m 0644 "$src" "$dst"
-    elif ! cmp -s "$src" "$dst"; then
-        install -m 0644 "$src" "$dst.dist"
-        echo "install: kept $dst; the shipped one is $dst.dist"
-    fi
-done
+# The file list is the Makefile's install target (the .deb's too, scripts/build-deb.sh):
+# the man page and completion come from the option table, written at build time.
+make --no-print-directory install DESTDIR="$DESTDIR" PREFIX="$PREFIX" BINARY="$binary"
 
 if live; then
     nologin=$(command -v nologin || echo /usr/sbin/nologin)

@@ -6,7 +6,7 @@
 #   scripts/setup.sh          everything scripts/test.sh needs (Debian packages
 #                             for the firmware, benchmarks, BlueZ and RootCanal suites)
 #   scripts/setup.sh --demo   only what scripts/demo.sh needs: libusb's dev
-#                             package, pkg-config, and python3-venv when
+#                             package, pkg-config, make, and python3-venv when
 #                             `python3 -m venv` cannot work (stock Debian 12)
 #
 # RootCanal's environment is made by its own suite (scripts/rootcanal-setup.sh).
@@ -18,8 +18,8 @@ case "${1:-}" in
     *) echo "setup: unknown option $1 (use --demo, or nothing)" >&2; exit 2 ;;
 esac
 
-# The build: libusb-1.0 through pkg-config (Sources/CLibUSB).
-packages=(libusb-1.0-0-dev pkg-config)
+# The build: libusb-1.0 through pkg-config (Sources/CLibUSB); make runs the Makefile.
+packages=(libusb-1.0-0-dev pkg-config make)
 if ((!demo)); then
     # strace: the process benchmark (scripts/bench-process.sh).
     # debootstrap: the trixie tree RootCanal runs with (scripts/rootcanal-setup.sh)

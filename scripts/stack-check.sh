@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Stack guard of the core: a fixed stack must hold the deepest call (the MCU
 # has 16 KB; docs/FIRMWARE.md). Compiles BLEHost, EightBall and VendorDrivers
-# exactly as scripts/embedded-check.sh does (its flags: Embedded Swift, armv7em, -Osize,
-# -no-allocations) and reads every function's stack frame from LLVM's
+# as `make no-allocations` does (`make stack-frames`: Embedded Swift, armv7em,
+# -Osize, -no-allocations) and reads every function's stack frame from LLVM's
 # prologue/epilogue inserter (the "N stack bytes in function" analysis remark
 # that clang's -Wframe-larger-than is built on; swiftc 6.3 has no
 # -warn-stack-size option, so the remarks are saved as an optimization record).
@@ -17,23 +17,9 @@ TOP=${STACK_TOP:-5}
 out="${STACK_OUT:-.build/stack}"
 rm -rf "$out"
 mkdir -p "$out"
-# The flags of scripts/embedded-check.sh (its `flags=(…)` lines), so both build the same core.
-eval "$(sed -n '/^flags=(/,/)$/p' scripts/embedded-check.sh)"
-case " ${flags[*]:-} " in
-    *" Embedded "*"armv7em-none-none-eabi"*) ;;
-    *) echo "stack-check: cannot read the Embedded flags from scripts/embedded-check.sh"; exit 1 ;;
-esac
-flags+=(-save-optimization-record=yaml -save-optimization-record-passes prologepilog)
-
-swiftc "${flags[@]}" -save-optimization-record-path "$out/BLEHost.opt.yaml" \
-    -module-name BLEHost -emit-module -emit-module-path "$out/BLEHost.swiftmodule" \
-    -c Sources/BLEHost/*.swift -o "$out/BLEHost.o"
-swiftc "${flags[@]}" -save-optimization-record-path "$out/EightBall.opt.yaml" \
-    -module-name EightBall -I "$out" \
-    -c Sources/EightBall/*.swift -o "$out/EightBall.o"
-swiftc "${flags[@]}" -save-optimization-record-path "$out/VendorDrivers.opt.yaml" \
-    -module-name VendorDrivers -I "$out" \
-    -c Sources/VendorDrivers/*.swift -o "$out/VendorDrivers.o"
+# The Makefile's MCU build with the remarks saved (STACK_FLAGS: MCU_FLAGS, the flags
+# of `make no-allocations`, plus the optimization record).
+make -s --no-print-directory stack-frames STACK_OUT="$out"
 
 # One "BYTES MODULE MANGLED" line per function, largest first.
 for module in BLEHost EightBall VendorDrivers; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The arm64 build (issue 17 item 4: Debian arm64 kiosks, Raspberry Pi 3/4/5)
+# The arm64 build (Debian arm64 kiosks, Raspberry Pi 3/4/5)
 # tested on this x86_64 machine: builds out/itcb-dongle_<version>_arm64.deb
 # (scripts/build-deb.sh --arch arm64, which cross-builds the Embedded Swift
 # binary with scripts/build-embedded.sh --arch arm64), checks what it holds
@@ -31,7 +31,7 @@ size=$(stat -c %s "$binary")
 # As the amd64 package (Tests/Deployment): no lintian error or warning.
 findings=$(lintian --tag-display-limit 0 "$deb" 2>&1 | grep -v "root privileges is not recommended" || true)
 ! grep -q '^[EW]:' <<< "$findings" || fail "lintian: $findings"
-# And Debian 13's lintian (issue 31), in the root Tests/Deployment caches.
+# And Debian 13's lintian, in the root Tests/Deployment caches.
 if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null; then
     Tests/Deployment/package-on-debian.sh --lintian-only trixie "$deb" >&2 || fail "Debian 13's lintian: see above"
 fi
@@ -39,7 +39,7 @@ echo "test-arm64: $deb: /usr/bin/itcb-dongle $size bytes stripped; $(dpkg-deb -f
 # What the suites run (they exec $ITCB_DONGLE_BIN): the packaged binary in QEMU.
 printf '#!/bin/sh\nexec qemu-aarch64-static "%s" "$@"\n' "$binary" > "$work/itcb-dongle"
 chmod +x "$work/itcb-dongle"
-# Issue 25's pressure tests (30 s of Bumble load) run once, on x86_64: the flow
+# The pressure tests (30 s of Bumble load) run once, on x86_64: the flow
 # control they prove is the same core code on both.
 (($#)) || set -- -q Tests/Interop --ignore=Tests/Interop/test_pressure.py \
     Tests/Central/test_central.py::test_twenty_questions_against_bumble_peripheral \

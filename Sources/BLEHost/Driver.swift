@@ -69,8 +69,9 @@ public struct DriverSettings {
     public var stallLimit: UInt64 = 1_000
     /// A central's scan that hears nothing this long probes the controller.
     public var scanProbeInterval: UInt64 = 1_000
-    /// A stop waits this long for the controller to confirm.
-    public var stopGrace: UInt64 = 2_000
+    /// A stop waits this long for the controller to confirm: SIGTERM ends a
+    /// board within a second whatever the controller does.
+    public var stopGrace: UInt64 = 900
     /// The transport can reset the controller's port once (USB opened without a
     /// reset): a controller that answers nothing at first asks for it.
     public var offersPortReset = false

@@ -27,8 +27,9 @@ public struct HostConfiguration {
     /// again; false: the host only reports it (a one-shot board ends its
     /// session instead). A hardware error is always recovered from.
     public var recoversController = true
-    /// Shutdown waits this long for disconnections before resetting anyway.
-    public var shutdownGrace: UInt64 = 1_000
+    /// Shutdown waits this long for disconnections before resetting anyway
+    /// (within the driver's stop grace, so the Reset still has time to be confirmed).
+    public var shutdownGrace: UInt64 = 500
     /// A central that has no write accepted (subscribe, question) for this long (ms) is disconnected, so
     /// idle links cannot hold every slot of a kiosk (0: never).
     public var idleTimeout: UInt64 = 60_000
@@ -274,9 +275,10 @@ public struct Host: ~Copyable {
         if outstandingOpcode == nil, commandCredits > 0, let command = commandQueue.pop() {
             packet = command
             commandCredits -= 1
-            outstandingOpcode = readOpcode(command)
+            let opcode = readOpcode(command)
+            outstandingOpcode = opcode
             outstandingParameter = command.count > 4 ? command[4] : 0
-            commandDeadline = now + (Host.isOptional(outstandingOpcode!) ? Host.optionalCommandTimeout : configuration.commandTimeout)
+            commandDeadline = now + (Host.isOptional(opcode) ? Host.optionalCommandTimeout : configuration.commandTimeout)
             return true
         }
         guard state == .ready || state == .shuttingDown, aclCredits > 0 else { return false }

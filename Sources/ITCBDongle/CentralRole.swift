@@ -550,7 +550,7 @@ extension ITCBDongle {
             guard let stopCode = Signals.stopExitCode else { return end }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.
             PromptLine.end()
-            // A scan stopped by hand found what it found: no error (issue 31);
+            // A scan stopped by hand found what it found: no error;
             // what was seen and why each was passed over is for --log-level info.
             if scan, !loop.logic.session.reportedAny {
                 for line in loop.logic.notFoundLines() { Log.info(line) }

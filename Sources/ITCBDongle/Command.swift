@@ -234,19 +234,6 @@ enum Main {
         case .success(let result): parsed = result
         case .failure(let error): fail(error.message)
         }
-        for (option, value) in parsed.options {
-            if option == "generate-man-page" {
-                writeRaw(1, manPage(date: manPageDate()))
-                return Exit.success
-            }
-            if option == "generate-completion-script" {
-                guard let script = completionScript(shell: value) else {
-                    fail("--generate-completion-script must be bash, zsh or fish (got '\(value)')")
-                }
-                writeRaw(1, script)
-                return Exit.success
-            }
-        }
         var command: ITCBDongle
         do throws(UsageError) {
             command = try ITCBDongle(parsed)

@@ -7,7 +7,7 @@ enum TransportSpec: Equatable {
     case tcp(host: String, port: UInt16)
     case serial(path: String, baud: Int)
 
-    static let help = "usb | usb:VID:PID | usb:BUS-PORT[.PORT…] | tcp:HOST:PORT | serial:PATH[@BAUD]"
+    static let help = Program.transports
 
     /// Parses a --transport value; the error is one line that says what is expected.
     static func parse(_ text: String) -> Result<TransportSpec, TransportSpecError> {

@@ -58,7 +58,7 @@ import TestSupport
     }
 
     /// A name past 29 bytes is shortened in both packets: the scan response's
-    /// longer prefix stays when the advertising data's 8 bytes come after it (issue 31).
+    /// longer prefix stays when the advertising data's 8 bytes come after it.
     @Test func longerShortenedNameWinsWhicheverComesLast() {
         let long = hex("06 08 4b 69 6f 73 6b"), short = hex("03 08 4b 69")
         for order in [[long, short], [short, long]] {

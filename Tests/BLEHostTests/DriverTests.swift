@@ -274,11 +274,11 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         var d = readyDriver(&o)
         d.stop(now: 100)
         #expect(drain(&d) == [hciReset])
-        #expect({ d.nextDeadline() == 2_100 }())
-        d.service(now: 2_099, observer: &o)
-        #expect({ d.check(now: 2_099) == .running }())
-        d.service(now: 2_100, observer: &o)
-        #expect({ d.check(now: 2_100) == .finished(.stopTimedOut) }())
+        #expect({ d.nextDeadline() == 1_000 }())
+        d.service(now: 999, observer: &o)
+        #expect({ d.check(now: 999) == .running }())
+        d.service(now: 1_000, observer: &o)
+        #expect({ d.check(now: 1_000) == .finished(.stopTimedOut) }())
     }
 
     @Test func stopBeforeReady() {

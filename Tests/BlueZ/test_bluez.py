@@ -1,4 +1,4 @@
-"""Interop with BlueZ (Debian 12's bluez 5.66, issue 11), the Linux host stack,
+"""Interop with BlueZ (Debian 12's bluez 5.66), the Linux host stack,
 in the USB fixture's QEMU guest:
 
  host                                              guest (Debian 6.1 kernel, host /usr)

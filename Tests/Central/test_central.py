@@ -1,4 +1,4 @@
-"""Our central (issue 3) against a Bumble 8-Ball peripheral and against our own
+"""Our central against a Bumble 8-Ball peripheral and against our own
 peripheral, all over Bumble virtual controllers."""
 import json
 import os
@@ -72,12 +72,12 @@ def test_advertisers_without_uuid_or_name_are_ignored(link):
         result = central(link.ports[0], "--scan", "--timeout", "3")
         assert result.returncode == 6, (result.stdout, result.stderr)
         assert result.stdout == ""
-        # Nothing found is said, with what was seen and why it was passed over (issue 12, item 12).
+        # Nothing found is said, with what was seen and why it was passed over.
         assert "no 8-Ball found within 3 s" in result.stderr
         assert 'seen: "NoUuid" C1:11:11:11:11:11 -50 dBm: not an 8-Ball (no 8-Ball service)' in result.stderr
         assert "seen: (no name) C2:22:22:22:22:22 -50 dBm: an 8-Ball service but no name" in result.stderr
         assert "8E38140A" not in result.stderr
-        # --json: one object per line in every outcome, "nothing found" included (issue 19, item 4).
+        # --json: one object per line in every outcome, "nothing found" included.
         result = central(link.ports[0], "--scan", "--timeout", "3", "--json")
         assert result.returncode == 6
         [record] = [json.loads(line) for line in result.stdout.splitlines()]
@@ -144,7 +144,7 @@ def test_peer_selects_one_eight_ball(link):
             assert result.returncode == 0, result.stderr
             record = json.loads(result.stdout)
             assert peer in (record["peer"], record["address"])
-        # Names match in any case (issue 12, item 12).
+        # Names match in any case.
         result = central(link.ports[0], "--question", "Which?", "--peer", "bETA", "--json")
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)["peer"] == "Beta"
@@ -235,7 +235,7 @@ def test_scan_without_timeout_runs_until_ctrl_c(link):
 
 
 def test_scan_that_found_nothing_stopped_by_ctrl_c_is_not_an_error(link):
-    # Issue 31: no "error: no 8-Ball found" on the way out of an interrupted scan; --json's
+    # No "error: no 8-Ball found" on the way out of an interrupted scan; --json's
     # one object names the signal.
     for as_json in (False, True):
         process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[0]}",
@@ -368,7 +368,7 @@ def test_interactive_prompt_offline_and_reconnect(link):
         peripheral.stop()
 
 
-# --- issue 19: the full name from the scan response; the prompt's line ------------------------
+# --- the full name from the scan response; the prompt's line ------------------------
 
 def test_long_name_is_found_by_its_full_name_from_the_scan_response(link):
     name = "Kiosk in the lobby"  # 18 bytes: advertised as "Kiosk in", whole in the scan response
@@ -388,7 +388,7 @@ def test_long_name_is_found_by_its_full_name_from_the_scan_response(link):
 
 
 def test_the_peripherals_log_is_an_operators(link):
-    """Issue 31: the answer and rejection lines carry the asker's address, the
+    """The answer and rejection lines carry the asker's address, the
     question's text and the answer's phrase (not a handle and a slug); the
     advertising stop/restart around each connection stays out of info; Ctrl-C
     does not log the links it closes as centrals hanging up."""
@@ -426,7 +426,7 @@ def test_the_peripherals_log_is_an_operators(link):
 
 
 def test_name_past_29_bytes_is_found_by_its_full_name(link):
-    """Issue 31: past 29 bytes the name is shortened in the scan response too;
+    """Past 29 bytes the name is shortened in the scan response too;
     --scan marks it, --peer finds the full name (read as the GAP Device Name)
     and --json reports it, and an 8-Ball with the same 29 bytes but another
     full name is passed over, with the reason."""
@@ -469,7 +469,8 @@ class Screen:
                                         stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
         os.close(slave)
         self.raw = b""
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self):
         while True:
@@ -490,6 +491,12 @@ class Screen:
 
     def wait(self, predicate, timeout=20.0):
         wait_until(predicate, timeout, lambda: f"screen:\n{self.text}")
+
+    def wait_exit(self, timeout=10):
+        """The exit code, once everything the process wrote is on the screen (the pty reads EOF)."""
+        code = self.process.wait(timeout)
+        self.reader.join(5)
+        return code
 
     def prompts(self):
         return self.text.count("Ask the 8-Ball: ")
@@ -524,8 +531,7 @@ def test_prompt_once_logs_on_their_own_lines_and_ctrl_d_after_a_rejection_is_0(l
         # Ctrl-D on the prompt's line: the shutdown's log lines go below it, and the
         # session ends with 0 although a question was rejected (its outcome was shown).
         screen.type(b"\x04")
-        assert screen.process.wait(10) == 0, screen.text
-        time.sleep(0.3)
+        assert screen.wait_exit() == 0, screen.text
         screen.assert_prompt_never_shares_its_line()
         assert screen.prompts() >= 3 and "Ask the 8-Ball: Ask the 8-Ball: " not in screen.text
     finally:
@@ -536,7 +542,7 @@ def test_prompt_once_logs_on_their_own_lines_and_ctrl_d_after_a_rejection_is_0(l
 
 def test_central_through_the_units_command_line_asks_a_question_with_spaces(link):
     """The unit's ExecStart with ITCB_ROLE=central and ITCB_QUESTION="Will it
-    rain?" (issue 19, item 9): the answer, and no warning about the
+    rain?": the answer, and no warning about the
     peripheral's options."""
     peer = BumblePeripheral(link.ports[1], "--name", "B8")
     try:
@@ -558,8 +564,7 @@ def test_ctrl_c_on_the_prompt_ends_its_line(link):
         screen = Screen(link.ports[0], "--log-level", "info")
         screen.wait(lambda: screen.text.endswith("Ask the 8-Ball: "))
         screen.process.send_signal(signal.SIGINT)
-        assert screen.process.wait(10) == 130, screen.text
-        time.sleep(0.3)
+        assert screen.wait_exit() == 130, screen.text
         screen.assert_prompt_never_shares_its_line()
         assert "Ask the 8-Ball: \n" in screen.text and screen.text.endswith("\n"), screen.text
     finally:

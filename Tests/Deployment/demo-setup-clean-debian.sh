@@ -11,7 +11,7 @@
 # Checks: setup --demo exits 0; `python3 -m venv` works afterwards (it does not
 # on stock Debian 12: python3-venv); .venv imports bumble; pkg-config finds
 # libusb-1.0; the Debian packages it added are the demo's (libusb's dev
-# package, pkg-config, python3-venv and what they pull in) and none of the test
+# package, pkg-config, make, python3-venv and what they pull in) and none of the test
 # set-up's (ARM toolchain, QEMU, valgrind, tshark, BlueZ, debootstrap, strace).
 # Needs root, debootstrap, the Debian mirror and PyPI. About 4 minutes the
 # first time (debootstrap), about 1 minute after.
@@ -68,7 +68,7 @@ echo "demo-setup-clean-debian: packages added: $added"
 for unwanted in gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm valgrind tshark bluez debootstrap strace; do
     ! grep -qx "$unwanted" "$work/after" || fail "the demo's set-up installed $unwanted (the tests' set-up)"
 done
-for wanted in libusb-1.0-0-dev pkg-config; do
+for wanted in libusb-1.0-0-dev pkg-config make; do
     grep -qx "$wanted" "$work/after" || fail "$wanted is not installed after the demo's set-up"
 done
 if [ "$venv_before" = fails ]; then
@@ -83,7 +83,7 @@ in_root "$root" 'swift --version' > /dev/null 2>&1 || fail "swift does not run i
 echo "demo-setup-clean-debian: ok (venv before: $venv_before; after: works; bumble and libusb-1.0 found)"
 
 # ITCB_DEMO_FULL=1: then the whole demo in that root (a debug build from scratch:
-# minutes on 2 cores, niced). The package has no dependencies (issue 17: the
+# minutes on 2 cores, niced). The package has no dependencies (the
 # command line is getopt_long's), so the build needs no network.
 if [ "${ITCB_DEMO_FULL:-0}" = 1 ]; then
     in_root "$root" 'cd /root/itcb-dongle && nice scripts/demo.sh' > "$work/demo.log" 2>&1 || true

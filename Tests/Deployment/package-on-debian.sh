@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The package on a Debian release of its own (issue 31), in a debootstrapped
+# The package on a Debian release of its own, in a debootstrapped
 # root: SUITE is bookworm (Debian 12) or trixie (Debian 13, where /lib is an
 # alias of /usr/lib and lintian refuses files shipped under /lib).
 #

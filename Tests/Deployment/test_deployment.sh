@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Deployment checks (issue 5) that need no USB bus and no systemd as PID 1:
+# Deployment checks that need no USB bus and no systemd as PID 1:
 #  - the .deb builds (scripts/build-deb.sh) with the right contents, modes,
 #    conffiles and Depends (libc6, libusb-1.0-0 only), its binary needs no
 #    libswift*/libstdc++ shared library, and lintian reports no errors or
@@ -513,7 +513,7 @@ else
 fi
 
 # The package on each supported Debian release in a debootstrapped root of its
-# own (issue 31: Debian 13's lintian refuses files under /lib, an alias of
+# own (Debian 13's lintian refuses files under /lib, an alias of
 # /usr/lib there): that release's lintian, install, dpkg -S, systemd-analyze
 # and udevadm verify, a purge that warns about nothing and leaves nothing.
 if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && unshare --mount true 2>/dev/null; then

@@ -251,7 +251,7 @@ import TestSupport
 
     /// Past 29 bytes the name is shortened in the scan response too: the
     /// session reads the GAP Device Name, and goes on once the platform says
-    /// it is the one wanted (issue 31).
+    /// it is the one wanted.
     @Test func nameShortenedEvenInTheScanResponseIsReadWhole() {
         let name = "The kiosk by the north entrance of hall B"
         var h = Harness(.answer, autoAdvertise: false)

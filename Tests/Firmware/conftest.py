@@ -8,15 +8,13 @@ lie next to it). Every test has an overall limit (ITCB_FIRMWARE_TEST_TIMEOUT,
 import json
 import os
 import subprocess
-import threading
-import time
 
 import pytest
-from harness import REPO, Controllers, stop_process, time_limit
+from harness import REPO, Controllers, Logged, per_test_limit
 
 from firmware_figures import FIGURES, NAME, SEED, TINY_RING_NAME
 
-TEST_TIMEOUT = int(os.environ.get("ITCB_FIRMWARE_TEST_TIMEOUT", "120"))
+pytest_runtest_call = per_test_limit("ITCB_FIRMWARE_TEST_TIMEOUT", 120)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -24,12 +22,6 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_sep("-", "firmware figures")
         for key, value in FIGURES.items():
             terminalreporter.write_line(f"{key}: {value}")
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item):
-    with time_limit(item.name, TEST_TIMEOUT):
-        return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -70,37 +62,12 @@ def budget(elf):
         return json.load(f)
 
 
-class Firmware:
+class Firmware(Logged):
     """QEMU running the ELF via scripts/firmware.sh run; UART1 lines collected."""
 
     def __init__(self, elf, port, *options):
-        self.lines = []
-        self.process = subprocess.Popen(
-            [os.path.join(REPO, "scripts", "firmware.sh"), "run", "--elf", elf, "--h4", f"127.0.0.1:{port}", *options],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            errors="replace", start_new_session=True, cwd=REPO)
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.append((time.time(), line.rstrip("\r\n")))
-
-    @property
-    def log(self):
-        return "\n".join(line for _, line in self.lines)
-
-    def count(self, text):
-        return sum(1 for _, line in self.lines if text in line)
-
-    def wait_for(self, text, timeout=20.0, count=1):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.count(text) >= count:
-                return
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"no {count} firmware log line(s) with {text!r} within {timeout} s; log:\n{self.log}")
+        super().__init__([os.path.join(REPO, "scripts", "firmware.sh"), "run", "--elf", elf, "--h4",
+                          f"127.0.0.1:{port}", *options], stdin=subprocess.DEVNULL, cwd=REPO)
 
     def status_values(self, key):
         """The number after `key` in every status line ("stack peak", "rx held", ...)."""
@@ -109,9 +76,6 @@ class Firmware:
 
     def stack_peaks(self):
         return [int(line.split("stack peak ")[1].split()[0]) for _, line in self.lines if "status: stack peak " in line]
-
-    def stop(self):
-        stop_process(self.process)
 
 
 @pytest.fixture(scope="module")

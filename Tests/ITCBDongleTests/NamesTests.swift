@@ -2,8 +2,7 @@ import BLEHost
 import Testing
 @testable import ITCBDongle
 
-/// Names for HCI opcodes, company identifiers and LE feature bits (issue 12,
-/// item 17), the --controller-info text, the version constant and the
+/// Names for HCI opcodes, company identifiers and LE feature bits, the --controller-info text, the version constant and the
 /// command-line checks that getopt_long does not make.
 @Suite struct NamesTests {
     /// Every opcode the core sends (HCIOpcode) has a name of its own.
@@ -105,7 +104,7 @@ import Testing
         #expect(inapplicableOption(given: [("list-controllers", ""), ("timeout", "3")], role: nil,
                                    controllerInfo: false, listControllers: true)
                 == "--timeout is a central option: it does not apply with --list-controllers")
-        // --scan asks nothing (issue 31); --peer and --timeout shape the scan.
+        // --scan asks nothing; --peer and --timeout shape the scan.
         #expect(inapplicableOption(given: [("role", "central"), ("scan", ""), ("question", "x?")], role: .central,
                                    controllerInfo: false, listControllers: false, scan: true)
                 == "--question does not apply with --scan, which lists 8-Balls and asks nothing")

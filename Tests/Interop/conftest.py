@@ -14,16 +14,14 @@ carries the peripheral's log and its btsnoop file name."""
 import os
 import subprocess
 import sys
-import threading
 
 import pytest
-from harness import REPO, Controllers, Dongle, stop_process, time_limit
+from harness import REPO, Controllers, Dongle, Logged, per_test_limit
 
 TARGET = os.environ.get("ITCB_PERIPHERAL", "ours")
 if TARGET not in ("ours", "bumble"):
     raise pytest.UsageError(f"ITCB_PERIPHERAL must be 'ours' or 'bumble', not {TARGET!r}")
 BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
-TEST_TIMEOUT = int(os.environ.get("ITCB_INTEROP_TEST_TIMEOUT", "150"))
 
 
 def pytest_configure(config):
@@ -38,10 +36,7 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item):
-    with time_limit(item.name, TEST_TIMEOUT):
-        return (yield)
+pytest_runtest_call = per_test_limit("ITCB_INTEROP_TEST_TIMEOUT", 150)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -94,10 +89,7 @@ class BumblePeripheral(Dongle):
                 next(flags)
             else:
                 pytest.skip(f"the Bumble 8-Ball has no {flag} (ITCB_PERIPHERAL=bumble)")
-        self.lines = []
-        self.process = subprocess.Popen([sys.executable, BUMBLE_8BALL, *args], stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        threading.Thread(target=self._read, daemon=True).start()
+        Logged.__init__(self, [sys.executable, BUMBLE_8BALL, *args])
 
     def describe(self):
         return f"Bumble 8-Ball, exit {self.process.poll()}"

@@ -192,6 +192,27 @@ def test_mtu(link, peripheral, mtu):
             assert "MTU 247" in dongle.log
 
 
+@pytest.mark.ours_only
+def test_exchange_mtu_again_changes_nothing(link, peripheral):
+    # The ATT MTU is set once per connection (Core Vol 3 Part F 3.4.2): a second
+    # Exchange MTU Request from the same link changes nothing (our log says so).
+    dongle = peripheral("OnceMTU")
+
+    async def exchange_again():
+        async with central(link.ports[1]) as device:
+            ball = await EightBall.connect(device, "OnceMTU", mtu=100)
+            for mtu in range(101, 106):
+                ball.connection.send_l2cap_pdu(4, bytes([0x02, mtu, 0x00]))  # raw Exchange MTU Request
+                await asyncio.sleep(0.05)
+            answer = await ball.ask("Same MTU?")
+            await ball.disconnect()
+            return answer
+
+    assert run(exchange_again()).decode() in SLUGS
+    mtus = [line for _, line in dongle.lines if "info: MTU " in line]
+    assert len(mtus) == 1 and "MTU 100 " in mtus[0], dongle.log
+
+
 # Ours only: the Bumble 8-Ball stops advertising once connected; ours keeps
 # advertising below --max-centrals (README, command line).
 @pytest.mark.ours_only

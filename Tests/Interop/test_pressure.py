@@ -1,4 +1,4 @@
-"""The transmit queue under pressure (issue 25, item 4): legal centrals each
+"""The transmit queue under pressure: legal centrals each
 keeping an ATT request, an SMP Pairing Request and an L2CAP LE credit-based
 connection request in flight, reading a 248-byte Device Name (Read Blobs) and
 asking questions, with and without a central that pipelines Read Requests.

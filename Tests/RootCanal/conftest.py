@@ -3,16 +3,10 @@ to its HCI port is a new controller on one virtual radio), and our binary with a
 btsnoop file whose HCI commands must all have got status 0."""
 
 import pytest
-from harness import Dongle, time_limit
+from harness import Dongle, per_test_limit
 from rootcanal import RootCanal, assert_every_command_succeeded
 
-TEST_TIMEOUT = 240
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item):
-    with time_limit(item.name, TEST_TIMEOUT):
-        return (yield)
+pytest_runtest_call = per_test_limit("ITCB_ROOTCANAL_TEST_TIMEOUT", 240)
 
 
 @pytest.fixture

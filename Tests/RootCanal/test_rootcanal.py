@@ -1,4 +1,4 @@
-"""Interop on Google RootCanal controllers (issue 11): the Android emulator's
+"""Interop on Google RootCanal controllers: the Android emulator's
 virtual controller, which behaves like a real radio where Bumble's cuts corners
 (public addresses, a different RSSI on every report, strict HCI command checks).
 
@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from bumble.att import ATT_Error
@@ -26,8 +25,7 @@ def run(coroutine):
 
 def finished(process, timeout=180):
     """Waits for our central to exit; returns (exit code, JSON records, log)."""
-    code = process.process.wait(timeout)
-    time.sleep(0.2)  # the reader thread takes the last lines
+    code = process.wait_exit(timeout)  # once the reader has taken the last lines
     records = [json.loads(line) for _, line in process.lines if line.startswith("{")]
     return code, records, process.log
 

@@ -135,18 +135,21 @@ class Proxy:
                 pass
 
 
-class Dongle:
-    """Our binary as a child process; its stderr is collected with timestamps."""
+class Logged:
+    """A child process in its own session whose output (stdout and stderr) is
+    collected line by line with timestamps; stopped with stop_process."""
 
-    def __init__(self, *args, env=None, binary=True):
-        """binary=False: `args` is the whole command (a wrapper that execs BINARY)."""
-        if not os.access(BINARY, os.X_OK):
-            raise AssertionError(f"itcb-dongle binary missing at {BINARY}: run swift build first")
+    def __init__(self, command, env=None, **popen):
         self.lines = []
-        self.process = subprocess.Popen([BINARY, *args] if binary else list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        text=True, env={**os.environ, **(env or {})}, start_new_session=True)
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        errors="replace", env={**os.environ, **(env or {})}, start_new_session=True,
+                                        **popen)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.append((time.time(), line.rstrip("\r\n")))
 
     def wait_exit(self, timeout):
         """The exit code, once every line the process wrote has been read."""
@@ -154,20 +157,20 @@ class Dongle:
         self.reader.join(5)
         return code
 
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.append((time.time(), line.rstrip("\n")))
-
-    def wait_for(self, text, timeout=20.0, after=0.0):
+    def wait_for(self, text, timeout=20.0, after=0.0, count=1):
+        """The time of the `count`-th line with `text` (at or after `after`); fails with the log when none comes."""
         deadline = time.time() + timeout
         while time.time() < deadline:
-            for stamp, line in list(self.lines):
-                if text in line and stamp >= after:
-                    return stamp
-            if self.process.poll() is not None and not any(text in l for _, l in self.lines):
-                break
+            stamps = [stamp for stamp, line in list(self.lines) if text in line and stamp >= after]
+            if len(stamps) >= count:
+                return stamps[count - 1]
+            if self.process.poll() is not None:
+                self.reader.join(5)
+                if sum(1 for stamp, line in self.lines if text in line and stamp >= after) < count:
+                    break
+                continue
             time.sleep(0.05)
-        raise AssertionError(f"no log line with {text!r} within {timeout} s; log:\n{self.log}")
+        raise AssertionError(f"no {count} log line(s) with {text!r} within {timeout} s; log:\n{self.log}")
 
     def wait_count(self, text, n, timeout=10.0):
         deadline = time.time() + timeout
@@ -184,6 +187,16 @@ class Dongle:
 
     def stop(self):
         stop_process(self.process)
+
+
+class Dongle(Logged):
+    """Our binary as a child process; its output is collected with timestamps."""
+
+    def __init__(self, *args, env=None, binary=True):
+        """binary=False: `args` is the whole command (a wrapper that execs BINARY)."""
+        if not os.access(BINARY, os.X_OK):
+            raise AssertionError(f"itcb-dongle binary missing at {BINARY}: run swift build first")
+        super().__init__([BINARY, *args] if binary else list(args), env=env)
 
 
 async def ask(port, name, questions, disconnect=True):
@@ -330,6 +343,21 @@ def sent_commands(path):
             opcode = packet[1] | packet[2] << 8
             out.append((opcode, packet[4] if len(packet) > 4 else None))
     return out
+
+
+def per_test_limit(variable, default):
+    """A suite's pytest_runtest_call hook (assign it in its conftest): every test under
+    time_limit, `variable` seconds from the environment, else `default`."""
+    import pytest
+
+    seconds = int(os.environ.get(variable, str(default)))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(item):
+        with time_limit(item.name, seconds):
+            return (yield)
+
+    return pytest_runtest_call
 
 
 @contextlib.contextmanager

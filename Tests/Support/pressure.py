@@ -1,11 +1,11 @@
-"""Pressure on the peripheral's transmit queue (issue 25): Bumble centrals that
+"""Pressure on the peripheral's transmit queue: Bumble centrals that
 each keep one ATT request, one SMP Pairing Request and one L2CAP LE
 credit-based connection request in flight at once, for a while, beside (if
 asked) one central that pipelines Read Requests without waiting for their
 responses (an ATT protocol violation). Every legal request must be answered
-within LIMIT seconds (or the run's own limit); the longest wait of each kind is returned for the
-report. Used over TCP (Tests/Interop/test_pressure.py) and over USB in the
-QEMU guest (Tests/USBFixture/test_usb.py)."""
+within LIMIT seconds (or the run's own limit); the longest wait of each kind
+is returned for the report. Used over TCP (Tests/Interop/test_pressure.py) and
+over USB in the QEMU guest (Tests/USBFixture/test_pressure_usb.py)."""
 import asyncio
 import contextlib
 import logging
@@ -26,7 +26,7 @@ def long_name(tag):
 
 
 class Tally:
-    """Answered requests and longest waits per kind; the first lost request of each central."""
+    """Answered requests and longest waits per kind; the lost ones (a central's loop stops at its first)."""
 
     def __init__(self, limit=LIMIT):
         self.limit = limit

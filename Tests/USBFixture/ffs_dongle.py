@@ -1,4 +1,4 @@
-"""One of several emulated dongles in one guest (issue 20: a fleet of four),
+"""One of several emulated dongles in one guest (a fleet of four),
 made with configfs + FunctionFS on one of dummy_hcd's controllers.
 
 GadgetFS, which gadget_dongle.py uses, serves one gadget per kernel (its

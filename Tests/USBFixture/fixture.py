@@ -19,13 +19,15 @@ Commands run as root in /mnt/work with these shell helpers defined:
 """
 import os
 import shutil
-import signal
 import subprocess
+import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "Tests", "Support"))  # also when run as a script (bench_usb.py, soak_usb.py)
+from harness import stop_process  # noqa: E402
 CACHE = os.path.join(REPO, ".cache", "usb-fixture")
 BINARY = os.environ.get("ITCB_DONGLE_RELEASE_BIN", os.path.join(REPO, ".build-embedded", "itcb-dongle"))
 VID_PID = "0a12:0001"
@@ -59,7 +61,6 @@ class Link:
     ports: [0] behind the guest's dongle, the others for Bumble peers."""
 
     def __init__(self, count=3, ports=None, options=()):
-        import sys
 
         self.options = tuple(options)  # e.g. --connection-address (bumble_link.py)
         arguments = [*self.options, *(["--ports", ",".join(map(str, ports))] if ports else [str(count)])]
@@ -84,19 +85,6 @@ class Link:
 
     def stop(self):
         stop_process(self.process)
-
-
-def stop_process(process, grace=3.0):
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            process.wait(grace)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(5)
 
 
 class Guest:

@@ -38,7 +38,7 @@ port reset is not. Every command is appended to vendor-commands.hex (hex, then
 " bulk" when it came on bulk OUT), the personality's protocol errors to
 vendor-errors.txt (both next to this file).
 
-Faults, each asked for by a file next to this file (issue 20):
+Faults, each asked for by a file next to this file:
   stall-0x81, stall-0x82  halt that IN endpoint once, before its next packet (the
                           host must clear the halt; the packet then goes out);
   stall-0x02              halt bulk OUT once, after the next packet read from it

@@ -1,4 +1,4 @@
-"""USB endurance (issue 20): connect → ask → disconnect, N times, against one
+"""USB endurance: connect → ask → disconnect, N times, against one
 peripheral process over USB in the QEMU guest, with the process's resident
 memory (VmRSS) and open descriptors sampled at the start, the middle and the
 end. Used by test_usb.py (a short run, in the test command) and runnable alone

@@ -1,4 +1,4 @@
-"""A fleet on one host (issue 20): four emulated dongles in one guest under
+"""A fleet on one host: four emulated dongles in one guest under
 systemd as PID 1, each plugged into its own bus (dummy_hcd num=4, FunctionFS
 gadgets from ffs_dongle.py: paths 1-1 … 4-1, serials ITCB0001 … ITCB0004,
 each with its own Bumble controller on the host link). The project's udev

@@ -236,7 +236,7 @@ def test_warm_start_hang_is_recovered_with_a_port_reset(guest, link):
     assert_btusb_back(guest, "warm")
 
 
-# ---------------------------------------------------------------- issue 20: endurance and faults over USB
+# ---------------------------------------------------------------- endurance and faults over USB
 
 SOAK_CYCLES = int(os.environ.get("USB_SOAK_CYCLES", "60"))
 

@@ -1,0 +1,180 @@
+// The command line's one option table, shared by the program (Sources/ITCBDongle:
+// its getopt_long parser, --help and the per-role checks are built from it) and by
+// the build-time tool that writes the man page and the shell completion from it
+// (Sources/ITCBDongleDocs), so the shipped binary carries no generator.
+
+/// Which role an option belongs to (a warning when the other role is chosen).
+public enum OptionRole: Sendable {
+    case any, peripheral, central
+}
+
+/// What a shell completes for an option's value.
+public enum OptionCompletion: Sendable {
+    case none, file, directory
+    case words([String])
+}
+
+public struct OptionSpec: Sendable {
+    /// The long name without "--".
+    public let name: String
+    /// The value's name as --help shows it (`<seconds>`); nil for a flag.
+    public let value: String?
+    public let help: String
+    public var role: OptionRole = .any
+    public var completion: OptionCompletion = .none
+    /// Shown as "Default: ….", the way help texts that explain theirs say it.
+    public var defaultValue: String? = nil
+    /// Only --question may be given more than once.
+    public var repeats = false
+    /// Not listed by --help (--generate-man-page, for the packaging scripts).
+    public var hidden = false
+    /// The short form (only --help has one: -h).
+    public var short: UInt8? = nil
+}
+
+public enum Program {
+    public static let name = "itcb-dongle"
+    public static let abstract = "A Magic 8-Ball BLE appliance on a USB Bluetooth dongle (or any H4 controller)."
+    public static let usage = [
+        "itcb-dongle --role peripheral [--name <name>] [--transport <transport>] [<options>]",
+        "itcb-dongle --role central [--question <question> ...] [--transport <transport>] [<options>]",
+        "itcb-dongle --role central --scan [--timeout <seconds>] [--json]",
+        "itcb-dongle --list-controllers | --controller-info [--transport <transport>]",
+    ]
+    public static let description = "Peripheral: advertises the 8-Ball service and answers questions written to it. "
+        + "Central: finds 8-Balls in range, asks questions, prints the answers."
+    public static let exitCodes = "0 success, 1 internal error, 2 bad command line or environment (bad value, "
+        + "unwritable --btsnoop file, no questions on standard input), 3 transport error, "
+        + "4 controller not responding, 5 question rejected (central), 6 no 8-Ball found (central), "
+        + "7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug), "
+        + "130 central stopped by Ctrl-C (143: SIGTERM)."
+    /// What --transport takes (TransportSpec.parse in Sources/ITCBDongle reads it).
+    public static let transports = "usb | usb:VID:PID | usb:BUS-PORT[.PORT…] | tcp:HOST:PORT | serial:PATH[@BAUD]"
+    public static let examples = [
+        "itcb-dongle --role peripheral --transport tcp:127.0.0.1:9001 --name Kiosk",
+        "itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question \"Rain?\"",
+        "itcb-dongle --role central --scan",
+    ]
+}
+
+/// Every option, in the order --help lists them.
+public let optionTable: [OptionSpec] = [
+    // Both roles
+    OptionSpec(name: "role", value: "peripheral|central",
+               help: "The role to play: peripheral (the 8-Ball) or central (the asker).",
+               completion: .words(["peripheral", "central"])),
+    OptionSpec(name: "transport", value: "transport", help: "The controller: \(Program.transports).",
+               completion: .words(["usb", "usb:", "tcp:", "serial:"]), defaultValue: "usb"),
+    OptionSpec(name: "btsnoop", value: "file",
+               help: "Write every HCI packet to FILE in BTSnoop format (Wireshark, btmon).", completion: .file),
+    OptionSpec(name: "log-level", value: "level",
+               help: "error, warning, info, debug or trace (trace logs every HCI packet). Default: warning for the central (answers and warnings only), info otherwise.",
+               completion: .words(["error", "warning", "info", "debug", "trace"])),
+    OptionSpec(name: "address", value: "address",
+               help: "Static random address to use (AA:BB:CC:DD:EE:FF, two top bits set) instead of the controller's public one. Default: the public address, or an address derived from /etc/machine-id when the controller has none."),
+    OptionSpec(name: "controller-info", value: nil,
+               help: "Print the controller's information (HCI/LMP version, manufacturer, address, LE features, buffers) and exit."),
+    OptionSpec(name: "list-controllers", value: nil,
+               help: "List USB Bluetooth controllers (VID:PID, bus-port path, product, kernel driver) and exit."),
+    OptionSpec(name: "health-check", value: "seconds",
+               help: "Probe the controller every N seconds (up to 3600) so one that stopped answering is reset. Default: off, or the watchdog period under systemd."),
+    OptionSpec(name: "udev-match", value: "sysfs-path",
+               help: "For the udev rule: print ITCB_BLUETOOTH, ITCB_CONFIGURED and ITCB_INSTANCE for the USB device at this sysfs path, and exit.",
+               completion: .directory),
+    // Peripheral
+    OptionSpec(name: "name", value: "name",
+               help: "Peripheral: advertised and GAP Device Name (UTF-8, 1–248 bytes; up to 8 bytes fit whole in the advertising data, up to 29 in the scan response, which carries the full name). Default: $ITCB_NAME, else 8-Ball.",
+               role: .peripheral),
+    OptionSpec(name: "answers", value: "slug|text",
+               help: "Peripheral: send answers as slugs (SLUG-ANSWER-NN, what the ITCB apps expect) or as English text. Default: $ITCB_ANSWERS, else slug.",
+               role: .peripheral, completion: .words(["slug", "text"])),
+    OptionSpec(name: "max-centrals", value: "n",
+               help: "Peripheral: how many centrals may be connected at once (1–8).", role: .peripheral, defaultValue: "4"),
+    OptionSpec(name: "idle-timeout", value: "seconds",
+               help: "Peripheral: disconnect a central that asks nothing (no accepted write: subscription or question) for this many seconds (up to 86400), so idle links cannot fill every slot; 0 = never. Default: 60.",
+               role: .peripheral),
+    OptionSpec(name: "connection-interval", value: "min-max|off",
+               help: "Peripheral: the connection interval to ask each central for, in ms (MIN-MAX from 7.5 to 1000; Apple's guidelines want MIN >= 15 and MAX >= MIN + 15), with latency 0 and a 4 s supervision timeout; off keeps the central's. Default: 15-30.",
+               role: .peripheral, completion: .words(["15-30", "off"])),
+    OptionSpec(name: "seed", value: "n",
+               help: "Peripheral: seed for the answer sequence (same seed, same answers), 0 to 18446744073709551615. Default: random.",
+               role: .peripheral),
+    // Central
+    OptionSpec(name: "question", value: "question",
+               help: "Central: a question to ask. Without it: $ITCB_QUESTION (one question) if set, else standard input, one question per line.",
+               role: .central, repeats: true),
+    OptionSpec(name: "rssi-min", value: "dBm",
+               help: "Central: weakest RSSI accepted, dBm (negative values work: --rssi-min -70).", role: .central,
+               defaultValue: "-60"),
+    OptionSpec(name: "rssi-max", value: "dBm", help: "Central: strongest RSSI accepted, dBm.", role: .central,
+               defaultValue: "-20"),
+    OptionSpec(name: "timeout", value: "seconds",
+               help: "Central: seconds (more than 0, up to 600) to wait for an answer (\"device offline\" after) and at least as long (3 s or more) to find an 8-Ball. Default: 5; --scan without it runs until Ctrl-C.",
+               role: .central),
+    OptionSpec(name: "count", value: "n", help: "Central: ask each question N times (soak runs), N >= 1.", role: .central,
+               defaultValue: "1"),
+    OptionSpec(name: "peer", value: "name|address", help: "Central: only this 8-Ball: its name (any case) or its address.",
+               role: .central),
+    OptionSpec(name: "scan", value: nil,
+               help: "Central: list the 8-Balls in range (name, address, RSSI) as they appear; stops after --timeout, or at Ctrl-C without it.",
+               role: .central),
+    OptionSpec(name: "json", value: nil,
+               help: "Central: print one JSON object per line on stdout for every outcome: each answer, each question's error, each 8-Ball --scan finds, and one error object for a run that fails otherwise.",
+               role: .central),
+    // USB
+    OptionSpec(name: "usb-reset", value: nil, help: "USB: reset the dongle before use (for dongles that hang on warm start)."),
+    OptionSpec(name: "exit-on-unplug", value: nil,
+               help: "USB: exit (code 8) when the dongle is unplugged instead of waiting for it to come back."),
+    OptionSpec(name: "firmware-dir", value: "dir",
+               help: "Where controller firmware lives: DIR/rtl_bt/, DIR/intel/, DIR/brcm/, each chipset's folder as Linux names it, from Debian's non-free-firmware packages (docs/DONGLES.md). Default: /lib/firmware. Given, it also probes TCP and serial controllers for every chipset (a serial port is always probed for those that have no other identity).",
+               completion: .directory),
+    // The program itself
+    OptionSpec(name: "version", value: nil, help: "Show the version."),
+    OptionSpec(name: "help", value: nil, help: "Show help information.", short: UInt8(ascii: "h")),
+]
+
+public func optionSpec(_ name: String) -> OptionSpec? {
+    for spec in optionTable where spec.name == name { return spec }
+    return nil
+}
+
+/// Words of a paragraph, wrapped to `width` columns after `indent` spaces.
+public func wrap(_ text: String, indent: Int, width: Int = 80, firstIndent: Int? = nil) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    var lineIndent = firstIndent ?? indent
+    for word in text.split(separator: " ") {
+        if !line.isEmpty, lineIndent + line.utf8.count + 1 + word.utf8.count > width {
+            lines.append(String(repeating: " ", count: lineIndent) + line)
+            line = ""
+            lineIndent = indent
+        }
+        line += (line.isEmpty ? "" : " ") + word
+    }
+    if !line.isEmpty { lines.append(String(repeating: " ", count: lineIndent) + line) }
+    return lines
+}
+
+extension OptionSpec {
+    /// "--role <peripheral|central>", "-h, --help".
+    public var synopsis: String {
+        var text = short.map { "-\(String(Unicode.Scalar($0))), " } ?? ""
+        text += "--" + name
+        if let value { text += " <\(value)>" }
+        return text
+    }
+
+    public var fullHelp: String {
+        var text = help
+        if let defaultValue { text += " Default: \(defaultValue)." }  // as the help texts that say their own
+        if repeats { text += " May be given more than once." }
+        return text
+    }
+}
+
+extension String {
+    /// a-z to A-Z, every other byte as it is (no Unicode tables: Embedded Swift keeps them out).
+    public func uppercasedASCII() -> String {
+        String(decoding: utf8.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF8.self)
+    }
+}

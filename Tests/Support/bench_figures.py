@@ -1,0 +1,56 @@
+"""The benches' arithmetic, written once for scripts/bench-process.sh (TCP)
+and Tests/USBFixture/bench_usb.py (scripts/bench-usb.sh, USB).
+
+Every figure comes from two runs of N1 and N2 questions over one connection
+and is (run of N2 - run of N1) / (N2 - N1): start-up, connection set-up,
+disconnection and shutdown are the same in both and cancel out.
+
+Syscalls are judged by the structure of the poll loop, not as a total: a
+total moves with how many packets one wake-up finds, which depends on the
+machine's load, not on the code. Each wake-up is one `poll` plus the one call
+that drains the input (TCP: the `read`; USB: the reap loop's final
+`EAGAIN` ioctl); everything else is spent per packet (TCP: a `write` per
+packet out; USB: a submit and a reap per transfer) or per question (the log
+line). Both parts are counts that repeat from run to run.
+"""
+
+
+def per_question(short, long, n1, n2):
+    """(long - short) / (n2 - n1) for numbers, or name by name for dicts of them, nested or not
+    (a name missing from one run counts 0; the result is ordered by the larger difference first)."""
+    if isinstance(short, dict) or isinstance(long, dict):
+        figures = {k: per_question(short.get(k, 0), long.get(k, 0), n1, n2) for k in set(short) | set(long)}
+        return dict(sorted(figures.items(), key=lambda kv: -kv[1] if not isinstance(kv[1], dict) else 0))
+    return (long - short) / (n2 - n1)
+
+
+def strace_table(text):
+    """The summary table of `strace -c` (the last one in `text`) -> ({syscall: calls}, {syscall: errors})."""
+    lines = text.splitlines()
+    header = max((i for i, line in enumerate(lines) if line.startswith("% time")), default=None)
+    if header is None:
+        raise ValueError("no strace -c summary table")
+    calls, errors = {}, {}
+    for line in lines[header + 1:]:
+        fields = line.split()
+        if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
+            calls[fields[-1]] = int(fields[3])
+            errors[fields[-1]] = int(fields[4]) if len(fields) == 6 else 0
+    return calls, errors
+
+
+def syscall_structure(calls, drains, leave_out=()):
+    """Per-question syscalls by name (`calls`) split along the loop's structure.
+    drains: the calls per question that drain the input once per wake-up.
+    -> {"total", "wakeups" (poll calls), "per_wakeup", "besides_wakeups"}; names in
+    `leave_out` (e.g. clock_gettime, a real syscall only in the USB guest) are not counted."""
+    total = sum(v for k, v in calls.items() if k not in leave_out)
+    wakeups = calls.get("poll", 0.0)
+    woke = wakeups + drains
+    return {"total": total, "wakeups": wakeups, "per_wakeup": woke / wakeups if wakeups else 0.0,
+            "besides_wakeups": total - woke}
+
+
+def listing(by_name, leave_out=()):
+    """'ioctl 31.5, poll 9.5, write 1.0': the names that moved by 0.05 or more per question."""
+    return ", ".join(f"{k} {v:.1f}" for k, v in by_name.items() if abs(v) >= 0.05 and k not in leave_out)
