@@ -314,12 +314,12 @@ extension RunLoop where Logic: ~Copyable {
 
 /// --metrics-file's value: a file node_exporter's textfile collector reads
 /// (*.prom); whether its directory is there is the run's business (warned).
-func checkMetricsFile(_ path: String) throws(UsageError) {
+func checkMetricsFile(_ path: String, from source: String = "--metrics-file") throws(UsageError) {
     guard path.hasSuffix(".prom"), !path.hasSuffix("/.prom") else {
-        throw UsageError("--metrics-file must name a file ending in .prom, which node_exporter's textfile collector reads (got '\(path)')")
+        throw UsageError("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads (got '\(path)')")
     }
     var status = stat()
     if stat(path, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) {
-        throw UsageError("--metrics-file must name a file, not a directory (got '\(path)')")
+        throw UsageError("\(source) must name a file, not a directory (got '\(path)')")
     }
 }

@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 from bumble_client import EightBall, central
-from harness import BINARY, SLUGS, Dongle, NotifyListener, stop_process
+from harness import BINARY, REPO, SLUGS, Dongle, NotifyListener, stop_process
 
 NODE_EXPORTER = shutil.which("prometheus-node-exporter") or "/usr/bin/prometheus-node-exporter"
 PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
@@ -191,3 +191,36 @@ def test_metrics_file_is_the_8_balls(workdir):
     out = subprocess.run([BINARY, "--role", "central", "--metrics-file", os.path.join(workdir, "x.prom")],
                          capture_output=True, text=True, timeout=10)
     assert out.returncode == 2 and "--metrics-file is a peripheral option" in out.stderr, out.stderr
+
+
+def test_environment_gives_the_peripheral_its_metrics_file(workdir):
+    # ITCB_METRICS_FILE (the unit's) for the peripheral only; a bad one is exit 2 under its own name.
+    env = {**os.environ, "ITCB_METRICS_FILE": os.path.join(workdir, "metrics.txt")}
+    out = subprocess.run([BINARY, "--role", "peripheral", "--transport", "tcp:127.0.0.1:1"], capture_output=True, text=True,
+                         timeout=10, env=env)
+    assert out.returncode == 2 and "ITCB_METRICS_FILE must name a file ending in .prom" in out.stderr, out.stderr
+    out = subprocess.run([BINARY, "--role", "central", "--question", "Q?", "--transport", "tcp:127.0.0.1:1"],
+                         capture_output=True, text=True, timeout=10, env=env)
+    assert out.returncode == 3 and "ITCB_METRICS_FILE" not in out.stderr, out.stderr
+    # The command line wins.
+    out = subprocess.run([BINARY, "--role", "peripheral", "--transport", "tcp:127.0.0.1:1", "--metrics-file",
+                          os.path.join(workdir, "m.prom")], capture_output=True, text=True, timeout=10, env=env)
+    assert out.returncode == 3, out.stderr
+
+
+def test_unit_links_the_file_only_where_node_exporter_reads(workdir):
+    # The unit's ExecStartPre, run by sh with its two directories moved under workdir.
+    unit = open(os.path.join(REPO, "udev", "itcb-dongle@.service"), encoding="utf-8").read()
+    line = re.search(r"^ExecStartPre=\+-/bin/sh -c '(.*)'$", unit, re.M)
+    assert line, "no ExecStartPre=+- sh line in the unit"
+    assert "Environment=ITCB_METRICS_FILE=/var/lib/itcb-dongle/%i.prom" in unit and "StateDirectory=itcb-dongle" in unit
+    textfile = os.path.join(workdir, "node-exporter")
+    script = (line.group(1).replace("/var/lib/prometheus/node-exporter", textfile)
+              .replace("/var/lib/itcb-dongle", os.path.join(workdir, "state")).replace("%i", "1-1.2"))
+    assert subprocess.run(["sh", "-c", script], timeout=10).returncode == 0  # no directory: nothing, no failure
+    assert not os.path.exists(textfile)
+    os.mkdir(textfile)
+    for _ in range(2):  # and again at the next start
+        assert subprocess.run(["sh", "-c", script], timeout=10).returncode == 0
+    assert os.listdir(textfile) == ["itcb-dongle-1-1.2.prom"]
+    assert os.readlink(os.path.join(textfile, "itcb-dongle-1-1.2.prom")) == os.path.join(workdir, "state", "1-1.2.prom")
