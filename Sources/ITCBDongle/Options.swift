@@ -102,7 +102,7 @@ let optionTable: [OptionSpec] = [
                help: "Peripheral: seed for the answer sequence (same seed, same answers), 0 to 18446744073709551615. Default: random.",
                role: .peripheral),
     OptionSpec(name: "metrics-file", value: "file",
-               help: "Peripheral: write Prometheus metrics (questions, connections, recoveries, drops) to FILE, ending in .prom, for node_exporter's textfile collector: replaced every 15 s and at exit. A directory missing or read-only is warned about once; the 8-Ball serves on.",
+               help: "Peripheral: write Prometheus metrics (questions, connections, recoveries, drops) to FILE, ending in .prom, for node_exporter's textfile collector: replaced every 15 s and at exit. A directory missing or read-only is warned about once; the 8-Ball serves on. Default: $ITCB_METRICS_FILE, else none.",
                role: .peripheral, completion: .file),
     // Central
     OptionSpec(name: "question", value: "question",
@@ -390,7 +390,7 @@ func manPage(date: String) -> String {
             ".TP", "\\fI/etc/itcb\\-dongle/<bus\\-port>.conf\\fR",
             "One dongle's own options (its ITCB_NAME, say), over /etc/default/itcb\\-dongle, for its instance itcb\\-dongle@<bus\\-port>.service.",
             ".TP", "\\fI/var/log/itcb\\-dongle\\fR",
-            "The one directory the service may write to (e.g. \\-\\-btsnoop files).",
+            "The one directory the service may write to for you (e.g. \\-\\-btsnoop files); its metrics files go to /var/lib/itcb\\-dongle.",
             ".SH SEE ALSO",
             "\\fBsystemctl\\fR(1), \\fBudevadm\\fR(8), \\fBbtmon\\fR(1); /usr/share/doc/itcb\\-dongle/README.md"]
     return out.joined(separator: "\n") + "\n"
