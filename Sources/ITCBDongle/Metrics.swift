@@ -218,23 +218,20 @@ final class MetricsFile {
                 _ label2: StaticString? = nil, _ value2: String = "") {
         append(name)
         buffer.append(contentsOf: labels)
-        if let label {
-            append(",")
-            append(label)
-            append("=\"")
-            buffer.append(contentsOf: labelValue.utf8)
-            append("\"")
-        }
-        if let label2 {
-            append(",")
-            append(label2)
-            append("=\"")
-            buffer.append(contentsOf: value2.utf8)
-            append("\"")
-        }
+        if let label { self.label(label, labelValue) }
+        if let label2 { self.label(label2, value2) }
         append("} ")
         appendDecimal(value)
         append("\n")
+    }
+
+    /// `,name="value"` (values here are the program's own: nothing to escape).
+    func label(_ name: StaticString, _ value: String) {
+        append(",")
+        append(name)
+        append("=\"")
+        buffer.append(contentsOf: value.utf8)
+        append("\"")
     }
 
     func append(_ text: StaticString) {
@@ -243,14 +240,7 @@ final class MetricsFile {
 
     func appendDecimal(_ value: Int) {
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
-        var digits = InlineArray<20, UInt8>(repeating: 0)
-        var n = value.magnitude
-        var count = 0
-        repeat {
-            digits[count] = UInt8(ascii: "0") + UInt8(n % 10)
-            n /= 10
-            count += 1
-        } while n > 0
+        var (digits, count) = decimalDigits(value)
         while count > 0 {
             count -= 1
             buffer.append(digits[count])
