@@ -276,7 +276,10 @@ extension MetricCounts {
 /// status line; at the session's end, its counts kept and written.
 extension RunLoop where Logic: ~Copyable {
     /// nil when neither a metrics file nor systemd wants the counts.
-    var reportDeadline: UInt64? { metrics == nil && notifier == nil ? nil : nextReport }
+    var reportDeadline: UInt64? {
+        if metrics == nil && notifier == nil { return nil }
+        return observer.connectionsChanged ? 0 : nextReport
+    }
 
     mutating func sessionCounts() -> MetricCounts {
         let questions = driver.app.questionCounts
@@ -284,7 +287,9 @@ extension RunLoop where Logic: ~Copyable {
                             answered: questions.answered, rejected: questions.rejected)
     }
 
+    /// Also right after a central came or went (after the notifier's own line, which this one replaces).
     mutating func report(now: UInt64) {
+        observer.connectionsChanged = false
         guard metrics != nil || notifier != nil else { return nextReport = UInt64.max }
         nextReport = now + MetricsFile.period
         let connected = driver.host.connectionCount

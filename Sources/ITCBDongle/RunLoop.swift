@@ -83,10 +83,13 @@ struct LinuxObserver: DriverObserver {
     let snoop: BTSnoopWriter?
     let notifier: SystemdNotifier?
     let transportName: String
+    /// A central came or went: the metrics and status line are due now.
+    var connectionsChanged = false
 
     mutating func observe(_ event: HostEvent, host: inout Host) {
         logHostEvent(event, host: &host)
         notifier?.observe(event, host: &host, role: host.configuration.role)
+        if case .connected = event { connectionsChanged = true } else if case .disconnected = event { connectionsChanged = true }
     }
 
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {
@@ -223,7 +226,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     }
                 }
                 notifier?.tick(now: now)
-                if now >= nextReport { report(now: now) }
+                if now >= nextReport || observer.connectionsChanged { report(now: now) }
                 driver.service(now: now, observer: &observer)
             }
         } catch {
