@@ -65,6 +65,7 @@ if [ "$mode" != install ]; then
     fi
     rm -f "$bin" "$rules" "$unit" "$defaults.dist" "$dongles.dist" "$man" "$bash_completion" "$zsh_completion"
     rm -rf "$doc"
+    if live; then rm -f /var/lib/prometheus/node-exporter/itcb-dongle-*.prom; fi  # the units' metrics links
     if [ "$mode" = purge ]; then
         rm -f "$defaults" "$dongles" "$(dirname "$dongles")"/*.conf
         rmdir "$(dirname "$dongles")" 2>/dev/null || true
@@ -72,7 +73,7 @@ if [ "$mode" != install ]; then
     if live; then
         getent passwd itcb >/dev/null && { userdel itcb || true; }
         getent group itcb >/dev/null && { groupdel itcb || true; }
-        rm -rf /var/log/itcb-dongle
+        rm -rf /var/log/itcb-dongle /var/lib/itcb-dongle
     fi
     if systemd_running; then systemctl daemon-reload || true; fi
     if udev_running; then udevadm control --reload || true; fi

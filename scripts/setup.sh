@@ -27,6 +27,9 @@ if ((!demo)); then
     # bluez, dbus, python3-dbus, python3-gi: BlueZ in the USB fixture's guest, which
     # mounts this machine's /usr (Tests/BlueZ).
     packages+=(tshark valgrind strace debootstrap bluez dbus python3-dbus python3-gi)
+    # prometheus-node-exporter, prometheus (promtool): the --metrics-file test scrapes
+    # the real textfile collector and checks the file (Tests/Lifecycle/test_metrics.py).
+    packages+=(prometheus-node-exporter prometheus)
     # The firmware target (scripts/firmware.sh): the ARM toolchain, picolibc and QEMU.
     packages+=(gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm)
     # The arm64 build (scripts/build-embedded.sh --arch arm64): Debian's arm64 glibc and

@@ -160,6 +160,8 @@ public struct Host: ~Copyable {
     /// each is also a `.droppedOutput` event, except lost events after the
     /// first of an overflow.
     public internal(set) var droppedOutput = 0
+    /// The three above by kind and reason, and the links made (for metrics).
+    public internal(set) var counts = HostCounts()
 
     public init(configuration: HostConfiguration, database: consuming GATTDatabase) {
         self.configuration = configuration
@@ -221,7 +223,7 @@ public struct Host: ~Copyable {
             }
             push(.controllerTimeout(opcode: opcode, resetting: configuration.recoversController))
             outstandingOpcode = nil
-            if configuration.recoversController { reinitialize() }
+            if configuration.recoversController { reinitialize(after: .commandTimeout) }
             return
         }
         if state == .shuttingDown, !shutdownResetQueued, now >= shutdownStarted + configuration.shutdownGrace {
@@ -249,7 +251,7 @@ public struct Host: ~Copyable {
         self.now = now
         guard state != .off, state != .stopped else { return }
         if state == .shuttingDown { return finishShutdown() }
-        reinitialize()
+        reinitialize(after: .framingLoss)
     }
 
     public var hasEvents: Bool { !events.isEmpty }
@@ -401,17 +403,20 @@ public struct Host: ~Copyable {
 
     mutating func eventLost() {
         droppedOutput += 1
+        counts.droppedOutput[OutputDrop.eventQueueFull.index] &+= 1
         guard !eventLossQueued else { return }
         eventLossQueued = events.push(.droppedOutput(.eventQueueFull, unreported: 0))
     }
 
     mutating func inputDropped(_ reason: InputDrop) {
         droppedInput += 1
+        counts.droppedInput[reason.index] &+= 1
         push(.droppedInput(reason))
     }
 
     mutating func outputDropped(_ reason: OutputDrop) {
         droppedOutput += 1
+        counts.droppedOutput[reason.index] &+= 1
         guard let unreported = outputDropLine.note(now: now) else { return }
         push(.droppedOutput(reason, unreported: unreported))
     }

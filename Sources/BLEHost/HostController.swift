@@ -39,8 +39,9 @@ extension Host {
     }
 
     /// Drops every link and queued packet and brings the controller up again.
-    mutating func reinitialize() {
+    mutating func reinitialize(after kind: RecoveryKind) {
         recoveries += 1
+        counts.recoveries[kind.rawValue] &+= 1
         for i in 0..<Host.connectionCapacity where connections[i].inUse {
             let handle = connections[i].handle
             release(i)

@@ -73,7 +73,7 @@ extension Host {
             // Reset and brought up again, on every board: only a stop in progress ends instead.
             push(.hardwareError(code: reader.has(1) ? reader.u8() : nil, resetting: state != .shuttingDown))
             if state == .shuttingDown { return finishShutdown() }
-            reinitialize()
+            reinitialize(after: .hardwareError)
         case HCIEventCode.dataBufferOverflow:
             push(.dataBufferOverflow)
         case HCIEventCode.leMeta:
@@ -237,6 +237,7 @@ extension Host {
         connections[index].peer = peer
         connections[index].lastRequest = now
         linkAppeared = true
+        counts.connections &+= 1
         push(.connected(connection: handle, peer: peer, isCentral: isCentral, interval: interval))
         // Advertising first: the kiosk is found again while this link is tuned.
         updateAdvertising()

@@ -54,5 +54,6 @@ extension Host {
         recoveries = 0
         droppedInput = 0
         droppedOutput = 0
+        counts = HostCounts()
     }
 }

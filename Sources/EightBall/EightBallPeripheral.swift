@@ -50,6 +50,8 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     var events = Capacity.ApplicationEventRing<EightBallEvent>(filler: .questionAccepted(connection: 0))
     /// Answers notified since start (for status lines).
     public private(set) var answeredCount = 0
+    /// Writes refused as not a question (ATT 0x0E).
+    public private(set) var rejectedCount = 0
     /// `poll` may have an answer to send: a question was accepted, a
     /// subscription changed, or a notification found no room (it waits for
     /// room: answers are never dropped). The driver polls once per pass; most
@@ -85,6 +87,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
         for index in 0..<Capacity.links { pointer.pointee.centrals[index].inUse = false }
         pointer.pointee.events.removeAll()
         pointer.pointee.answeredCount = 0
+        pointer.pointee.rejectedCount = 0
         pointer.pointee.answersWaiting = false
     }
 
@@ -167,6 +170,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
                 centrals[index].question.removeAll()
                 centrals[index].question.append(value)
             }
+            rejectedCount += 1
             events.push(.questionRejected(connection: connection, length: value.count))
             return ATTError.unlikelyError
         }

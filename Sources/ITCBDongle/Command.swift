@@ -22,6 +22,7 @@ struct ITCBDongle {
     var idleTimeout: Double?  // nil: 60 s
     var connectionInterval: String?  // nil: 15-30 ms
     var seed: UInt64?
+    var metricsFile: String?
     // Central
     var question: [String] = []
     var rssiMin = -60
@@ -69,6 +70,7 @@ struct ITCBDongle {
             case "idle-timeout": idleTimeout = try number(option, value)
             case "connection-interval": connectionInterval = value
             case "seed": seed = try parseSeed(value)
+            case "metrics-file": metricsFile = value
             case "question": question.append(value)
             case "rssi-min": rssiMin = try integer(option, value)
             case "rssi-max": rssiMax = try integer(option, value)
@@ -108,6 +110,7 @@ struct ITCBDongle {
             throw UsageError("--idle-timeout must be from 0 (never) to 86400 seconds (got \(formatNumber(idleTimeout)))")
         }
         if let connectionInterval { _ = try parseConnectionInterval(connectionInterval) }
+        if let metricsFile { try checkMetricsFile(metricsFile) }
         guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
             throw UsageError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max (got \(rssiMin)/\(rssiMax))")
         }
@@ -271,10 +274,12 @@ struct Session {
     let number: Int
     let setup: VendorSetup
     let firmwareDirectory: String
+    var metrics: MetricsFile? = nil
 
     func runLoop<Logic: RoleLogic & ~Copyable>(host: consuming Host, logic: consuming Logic) -> RunLoop<Logic> {
         var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup)
         loop.firmwareDirectory = firmwareDirectory
+        loop.metrics = metrics
         return loop
     }
 }
@@ -299,6 +304,8 @@ extension ITCBDongle {
             }
         }
         defer { snoop?.close() }
+        // The 8-Ball's counts, kept across sessions (a re-plug, a port reset).
+        let metrics = metricsFile.flatMap { role == .peripheral && !controllerInfo ? MetricsFile(path: $0, transport: transport) : nil }
 
         var configuration = HostConfiguration(role: role == .central ? .central : .peripheral)
         configuration.maxConnections = role == .central ? 1 : maxCentrals
@@ -327,7 +334,7 @@ extension ITCBDongle {
             sessions += 1
             let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
-                                      firmwareDirectory: firmwareDir ?? "/lib/firmware"))
+                                      firmwareDirectory: firmwareDir ?? "/lib/firmware", metrics: metrics))
             opened.close()
             guard case .exit(let code) = end else {
                 // Once: the next session opens the dongle with a port reset.

@@ -135,8 +135,9 @@ extension String {
 
 extension ITCBDongle {
     /// For the systemd unit, where one variable is one argument (spaces kept)
-    /// only if ExecStart always passes it: ITCB_NAME and ITCB_ANSWERS (the
-    /// peripheral's --name, --answers) and ITCB_QUESTION (the central's one
+    /// only if ExecStart always passes it: ITCB_NAME, ITCB_ANSWERS and
+    /// ITCB_METRICS_FILE (the peripheral's --name, --answers, --metrics-file;
+    /// empty: none) and ITCB_QUESTION (the central's one
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
     mutating func applyEnvironment(given parsed: ParsedCommandLine) -> String? {
@@ -154,6 +155,10 @@ extension ITCBDongle {
                     return "ITCB_ANSWERS must be slug or text (got '\(value)')"
                 }
                 answers = parsed
+            }
+            if !given.contains("metrics-file"), let value = variable("ITCB_METRICS_FILE") {
+                do throws(UsageError) { try checkMetricsFile(value, from: "ITCB_METRICS_FILE") } catch { return error.message }
+                metricsFile = value
             }
         case .central?:
             if !given.contains("question"), !scan, let value = variable("ITCB_QUESTION") { question = [value] }

@@ -294,17 +294,25 @@ enum AdvertisingNews {
     }
 }
 
+/// `value`'s decimal digits (ASCII, no sign), least significant first, and how
+/// many: numbers as text without a String (log lines, the metrics file).
+@inline(__always)
+func decimalDigits(_ value: Int) -> (digits: InlineArray<20, UInt8>, count: Int) {
+    var magnitude = value.magnitude
+    var digits = InlineArray<20, UInt8>(repeating: 0)
+    var count = 0
+    repeat {
+        digits[count] = 48 + UInt8(magnitude % 10)
+        magnitude /= 10
+        count += 1
+    } while magnitude > 0
+    return (digits, count)
+}
+
 extension LogLine: LogSink {
     mutating func decimal(_ value: Int) {
         if value < 0 { bytes.append(0x2D) }
-        var magnitude = value.magnitude
-        var digits = InlineArray<20, UInt8>(repeating: 0)
-        var count = 0
-        repeat {
-            digits[count] = 48 + UInt8(magnitude % 10)
-            magnitude /= 10
-            count += 1
-        } while magnitude > 0
+        var (digits, count) = decimalDigits(value)
         while count > 0 {
             count -= 1
             bytes.append(digits[count])

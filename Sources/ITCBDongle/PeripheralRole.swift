@@ -91,5 +91,6 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
 
     var isWaitingForRoom: Bool { ball.isWaitingForRoom }
     var statusDetail: String? { "\(ball.answeredCount) question(s) answered" }
+    var questionCounts: (answered: Int, rejected: Int) { (ball.answeredCount, ball.rejectedCount) }
     var exitCode: Int32? { nil }
 }

@@ -9,10 +9,13 @@ protocol RoleLogic: HostApplication, ~Copyable {
     var exitCode: Int32? { get }
     /// The role's part of the SIGHUP status line ("12 question(s) answered").
     var statusDetail: String? { get }
+    /// Questions answered and rejected (--metrics-file; the 8-Ball's).
+    var questionCounts: (answered: Int, rejected: Int) { get }
 }
 
 extension RoleLogic where Self: ~Copyable {
     var statusDetail: String? { nil }
+    var questionCounts: (answered: Int, rejected: Int) { (0, 0) }
     var isFinished: Bool { exitCode != nil }
 }
 
@@ -80,10 +83,13 @@ struct LinuxObserver: DriverObserver {
     let snoop: BTSnoopWriter?
     let notifier: SystemdNotifier?
     let transportName: String
+    /// A central came or went: the metrics and status line are due now.
+    var connectionsChanged = false
 
     mutating func observe(_ event: HostEvent, host: inout Host) {
         logHostEvent(event, host: &host)
         notifier?.observe(event, host: &host, role: host.configuration.role)
+        if case .connected = event { connectionsChanged = true } else if case .disconnected = event { connectionsChanged = true }
     }
 
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {
@@ -125,6 +131,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     /// Where a vendor set-up's files come from.
     var firmwareDirectory = "/lib/firmware"
     var files = VendorFiles()
+    /// --metrics-file (it outlives the session), and when it and systemd's status line are next due.
+    var metrics: MetricsFile?
+    var nextReport: UInt64 = 0
 
     init(host: consuming Host, logic: consuming Logic, transport: Transport, snoop: BTSnoopWriter?,
          setup: consuming VendorSetup = VendorSetup(plan: .none), readyTimeout: UInt64 = 10_000) {
@@ -159,6 +168,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     /// Runs until the role finishes, a signal stops it, or the transport fails.
     mutating func run() -> SessionEnd {
         defer { notifier?.close() }
+        defer { endMetrics() }
         let transport = self.transport
         let usb = transport as? USBTransport
         var now = monotonicMilliseconds()
@@ -179,7 +189,10 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     driver.provideFiles(firmware: files.firmware, companion: files.companion, now: now)
                     continue
                 case .running:
-                    if !files.reported { files.setupEnded(&driver.setup, &driver.host.configuration) }
+                    if !files.reported {
+                        metrics?.noteFirmware(driver.setup.facts())
+                        files.setupEnded(&driver.setup, &driver.host.configuration)
+                    }
                 case .settingUp:
                     break
                 }
@@ -218,6 +231,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     }
                 }
                 notifier?.tick(now: now)
+                if now >= nextReport || observer.connectionsChanged { report(now: now) }
                 driver.service(now: now, observer: &observer)
             }
         } catch {
@@ -257,6 +271,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             Log.error("controller at \(transport.description) stopped answering HCI commands (no answer for \(formatNumber(Double(driver.host.configuration.commandTimeout) / 1000)) s); exiting")
             return .exit(Exit.controller)
         case .portResetWanted:
+            metrics?.carried.recoveries[3] += 1  // the kind the session's own counts lack
             transport.warnHungAfterWarmStart()
             return .reopenWithPortReset
         case .setupFailed:
@@ -273,6 +288,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     mutating func nextWake() -> UInt64 {
         var first = driver.nextDeadline() ?? UInt64.max
         if let d = notifier?.deadline { first = min(first, d) }
+        if let d = reportDeadline { first = min(first, d) }
         return first
     }
 

@@ -72,6 +72,8 @@ final class USBTransport: Transport {
     /// times, then its packets are dropped (no endless clear-and-resend loop).
     var outStallsInARow = 0
     static let outStallResends = 3
+    /// Stalled transfers since open (--metrics-file).
+    var stalls = 0
     var failure: TransportError? = nil
     var closing = false
     var pollDescriptorsChanged = false
@@ -232,6 +234,7 @@ final class USBTransport: Transport {
             if transfer.pointee.endpoint == aclOutEndpoint { outStallsInARow = 0 }
         case LIBUSB_TRANSFER_STALL:
             // Clear the halt outside the callback, then resubmit (IN) or report (OUT).
+            stalls += 1
             stalled.push(transfer)
             return
         case LIBUSB_TRANSFER_NO_DEVICE:
@@ -274,6 +277,7 @@ final class USBTransport: Transport {
     var timeoutHint: Int32? { nil }
 
     var droppedPackets: Int { events.droppedPackets + aclIn.droppedPackets }
+    var babbledTransfers: Int { events.babbledTransfers + aclIn.babbledTransfers }
 
     func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError) {
         // libusb's events only when one of its descriptors is ready (it keeps no timer: see timeoutHint).

@@ -42,7 +42,7 @@ func manPage(version: String, date: String) -> String {
             ".TP", "\\fI/etc/itcb\\-dongle/<bus\\-port>.conf\\fR",
             "One dongle's own options (its ITCB_NAME, say), over /etc/default/itcb\\-dongle, for its instance itcb\\-dongle@<bus\\-port>.service.",
             ".TP", "\\fI/var/log/itcb\\-dongle\\fR",
-            "The one directory the service may write to (e.g. \\-\\-btsnoop files).",
+            "The one directory the service may write to for you (e.g. \\-\\-btsnoop files); its metrics files go to /var/lib/itcb\\-dongle.",
             ".SH SEE ALSO",
             "\\fBsystemctl\\fR(1), \\fBudevadm\\fR(8), \\fBbtmon\\fR(1); /usr/share/doc/itcb\\-dongle/README.md"]
     return out.joined(separator: "\n") + "\n"

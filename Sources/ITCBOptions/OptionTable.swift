@@ -99,6 +99,9 @@ public let optionTable: [OptionSpec] = [
     OptionSpec(name: "seed", value: "n",
                help: "Peripheral: seed for the answer sequence (same seed, same answers), 0 to 18446744073709551615. Default: random.",
                role: .peripheral),
+    OptionSpec(name: "metrics-file", value: "file",
+               help: "Peripheral: write Prometheus metrics (questions, connections, recoveries, drops) to FILE, ending in .prom, for node_exporter's textfile collector: replaced every 15 s and at exit. A directory missing or read-only is warned about once; the 8-Ball serves on. Default: $ITCB_METRICS_FILE, else none.",
+               role: .peripheral, completion: .file),
     // Central
     OptionSpec(name: "question", value: "question",
                help: "Central: a question to ask. Without it: $ITCB_QUESTION (one question) if set, else standard input, one question per line.",

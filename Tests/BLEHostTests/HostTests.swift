@@ -66,6 +66,8 @@ import TestSupport
         #expect(c.drain() == [hex("01 03 0c 00")])
         #expect(c.events.contains { if case .controllerTimeout(HCIOpcode.reset, true) = $0 { true } else { false } })
         #expect({ c.host.recoveries == 1 }())
+        // By kind, for the metrics: this one a timeout, no other.
+        #expect({ (0..<RecoveryKind.count).map { c.host.counts.recoveries[$0] } }() == [1, 0, 0])
         #expect({ c.host.nextDeadline() == 6_000 }())
     }
 
@@ -81,6 +83,7 @@ import TestSupport
         }
         // Each of the eight is dropped once, as a malformed HCI event, and nothing else happens.
         #expect({ c.host.droppedInput }() == 8)
+        #expect({ c.host.counts.droppedInput[InputDrop.hciEvent.index] }() == 8)
         #expect({ c.host.droppedOutput }() == 0)
         #expect(c.events.count == 8)
         #expect(c.events.allSatisfy { if case .droppedInput(.hciEvent) = $0 { true } else { false } })
@@ -347,6 +350,7 @@ import TestSupport
         // Advertising resumes once the controller is back.
         #expect(opcodes.suffix(1) == [HCIOpcode.leSetAdvertiseEnable])
         #expect({ c.host.recoveries == 1 }())
+        #expect({ c.host.counts.recoveries[RecoveryKind.hardwareError.rawValue] == 1 && c.host.counts.connections == 1 }())
     }
 
     @Test func notificationsNeedSubscriptionAndFitMTU() {

@@ -27,7 +27,9 @@ def unit_command(role, **variables):
     ITCB_ROLE=role and `variables`)."""
     import re
     unit = open(os.path.join(REPO, "udev", "itcb-dongle@.service"), encoding="utf-8").read()
-    env = dict(item.split("=", 1) for item in re.search(r"^Environment=(.*)$", unit, re.M).group(1).split())
+    env = {}
+    for line in re.findall(r"^Environment=(.*)$", unit, re.M):
+        env.update(item.replace("%i", "1-1").split("=", 1) for item in line.split())
     for line in open(os.path.join(REPO, "udev", "itcb-dongle.default"), encoding="utf-8"):
         if re.match(r"^ITCB_\w+=", line):
             key, value = line.strip().split("=", 1)

@@ -14,6 +14,8 @@ mkdir -p $R && mount -t tmpfs -o mode=0755 root $R
 mkdir -p $R/usr $R/mnt/work $R/etc/systemd/system/multi-user.target.wants $R/etc/udev/rules.d \
     $R/etc/itcb-dongle $R/etc/default $R/run $R/tmp $R/proc $R/sys $R/dev $R/var/lib $R/var/log $R/root
 chmod 1777 $R/tmp
+# node_exporter's textfile directory, as Debian's package leaves it (root's, 0755): the unit links its metrics there.
+mkdir -p $R/var/lib/prometheus/node-exporter
 for d in bin sbin lib lib64; do ln -s usr/$d $R/$d; done
 cp /etc/passwd /etc/group $R/etc/
 printf 'systemd-journal:x:101:\nsystemd-network:x:102:\n' >> $R/etc/group

@@ -2,7 +2,9 @@
 the configured dongle starts itcb-dongle@1-1.service through the udev rule, the
 hardened Type=notify unit becomes active (READY=1 after advertising), answers a
 Bumble central, and pulling the dongle makes the unit inactive; plugging it in
-again starts it again."""
+again starts it again. The unit's metrics: its file in its
+state directory, linked into node_exporter's textfile directory and readable
+there by another user, and the status line, both counting the question."""
 import asyncio
 import time
 
@@ -51,6 +53,17 @@ def test_plug_starts_hardened_unit_and_unplug_stops_it(system):
             return await ball.ask("Running under systemd?")
 
     assert asyncio.run(asyncio.wait_for(ask(), 60)).decode() in SLUGS
+    # Within one period (15 s) of the answer: the file, through the link, as nobody.
+    metrics = guest.check(
+        "link=/var/lib/prometheus/node-exporter/itcb-dongle-1-1.prom; readlink $link; stat -L -c %a $link;"
+        " for i in $(seq 40); do setpriv --reuid=65534 --regid=65534 --clear-groups cat $link"
+        " | grep -q '^itcb_dongle_questions_answered_total{transport=\"usb:1-1\"} 1$' && break; sleep 0.5; done;"
+        " setpriv --reuid=65534 --regid=65534 --clear-groups cat $link; systemctl show -p StatusText itcb-dongle@1-1.service",
+        timeout=60)
+    assert metrics.startswith("/var/lib/itcb-dongle/1-1.prom\n644\n"), metrics
+    assert 'itcb_dongle_questions_answered_total{transport="usb:1-1"} 1\n' in metrics, metrics
+    assert "StatusText=1 central(s) connected (1 in all), 1 question(s) answered" in metrics \
+        or "StatusText=0 central(s) connected (1 in all), 1 question(s) answered" in metrics, metrics
     guest.run("kill -USR1 $(cat /run/gadget.pid)")
     wait_state(guest, "inactive")
     guest.run("kill -USR2 $(cat /run/gadget.pid)")

@@ -1,0 +1,228 @@
+"""--metrics-file: the Prometheus text file, scraped by
+Debian's real node_exporter (textfile collector only, on a free loopback port)
+and checked by Debian's promtool, after questions from a Bumble central over
+Bumble virtual controllers; the systemd status line with the same counts;
+bad values (exit 2) and a directory that is missing (warned, served on)."""
+import asyncio
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+
+import pytest
+from bumble_client import EightBall, central
+from harness import BINARY, REPO, SLUGS, Dongle, NotifyListener, stop_process
+
+NODE_EXPORTER = shutil.which("prometheus-node-exporter") or "/usr/bin/prometheus-node-exporter"
+PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
+PERIOD = 15  # MetricsFile.period, s
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def node_exporter(workdir):
+    """Debian's node_exporter with only the textfile collector, reading workdir/textfile."""
+    for tool in (NODE_EXPORTER, PROMTOOL):
+        assert os.access(tool, os.X_OK), f"{tool} missing: scripts/setup.sh installs prometheus-node-exporter and prometheus"
+    directory = os.path.join(workdir, "textfile")
+    os.mkdir(directory)
+    port = free_port()
+    process = subprocess.Popen([NODE_EXPORTER, f"--web.listen-address=127.0.0.1:{port}", "--collector.disable-defaults",
+                                "--collector.textfile", f"--collector.textfile.directory={directory}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/metrics"
+    deadline = time.time() + 20
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            break
+        except OSError:
+            assert process.poll() is None and time.time() < deadline, f"node_exporter did not start: {process.stderr.read() if process.poll() is not None else 'no answer'}"
+            time.sleep(0.2)
+    try:
+        yield directory, url
+    finally:
+        stop_process(process)
+
+
+def scrape(url):
+    """{(name, frozenset(labels)): value} of every sample node_exporter serves."""
+    samples = {}
+    for line in urllib.request.urlopen(url, timeout=5).read().decode().splitlines():
+        if line.startswith("#") or not line:
+            continue
+        match = re.fullmatch(r'(\w+)(?:\{(.*)\})? (\S+)', line)
+        assert match, line
+        labels = frozenset(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', match.group(2) or ""))
+        samples[(match.group(1), labels)] = float(match.group(3))
+    return samples
+
+
+def value(samples, name, **labels):
+    found = [v for (n, l), v in samples.items() if n == name and set(labels.items()) <= set(l)]
+    assert len(found) == 1, f"{name} {labels}: {found}"
+    return found[0]
+
+
+def wait_answered(url, n, timeout):
+    deadline = time.time() + timeout
+    while True:
+        samples = scrape(url)
+        found = [v for (name, _), v in samples.items() if name == "itcb_dongle_questions_answered_total"]
+        if found == [n] or time.time() > deadline:
+            return samples
+        time.sleep(0.5)
+
+
+def test_node_exporter_scrape_shows_exactly_the_questions_answered(controllers, node_exporter, workdir):
+    directory, url = node_exporter
+    # As the unit does: the file in a directory of the program's own, a link to it in the textfile directory.
+    own = os.path.join(workdir, "state")
+    os.mkdir(own)
+    path = os.path.join(own, "1-1.prom")
+    os.symlink(path, os.path.join(directory, "itcb-dongle-1-1.prom"))
+    transport = f"tcp:127.0.0.1:{controllers.ports[0]}"
+    listener = NotifyListener(workdir)
+    dongle = Dongle("--role", "peripheral", "--transport", transport, "--name", "Metered", "--metrics-file", path,
+                    env={"NOTIFY_SOCKET": listener.path})
+    n = 7
+    try:
+        dongle.wait_for("itcb-dongle: info: advertising")
+        deadline = time.time() + 5
+        while not os.path.exists(path) and time.time() < deadline:
+            time.sleep(0.1)
+        started = time.time()
+        samples = scrape(url)
+        assert value(samples, "itcb_dongle_questions_answered_total", transport=transport) == 0
+        assert abs(value(samples, "itcb_dongle_start_time_seconds") - started) < 30
+
+        async def run():
+            async with central(controllers.ports[1]) as device:
+                ball = await EightBall.connect(device, "Metered")
+                answers = [await ball.ask(f"Question {i}?") for i in range(n)]
+                with pytest.raises(Exception):
+                    await ball.write("not a question")
+                assert all(a.decode() in SLUGS for a in answers), answers
+                # The next periodic write, with the central still connected.
+                samples = await asyncio.to_thread(wait_answered, url, n, PERIOD + 5)
+                await ball.disconnect()
+                return samples
+
+        samples = asyncio.run(asyncio.wait_for(run(), 120))
+        assert value(samples, "itcb_dongle_questions_answered_total", transport=transport) == n, dongle.log
+        assert value(samples, "itcb_dongle_questions_rejected_total") == 1
+        assert value(samples, "itcb_dongle_centrals_connected") == 1
+        assert value(samples, "itcb_dongle_connections_total") == 1
+        assert value(samples, "node_textfile_scrape_error") == 0
+        # Every kind and reason is a series from the start, at 0 here.
+        assert value(samples, "itcb_dongle_controller_recoveries_total", kind="command_timeout") == 0
+        assert value(samples, "itcb_dongle_dropped_packets_total", direction="out", reason="transmit_queue_full") == 0
+        assert value(samples, "itcb_dongle_firmware_loaded", vendor="none") == 0
+        # systemctl status: the same counts in one line, with the periodic write and when a central comes or goes.
+        line = f"STATUS=1 central(s) connected (1 in all), {n} question(s) answered, 1 rejected, 0 controller recoveries, 0 packet(s) dropped"
+        assert any(text == line for _, text in listener.messages), listener.messages
+
+        # At exit: written once more, with the link gone.
+        dongle.process.send_signal(signal.SIGTERM)
+        assert dongle.wait_exit(5) == 0, dongle.log
+        samples = scrape(url)
+        assert value(samples, "itcb_dongle_questions_answered_total", transport=transport) == n
+        assert value(samples, "itcb_dongle_centrals_connected") == 0
+        assert value(samples, "node_textfile_scrape_error") == 0
+        assert "warning" not in dongle.log, dongle.log
+        status = [text for _, text in listener.messages if text.startswith("STATUS=")]
+        assert status[-1] == line.replace("STATUS=1", "STATUS=0"), status
+
+        # Readable by node_exporter's user whatever the umask (the unit's is 0077).
+        assert os.stat(path).st_mode & 0o777 == 0o644
+        assert sorted(os.listdir(own)) == ["1-1.prom"], "a temporary file was left"
+        check = subprocess.run([PROMTOOL, "check", "metrics"], stdin=open(path), capture_output=True, text=True, timeout=30)
+        assert check.returncode == 0 and check.stdout + check.stderr == "", check.stdout + check.stderr
+    finally:
+        dongle.stop()
+        listener.close()
+
+
+def test_missing_directory_is_warned_once_and_the_8_ball_serves_on(controllers, workdir):
+    path = os.path.join(workdir, "absent", "itcb-dongle.prom")
+    dongle = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{controllers.ports[0]}", "--name", "Unmetered",
+                    "--metrics-file", path)
+    try:
+        dongle.wait_for("itcb-dongle: info: advertising")
+
+        async def one():
+            async with central(controllers.ports[1]) as device:
+                ball = await EightBall.connect(device, "Unmetered")
+                return await ball.ask("Still serving?")
+
+        assert asyncio.run(asyncio.wait_for(one(), 60)).decode() in SLUGS
+        dongle.process.send_signal(signal.SIGTERM)
+        assert dongle.wait_exit(5) == 0, dongle.log
+        warnings = [line for _, line in dongle.lines if "metrics:" in line]
+        assert len(warnings) == 1 and "No such file or directory" in warnings[0] and "serving on" in warnings[0], dongle.log
+    finally:
+        dongle.stop()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--metrics-file", "metrics.txt"], "--metrics-file must name a file ending in .prom"),
+    (["--metrics-file", ""], "--metrics-file must name a file ending in .prom"),
+    (["--metrics-file", "/tmp/.prom/"], "--metrics-file must name a file ending in .prom"),
+    (["--metrics-file", "DIR.prom"], "--metrics-file must name a file, not a directory"),
+    (["--metrics-file"], "--metrics-file needs a value"),
+])
+def test_bad_metrics_file_is_one_line_and_exit_2(workdir, args, message):
+    os.mkdir(os.path.join(workdir, "DIR.prom"))
+    args = [a.replace("DIR.prom", os.path.join(workdir, "DIR.prom")) for a in args]
+    out = subprocess.run([BINARY, "--role", "peripheral", "--transport", "tcp:127.0.0.1:1", *args],
+                         capture_output=True, text=True, timeout=10)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and message in out.stderr, out.stderr
+
+
+def test_metrics_file_is_the_8_balls(workdir):
+    out = subprocess.run([BINARY, "--role", "central", "--metrics-file", os.path.join(workdir, "x.prom")],
+                         capture_output=True, text=True, timeout=10)
+    assert out.returncode == 2 and "--metrics-file is a peripheral option" in out.stderr, out.stderr
+
+
+def test_environment_gives_the_peripheral_its_metrics_file(workdir):
+    # ITCB_METRICS_FILE (the unit's) for the peripheral only; a bad one is exit 2 under its own name.
+    env = {**os.environ, "ITCB_METRICS_FILE": os.path.join(workdir, "metrics.txt")}
+    out = subprocess.run([BINARY, "--role", "peripheral", "--transport", "tcp:127.0.0.1:1"], capture_output=True, text=True,
+                         timeout=10, env=env)
+    assert out.returncode == 2 and "ITCB_METRICS_FILE must name a file ending in .prom" in out.stderr, out.stderr
+    out = subprocess.run([BINARY, "--role", "central", "--question", "Q?", "--transport", "tcp:127.0.0.1:1"],
+                         capture_output=True, text=True, timeout=10, env=env)
+    assert out.returncode == 3 and "ITCB_METRICS_FILE" not in out.stderr, out.stderr
+    # The command line wins.
+    out = subprocess.run([BINARY, "--role", "peripheral", "--transport", "tcp:127.0.0.1:1", "--metrics-file",
+                          os.path.join(workdir, "m.prom")], capture_output=True, text=True, timeout=10, env=env)
+    assert out.returncode == 3, out.stderr
+
+
+def test_unit_links_the_file_only_where_node_exporter_reads(workdir):
+    # The unit's ExecStartPre, run by sh with its two directories moved under workdir.
+    unit = open(os.path.join(REPO, "udev", "itcb-dongle@.service"), encoding="utf-8").read()
+    line = re.search(r"^ExecStartPre=\+-/bin/sh -c '(.*)'$", unit, re.M)
+    assert line, "no ExecStartPre=+- sh line in the unit"
+    assert "Environment=ITCB_METRICS_FILE=/var/lib/itcb-dongle/%i.prom" in unit and "StateDirectory=itcb-dongle" in unit
+    textfile = os.path.join(workdir, "node-exporter")
+    script = (line.group(1).replace("/var/lib/prometheus/node-exporter", textfile)
+              .replace("/var/lib/itcb-dongle", os.path.join(workdir, "state")).replace("%i", "1-1.2"))
+    assert subprocess.run(["sh", "-c", script], timeout=10).returncode == 0  # no directory: nothing, no failure
+    assert not os.path.exists(textfile)
+    os.mkdir(textfile)
+    for _ in range(2):  # and again at the next start
+        assert subprocess.run(["sh", "-c", script], timeout=10).returncode == 0
+    assert os.listdir(textfile) == ["itcb-dongle-1-1.2.prom"]
+    assert os.readlink(os.path.join(textfile, "itcb-dongle-1-1.2.prom")) == os.path.join(workdir, "state", "1-1.2.prom")
