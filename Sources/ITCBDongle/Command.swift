@@ -284,9 +284,11 @@ struct Session {
     let number: Int
     let setup: VendorSetup
     let firmwareDirectory: String
+    /// The recovery ladder's rung this session was opened for (a port reset), if any.
+    var startingRung: RecoveryRung? = nil
 
     func runLoop<Logic: RoleLogic & ~Copyable>(host: consuming Host, logic: consuming Logic) -> RunLoop<Logic> {
-        var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup)
+        var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup, startingRung: startingRung)
         loop.firmwareDirectory = firmwareDirectory
         return loop
     }
@@ -329,24 +331,36 @@ extension ITCBDongle {
         // wait for a matching dongle and resume the role without a restart.
         var sessions = 0
         var portReset = usbReset
+        var rung: RecoveryRung? = nil
         while true {
             let opened: Transport
             do throws(TransportError) {
                 opened = try openTransport(spec, reset: portReset)
             } catch {
+                if rung != nil, portReset, spec.isUSB, case .notFound = error {
+                    // The ladder's port reset made it re-enumerate: open it again where it comes back.
+                    Log.warning("\(error.description); waiting up to \(RecoveryLadder.reenumerationWait / 1000) s for it")
+                    if USBController.waitForDevice(spec, within: RecoveryLadder.reenumerationWait) {
+                        portReset = false
+                        continue
+                    }
+                }
                 Log.error(error.description)
                 return error.isUnplug ? Exit.unplugged : Exit.transport
             }
             sessions += 1
             let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
-                                      firmwareDirectory: firmwareDir ?? "/lib/firmware"))
+                                      firmwareDirectory: firmwareDir ?? "/lib/firmware", startingRung: rung))
             opened.close()
             guard case .exit(let code) = end else {
-                // Once: the next session opens the dongle with a port reset.
+                // The next session opens the dongle with a port reset (the warm-start
+                // hang: once; the ladder: its second rung, after which a silent bring-up ends it).
                 portReset = true
+                if case .reopenWithPortReset(ladder: true) = end { rung = .portReset } else { rung = nil }
                 continue
             }
+            rung = nil
             portReset = usbReset
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")

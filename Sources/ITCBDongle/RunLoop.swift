@@ -125,13 +125,17 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     var files = VendorFiles()
 
     init(host: consuming Host, logic: consuming Logic, transport: Transport, snoop: BTSnoopWriter?,
-         setup: consuming VendorSetup = VendorSetup(plan: .none, overUSB: false), readyTimeout: UInt64 = 10_000) {
+         setup: consuming VendorSetup = VendorSetup(plan: .none, overUSB: false), readyTimeout: UInt64 = 10_000,
+         startingRung: RecoveryRung? = nil) {
         var settings = DriverSettings()
         settings.readyTimeout = readyTimeout
         settings.offersPortReset = transport.offersPortReset
         // The asker ends (exit 4) when its controller leaves a command unanswered;
         // the 8-Ball resets and re-initialises it and serves on.
         settings.endsOnSilentController = host.configuration.role == .central
+        settings.climbsRecoveryLadder = host.configuration.role == .peripheral
+        settings.offersPortResetRung = transport.canResetPort
+        settings.startingRung = startingRung
         driver = HostDriver(host: host, app: logic, setup: setup, settings: settings)
         self.transport = transport
         let notifier = SystemdNotifier()
@@ -212,7 +216,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                         try transport.receive(ready: ready) { hand($0, now: now) }
                     }
                 }
-                notifier?.tick(now: now)
+                notifier?.tick(now: now, answering: controllerAnswers(now: now))
                 driver.service(now: now, observer: &observer)
             }
         } catch {
@@ -239,6 +243,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
 
     /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
     mutating func finish(_ end: DriverEnd) -> SessionEnd {
+        if let next = ladderStep(end) { return next }
         switch end {
         case .stopped:
             return .exit(driver.app.exitCode ?? Exit.success)
@@ -253,7 +258,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             return .exit(Exit.controller)
         case .portResetWanted:
             transport.warnHungAfterWarmStart()
-            return .reopenWithPortReset
+            return .reopenWithPortReset(ladder: false)
         case .setupFailed:
             files.logFailure(driver.setup, directory: firmwareDirectory)
             return .exit(Exit.controller)
@@ -295,6 +300,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             if let detail = driver.app.statusDetail { parts.append(detail) }
             parts.append("uptime \(durationText(now - started))")
             parts.append("\(driver.host.recoveries) controller recoveries")
+            if RecoveryLadder.portResets > 0 { parts.append("\(RecoveryLadder.portResets) USB port resets") }
             let dropped = driver.host.droppedInput + driver.droppedPackets + transport.droppedPackets
             parts.append("\(dropped) inputs dropped")
             let status = "\(driver.host.isReady ? "running" : "initialising"): " + parts.joined(separator: ", ")

@@ -34,12 +34,15 @@ protocol Transport: AnyObject {
     /// USB opened without a port reset: one can still be tried when the
     /// controller does not answer HCI Reset (a dongle that hangs after a warm start).
     var offersPortReset: Bool { get }
+    /// The controller's port can be reset (USB): the recovery ladder's second rung.
+    var canResetPort: Bool { get }
     /// Packets the transport dropped before the driver (cut short, oversize).
     var droppedPackets: Int { get }
 }
 
 extension Transport {
     var offersPortReset: Bool { false }
+    var canResetPort: Bool { false }
     var pollDescriptorsChanged: Bool { false }
     var canSend: Bool { true }
     var droppedPackets: Int { 0 }
