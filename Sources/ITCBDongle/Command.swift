@@ -326,6 +326,8 @@ extension ITCBDongle {
             configuration.staticAddress = derivedStaticAddress(role: (role ?? .peripheral).rawValue, name: name)
         }
         let session = makeSession(configuration: configuration)
+        // A dead dongle's restarts, ever further apart (RecoveryLadder.swift).
+        guard SilentStarts.backOff(transport) else { return Exit.success }
 
         // One session per plug-in: after an unplug (USB, without --exit-on-unplug)
         // wait for a matching dongle and resume the role without a restart.
@@ -355,13 +357,15 @@ extension ITCBDongle {
             opened.close()
             guard case .exit(let code) = end else {
                 // The next session opens the dongle with a port reset (the warm-start
-                // hang: once; the ladder: its second rung, after which a silent bring-up ends it).
+                // hang, the ladder's second rung): on that rung, so a bring-up left
+                // unanswered ends the process (exit 4) instead of trying again.
                 portReset = true
-                if case .reopenWithPortReset(ladder: true) = end { rung = .portReset } else { rung = nil }
+                rung = .portReset
                 continue
             }
             rung = nil
             portReset = usbReset
+            if code == Exit.controller { SilentStarts.record() }
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
             guard USBController.waitForDevice(spec) else { return Exit.success }

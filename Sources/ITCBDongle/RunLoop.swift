@@ -82,6 +82,7 @@ struct LinuxObserver: DriverObserver {
     let transportName: String
 
     mutating func observe(_ event: HostEvent, host: inout Host) {
+        if case .ready = event { SilentStarts.clear() }
         logHostEvent(event, host: &host)
         notifier?.observe(event, host: &host, role: host.configuration.role)
     }
