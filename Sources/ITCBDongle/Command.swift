@@ -342,6 +342,7 @@ extension ITCBDongle {
                 if rung != nil, portReset, spec.isUSB, case .notFound = error {
                     // The ladder's port reset made it re-enumerate: open it again where it comes back.
                     Log.warning("\(error.description); waiting up to \(RecoveryLadder.reenumerationWait / 1000) s for it")
+                    RecoveryLadder.stepBegins("dongle re-enumerating after its port reset")
                     if USBController.waitForDevice(spec, within: RecoveryLadder.reenumerationWait) {
                         portReset = false
                         continue

@@ -9,8 +9,20 @@ import BLEHost
 enum RecoveryLadder {
     /// Port resets the ladder asked for in this process (its second rung).
     nonisolated(unsafe) static var portResets = 0
-    /// A dongle that re-enumerates at its port reset is waited for this long (ms).
-    static let reenumerationWait: UInt64 = 10_000
+    /// A dongle that re-enumerates at its port reset is waited for this long
+    /// (ms): less than the unit's WatchdogSec (10 s) after the step's ping.
+    static let reenumerationWait: UInt64 = 8_000
+
+    /// A step the board carries out outside the run loop (the port reset, the
+    /// wait for a re-enumerating dongle) begins: one watchdog ping and the
+    /// status, so systemd gives the step its time. Bounded: each step ends in
+    /// a fresh bring-up or in exit 4; without a controller answering, no
+    /// other ping follows.
+    static func stepBegins(_ status: String) {
+        guard let notifier = SystemdNotifier() else { return }
+        notifier.send("\(notifier.watchdogInterval == nil ? "" : "WATCHDOG=1\n")STATUS=\(status)")
+        notifier.close()
+    }
 }
 
 extension RunLoop where Logic: ~Copyable {
@@ -21,6 +33,7 @@ extension RunLoop where Logic: ~Copyable {
         case (.portResetWanted, .portReset?):
             RecoveryLadder.portResets += 1
             Log.warning("controller at \(transport.description) did not answer after its HCI Reset either; resetting its USB port and bringing it up afresh (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
+            RecoveryLadder.stepBegins("controller not responding; resetting its USB port (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.controllerSilent, .exit?), (.notReady, .exit?):
             let tried = driver.settings.offersPortResetRung ? "an HCI Reset and a USB port reset" : "an HCI Reset"

@@ -134,7 +134,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         // The asker ends (exit 4) when its controller leaves a command unanswered;
         // the 8-Ball resets and re-initialises it and serves on.
         settings.endsOnSilentController = host.configuration.role == .central
-        settings.climbsRecoveryLadder = host.configuration.role == .peripheral
+        // The 8-Ball on USB climbs the recovery ladder (RecoveryLadder.swift);
+        // over TCP or a UART, with no port to reset, the host resets it for ever.
+        settings.climbsRecoveryLadder = host.configuration.role == .peripheral && transport.canResetPort
         settings.offersPortResetRung = transport.canResetPort
         settings.startingRung = startingRung
         driver = HostDriver(host: host, app: logic, setup: setup, settings: settings)
