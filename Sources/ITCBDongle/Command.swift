@@ -334,23 +334,29 @@ extension ITCBDongle {
         var sessions = 0
         var portReset = usbReset
         var rung: RecoveryRung? = nil
+        var reenumeratingUntil: UInt64? = nil
         while true {
             let opened: Transport
             do throws(TransportError) {
                 opened = try openTransport(spec, reset: portReset)
             } catch {
+                let now = monotonicMilliseconds()
                 if rung != nil, portReset, spec.isUSB, case .notFound = error {
                     // The ladder's port reset made it re-enumerate: open it again where it comes back.
                     Log.warning("\(error.description); waiting up to \(RecoveryLadder.reenumerationWait / 1000) s for it")
                     RecoveryLadder.stepBegins("dongle re-enumerating after its port reset")
-                    if USBController.waitForDevice(spec, within: RecoveryLadder.reenumerationWait) {
-                        portReset = false
-                        continue
-                    }
+                    reenumeratingUntil = now + RecoveryLadder.reenumerationWait
+                    portReset = false
+                }
+                // Until it is back and udev has given its node the group (a new device
+                // node is root's at first): every 100 ms, within the wait.
+                if let until = reenumeratingUntil, now < until, USBController.waitForDevice(spec, within: until - now) {
+                    continue
                 }
                 Log.error(error.description)
                 return error.isUnplug ? Exit.unplugged : Exit.transport
             }
+            reenumeratingUntil = nil
             sessions += 1
             let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
