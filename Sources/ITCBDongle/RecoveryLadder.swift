@@ -69,8 +69,8 @@ enum SilentStarts {
 
     static var path: String? {
         guard let directory = getenv("RUNTIME_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty else { return nil }
-        // systemd lists several directories separated by ':' when several are configured.
-        return String(directory.split(separator: ":").first ?? "") + "/silent-starts"
+        // The unit configures one directory (several would be listed with ':' between them).
+        return directory + "/silent-starts"
     }
 
     /// How long to wait before this start's first attempt (ms): none for a count of 0.
