@@ -109,11 +109,12 @@ def advertising_after(lines, since):
     return next(stamp(line) for line in lines if "info: advertising" in line and stamp(line) > since) - since
 
 
-def comes_back_in_the_same_process(system, capsys, flag, what, limit):
+def comes_back_in_the_same_process(system, capsys, flag, what, limit, port_resets):
     """The gadget goes silent (`flag`); the probe's timeout and the HCI Reset's
     make the program reset the port, which brings the dongle back: advertising
     again within `limit` s, each step one line, no exit, no watchdog kill, and a
-    question answered. Returns the journal lines."""
+    question answered; SIGHUP's status line counts `port_resets` so far.
+    Returns the journal lines."""
     guest, link = system
     wait_active(guest)
     pid = main_pid(guest)
@@ -128,18 +129,23 @@ def comes_back_in_the_same_process(system, capsys, flag, what, limit):
     assert back < limit, f"{back:.1f} s"
     assert main_pid(guest) == pid, "the process was restarted"
     assert ask(link) in SLUGS
+    guest.check(f"systemctl kill -s HUP {UNIT}")
+    status = wait_line(guest, "status:", start, timeout=15)
+    assert any(f"{port_resets} USB port resets" in line for line in status if "status:" in line), status
     return lines
 
 
 def test_a_dongle_silent_until_its_port_is_reset_comes_back_in_the_same_process(system, capsys):
     # A probe within 5 s, its 3-s timeout, the reset's 3 s, the port reset and bring-up.
-    comes_back_in_the_same_process(system, capsys, "silent-until-port-reset", "silent until a port reset", 5 + 3 + 3 + 5)
+    comes_back_in_the_same_process(system, capsys, "silent-until-port-reset", "silent until a port reset", 5 + 3 + 3 + 5,
+                                   port_resets=1)
     assert "port reset: the controller answers commands again" in system[0].file("gadget.log")
 
 
 def test_a_dongle_that_re_enumerates_at_its_port_reset_comes_back_in_the_same_process(system, capsys):
     lines = comes_back_in_the_same_process(system, capsys, "silent-until-reenumerated",
-                                           "re-enumerated at its port reset", 5 + 3 + 3 + 10)
+                                           "re-enumerated at its port reset", 5 + 3 + 3 + 10,
+                                           port_resets=2)
     assert any("left the bus at its port reset" in line for line in lines), lines
     assert "leaving the bus to enumerate again" in system[0].file("gadget.log")
 
