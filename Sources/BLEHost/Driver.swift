@@ -84,8 +84,28 @@ public struct DriverSettings {
     /// that its controller went quiet (`.notReady` before bring-up finished,
     /// `.controllerSilent` after).
     public var endsOnSilentController = false
+    /// A long-running board climbs the recovery ladder (`RecoveryRung`) with a
+    /// controller that stops answering after bring-up; false: the host
+    /// re-initialises it for ever (firmware, which has nothing else to try).
+    public var climbsRecoveryLadder = false
+    /// The board can reset the controller's port and bring it up afresh (USB):
+    /// the ladder's second rung; without it the first is followed by the last.
+    public var offersPortResetRung = false
+    /// The rung a session begins on: `.portReset` for a session the board
+    /// opened for that rung, so a bring-up left unanswered goes on to the last.
+    public var startingRung: RecoveryRung? = nil
 
     public init() {}
+}
+
+/// What a controller that stops answering mid-run gets, one rung
+/// per command it leaves unanswered since it last finished bring-up: the
+/// host's HCI Reset and bring-up, then the board's port reset and a fresh
+/// bring-up (`.portResetWanted`), then the end (`.controllerSilent`, or
+/// `.notReady` in a session opened for the port reset), so a supervisor
+/// restarts the process. A bring-up that finishes leaves the ladder.
+public enum RecoveryRung: Int, Equatable {
+    case hciReset = 1, portReset, exit
 }
 
 /// Where the driver is.
@@ -108,7 +128,7 @@ public enum DriverEnd: Equatable {
     /// `endsOnSilentController`, a bring-up command was never answered).
     case notReady
     /// The controller left a command unanswered after bring-up
-    /// (`endsOnSilentController`).
+    /// (`endsOnSilentController`), or the recovery ladder reached its last rung.
     case controllerSilent
     /// Nothing was ever answered and a port reset may help.
     case portResetWanted
@@ -126,12 +146,15 @@ struct DriverProgress {
     var framingResets = 0
     var droppedPackets = 0
     var lastInput: UInt64 = 0
+    var lastAnswer: UInt64 = 0
     var readyDeadline: UInt64 = 0
     var hardStop: UInt64 = 0
     var nextHealthCheck: UInt64 = 0
     var nextScanProbe: UInt64 = 0
     var wantsPortReset = false
     var controllerWentSilent = false
+    /// Where the controller is on the recovery ladder; nil while it answers.
+    var rung: RecoveryRung? = nil
     /// No host timer is due before this (the host's deadline as `nextDeadline`
     /// last told the board); good for the one pass after it, 0 = unknown.
     var hostTimersFrom: UInt64 = 0
@@ -181,6 +204,11 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     public var droppedPackets: Int { progress.droppedPackets }
     /// When input last arrived.
     public var lastInput: UInt64 { progress.lastInput }
+    /// The recovery ladder's rung the controller is on (nil: it answers).
+    public var recoveryRung: RecoveryRung? { progress.rung }
+    /// When the controller last answered a command (Command Complete or
+    /// Status), or the driver started: a watchdog pings only while this is recent.
+    public var lastAnswer: UInt64 { progress.lastAnswer }
 
     public init(host: consuming Host, app: consuming App, setup: consuming Setup, settings: DriverSettings = DriverSettings()) {
         self.host = host
@@ -211,8 +239,12 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// Begins the set-up, or the host's bring-up when there is none.
     public mutating func start(now: UInt64) {
         progress.lastInput = now
+        progress.lastAnswer = now
         // A board that ends on a silent controller does not have it reset first.
         host.configuration.recoversController = !settings.endsOnSilentController
+        progress.rung = settings.climbsRecoveryLadder ? settings.startingRung : nil
+        // On a rung already: the next unanswered command goes to the board's next rung.
+        if progress.rung != nil { host.configuration.recoversController = false }
         if let interval = settings.healthInterval { progress.nextHealthCheck = now + interval }
         progress.state = .settingUp
         progress.setupDeadline = now + settings.firstAnswerTimeout
@@ -302,6 +334,9 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             return
         }
         observer.received(type: type, packet)
+        if type == H4PacketType.event, packet[0] == HCIEventCode.commandComplete || packet[0] == HCIEventCode.commandStatus {
+            progress.lastAnswer = now
+        }
         switch progress.state {
         case .settingUp:
             guard type == H4PacketType.event else { return }
@@ -465,15 +500,38 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         switch event {
         case .ready:
             progress.wasReady = true
+            progress.rung = nil
+            host.configuration.recoversController = !settings.endsOnSilentController
         case .controllerTimeout:
-            // Not even bring-up was answered: a dongle that hangs after a warm start.
-            if !progress.wasReady, !progress.isStopping, settings.offersPortReset {
+            guard !progress.isStopping else { break }
+            if settings.climbsRecoveryLadder, progress.wasReady || progress.rung != nil {
+                climb()
+            } else if !progress.wasReady, settings.offersPortReset {
+                // Not even bring-up was answered: a dongle that hangs after a warm start.
                 progress.wantsPortReset = true
-            } else if settings.endsOnSilentController, !progress.isStopping {
+            } else if settings.endsOnSilentController {
                 progress.controllerWentSilent = true
             }
         default:
             break
+        }
+    }
+
+    /// One rung up the recovery ladder. The host resets the controller on the
+    /// first (it recovers by itself); from then on it only reports, and the
+    /// board carries out the next rung the driver's end asks for.
+    mutating func climb() {
+        let next: RecoveryRung = switch progress.rung {
+        case nil: .hciReset
+        case .hciReset: settings.offersPortResetRung ? .portReset : .exit
+        case .portReset, .exit: .exit
+        }
+        progress.rung = next
+        host.configuration.recoversController = false
+        switch next {
+        case .hciReset: break  // the host queued the reset with the timeout
+        case .portReset: progress.wantsPortReset = true
+        case .exit: progress.controllerWentSilent = true
         }
     }
 

@@ -275,9 +275,11 @@ struct Session {
     let setup: VendorSetup
     let firmwareDirectory: String
     var metrics: MetricsFile? = nil
+    /// The recovery ladder's rung this session was opened for (a port reset), if any.
+    var startingRung: RecoveryRung? = nil
 
     func runLoop<Logic: RoleLogic & ~Copyable>(host: consuming Host, logic: consuming Logic) -> RunLoop<Logic> {
-        var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup)
+        var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup, startingRung: startingRung)
         loop.firmwareDirectory = firmwareDirectory
         loop.metrics = metrics
         return loop
@@ -318,30 +320,54 @@ extension ITCBDongle {
             configuration.staticAddress = derivedStaticAddress(role: (role ?? .peripheral).rawValue, name: name)
         }
         let session = makeSession(configuration: configuration)
+        // A dead dongle's restarts, ever further apart (RecoveryLadder.swift).
+        guard SilentStarts.backOff(transport) else { return Exit.success }
 
         // One session per plug-in: after an unplug (USB, without --exit-on-unplug)
         // wait for a matching dongle and resume the role without a restart.
         var sessions = 0
         var portReset = usbReset
+        var rung: RecoveryRung? = nil
+        var reenumeratingUntil: UInt64? = nil
         while true {
             let opened: Transport
             do throws(TransportError) {
                 opened = try openTransport(spec, reset: portReset)
             } catch {
+                let now = monotonicMilliseconds()
+                if rung != nil, portReset, spec.isUSB, case .notFound = error {
+                    // The ladder's port reset made it re-enumerate: open it again where it comes back.
+                    Log.warning("\(error.description); waiting up to \(RecoveryLadder.reenumerationWait / 1000) s for it")
+                    RecoveryLadder.stepBegins("dongle re-enumerating after its port reset")
+                    reenumeratingUntil = now + RecoveryLadder.reenumerationWait
+                    portReset = false
+                }
+                // Until it is back and udev has given its node the group (a new device
+                // node is root's at first): every 100 ms, within the wait.
+                if let until = reenumeratingUntil, now < until, USBController.waitForDevice(spec, within: until - now) {
+                    continue
+                }
                 Log.error(error.description)
                 return error.isUnplug ? Exit.unplugged : Exit.transport
             }
+            reenumeratingUntil = nil
             sessions += 1
             let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
-                                      firmwareDirectory: firmwareDir ?? "/lib/firmware", metrics: metrics))
+                                      firmwareDirectory: firmwareDir ?? "/lib/firmware", metrics: metrics,
+                                      startingRung: rung))
             opened.close()
             guard case .exit(let code) = end else {
-                // Once: the next session opens the dongle with a port reset.
+                // The next session opens the dongle with a port reset (the warm-start
+                // hang, the ladder's second rung): on that rung, so a bring-up left
+                // unanswered ends the process (exit 4) instead of trying again.
                 portReset = true
+                rung = .portReset
                 continue
             }
+            rung = nil
             portReset = usbReset
+            if code == Exit.controller { SilentStarts.record() }
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
             guard USBController.waitForDevice(spec) else { return Exit.success }

@@ -26,6 +26,8 @@ enum SessionEnd: Equatable {
     case exit(Int32)
     /// The controller did not answer its first command on a USB transport
     /// opened without a port reset (a dongle that hangs after a warm start):
-    /// the session is opened again, once, with one.
-    case reopenWithPortReset
+    /// the session is opened again, once, with one. `ladder`: the recovery
+    /// ladder's second rung (a controller that stopped answering mid-run):
+    /// the next session begins on that rung.
+    case reopenWithPortReset(ladder: Bool)
 }

@@ -87,6 +87,7 @@ struct LinuxObserver: DriverObserver {
     var connectionsChanged = false
 
     mutating func observe(_ event: HostEvent, host: inout Host) {
+        if case .ready = event { SilentStarts.clear() }
         logHostEvent(event, host: &host)
         notifier?.observe(event, host: &host, role: host.configuration.role)
         if case .connected = event { connectionsChanged = true } else if case .disconnected = event { connectionsChanged = true }
@@ -136,13 +137,19 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     var nextReport: UInt64 = 0
 
     init(host: consuming Host, logic: consuming Logic, transport: Transport, snoop: BTSnoopWriter?,
-         setup: consuming VendorSetup = VendorSetup(plan: .none), readyTimeout: UInt64 = 10_000) {
+         setup: consuming VendorSetup = VendorSetup(plan: .none), readyTimeout: UInt64 = 10_000,
+         startingRung: RecoveryRung? = nil) {
         var settings = DriverSettings()
         settings.readyTimeout = readyTimeout
         settings.offersPortReset = transport.offersPortReset
         // The asker ends (exit 4) when its controller leaves a command unanswered;
         // the 8-Ball resets and re-initialises it and serves on.
         settings.endsOnSilentController = host.configuration.role == .central
+        // The 8-Ball on USB climbs the recovery ladder (RecoveryLadder.swift);
+        // over TCP or a UART, with no port to reset, the host resets it for ever.
+        settings.climbsRecoveryLadder = host.configuration.role == .peripheral && transport.canResetPort
+        settings.offersPortResetRung = transport.canResetPort
+        settings.startingRung = startingRung
         driver = HostDriver(host: host, app: logic, setup: setup, settings: settings)
         self.transport = transport
         serial = transport as? SerialTransport
@@ -230,7 +237,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                         try transport.receive(ready: ready) { hand($0, now: now) }
                     }
                 }
-                notifier?.tick(now: now)
+                notifier?.tick(now: now, answering: controllerAnswers(now: now))
                 if now >= nextReport || observer.connectionsChanged { report(now: now) }
                 driver.service(now: now, observer: &observer)
             }
@@ -258,6 +265,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
 
     /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
     mutating func finish(_ end: DriverEnd) -> SessionEnd {
+        if let next = ladderStep(end) { return next }
         switch end {
         case .stopped:
             return .exit(driver.app.exitCode ?? Exit.success)
@@ -273,7 +281,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         case .portResetWanted:
             metrics?.carried.recoveries[3] += 1  // the kind the session's own counts lack
             transport.warnHungAfterWarmStart()
-            return .reopenWithPortReset
+            return .reopenWithPortReset(ladder: false)
         case .setupFailed:
             files.logFailure(&driver.setup)
             return .exit(Exit.controller)
@@ -315,6 +323,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             if let detail = driver.app.statusDetail { parts.append(detail) }
             parts.append("uptime \(durationText(now - started))")
             parts.append("\(driver.host.recoveries) controller recoveries")
+            if RecoveryLadder.portResets > 0 { parts.append("\(RecoveryLadder.portResets) USB port resets") }
             let dropped = driver.host.droppedInput + driver.droppedPackets + transport.droppedPackets
             parts.append("\(dropped) inputs dropped")
             let status = "\(driver.host.isReady ? "running" : "initialising"): " + parts.joined(separator: ", ")

@@ -56,12 +56,15 @@ final class SystemdNotifier {
     /// The next time the loop must wake up for the watchdog.
     var deadline: UInt64? { watchdogInterval == nil ? nil : nextWatchdog }
 
-    /// Pings when due; returns true when it did (the loop may piggy-back a controller probe).
+    /// Pings when due and the controller answers (`answering`): a radio that
+    /// no recovery brings back stops the pings, and systemd restarts the unit.
+    /// Returns true when it pinged.
     @discardableResult
-    func tick(now: UInt64) -> Bool {
+    func tick(now: UInt64, answering: Bool = true) -> Bool {
         guard let interval = watchdogInterval, now >= nextWatchdog else { return false }
-        send("WATCHDOG=1")
         nextWatchdog = now + interval
+        guard answering else { return false }
+        send("WATCHDOG=1")
         return true
     }
 

@@ -36,12 +36,15 @@ protocol Transport: AnyObject {
     var offersPortReset: Bool { get }
     /// Said once before the port reset and retry.
     func warnHungAfterWarmStart()
+    /// The controller's port can be reset (USB): the recovery ladder's second rung.
+    var canResetPort: Bool { get }
     /// Packets the transport dropped before the driver (cut short, oversize).
     var droppedPackets: Int { get }
 }
 
 extension Transport {
     var offersPortReset: Bool { false }
+    var canResetPort: Bool { false }
     var pollDescriptorsChanged: Bool { false }
     var canSend: Bool { true }
     var droppedPackets: Int { 0 }

@@ -101,12 +101,15 @@ enum USBController {
         return Exit.success
     }
 
-    /// Waits for a matching device (re-scanning once a second); false when a
-    /// SIGINT/SIGTERM asks us to stop instead.
-    static func waitForDevice(_ spec: TransportSpec) -> Bool {
+    /// Waits for a matching device (re-scanning once a second, or every 100 ms
+    /// `within` a limit in ms); false when a SIGINT/SIGTERM asks us to stop
+    /// instead, or the limit passed.
+    static func waitForDevice(_ spec: TransportSpec, within limit: UInt64? = nil) -> Bool {
+        let deadline = limit.map { monotonicMilliseconds() + $0 }
         while true {
+            if let deadline, monotonicMilliseconds() >= deadline { return false }
             var fd = pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&fd, 1, 1000)
+            _ = poll(&fd, 1, limit == nil ? 1000 : 100)
             while let signal = Signals.next() { if signal != SIGHUP { return false } }
             // A fresh context per scan: a long-lived one only learns of new devices
             // through hotplug events, which nobody would be handling here.

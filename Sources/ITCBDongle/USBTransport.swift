@@ -33,6 +33,7 @@ final class USBTransport: Transport {
     let aclOutEndpoint: UInt8
     /// Opened without --usb-reset: a port reset may still help a hung controller.
     let offersPortReset: Bool
+    var canResetPort: Bool { true }
     let aclOutMaxPacket: Int
     /// IN transfers are one max-size packet long, as btusb does: each completes
     /// on its own, so no event waits for a short packet that never comes.
@@ -152,6 +153,12 @@ final class USBTransport: Transport {
         // starts its own HCI set-up before we could detach it again.
         if reset {
             let result = libusb_reset_device(handle)
+            if result == Int32(LIBUSB_ERROR_NOT_FOUND.rawValue) || result == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) {
+                // It left the bus and enumerates again as a new device: this handle is dead.
+                libusb_release_interface(handle, 0)
+                libusb_close(opened)
+                throw .notFound("\(name) left the bus at its port reset (it enumerates again)")
+            }
             if result != 0 { Log.warning("USB reset of \(name) failed: \(libusbError(result))") }
         }
         wakeDescriptor = libusbEventDescriptor(context)

@@ -124,6 +124,118 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         #expect(drain(&ready) == [hciReset])
     }
 
+    /// The recovery ladder's settings of the Linux 8-Ball on USB, probing every second.
+    static func ladderSettings(portReset: Bool = true, startingRung: RecoveryRung? = nil) -> DriverSettings {
+        var settings = DriverSettings()
+        settings.climbsRecoveryLadder = true
+        settings.offersPortResetRung = portReset
+        settings.startingRung = startingRung
+        settings.healthInterval = 1_000
+        return settings
+    }
+
+    @Test func aSilentControllerClimbsTheLadderOneRungPerUnansweredCommand() {
+        var o = RecordingObserver()
+        var d = readyDriver(settings: DriverTests.ladderSettings(), &o)
+        #expect({ d.recoveryRung == nil }())
+        // Rung 1: the probe goes unanswered; the host resets the controller itself.
+        d.service(now: 1_000, observer: &o)
+        #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
+        d.service(now: 4_000, observer: &o)
+        #expect({ d.recoveryRung == .hciReset }())
+        #expect({ d.check(now: 4_000) == .running }())
+        #expect(drain(&d) == [hciReset])
+        // Rung 2: the reset goes unanswered too: the board is asked for a port
+        // reset and a fresh bring-up, and the host no longer resets by itself.
+        d.service(now: 7_000, observer: &o)
+        #expect({ d.recoveryRung == .portReset }())
+        #expect({ d.check(now: 7_000) == .finished(.portResetWanted) }())
+        #expect(drain(&d).isEmpty)
+        #expect(o.events.filter { $0 == "controllerTimeout" }.count == 2)
+        #expect({ d.host.recoveries == 1 }(), "one HCI Reset rung, counted once")
+
+        // Rung 3: the session opened after the port reset starts on rung 2; its
+        // bring-up left unanswered ends it at the command timeout, not the ready timeout.
+        var o2 = RecordingObserver()
+        var fresh = makeDriver(NoSetup(), settings: DriverTests.ladderSettings(startingRung: .portReset))
+        fresh.start(now: 0)
+        let (state, at, sent) = runSilent(&fresh, from: 0, limit: 60_000, &o2)
+        #expect(state == .finished(.notReady))
+        #expect(at == 3_000)
+        #expect(sent == [hciReset], "no HCI Reset of its own after the port reset's")
+        #expect({ fresh.recoveryRung == .exit && fresh.host.recoveries == 0 }())
+    }
+
+    @Test func aBringUpThatFinishesLeavesTheLadder() {
+        // The port reset brought it back: off the ladder, and a later wedge starts at rung 1 again.
+        var o = RecordingObserver()
+        var d = makeDriver(NoSetup(), settings: DriverTests.ladderSettings(startingRung: .portReset))
+        d.start(now: 0)
+        answerAll(&d, now: 10, &o)
+        #expect({ d.wasReady && d.recoveryRung == nil }())
+        d.service(now: 1_000, observer: &o)
+        #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
+        d.service(now: 4_000, observer: &o)
+        #expect({ d.recoveryRung == .hciReset && d.check(now: 4_000) == .running }())
+        // The HCI Reset rung works: bring-up finishes, the ladder is left.
+        answerAll(&d, now: 4_100, &o)
+        #expect({ d.recoveryRung == nil }())
+        #expect(o.events.filter { $0 == "ready" }.count == 2)
+        d.service(now: 5_100, observer: &o)
+        #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
+        d.service(now: 8_100, observer: &o)
+        #expect({ d.recoveryRung == .hciReset && d.check(now: 8_100) == .running }())
+        #expect(drain(&d) == [hciReset])
+    }
+
+    @Test func withoutAPortTheLadderGoesFromTheResetToTheEnd() {
+        // TCP or a UART: no port to reset, so rung 1 is followed by the last.
+        var o = RecordingObserver()
+        var d = readyDriver(settings: DriverTests.ladderSettings(portReset: false), &o)
+        d.service(now: 1_000, observer: &o)
+        _ = drain(&d)
+        d.service(now: 4_000, observer: &o)
+        #expect(drain(&d) == [hciReset])
+        d.service(now: 7_000, observer: &o)
+        #expect({ d.recoveryRung == .exit }())
+        #expect({ d.check(now: 7_000) == .finished(.controllerSilent) }())
+    }
+
+    @Test func withoutTheLadderTheHostResetsForEverAndBringUpKeepsItsTimeouts() {
+        // Firmware's driver (no ladder): a silent controller is reset at every timeout.
+        var settings = DriverSettings()
+        settings.healthInterval = 1_000
+        var o = RecordingObserver()
+        var d = readyDriver(settings: settings, &o)
+        var now: UInt64 = 1_000
+        for _ in 0..<3 {
+            d.service(now: now, observer: &o)
+            _ = drain(&d)
+            now += 3_000
+        }
+        #expect({ d.recoveryRung == nil && d.check(now: now) == .running }())
+        // The ladder starts only after a bring-up: one that never finishes keeps
+        // the warm-start port reset and the ready timeout (notReadyAfterReadyTimeoutWithoutAnswers).
+        var o2 = RecordingObserver()
+        var laddered = makeDriver(NoSetup(), settings: DriverTests.ladderSettings())
+        laddered.start(now: 0)
+        let (state, at, _) = runSilent(&laddered, from: 0, limit: 60_000, &o2)
+        #expect(state == .finished(.notReady) && at == 10_000)
+    }
+
+    @Test func lastAnswerMovesOnlyWhenACommandIsAnswered() {
+        var o = RecordingObserver()
+        var d = readyDriver(settings: DriverTests.ladderSettings(), now: 50, &o)
+        #expect({ d.lastAnswer == 50 }())
+        d.service(now: 1_050, observer: &o)
+        _ = drain(&d)
+        // Other events (an advertising report, a disconnection) are not answers.
+        deliver(&d, hex("05 04 00 40 00 13"), now: 1_060, &o)
+        #expect({ d.lastAnswer == 50 && d.lastInput == 1_060 }())
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x005F)), now: 1_070, &o)
+        #expect({ d.lastAnswer == 1_070 }())
+    }
+
     @Test func malformedPacketsAreDroppedBeforeTheHost() {
         var o = RecordingObserver()
         var d = readyDriver(&o)

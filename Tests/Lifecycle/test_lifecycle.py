@@ -132,6 +132,38 @@ def test_recovers_when_controller_stops_answering(controllers):
         proxy.close()
 
 
+def test_watchdog_pings_only_while_the_controller_answers(controllers, workdir):
+    """WATCHDOG=1 goes out only while the controller answers (a probe's round
+    trip within two watchdog periods), so systemd restarts a unit whose radio
+    nothing brings back; the pings resume once it answers again. (Over TCP the
+    host keeps resetting a silent controller: no port to reset.)"""
+    listener = NotifyListener(workdir)
+    proxy = Proxy(controllers.ports[0])
+    # WATCHDOG_USEC/2 = 500 ms: pings and probes every 500 ms, none after 1 s without an answer.
+    dongle = peripheral(proxy.port, "Heart", env={"NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000"})
+    try:
+        dongle.wait_for("info: advertising")
+        time.sleep(1.5)
+        silenced = time.time()
+        proxy.silent.set()
+        dongle.wait_for("did not answer HCI command", timeout=10, after=silenced)
+        time.sleep(2.0)
+        pings = [stamp for stamp, line in listener.messages if line == "WATCHDOG=1"]
+        assert [p for p in pings if silenced - 1.5 <= p < silenced], "no pings while the controller answered"
+        late = [p - silenced for p in pings if p > silenced + 1.2]
+        assert not late, f"pings {late} s after the controller went silent"
+        assert dongle.process.poll() is None
+        proxy.silent.clear()
+        resumed = time.time()
+        dongle.wait_for("info: advertising", timeout=15, after=resumed - 0.5)
+        time.sleep(1.5)
+        assert [p for p, line in listener.messages if line == "WATCHDOG=1" and p > resumed], "pings did not resume"
+    finally:
+        dongle.stop()
+        proxy.close()
+        listener.close()
+
+
 def test_recovers_from_hardware_error_event(controllers):
     proxy = Proxy(controllers.ports[0])
     dongle = peripheral(proxy.port, "Sturdy")

@@ -51,6 +51,13 @@ Faults, each asked for by a file next to this file:
   swallow-commands        while it exists, HCI commands are taken from the bus
                           and dropped: the controller stops answering commands
                           (events and ACL still flow).
+  silent-until-port-reset    the same until the host resets the port (the file
+                             is removed then): a wedged dongle a port reset cures;
+  silent-until-reenumerated  the same until the host resets the port, which makes
+                             the dongle leave the bus and enumerate again a second
+                             later as a new device (the plug-in process ends and the
+                             supervisor plugs in a new one): a dongle that needs a
+                             full re-enumeration.
 
 Usage: python3 gadget_dongle.py [--id VID:PID] [--personality CHIP [--firmware-dir DIR] [--rom-version N]]
                                 [--high-speed] [--trace] [--malformed-descriptor] [--babble]
@@ -577,6 +584,10 @@ class Dongle:
         if os.path.exists(SWALLOW_FLAG):
             log("HCI command 0x%04x swallowed: the controller does not answer commands" % opcode)
             return
+        for flag, until in ((SILENT_FLAG, "a port reset"), (REENUMERATE_FLAG, "a re-enumeration")):
+            if os.path.exists(flag):
+                log("HCI command 0x%04x swallowed: silent until %s" % (opcode, until))
+                return
         if opcode == 0x0C03 and os.path.exists(HANG_FLAG):
             # The warm-start hang of some dongles: HCI Reset is taken and never answered.
             log("HCI Reset dropped: hanging until a port reset")
@@ -630,6 +641,14 @@ class Dongle:
                     if os.path.exists(HANG_FLAG):
                         os.remove(HANG_FLAG)
                         log("port reset: the controller answers HCI Reset again")
+                    if os.path.exists(SILENT_FLAG):
+                        os.remove(SILENT_FLAG)
+                        log("port reset: the controller answers commands again")
+                    if os.path.exists(REENUMERATE_FLAG):
+                        os.remove(REENUMERATE_FLAG)
+                        # The supervisor plugs in a new plug-in process a second later.
+                        log("port reset: leaving the bus to enumerate again as a new device")
+                        os._exit(0)
                 elif kind == SUSPEND:
                     trace("suspended")
                 elif kind == SETUP:
@@ -645,6 +664,9 @@ class Dongle:
 HANG_FLAG = os.path.join(HERE, "hang-until-port-reset")
 # While this file exists the controller answers no HCI command (they are dropped).
 SWALLOW_FLAG = os.path.join(HERE, "swallow-commands")
+# Silent until the host resets the port; the second one then leaves the bus and enumerates again.
+SILENT_FLAG = os.path.join(HERE, "silent-until-port-reset")
+REENUMERATE_FLAG = os.path.join(HERE, "silent-until-reenumerated")
 
 
 # ---------------------------------------------------------------- supervisor
