@@ -270,16 +270,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         case .finished, .needsFiles:
             return progress.state
         case .settingUp:
-            if now >= progress.setupResume {
-                progress.setupResume = UInt64.max
-                progress.setupDeadline = now + setup.answerTimeout
-                follow(setup.resume(), now: now)
-                return progress.state
-            }
-            if now >= progress.setupDeadline {
-                progress.state = .finished(!progress.setupAnswered && settings.offersPortReset ? .portResetWanted : .setupSilent)
-            }
-            return progress.state
+            return checkSetUp(now: now)
         case .running:
             if host.isStopped {
                 progress.state = .finished(.stopped)
@@ -296,6 +287,22 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             }
             return progress.state
         }
+    }
+
+    /// `check` while a set-up runs, apart: the loop checks a running driver on
+    /// every wake-up, and the set-up's calls made that path heavier.
+    @inline(never)
+    mutating func checkSetUp(now: UInt64) -> DriverState {
+        if now >= progress.setupResume {
+            progress.setupResume = UInt64.max
+            progress.setupDeadline = now + setup.answerTimeout
+            follow(setup.resume(), now: now)
+            return progress.state
+        }
+        if now >= progress.setupDeadline {
+            progress.state = .finished(!progress.setupAnswered && settings.offersPortReset ? .portResetWanted : .setupSilent)
+        }
+        return progress.state
     }
 
     /// The set-up's files (after `.needsFiles`), kept alive by the caller until the set-up ends.
@@ -350,7 +357,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             app.receive(type: type, packet, host: &host, now: now)
             // The events now (the host's queue is bounded); the application's
             // poll once per pass, in `service`, after every packet of the wake-up.
-            processEvents(now: now, observer: &observer, polling: false)
+            if host.hasEvents { processEvents(now: now, observer: &observer, polling: false) }
         case .needsFiles, .finished:
             break
         }
@@ -478,7 +485,15 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// left makes `nextDeadline` due at once.
     mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O, polling: Bool = true) {
         if polling { host.transmitRoomFreed = false }
-        for _ in 0..<HostDriver.pollRounds {
+        // The usual pass (a packet with no event, a timer): the one poll, no loop.
+        var polled = 0
+        if !host.hasEvents {
+            guard polling else { return }
+            app.poll(host: &host, now: now)
+            if !host.hasEvents { return }
+            polled = 1
+        }
+        for _ in polled..<HostDriver.pollRounds {
             var budget = Capacity.EventRing.capacityCount
             while budget > 0, let event = host.nextEvent() {
                 budget -= 1

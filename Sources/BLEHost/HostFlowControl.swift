@@ -26,7 +26,10 @@ extension Host {
 
     /// A PDU of link `index` fits now: a free slot within the link's share.
     mutating func hasRoom(_ index: Int) -> Bool {
-        aclQueue.count < ACLTransmitQueue.capacity
+        // Fewer PDUs queued than the smallest share a link can have (all links
+        // connected): room, without counting (the usual case, a question at a time).
+        if aclQueue.count < ACLTransmitQueue.capacity / Host.connectionCapacity { return true }
+        return aclQueue.count < ACLTransmitQueue.capacity
             && aclQueue.count(handle: connections[index].handle) < transmitShare()
     }
 

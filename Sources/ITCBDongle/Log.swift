@@ -325,10 +325,19 @@ extension LogLine: LogSink {
         bytes.append(digits.utf8Start[Int(value & 0xF)])
     }
 
+    /// Built in a 17-byte stack buffer and appended once (on the line of every
+    /// answered question: per-byte appends cost three times as much).
     mutating func address(_ address: BDAddress) {
-        for i in 0..<6 {
-            if i > 0 { text(":") }
-            byte(address.printedByte(i))
+        let digits: StaticString = "0123456789ABCDEF"
+        var text: (UInt64, UInt64, UInt8) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { out in
+            for i in 0..<6 {
+                let value = address.printedByte(i)
+                out[3 * i] = digits.utf8Start[Int(value >> 4)]
+                out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
+                if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
+            }
+            _ = bytes.append(UnsafeRawBufferPointer(rebasing: out[0..<17]))
         }
     }
 
