@@ -21,7 +21,7 @@ import os
 import struct
 
 import pytest
-from harness import Dongle, VendorEmulation, run_peripheral_once, twenty_answers
+from harness import Dongle, VendorEmulation, failed_set_up, twenty_answers
 
 CHIPS = {"bcm43430a1": ("Broadcom BCM43430A1", "BCM43430A1.hcd", "AA:AA:AA:AA:AA:AA"),
          "bcm43430b0": ("Broadcom BCM43430B0", "BCM43430B0.hcd", None),
@@ -98,14 +98,7 @@ def test_broadcom_answers_20_questions(firmware_dir, workdir):
 def failed_start(workdir):
     """A BCM43430A1 with the files under `workdir`: exit 4 and its one error line, and the commands sent."""
     emulation = VendorEmulation("bcm43430a1", os.path.join(workdir, "failed.hex"))
-    try:
-        out = run_peripheral_once(emulation.ports[0], workdir)
-    finally:
-        emulation.stop()
-    assert out.returncode == 4, out.stderr
-    errors = [l for l in out.stderr.splitlines() if "error" in l]
-    assert len(errors) == 1, out.stderr
-    return errors[0], emulation.commands()
+    return failed_set_up(emulation, workdir), emulation.commands()
 
 
 def test_broadcom_missing_hcd_exit_4(workdir):

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 from harness import (REPO, Dongle, VendorEmulation, realtek_download_phase, realtek_rom_version,
-                     run_peripheral_once, twenty_answers)
+                     failed_set_up, run_peripheral_once, twenty_answers)
 
 SUPPORT = os.path.join(REPO, "Tests", "Support")
 REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
@@ -109,16 +109,8 @@ def test_realtek_answers_20_questions(firmware_dir, workdir):
 
 def test_realtek_missing_firmware_exit_4(workdir):
     os.makedirs(os.path.join(workdir, "rtl_bt"))
-    emulation = Emulation("rtl8761bu", 1, os.path.join(workdir, "missing.hex"))
-    try:
-        out = run_peripheral_once(emulation.ports[0], workdir)
-    finally:
-        emulation.stop()
-    assert out.returncode == 4, out.stderr
-    errors = [l for l in out.stderr.splitlines() if "error" in l]
-    assert len(errors) == 1, out.stderr
-    assert f"{workdir}/rtl_bt/rtl8761bu_fw.bin" in errors[0] and "firmware-realtek" in errors[0] \
-        and "non-free-firmware" in errors[0]
+    error = failed_set_up(Emulation("rtl8761bu", 1, os.path.join(workdir, "missing.hex")), workdir)
+    assert f"{workdir}/rtl_bt/rtl8761bu_fw.bin" in error and "firmware-realtek" in error and "non-free-firmware" in error
 
 
 def test_realtek_corrupt_firmware_exit_4(firmware_dir, workdir):

@@ -228,6 +228,19 @@ def run_peripheral_once(port, firmware_dir, timeout=60):
                            "--firmware-dir", firmware_dir], capture_output=True, text=True, timeout=timeout)
 
 
+def failed_set_up(emulation, firmware_dir):
+    """Our peripheral against an emulated chip whose set-up must fail: exit 4 and
+    its one error line (the emulation is stopped either way)."""
+    try:
+        out = run_peripheral_once(emulation.ports[0], firmware_dir)
+    finally:
+        emulation.stop()
+    assert out.returncode == 4, out.stderr
+    errors = [line for line in out.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1, out.stderr
+    return errors[0]
+
+
 def realtek_rom_version(path):
     """A ROM version the Realtek v1 patch file has a patch for (patch chip id = ROM version + 1): the first."""
     with open(path, "rb") as f:
