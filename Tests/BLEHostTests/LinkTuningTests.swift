@@ -142,6 +142,22 @@ import TestSupport
         #expect(Controller.l2capPDUs(c.sent).isEmpty)
     }
 
+    @Test func shortTuningEventsAndAnswersAreDroppedNotRead() {
+        var c = connected()
+        _ = commands(&c)
+        let before = c.host.droppedInput
+        // LE Read Remote Features Complete, Data Length Change and PHY Update Complete cut short.
+        for event in ["3e 05 04 00 40 00 01", "3e 05 07 40 00 fb 00", "3e 04 0c 00 40 00"] { c.feed(event: hex(event)) }
+        #expect({ c.host.droppedInput }() == before + 3)
+        #expect(!c.events.contains { if case .dataLengthChanged = $0 { true } else { false } })
+        #expect(!c.events.contains { if case .phyUpdated = $0 { true } else { false } })
+        // A Connection Parameter Update Response of the wrong length answers nothing and is not taken.
+        remoteFeatures(&c, 0)
+        c.l2cap(handle: 0x40, channel: 5, hex("13 01 01 00 01"))
+        #expect(!c.events.contains { if case .connectionParametersRefused = $0 { true } else { false } })
+        #expect({ c.host.connections[0].tuning == .askingCentral(identifier: 1) }())
+    }
+
     @Test func aLinkWhereWeAreTheCentralIsLeftAsItIs() {
         var c = ScriptedController(delegate: RecordingDelegate(), role: .central)
         c.host.start(now: 0)
