@@ -9,6 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache="${ITCB_FIRMWARE_CACHE:-$PWD/.cache/firmware-debian}"
+mkdir -p "$cache"
+# Suites running side by side (scripts/test.sh) fetch the files once: one at a time.
+exec 9>"$cache/.lock"
+flock 9
 if [ -s "$cache/lib/firmware/rtl_bt/rtl8761bu_fw.bin" ] && [ -s "$cache/lib/firmware/intel/ibt-0041-0041.sfi" ] \
     && [ -s "$cache/lib/firmware/brcm/BCM43430A1.hcd" ]; then
     echo "$cache/lib/firmware"; exit 0

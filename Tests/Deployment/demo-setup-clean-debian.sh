@@ -17,7 +17,10 @@
 # first time (debootstrap), about 1 minute after.
 # ITCB_DEMO_CHECK_KEEP=1 keeps the overlay (path printed) for a look inside;
 # ITCB_DEMO_FULL=1 also runs the whole demo there (build included, below).
+# --prepare: only make the cached clean root (scripts/test.sh does it early).
 set -euo pipefail
+prepare=0
+if [ "${1:-}" = --prepare ]; then prepare=1; fi
 cd "$(dirname "$0")/../.."
 repo=$PWD
 cache=${ITCB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/itcb-dongle}
@@ -45,7 +48,12 @@ mount_extra() {
     if [ -f "$host_ca" ]; then cp -L "$host_ca" "$1/etc/host-ca.crt"; fi
 }
 
+mkdir -p "$cache"
+exec 9>"$base.lock"
+flock 9
 cached_root bookworm "$base" "${swift_packages[*]}"
+exec 9>&-
+((!prepare)) || exit 0
 
 # A throw-away overlay over the clean root, with this checkout (its tracked
 # files as they are in the work tree) at /root/itcb-dongle.

@@ -4,9 +4,11 @@
 # alias of /usr/lib and lintian refuses files shipped under /lib).
 #
 #   Tests/Deployment/package-on-debian.sh [--lintian-only] SUITE DEB [DEB...]
+#   Tests/Deployment/package-on-debian.sh --prepare SUITE
 #
 # (--lintian-only: lintian alone, for a package of another architecture, such
-# as the arm64 one scripts/test-arm64.sh builds.)
+# as the arm64 one scripts/test-arm64.sh builds. --prepare: only make the cached
+# root, as scripts/test.sh does early, beside the builds.)
 # Once, cached ($ITCB_CACHE, default ~/.cache/itcb-dongle/SUITE-package):
 # debootstrap --variant=minbase SUITE, then that release's lintian, systemd,
 # udev and libusb-1.0-0. Each run works in a throw-away overlay over it
@@ -24,11 +26,12 @@
 # Needs root, debootstrap and the Debian mirror (the first time: a few minutes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-lintian_only=0
+lintian_only=0 prepare=0
 if [ "${1:-}" = --lintian-only ]; then lintian_only=1; shift; fi
-suite=${1:?usage: package-on-debian.sh [--lintian-only] bookworm|trixie DEB [DEB...]}
+if [ "${1:-}" = --prepare ]; then prepare=1; shift; fi
+suite=${1:?usage: package-on-debian.sh [--lintian-only] bookworm|trixie DEB [DEB...] (or --prepare SUITE)}
 shift
-[ $# -ge 1 ] || { echo "usage: package-on-debian.sh bookworm|trixie DEB [DEB...]" >&2; exit 2; }
+((prepare)) || [ $# -ge 1 ] || { echo "usage: package-on-debian.sh bookworm|trixie DEB [DEB...]" >&2; exit 2; }
 debs=()
 for deb in "$@"; do debs+=("$(realpath "$deb")"); done
 cache=${ITCB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/itcb-dongle}
@@ -43,6 +46,7 @@ exec 9>"$cache/$suite-package.lock"
 flock 9
 cached_root "$suite" "$cache/$suite-package" "lintian systemd udev libusb-1.0-0"
 exec 9>&-
+((!prepare)) || exit 0
 overlay_root "$cache/$suite-package"
 mkdir -p "$root/tmp/debs"
 for deb in "${debs[@]}"; do cp "$deb" "$root/tmp/debs/"; done

@@ -29,3 +29,16 @@ def guest(link):
     g = Guest(link.ports[0])
     yield g
     g.stop()
+
+
+@pytest.fixture(autouse=True)
+def dongle_back_on_the_bus(request):
+    """After each test on the shared guest: the dongle on the bus again if the
+    test left it off (said on the output, with the logs that show why)."""
+    yield
+    if "guest" not in request.fixturenames:
+        return
+    report = request.getfixturevalue("guest").replug_if_gone()
+    if report is not None:
+        print(f"\nusb-fixture: {request.node.name} left the dongle off the bus; plugged it in again\n{report}",
+              file=sys.__stderr__)

@@ -11,6 +11,7 @@ Commands run as root in /mnt/work with these shell helpers defined:
   unplug / plug      pull the dongle out / plug it in, and wait until done
   wait_dongle        wait until the dongle is enumerated (1-1)
   wait_btusb         wait until btusb is bound and hci0 exists
+  wait_hci_idle      wait until the kernel is done with hci0 (powered down after its set-up)
   dongle_node        /dev/bus/usb/BBB/DDD of the dongle
   mark LABEL         write LABEL into the kernel log (dmesg since a mark:
   dmesg_since LABEL  ... prints the kernel log after it)
@@ -38,6 +39,10 @@ cd /mnt/work
 wait_dongle() { for i in $(seq 100); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && return 0; sleep 0.1; done; echo "dongle not enumerated"; return 1; }
 wait_gone() { for i in $(seq 100); do [ -e /sys/bus/usb/devices/1-1 ] || return 0; sleep 0.1; done; echo "dongle still there"; return 1; }
 wait_btusb() { for i in $(seq 150); do [ -e /sys/class/bluetooth/hci0 ] && [ "$(basename "$(readlink /sys/bus/usb/devices/1-1:1.0/driver)")" = btusb ] && return 0; sleep 0.1; done; echo "btusb/hci0 missing"; return 1; }
+# The kernel's Bluetooth core powers hci0 on when btusb binds (its set-up), then off
+# 2 s later with an HCI Reset: wait until it is done (hci0 down, or gone) so that a
+# test's fault file or our binary's detach does not land in the middle of it.
+wait_hci_idle() { for i in $(seq 80); do hciconfig hci0 2>/dev/null | grep -qE "\bUP\b|INIT" || return 0; sleep 0.1; done; echo "hci0 still up"; return 1; }
 unplug() { kill -USR1 "$(cat /run/gadget.pid)" && wait_gone; }
 plug() { kill -USR2 "$(cat /run/gadget.pid)" && wait_dongle; }
 dongle_node() { printf /dev/bus/usb/%03d/%03d "$(cat /sys/bus/usb/devices/1-1/busnum)" "$(cat /sys/bus/usb/devices/1-1/devnum)"; }
@@ -184,7 +189,27 @@ class Guest:
             if self.runner.poll() is not None:
                 break
             time.sleep(0.2)
-        raise AssertionError(f"{text!r} not in {name} within {timeout} s:\n{self.file(name)[-3000:]}")
+        raise AssertionError(f"{text!r} not in {name} within {timeout} s:\n{self.file(name)[-3000:]}\n"
+                             f"{self.dongle_report()}")
+
+    def dongle_report(self):
+        """The emulated dongle's log and the kernel's last lines: what a failure needs to be read."""
+        try:
+            kernel = self.run("dmesg | tail -n 40", timeout=20)[1] if self.runner.poll() is None else "(guest gone)"
+        except (RuntimeError, TimeoutError) as error:
+            kernel = f"(no kernel log: {error})"
+        return f"--- gadget.log (last lines)\n{self.file('gadget.log')[-2000:]}\n--- kernel (last lines)\n{kernel}"
+
+    def replug_if_gone(self):
+        """Puts the dongle back on the bus when a test left it off (the host gave up
+        on it after a failed port reset, a test ended mid-unplug), so that one
+        failure does not take every later test along. Returns None when it was
+        there, else what was seen (the gadget's log and the kernel's)."""
+        if self.runner.poll() is not None or self.run("[ -e /sys/bus/usb/devices/1-1/idVendor ]", timeout=20)[0] == 0:
+            return None
+        report = self.dongle_report()
+        self.run("pkill -KILL -x itcb-dongle; unplug; plug && wait_btusb", timeout=60)
+        return report
 
     def diagnostics(self):
         return "\n".join(f"--- {name}\n{self.file(name)[-2500:]}"

@@ -25,7 +25,7 @@ def start(guest, name, args, user=None):
     """Starts our binary in the guest in the background; its log is NAME.log, its exit code NAME.rc."""
     command = f"/usr/bin/setpriv --reuid={user} --regid={user} --clear-groups ./itcb-dongle" if user is not None \
         else "./itcb-dongle"
-    guest.check(f"rm -f {name}.rc; mark {name}; ( {command} {args} > {name}.log 2>&1; echo $? > {name}.rc ) &"
+    guest.check(f"wait_hci_idle; rm -f {name}.rc; mark {name}; ( {command} {args} > {name}.log 2>&1; echo $? > {name}.rc ) &"
                 " sleep 0.2")
 
 
@@ -222,7 +222,7 @@ def test_warm_start_hang_is_recovered_with_a_port_reset(guest, link):
     """A dongle that never answers HCI Reset after a warm start (some CSR clones,
     Realtek parts after a reboot) until its port is reset: without --usb-reset the
     program resets the port by itself, once, and comes up."""
-    guest.check("wait_btusb; touch hang-until-port-reset")
+    guest.check("wait_btusb; wait_hci_idle; touch hang-until-port-reset")
     start(guest, "warm", "--role peripheral --transport usb:0a12:0001 --name WarmBall")
     guest.wait_for_file_text("warm.log", "info: advertising", timeout=40)
     log = guest.file("warm.log")
