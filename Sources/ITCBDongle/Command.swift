@@ -372,6 +372,9 @@ extension ITCBDongle {
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
             guard USBController.waitForDevice(spec) else { return Exit.success }
             Log.info("dongle is back; resuming as \((role ?? .peripheral).rawValue)")
+            // A dongle that has just enumerated may not answer at once (the kernel's
+            // driver binds it, the machine is busy): opening it is retried for a while.
+            reenumeratingUntil = monotonicMilliseconds() + RecoveryLadder.reenumerationWait
         }
     }
 

@@ -569,11 +569,30 @@ class Dongle:
         elif request_type == 0x01 and request == 11 and value == 0 and index == 0:  # SET_INTERFACE 0, alt 0
             os.read(self.control, 0)
         elif request_type in (0x20, 0x21) and request == 0 and length >= 3:  # HCI command
-            data = os.read(self.control, length)
+            data = self.data_stage(length)
+            if data is None:
+                return
             trace(f"command: {data.hex()}")
             self.command(data)
         else:
             self.stall(request_type, request, value, index, length)
+
+    def data_stage(self, length):
+        """The OUT data of a control request, or None when it never comes: a host
+        that cancels the transfer after its SETUP (btusb detached in the middle of
+        a command, as our binary does when it takes a dongle the kernel is setting
+        up) sends none. On a real bus the transfer just ends; here the read would
+        wait for ever and hold EP0, so every later request, HCI Reset included,
+        would go unanswered. It gives up after DATA_STAGE_LIMIT seconds."""
+        signal.signal(signal.SIGALRM, data_stage_timeout)
+        signal.setitimer(signal.ITIMER_REAL, DATA_STAGE_LIMIT)
+        try:
+            return os.read(self.control, length)
+        except DataStageTimeout:
+            log(f"ep0: no data for a {length}-byte request within {DATA_STAGE_LIMIT} s (the host cancelled it); dropped")
+            return None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
     def bulk_commands(self):
         return self.personality is not None and self.personality.bulk_commands
@@ -657,6 +676,17 @@ class Dongle:
                         self.setup(*request)
                     except OSError as error:
                         log(f"ep0: request {request} failed ({os.strerror(error.errno)})")
+
+
+DATA_STAGE_LIMIT = 2.0
+
+
+class DataStageTimeout(Exception):
+    pass
+
+
+def data_stage_timeout(number, frame):
+    raise DataStageTimeout()
 
 
 # While this file exists the dongle plays a controller that hangs after a warm
