@@ -109,9 +109,12 @@ def clear_record(guest):
 
 
 def plug_personality(guest, chip, label, rom_version=None):
-    """A freshly powered chip of this kind, bound by btusb (which starts its own set-up)."""
+    """A freshly powered chip of this kind, bound by btusb (which starts its own set-up).
+    The old dongle is unplugged before the record is emptied: the kernel may still be
+    setting it up again after the last program's exit, and its commands would land in
+    the new chip's record."""
     extra = f" --rom-version {rom_version}" if rom_version is not None else ""
-    guest.check(f": > vendor-commands.hex; rm -f vendor-errors.txt hang-until-port-reset; mark {label};"
+    guest.check(f"unplug; : > vendor-commands.hex; rm -f vendor-errors.txt hang-until-port-reset; mark {label};"
                 f" switch_dongle --personality {chip} --firmware-dir {GUEST_FW}{extra} && wait_btusb", timeout=60)
 
 
