@@ -5,7 +5,8 @@ import VendorDrivers
 
 /// A USB device that looks like a Bluetooth controller (Core Vol 4 Part B §2:
 /// class E0 Wireless, subclass 01 RF, protocol 01 Bluetooth, or FF/01/01 on a
-/// dongle a chipset claims) on the device or on interface 0. Combo cards that carry Bluetooth on another interface do not match.
+/// dongle a chipset claims) on the device or on interface 0. Combo cards that
+/// carry Bluetooth on another interface do not match.
 struct USBCandidate {
     let device: OpaquePointer
     let vendor: UInt16
