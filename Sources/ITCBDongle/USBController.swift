@@ -4,8 +4,9 @@ import CLinux
 import VendorDrivers
 
 /// A USB device that looks like a Bluetooth controller (Core Vol 4 Part B §2:
-/// class E0 Wireless, subclass 01 RF, protocol 01 Bluetooth) on the device or on
-/// interface 0. Combo cards that carry Bluetooth on another interface do not match.
+/// class E0 Wireless, subclass 01 RF, protocol 01 Bluetooth, or FF/01/01 on a
+/// dongle a chipset claims) on the device or on interface 0. Combo cards that
+/// carry Bluetooth on another interface do not match.
 struct USBCandidate {
     let device: OpaquePointer
     let vendor: UInt16
@@ -37,6 +38,17 @@ struct USBCandidate {
     }
 }
 
+/// Class E0/01/01 (Bluetooth), or vendor class FF/01/01 on a dongle a chipset
+/// of the table claims: Broadcom's BCM20702 dongles (0a5c:21e8 and OEM IDs)
+/// show FF/01/01 on the device and on interface 0, as Linux btusb's Broadcom
+/// entries match them.
+func isBluetoothClass(_ base: UInt8, _ sub: UInt8, _ proto: UInt8, vendor: UInt16, product: UInt16) -> Bool {
+    guard sub == 0x01, proto == 0x01 else { return false }
+    if base == 0xE0 { return true }
+    var claim = USBClaim(vendor: vendor, product: product)
+    return base == 0xFF && ChipsetTable.first(&claim) != nil
+}
+
 func libusbError(_ code: Int32) -> String { String(cString: libusb_strerror(code)) }
 
 /// Device enumeration, listing and opening (the USB transport's selection rules).
@@ -51,14 +63,15 @@ enum USBController {
             guard let device = list[i] else { continue }
             var descriptor = libusb_device_descriptor()
             guard libusb_get_device_descriptor(device, &descriptor) == 0 else { continue }
-            var bluetooth = descriptor.bDeviceClass == 0xE0 && descriptor.bDeviceSubClass == 0x01
-                && descriptor.bDeviceProtocol == 0x01
+            var bluetooth = isBluetoothClass(descriptor.bDeviceClass, descriptor.bDeviceSubClass, descriptor.bDeviceProtocol,
+                                             vendor: descriptor.idVendor, product: descriptor.idProduct)
             var config: UnsafeMutablePointer<libusb_config_descriptor>? = nil
             if libusb_get_active_config_descriptor(device, &config) == 0 || libusb_get_config_descriptor(device, 0, &config) == 0,
                let config {
                 if config.pointee.bNumInterfaces > 0, config.pointee.interface[0].num_altsetting > 0 {
                     let interface = config.pointee.interface[0].altsetting[0]
-                    if interface.bInterfaceClass == 0xE0, interface.bInterfaceSubClass == 0x01, interface.bInterfaceProtocol == 0x01 {
+                    if isBluetoothClass(interface.bInterfaceClass, interface.bInterfaceSubClass, interface.bInterfaceProtocol,
+                                        vendor: descriptor.idVendor, product: descriptor.idProduct) {
                         bluetooth = true
                     } else if descriptor.bDeviceClass == 0x00 || descriptor.bDeviceClass == 0xEF {
                         bluetooth = false  // class defined per interface, and interface 0 is not Bluetooth

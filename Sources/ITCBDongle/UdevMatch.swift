@@ -31,16 +31,18 @@ enum UdevMatch {
     }
 
     /// Device descriptor class E0/01/01, or the first interface descriptor
-    /// (interface 0, alternate 0) of the first configuration is E0/01/01.
+    /// (interface 0, alternate 0) of the first configuration is E0/01/01 (or
+    /// FF/01/01 on a dongle a chipset claims: see `isBluetoothClass`).
     static func isBluetooth(_ d: [UInt8]) -> Bool {
         guard d.count >= 18, d[1] == 1 else { return false }
-        if d[4] == 0xE0, d[5] == 0x01, d[6] == 0x01 { return true }
+        let vendor = UInt16(d[8]) | UInt16(d[9]) << 8, product = UInt16(d[10]) | UInt16(d[11]) << 8
+        if isBluetoothClass(d[4], d[5], d[6], vendor: vendor, product: product) { return true }
         var offset = Int(d[0])
         while offset + 1 < d.count {
             let length = Int(d[offset]), type = d[offset + 1]
             guard length >= 2, offset + length <= d.count else { return false }
             if type == 4, length >= 9, d[offset + 2] == 0, d[offset + 3] == 0 {
-                return d[offset + 5] == 0xE0 && d[offset + 6] == 0x01 && d[offset + 7] == 0x01
+                return isBluetoothClass(d[offset + 5], d[offset + 6], d[offset + 7], vendor: vendor, product: product)
             }
             offset += length
         }

@@ -22,6 +22,7 @@ import struct
 
 import pytest
 from harness import Dongle, VendorEmulation, failed_set_up, twenty_answers
+from personalities import synthetic_hcd
 
 CHIPS = {"bcm43430a1": ("Broadcom BCM43430A1", "BCM43430A1.hcd", "AA:AA:AA:AA:AA:AA"),
          "bcm43430b0": ("Broadcom BCM43430B0", "BCM43430B0.hcd", None),
@@ -129,10 +130,7 @@ def test_broadcom_bcm20702_with_a_written_hcd(workdir):
     os.makedirs(os.path.join(workdir, "brcm"))
     path = os.path.join(workdir, "brcm", "BCM20702A1.hcd")
     with open(path, "wb") as f:
-        for i in range(40):
-            body = struct.pack("<I", 0x00210000 + 240 * i) + bytes((i * 7 + j) & 0xFF for j in range(240))
-            f.write(struct.pack("<HB", 0xFC4C, len(body)) + body)
-        f.write(struct.pack("<HB", 0xFC4E, 4) + b"\xff\xff\xff\xff")
+        f.write(synthetic_hcd(40))
     emulation, dongle = run_ours("bcm20702a1", workdir, workdir)
     try:
         dongle.wait_for("info: advertising", timeout=60)

@@ -70,6 +70,21 @@ import BLEHost
         broken[18] = 0  // a zero-length descriptor must not loop forever
         #expect(!UdevMatch.isBluetooth(broken))
     }
+
+    /// BCM20702 dongles (0a5c:21e8) show vendor class FF/01/01: taken because a chipset claims the VID:PID.
+    @Test func vendorClassOnlyOnADongleAChipsetClaims() {
+        func vendorClass(vendor: UInt16, product: UInt16, onDevice: Bool) -> [UInt8] {
+            var d = Self.device(class: onDevice ? 0xFF : 0x00, interface0: 0xFF)
+            if onDevice { d[5] = 1; d[6] = 1 } else { d[33] = 1; d[34] = 1 }  // subclass, protocol
+            d[8] = UInt8(vendor & 0xFF); d[9] = UInt8(vendor >> 8); d[10] = UInt8(product & 0xFF); d[11] = UInt8(product >> 8)
+            return d
+        }
+        #expect(UdevMatch.isBluetooth(vendorClass(vendor: 0x0A5C, product: 0x21E8, onDevice: true)))
+        #expect(UdevMatch.isBluetooth(vendorClass(vendor: 0x0A5C, product: 0x21E8, onDevice: false)))
+        #expect(UdevMatch.isBluetooth(vendorClass(vendor: 0x0B05, product: 0x17B5, onDevice: true)))
+        #expect(!UdevMatch.isBluetooth(vendorClass(vendor: 0x0A12, product: 0x0001, onDevice: true)))
+        #expect(!UdevMatch.isBluetooth(vendorClass(vendor: 0x1234, product: 0x5678, onDevice: false)))
+    }
 }
 
 @Suite struct OutputTests {

@@ -62,6 +62,7 @@ class Personality:
     vendor = ""
     chip = ""
     usb_id = (0, 0)
+    usb_class = (0xE0, 0x01, 0x01)  # device and interface 0 (Bluetooth); over the USB fixture
     display = ""
 
     def __init__(self):
@@ -412,6 +413,8 @@ BROADCOM_CHIPS = {
     "bcm20702a1": (15, 0x220E, "20:70:02:A0:00:00", "BCM20702A1.hcd", (0x0A5C, 0x21E8)),
 }
 BCM_DOWNLOAD_MINIDRIVER, BCM_WRITE_RAM, BCM_LAUNCH_RAM, BCM_UPDATE_BAUD = 0xFC2E, 0xFC4C, 0xFC4E, 0xFC18
+# What Linux btbcm reads for its log (and, over USB, the file name's -vid-pid) before a download.
+BCM_READ_VERBOSE_CONFIG, BCM_READ_CONTROLLER_FEATURES, BCM_READ_USB_PRODUCT = 0xFC79, 0xFC6E, 0xFC5A
 READ_BD_ADDR = 0x1009
 BCM_ROM_BUILD, BCM_PATCHED_BUILD = 0x0100, 0x0123
 BCM_RESTART_SECONDS = 0.2
@@ -427,16 +430,36 @@ def hcd_records(data):
     return records
 
 
+def synthetic_hcd(records=40):
+    """A test-made .hcd in the real record format (no BCM20702 patch may be
+    redistributed): `records` Write RAM records of 240 bytes each at
+    consecutive addresses, then Launch RAM to 0xFFFFFFFF."""
+    out = b""
+    for i in range(records):
+        body = struct.pack("<I", 0x00210000 + 240 * i) + bytes((i * 7 + j) & 0xFF for j in range(240))
+        out += struct.pack("<HB", BCM_WRITE_RAM, len(body)) + body
+    return out + struct.pack("<HB", BCM_LAUNCH_RAM, 4) + b"\xff\xff\xff\xff"
+
+
 class Broadcom(Personality):
-    """A Broadcom/Cypress ROM: answers Reset, Read Local Version (its ROM
-    build, then the patched one), Read BD_ADDR (the model's default address),
+    """A Broadcom/Cypress ROM: answers Read Local Version (its ROM build,
+    then the patched one), Read BD_ADDR (the model's default address),
     Download Minidriver, Write RAM and Launch RAM (each record compared with
     the .hcd file byte for byte, in order; a record before Download Minidriver
     or out of order is an error), and Update UART Baud Rate (the new rate in
-    .baud, for the UART front to apply after its answer). After Launch RAM
-    the chip restarts: for 0.2 s it answers nothing, and a command sent then
-    is an error (Linux waits 250 ms). Other commands go to Bumble."""
+    .baud, for the UART front to apply after its answer); also the reads
+    Linux btbcm makes for its log: Read Verbose Config, Read Controller
+    Features and, on a USB chip, Read USB Product (its VID:PID). After Launch
+    RAM the chip restarts: for 0.2 s it answers nothing, and a command sent
+    then is an error (Linux waits 250 ms). Other commands, Reset among them,
+    go to Bumble (the radio, in ROM and patched alike).
+
+    The file checked is the one the host should load: for a USB chip
+    brcm/BCM<chip>-<vid>-<pid>.hcd when there, else brcm/BCM<chip>.hcd."""
     vendor = "broadcom"
+    # Device and interface 0 class: BCM20702 dongles show vendor class FF/01/01
+    # (Linux btusb matches Broadcom's VID with that interface class).
+    usb_class = (0xFF, 0x01, 0x01)
 
     def __init__(self, chip, firmware_dir):
         super().__init__()
@@ -444,8 +467,12 @@ class Broadcom(Personality):
         self.manufacturer, self.subversion, address, self.hcd_name, self.usb_id = BROADCOM_CHIPS[chip]
         self.display = self.hcd_name[:-4]
         self.address = bytes(reversed(bytes.fromhex(address.replace(":", ""))))
-        path = os.path.join(firmware_dir or "", "brcm", self.hcd_name)
-        self.expected = hcd_records(open(path, "rb").read()) if os.path.exists(path) else None
+        names = [self.hcd_name]
+        if self.usb_id != (0, 0):
+            names.insert(0, "%s-%04x-%04x.hcd" % (self.display, *self.usb_id))
+        paths = [os.path.join(firmware_dir or "", "brcm", name) for name in names]
+        self.hcd_path = next((path for path in paths if os.path.exists(path)), None)
+        self.expected = hcd_records(open(self.hcd_path, "rb").read()) if self.hcd_path else None
         self.baud = 115200
         self.downloads = 0
         self.power_cycle()
@@ -462,15 +489,18 @@ class Broadcom(Personality):
         if time.monotonic() < self.restart_until:
             self.errors.append(f"command {opcode:#06x} while the chip restarts after Launch RAM")
             return []
-        if opcode == RESET:
-            return [("event", command_complete(opcode, [0]))]
         if opcode == READ_LOCAL_VERSION:
-            build = BCM_PATCHED_BUILD if self.patched else BCM_ROM_BUILD
-            return [("event", command_complete(opcode, [0, 0x06, *struct.pack("<H", 0x1000 | build), 0x06,
+            return [("event", command_complete(opcode, [0, 0x06, *struct.pack("<H", 0x1000 | self.build), 0x06,
                                                         *struct.pack("<H", self.manufacturer),
                                                         *struct.pack("<H", self.subversion)]))]
         if opcode == READ_BD_ADDR:
             return [("event", command_complete(opcode, [0, *self.address]))]
+        if opcode == BCM_READ_VERBOSE_CONFIG:  # chip id, target id, build baseline, build number
+            return [("event", command_complete(opcode, [0, 0x3F, 0x01, *struct.pack("<HH", 0x0800, self.build)]))]
+        if opcode == BCM_READ_CONTROLLER_FEATURES:
+            return [("event", command_complete(opcode, [0, 0x05, 0, 0, 0, 0, 0, 0, 0]))]
+        if opcode == BCM_READ_USB_PRODUCT and self.usb_id != (0, 0):
+            return [("event", command_complete(opcode, [0, *struct.pack("<HH", *self.usb_id)]))]
         if opcode == BCM_DOWNLOAD_MINIDRIVER:
             self.minidriver = True
             self.records = 0
@@ -484,6 +514,10 @@ class Broadcom(Personality):
             self.baud = struct.unpack("<I", params[2:])[0]
             return [("event", command_complete(opcode, [0]))]
         return None
+
+    @property
+    def build(self):
+        return BCM_PATCHED_BUILD if self.patched else BCM_ROM_BUILD
 
     def record(self, opcode, params):
         import time

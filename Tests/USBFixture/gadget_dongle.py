@@ -29,7 +29,8 @@ Log lines (stdout) name every plug, configuration, stall and anomaly, e.g.
 "acl-out: 128-byte packet ended by a zero-length packet".
 
 Vendor personalities (--personality CHIP, from personalities.py next to this
-file): the dongle presents the chip's VID:PID and every HCI command (EP0, and
+file): the dongle presents the chip's VID:PID and class (a BCM20702's is vendor
+class FF/01/01 on the device and interface 0) and every HCI command (EP0, and
 bulk OUT while the chip takes commands there: an Intel bootloader's Secure
 Send) goes to the personality first; its replies go out on interrupt IN (or
 bulk IN), a command it does not answer goes to the Bumble controller. Each
@@ -116,8 +117,13 @@ def endpoint_descriptors(high_speed):
     }
 
 
+def usb_class():
+    """Device and interface 0 class: Bluetooth, or the personality's (a BCM20702's FF/01/01)."""
+    return getattr(options, "usb_class", None) or (0xE0, 0x01, 0x01)
+
+
 def configuration_descriptor(high_speed):
-    interface = struct.pack("<9B", 9, 4, 0, 0, 3, 0xE0, 0x01, 0x01, 0)
+    interface = struct.pack("<9B", 9, 4, 0, 0, 3, *usb_class(), 0)
     endpoints = [d[2 if high_speed else 1] for d in endpoint_descriptors(high_speed).values()]
     if options is not None and options.malformed_descriptor:
         # What the host is shown only (the endpoints stay as they are): the interrupt IN
@@ -129,7 +135,7 @@ def configuration_descriptor(high_speed):
 
 
 def device_descriptor(vid, pid):
-    return struct.pack("<BBHBBBBHHHBBBB", 18, 1, 0x0200, 0xE0, 0x01, 0x01, 64, vid, pid, 0x8891, 1, 2, 3, 1)
+    return struct.pack("<BBHBBBBHHHBBBB", 18, 1, 0x0200, *usb_class(), 64, vid, pid, 0x8891, 1, 2, 3, 1)
 
 
 def string_descriptor(index):
@@ -725,8 +731,10 @@ def main():
     global options
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--id", help="VID:PID in hex (default: the personality's, else CSR 0a12:0001)")
-    parser.add_argument("--personality", help="a Realtek or Intel chip (personalities.CHIPS), e.g. rtl8761bu, ax210")
-    parser.add_argument("--firmware-dir", help="the folder holding intel/ and rtl_bt/ (what the personality checks against)")
+    parser.add_argument("--personality",
+                        help="a Realtek, Intel or Broadcom chip (personalities.CHIPS), e.g. rtl8761bu, ax210, bcm20702a1")
+    parser.add_argument("--firmware-dir",
+                        help="the folder holding intel/, rtl_bt/ and brcm/ (what the personality checks against)")
     parser.add_argument("--rom-version", type=int, help="Realtek: the ROM version the chip reports")
     parser.add_argument("--high-speed", action="store_true", help="also offer high-speed descriptors (bulk 512 bytes)")
     parser.add_argument("--trace", action="store_true", help="log every packet")
@@ -737,14 +745,16 @@ def main():
     parser.add_argument("gadgetfs")
     parser.add_argument("serial")
     options = parser.parse_args()
+    options.usb_class = None
     if options.id:
         options.vid, options.pid = (int(x, 16) for x in options.id.split(":"))
     elif options.personality:
         import personalities
         if options.personality not in personalities.CHIPS:
             parser.error(f"unknown personality {options.personality}; known: {', '.join(sorted(personalities.CHIPS))}")
-        options.vid, options.pid = personalities.make(options.personality, options.firmware_dir,
-                                                      options.rom_version).usb_id
+        chip = personalities.make(options.personality, options.firmware_dir, options.rom_version)
+        options.vid, options.pid = chip.usb_id
+        options.usb_class = chip.usb_class
     else:
         options.vid, options.pid = 0x0A12, 0x0001
 

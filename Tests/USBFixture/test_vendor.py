@@ -1,4 +1,4 @@
-"""Realtek and Intel dongles on the QEMU USB fixture: the emulated dongle takes a
+"""Realtek, Intel and Broadcom dongles on the QEMU USB fixture: the emulated dongle takes a
 vendor personality (Tests/Support/personalities.py: the chip's VID:PID, its ROM
 or bootloader and its replies; it checks what it receives against the real
 firmware file), and the guest's btusb with btrtl/btintel binds it first, as on a
@@ -15,6 +15,10 @@ real machine.
   central 20 questions.
 - Realtek differential: our download over USB and Bumble's rtk driver over H4
   with the same personality send identical commands.
+- Broadcom BCM20702 (0a5c:21e8, vendor class FF/01/01 as sold): Linux's btbcm
+  loads a .hcd the test writes (none may be redistributed), then our binary
+  (--transport usb) after a power cycle: the same records, in order, as the
+  file; then 20 questions. Without the file: a warning, the ROM answers.
 
 One guest for the module; each test plugs in the dongle it needs (switch_dongle).
 Firmware: scripts/firmware-files.sh (Debian's firmware-realtek and firmware-iwlwifi);
@@ -105,9 +109,12 @@ def clear_record(guest):
 
 
 def plug_personality(guest, chip, label, rom_version=None):
-    """A freshly powered chip of this kind, bound by btusb (which starts its own set-up)."""
+    """A freshly powered chip of this kind, bound by btusb (which starts its own set-up).
+    The old dongle is unplugged before the record is emptied: the kernel may still be
+    setting it up again after the last program's exit, and its commands would land in
+    the new chip's record."""
     extra = f" --rom-version {rom_version}" if rom_version is not None else ""
-    guest.check(f": > vendor-commands.hex; rm -f vendor-errors.txt hang-until-port-reset; mark {label};"
+    guest.check(f"unplug; : > vendor-commands.hex; rm -f vendor-errors.txt hang-until-port-reset; mark {label};"
                 f" switch_dongle --personality {chip} --firmware-dir {GUEST_FW}{extra} && wait_btusb", timeout=60)
 
 
@@ -405,5 +412,140 @@ def test_realtek_warm_start_hang_is_recovered_with_a_port_reset(vguest, link, fi
         assert "port reset: the controller answers HCI Reset again" in gadget, gadget
         no_personality_errors(vguest)
         ask(link, NAMES[chip], 2)
+    finally:
+        stop(vguest, name)
+
+
+# ---------------------------------------------------------------- Broadcom BCM20702 (patchram over USB)
+#
+# The chip as the dongles sold under 0a5c:21e8 show it: vendor class FF/01/01 on
+# the device and interface 0, so the guest's btusb takes it as a Broadcom
+# (BTUSB_BCM_PATCHRAM) and Linux's btbcm sets it up first: the second reference.
+# No BCM20702 patch may be redistributed: the tests write a .hcd in the real
+# record format (personalities.synthetic_hcd) where Linux and we look for it
+# first on this VID:PID, brcm/BCM20702A1-0a5c-21e8.hcd.
+#
+# Linux btbcm.c (6.1; facts, not code), USB: Reset, Read Local Version, Read
+# Verbose Config (0xFC79), Read Controller Features (0xFC6E), Read Local Name,
+# Read USB Product (0xFC5A: the file name's -vid-pid), then the file: Download
+# Minidriver (0xFC2E), 50 ms, each record as a command in order, 250 ms for the
+# restart; again Reset, Read Local Version, Read Local Name; Read BD_ADDR (a
+# model's default address marks it "no address"). It looks for
+# brcm/BCM20702A1-0a5c-21e8.hcd, then brcm/BCM-0a5c-21e8.hcd; we for the first
+# one, then brcm/BCM20702A1.hcd. Ours is the same without the reads made for the
+# log: Reset, Read Local Version, Download Minidriver, the records, Reset, Read
+# Local Version, Read BD_ADDR. A missing file: Linux logs an error and goes on
+# from ROM; we warn and go on from ROM (docs/DONGLES.md).
+
+BCM = "bcm20702a1"
+BCM_HCD = "brcm/BCM20702A1-0a5c-21e8.hcd"
+BCM_NAME = "Bcm20702"
+BCM_LOADING = (0xFC2E, personalities.BCM_WRITE_RAM, personalities.BCM_LAUNCH_RAM)
+# What both hosts send around the download (Linux's reads for its log left out).
+BCM_CORE = (0x0C03, 0x1001, *BCM_LOADING, 0x1009)
+
+
+def bcm_command(opcode, params=b""):
+    return struct.pack("<HB", opcode, len(params)) + params
+
+
+def bcm_write_hcd(guest, linux):
+    """The test's .hcd in /mnt/work/fw (ours, and what the personality checks),
+    and in the kernel's firmware path when `linux`; returns its records as commands."""
+    data = personalities.synthetic_hcd(40)
+    folders = [os.path.join(guest.work, "fw")] + ([os.path.join(guest.work, "linuxfw")] if linux else [])
+    shutil.rmtree(os.path.join(guest.work, "linuxfw"), ignore_errors=True)
+    os.makedirs(os.path.join(guest.work, "linuxfw"))
+    for folder in folders:
+        os.makedirs(os.path.join(folder, "brcm"), exist_ok=True)
+        with open(os.path.join(folder, BCM_HCD), "wb") as f:
+            f.write(data)
+    return [bcm_command(opcode, params) for opcode, params in personalities.hcd_records(data)]
+
+
+def bcm_until_address(commands):
+    """The set-up as far as its Read BD_ADDR, cut to the commands both hosts send."""
+    codes = [opcode(c) for c in commands]
+    assert 0x1009 in codes, [hex(c) for c in codes]
+    return [c for c in commands[:codes.index(0x1009) + 1] if opcode(c) in BCM_CORE]
+
+
+def bcm_expected(records):
+    reset, version = bcm_command(0x0C03), bcm_command(0x1001)
+    return [reset, version, bcm_command(0xFC2E), *records, reset, version, bcm_command(0x1009)]
+
+
+def test_bcm20702_over_usb_loads_the_hcd_as_linux_does(vguest, link):
+    """Linux's btbcm loads the test's .hcd through the emulated BCM20702; after a
+    power cycle (Linux finds no file) our peripheral, started with --transport usb,
+    loads it: the records arrive intact and in order, the sequence is Linux's
+    without its informational reads, the shared default address is not used,
+    and the program answers a Bumble central 20 questions."""
+    records = bcm_write_hcd(vguest, linux=True)
+    plug_personality(vguest, BCM, "linux-bcm")
+    kernel = wait_kernel(vguest, "linux-bcm", "BCM: Using default device address (20:70:02:a0:00:00)", timeout=120)
+    assert f"BCM20702A1 '{BCM_HCD}' Patch" in kernel, kernel
+    theirs = [c for c, _ in recorded(vguest)]
+    no_personality_errors(vguest)
+    codes = [opcode(c) for c in theirs]
+    assert codes[:4] == [0x0C03, 0x1001, 0xFC79, 0xFC6E] and 0xFC5A in codes[:codes.index(0xFC2E)], \
+        [hex(c) for c in codes[:8]]
+    assert bcm_until_address(theirs) == bcm_expected(records), "Linux's set-up does not follow the file"
+
+    # Power cycle (back to the ROM); Linux finds no file and runs it from ROM.
+    bcm_write_hcd(vguest, linux=False)
+    power_cycle(vguest, "cold-bcm")
+    kernel = wait_kernel(vguest, "cold-bcm", "BCM: Using default device address", timeout=120)
+    assert "BCM: firmware Patch file not found" in kernel, kernel
+    assert not any(opcode(c) in BCM_LOADING for c, _ in recorded(vguest))
+
+    # --list-controllers finds the vendor-class dongle and names its file.
+    listing = vguest.check(f"./itcb-dongle --list-controllers --firmware-dir {GUEST_FW}")
+    rows = [line for line in listing.splitlines() if line.startswith("0a5c:21e8")]
+    assert len(rows) == 1 and "Broadcom" in rows[0] and f"{BCM_HCD} (present)" in rows[0], listing
+
+    clear_record(vguest)
+    name = "bcm"
+    start(vguest, name, f"--role peripheral --transport usb --firmware-dir {GUEST_FW} --name {BCM_NAME}")
+    try:
+        wait_advertising(vguest, name, timeout=120)
+        ours = [c for c, _ in recorded(vguest)]
+        no_personality_errors(vguest)
+        want = bcm_expected(records)
+        assert ours[:len(want)] == want, [c[:8].hex() for c in ours[:8]]
+        assert bcm_until_address(ours) == bcm_until_address(theirs)
+        log = vguest.file(f"{name}.log")
+        assert f"Broadcom BCM20702A1: loading {GUEST_FW}/{BCM_HCD}" in log, log
+        assert "Broadcom BCM20702A1: patchram loaded (41 records, build 256 -> 291)" in log, log
+        assert "20:70:02:A0:00:00 is a default every unit of the model shares" in log, log
+        ask(link, BCM_NAME, 20)
+    finally:
+        stop(vguest, name)
+
+
+def test_bcm20702_over_usb_without_its_hcd_runs_from_rom(vguest, link):
+    """docs/DONGLES.md: a missing .hcd on a USB dongle (it runs from ROM) is a
+    warning naming both files looked for; nothing is downloaded, and the ROM
+    answers questions."""
+    bcm_write_hcd(vguest, linux=False)
+    plug_personality(vguest, BCM, "rom-bcm")
+    wait_kernel(vguest, "rom-bcm", "BCM: Using default device address", timeout=120)
+    clear_record(vguest)
+    name = "bcm-rom"
+    empty = "/mnt/work/nofw"
+    vguest.check(f"mkdir -p {empty}")
+    start(vguest, name, f"--role peripheral --transport usb --firmware-dir {empty} --name {BCM_NAME}")
+    try:
+        wait_advertising(vguest, name, timeout=120)
+        log = vguest.file(f"{name}.log")
+        assert (f"warning: Broadcom BCM20702A1: firmware file {empty}/{BCM_HCD} or {empty}/brcm/BCM20702A1.hcd is"
+                " missing; the controller runs from its ROM") in log, log
+        assert "error:" not in log, log
+        ours = [c for c, _ in recorded(vguest)]
+        no_personality_errors(vguest)
+        assert not any(opcode(c) in BCM_LOADING for c in ours), [c[:8].hex() for c in ours]
+        assert [opcode(c) for c in ours[:3]] == [0x0C03, 0x1001, 0x1009], [c[:8].hex() for c in ours[:6]]
+        assert "20:70:02:A0:00:00 is a default every unit of the model shares" in log, log
+        ask(link, BCM_NAME, 5)
     finally:
         stop(vguest, name)
