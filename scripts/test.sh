@@ -72,7 +72,7 @@ suite "embedded core (-no-allocations)" scripts/embedded-check.sh
 suite "core stack frames <= 2 KB (armv7em)" scripts/stack-check.sh
 # The same core as Cortex-M4 firmware (Embedded Swift): built with its budgets, run in QEMU against Bumble.
 suite "firmware in QEMU mps2-an386 with Bumble" .venv/bin/python -m pytest -q Tests/Firmware
-suite "fuzzing the core, the driver under a filling transmit queue, the vendor file and USB descriptor parsers (libFuzzer + ASan, 5 x 30 s)" scripts/fuzz.sh 30
+suite "fuzzing the core, the driver under a filling transmit queue, the vendor file and USB descriptor parsers (libFuzzer + ASan, 7 x 30 s)" scripts/fuzz.sh 30
 suite "core bench: <= 8,000 instructions and 0 allocations per question (valgrind)" scripts/bench.sh
 # Everything that talks to a peer runs the binary that ships: the same sources built as
 # Embedded Swift; the debug build above ran the unit tests: both builds are proven.

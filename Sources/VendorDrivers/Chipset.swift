@@ -197,8 +197,9 @@ public struct ChipsetTable {
     var realtek = RealtekDriver()
     var intel = IntelDriver()
     var broadcom = BroadcomDriver()
+    var mediatek = MediaTekDriver()
 
-    public static let count = 3
+    public static let count = 4
 
     public init() {}
 
@@ -209,6 +210,7 @@ public struct ChipsetTable {
         case 0: visitor.visit(&realtek)
         case 1: visitor.visit(&intel)
         case 2: visitor.visit(&broadcom)
+        case 3: visitor.visit(&mediatek)
         default: nil
         }
     }
@@ -219,6 +221,7 @@ public struct ChipsetTable {
         case 0: question.ask(RealtekDriver.self)
         case 1: question.ask(IntelDriver.self)
         case 2: question.ask(BroadcomDriver.self)
+        case 3: question.ask(MediaTekDriver.self)
         default: nil
         }
     }
