@@ -50,7 +50,17 @@ enum FirmwareSetup {
     /// chipsets that are always probed there, else none.
     static func setup(for transport: Transport, firmwareDirectoryGiven: Bool) -> VendorSetup {
         var context = context(for: transport)
-        return VendorSetup(plan: VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven), context: context)
+        let plan = VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven)
+        if let usb = transport as? USBTransport {
+            var quirks = QuirksOf()
+            switch plan {
+            case .fromReset(let index), .probe(only: let index?):
+                usb.vendorControl = ChipsetTable.ask(index, &quirks)?.vendorControlOverUSB ?? false
+            default:
+                usb.vendorControl = false
+            }
+        }
+        return VendorSetup(plan: plan, context: context)
     }
 }
 

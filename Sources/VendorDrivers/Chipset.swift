@@ -112,9 +112,14 @@ public struct ChipsetQuirks: Equatable, Sendable {
     /// other identity (the Raspberry Pi's own radio); other chipsets are
     /// probed on a UART or TCP only when --firmware-dir is given.
     public var probedOnEveryUART: Bool
-    public init(runsFromROMOverUSB: Bool = false, probedOnEveryUART: Bool = false) {
+    /// Over USB the set-up's vendor commands are answered through control IN
+    /// and its register commands are vendor control requests (`USBVendorControl`):
+    /// the USB board does both on the steps' behalf.
+    public var vendorControlOverUSB: Bool
+    public init(runsFromROMOverUSB: Bool = false, probedOnEveryUART: Bool = false, vendorControlOverUSB: Bool = false) {
         self.runsFromROMOverUSB = runsFromROMOverUSB
         self.probedOnEveryUART = probedOnEveryUART
+        self.vendorControlOverUSB = vendorControlOverUSB
     }
 }
 
@@ -279,6 +284,12 @@ extension ChipsetTable {
         var find = FindUSBModel(vendor: vendor, product: product)
         return first(&find) == nil ? nil : find.found
     }
+}
+
+/// A chipset's quirks, asked of the table without a driver.
+public struct QuirksOf: ChipsetQuestion {
+    public init() {}
+    public mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> ChipsetQuirks { D.info.quirks }
 }
 
 /// Which entry serves a USB dongle, and how it starts.

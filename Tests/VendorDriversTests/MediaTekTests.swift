@@ -225,6 +225,25 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         #expect({ foreign.check(now: 10) == .finished(.setupFailed) && foreign.setup.table.mediatek.loader.error == .foreignFile }())
     }
 
+    /// Over USB the board sends the register commands as the vendor requests btmtk.c sends.
+    @Test func registerCommandsAsUSBVendorRequests() {
+        func request(_ packet: [UInt8]) -> USBControlRequest? { packet.withRaw { USBVendorControl.registerRequest($0) } }
+        #expect(request(registerRead(0x7001_0200)) == USBControlRequest(requestType: 0xC0, request: 0x63, value: 0x7001, index: 0x0200, length: 4, data: 0))
+        let endpointReset = hex("01 6f fc 0e 01 08 0a 00 01 01 90 18 01 74 01 00 01 00")
+        #expect(request(endpointReset) == USBControlRequest(requestType: 0x5E, request: 0x02, value: 0x7401, index: 0x1890, length: 4, data: 0x0001_0001))
+        #expect(request(hex("01 6f fc 0a 01 08 06 00 01 02 10 25 00 70")) == USBControlRequest(requestType: 0xDE, request: 0x01, value: 0x7000, index: 0x2510, length: 4, data: 0))
+        #expect(request(hex("01 6f fc 06 01 06 02 00 00 01")) == nil, "function control goes as HCI")
+        #expect(hex("01 6f fc 06 01 06 02 00 00 01").withRaw { USBVendorControl.answeredThroughControl($0) })
+        #expect(!hciReset.withRaw { USBVendorControl.answeredThroughControl($0) })
+        var setup = [UInt8](repeating: 0, count: 12)
+        #expect(setup.withUnsafeMutableBufferPointer { request(endpointReset)!.write(into: $0.baseAddress!) } == 12)
+        #expect(setup == hex("5e 02 01 74 90 18 04 00 01 00 01 00"))
+        #expect(setup.withUnsafeMutableBufferPointer { USBVendorControl.answerRequest.write(into: $0.baseAddress!) } == 8)
+        #expect(Array(setup.prefix(8)) == hex("c0 01 30 00 00 00 40 00"))
+        #expect(setup.withUnsafeMutableBufferPointer { USBVendorControl.registerAnswer(ok: true, value: 0x7961, into: $0.baseAddress!) } == 12)
+        #expect(setup == registerAnswer(0x7961))
+    }
+
     /// Over H4 (TCP, a UART) the probe's Read Local Version (MediaTek, 70) hands over; the register reads go as they are.
     @Test func overH4TheProbeHandsOver() {
         var o = RecordingObserver()
