@@ -93,6 +93,8 @@ suite "Realtek firmware loading (emulated ROM, Bumble rtk driver)" .venv/bin/pyt
 suite "Intel firmware loading" .venv/bin/python -m pytest -q Tests/Intel
 # Broadcom/Cypress patchram: the real bluez-firmware .hcd files on an emulated ROM, over TCP and a pseudo-terminal UART.
 suite "Broadcom patchram (TCP and UART)" .venv/bin/python -m pytest -q Tests/Broadcom
+# MediaTek MT7921/MT7922/MT7925 RAM code: the real firmware-mediatek files (Debian 13) on an emulated chip, over TCP.
+suite "MediaTek RAM code (TCP)" .venv/bin/python -m pytest -q Tests/MediaTek
 suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 # RootCanal needs a newer glibc: a debootstrapped trixie tree, cached in ~/.cache/itcb-dongle.
 suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh
