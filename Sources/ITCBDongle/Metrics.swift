@@ -194,7 +194,7 @@ final class MetricsFile {
         family("itcb_dongle_usb_babble_total", "counter", "USB transfers dropped for babble (the device sent too much).")
         sample("itcb_dongle_usb_babble_total", counts.usbBabble)
         family("itcb_dongle_firmware_loaded", "gauge",
-               "1 when the vendor set-up loaded firmware into the controller (vendor: realtek, intel or none).")
+               "1 when the vendor set-up loaded firmware into the controller (vendor: the chipset's, lowercase, or none).")
         sample("itcb_dongle_firmware_loaded", firmwareLoaded ? 1 : 0, "vendor", firmwareVendor)
         family("itcb_dongle_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, seconds.")
         sample("itcb_dongle_start_time_seconds", startTime)

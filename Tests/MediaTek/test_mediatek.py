@@ -64,10 +64,10 @@ def expected_setup(path, warm=False):
     return out, chunks
 
 
-def run_ours(chip, firmware_dir, workdir, *options):
+def run_ours(chip, firmware_dir, workdir, *options, ours=()):
     emulation = VendorEmulation(chip, os.path.join(workdir, f"{chip}.hex"), "--firmware-dir", firmware_dir, *options)
     dongle = Dongle("--role", "peripheral", "--name", "MtkBall", "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}",
-                    "--firmware-dir", firmware_dir)
+                    "--firmware-dir", firmware_dir, *ours)
     return emulation, dongle
 
 
@@ -95,7 +95,8 @@ def test_mediatek_ram_code_as_btmtk_sends_it(chip, firmware_dir, workdir):
 
 
 def test_mediatek_answers_20_questions(firmware_dir, workdir):
-    emulation, dongle = run_ours("mt7922", firmware_dir, workdir)
+    metrics = os.path.join(workdir, "metrics.prom")
+    emulation, dongle = run_ours("mt7922", firmware_dir, workdir, ours=("--metrics-file", metrics))
     try:
         dongle.wait_for("info: advertising", timeout=120)
         twenty_answers(emulation.ports[1], "MtkBall", "MediaTek question")
@@ -103,6 +104,9 @@ def test_mediatek_answers_20_questions(firmware_dir, workdir):
     finally:
         dongle.stop()
         emulation.stop()
+    # The metrics name the vendor whose firmware was loaded, lowercased.
+    loaded = [line for line in open(metrics).read().splitlines() if line.startswith("itcb_dongle_firmware_loaded{")]
+    assert len(loaded) == 1 and loaded[0].endswith(',vendor="mediatek"} 1'), loaded
 
 
 def test_mediatek_warm_chip_keeps_its_ram_code(firmware_dir, workdir):
