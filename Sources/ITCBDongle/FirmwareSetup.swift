@@ -48,8 +48,9 @@ enum FirmwareSetup {
     /// the probe (Reset, Read Local Version, then the chipset that recognises
     /// it) on other transports when --firmware-dir is given, on a UART for the
     /// chipsets that are always probed there, else none.
-    static func setup(for transport: Transport, firmwareDirectoryGiven: Bool) -> VendorSetup {
+    static func setup(for transport: Transport, firmwareDirectoryGiven: Bool, resetFirst: Bool = false) -> VendorSetup {
         var context = context(for: transport)
+        context.resetFirst = resetFirst
         let plan = VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven)
         if let usb = transport as? USBTransport {
             var quirks = QuirksOf()

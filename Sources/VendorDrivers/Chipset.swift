@@ -116,10 +116,16 @@ public struct ChipsetQuirks: Equatable, Sendable {
     /// and its register commands are vendor control requests (`USBVendorControl`):
     /// the USB board does both on the steps' behalf.
     public var vendorControlOverUSB: Bool
-    public init(runsFromROMOverUSB: Bool = false, probedOnEveryUART: Bool = false, vendorControlOverUSB: Bool = false) {
+    /// The chip has its own reset (MediaTek's Bluetooth subsystem reset): a
+    /// controller that stops answering gets it (`ChipsetContext.resetFirst`)
+    /// before the board resets its USB port.
+    public var ownReset: Bool
+    public init(runsFromROMOverUSB: Bool = false, probedOnEveryUART: Bool = false, vendorControlOverUSB: Bool = false,
+                ownReset: Bool = false) {
         self.runsFromROMOverUSB = runsFromROMOverUSB
         self.probedOnEveryUART = probedOnEveryUART
         self.vendorControlOverUSB = vendorControlOverUSB
+        self.ownReset = ownReset
     }
 }
 
@@ -154,6 +160,9 @@ public struct ChipsetContext: Equatable {
     public var uartTargetBaud: UInt32 = 0
     /// Every chipset is asked (--firmware-dir given); else only those probed on every UART.
     public var probeEveryChipset = true
+    /// The controller stopped answering in the last session: a chipset with its
+    /// own reset (`ChipsetQuirks.ownReset`) runs it before its set-up.
+    public var resetFirst = false
     public init() {}
 }
 

@@ -47,6 +47,73 @@ public enum MediaTekRegister {
     /// Endpoint reset option, written 0x00010001 after the download.
     public static let endpointResetOption: UInt32 = 0x7401_1890
     public static let endpointResetInOut: UInt32 = 0x0001_0001
+    // The Bluetooth subsystem reset's registers (UHW space).
+    public static let misc: UInt32 = 0x7000_2510
+    public static let resetDone: UInt32 = 0x0000_0100
+    public static let subsystemReset: UInt32 = 0x7000_2610
+    public static let resetConnV3: UInt32 = 0x7002_8610
+    public static let udmaInterrupt: UInt32 = 0x7400_0024
+    public static let udmaInterrupt1: UInt32 = 0x7400_0308
+    public static let watchdogStatus: UInt32 = 0x7400_03A0
+}
+
+/// One step of MediaTek's Bluetooth subsystem reset (`btmtk_usb_subsys_reset`):
+/// a UHW register read or write (`last`: the value last read, its `clear` bits
+/// cleared and `set` bits set), or a pause.
+public enum MediaTekResetStep: Equatable {
+    case read(UInt32)
+    case write(UInt32, UInt32)
+    case writeLast(UInt32, set: UInt32, clear: UInt32)
+    case pause(UInt64)
+
+    /// Step `index` of the reset for `chip` (its id's low 16 bits); nil past the
+    /// end, after which the reset-done bit is polled.
+    public static func step(chip: UInt32, _ index: Int) -> MediaTekResetStep? {
+        typealias R = MediaTekRegister
+        switch chip & 0xFFFF {
+        case 0x7922:
+            switch index {
+            case 0: return .read(R.subsystemReset)
+            case 1: return .writeLast(R.subsystemReset, set: 0x2020, clear: 0)
+            case 2: return .write(R.endpointResetOption, R.endpointResetInOut)
+            case 3: return .read(R.subsystemReset)
+            case 4: return .writeLast(R.subsystemReset, set: 1, clear: 0)
+            case 5: return .pause(100)
+            default: return nil
+            }
+        case 0x7925:
+            switch index {
+            case 0: return .read(R.resetConnV3)
+            case 1: return .writeLast(R.resetConnV3, set: 1 << 5, clear: 0)
+            case 2: return .read(R.resetConnV3)
+            case 3: return .writeLast(R.resetConnV3, set: 1 << 13, clear: 0xFF00)
+            case 4: return .write(R.endpointResetOption, R.endpointResetInOut)
+            case 5: return .read(R.resetConnV3)
+            case 6: return .writeLast(R.resetConnV3, set: 1, clear: 0)
+            case 7: return .write(R.udmaInterrupt, 0xFF)
+            case 8: return .read(R.udmaInterrupt)
+            case 9: return .write(R.udmaInterrupt1, 0xFF)
+            case 10: return .read(R.udmaInterrupt1)
+            case 11: return .pause(100)
+            default: return nil
+            }
+        default:
+            switch index {
+            case 0: return .write(R.endpointResetOption, R.endpointResetInOut)
+            case 1: return .read(R.watchdogStatus)
+            case 2: return .write(R.subsystemReset, 1)
+            case 3: return .write(R.udmaInterrupt, 0xFF)
+            case 4: return .read(R.udmaInterrupt)
+            case 5: return .write(R.udmaInterrupt1, 0xFF)
+            case 6: return .read(R.udmaInterrupt1)
+            // MT7921 needs 20 ms between the two writes of the reset bit.
+            case 7: return .pause(20)
+            case 8: return .write(R.subsystemReset, 0)
+            case 9: return .read(R.subsystemReset)
+            default: return nil
+            }
+        }
+    }
 }
 
 public enum MediaTekChip {
@@ -157,6 +224,8 @@ public struct MediaTekLoader {
     public enum Phase: UInt8, Equatable {
         case idle, legacyID, chipID, version, flavour, awaitingFiles, status, statusPause, chunks
         case activation, endpointReset, enable, done, failed
+        /// The subsystem reset (a chip that stopped answering): its steps, the reset-done poll.
+        case reset, resetPause, resetPoll, resetPollPause, resetTail
     }
 
     public private(set) var phase: Phase = .idle
@@ -172,17 +241,50 @@ public struct MediaTekLoader {
     var section = 0
     var at = 0, end = 0
     var retries = 0
+    /// Run the subsystem reset after the chip id is read.
+    var resetFirst = false
+    var resetIndex = 0
+    var lastRead: UInt32 = 0
+    /// The reset's steps done, and whether the chip said its reset was done.
+    public private(set) var resetSteps = 0
+    public private(set) var resetConfirmed = false
 
     /// Linux: 100 ms between "in progress" answers (20 at most), 100 ms for the activation.
     public static let retryPause: UInt64 = 100
     public static let activationPause: UInt64 = 100
+    /// Linux polls the reset-done bit every 20 ms for 1 s.
+    public static let resetPollPause: UInt64 = 20
+    public static let resetPolls = 50
     public static let chunk = 250
 
     public init() {}
 
-    /// The first register read.
-    public mutating func start(into packet: inout HCIPacket) -> SetupStep {
-        readRegister(MediaTekRegister.legacyID, .legacyID, into: &packet)
+    /// The first register read; `reset`: the subsystem reset once the chip id is known.
+    public mutating func start(reset: Bool = false, into packet: inout HCIPacket) -> SetupStep {
+        resetFirst = reset
+        return readRegister(MediaTekRegister.legacyID, .legacyID, into: &packet)
+    }
+
+    /// The reset's next step; after the last, the reset-done poll.
+    mutating func resetStep(into packet: inout HCIPacket) -> SetupStep {
+        guard let step = MediaTekResetStep.step(chip: chipID, resetIndex) else {
+            retries = 0
+            return uhw(MediaTekRegister.misc, value: nil, .resetPoll, into: &packet)
+        }
+        resetIndex += 1
+        resetSteps += 1
+        switch step {
+        case .read(let address): return uhw(address, value: nil, .reset, into: &packet)
+        case .write(let address, let value): return uhw(address, value: value, .reset, into: &packet)
+        case .writeLast(let address, let set, let clear): return uhw(address, value: lastRead & ~clear | set, .reset, into: &packet)
+        case .pause:
+            phase = .resetPause
+            return .wait
+        }
+    }
+
+    mutating func uhw(_ address: UInt32, value: UInt32?, _ next: Phase, into packet: inout HCIPacket) -> SetupStep {
+        register(value == nil ? MediaTekWMT.read : MediaTekWMT.write, address, value: value, space: MediaTekWMT.uhwSpace, next, into: &packet)
     }
 
     static func wmt(_ operation: UInt8, flag: UInt8, length: Int, into packet: inout HCIPacket) {
@@ -280,6 +382,8 @@ public struct MediaTekLoader {
         switch phase {
         case .statusPause: Self.retryPause
         case .activation: Self.activationPause
+        case .resetPause: MediaTekResetStep.step(chip: chipID, resetIndex - 1).map { if case .pause(let ms) = $0 { ms } else { 0 } } ?? 0
+        case .resetPollPause: Self.resetPollPause
         default: 0
         }
     }
@@ -288,6 +392,8 @@ public struct MediaTekLoader {
     public mutating func resume(into packet: inout HCIPacket) -> SetupStep {
         switch phase {
         case .statusPause: return statusQuery(into: &packet)
+        case .resetPause: return resetStep(into: &packet)
+        case .resetPollPause: return uhw(MediaTekRegister.misc, value: nil, .resetPoll, into: &packet)
         case .activation:
             file = UnsafeRawBufferPointer(start: nil, count: 0)
             return register(MediaTekWMT.write, MediaTekRegister.endpointResetOption, value: MediaTekRegister.endpointResetInOut,
@@ -301,14 +407,14 @@ public struct MediaTekLoader {
     public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
         guard event.count >= 1, event[0] == MediaTekWMT.event else { return .wait }
         switch phase {
-        case .idle, .awaitingFiles, .statusPause, .activation, .done, .failed: return .wait
+        case .idle, .awaitingFiles, .statusPause, .activation, .done, .failed, .resetPause, .resetPollPause: return .wait
         default: break
         }
         guard event.count >= 7 else { return fail(.shortAnswer) }
         let operation = event[3], flag = event[6]
         var value: UInt32 = 0
         switch phase {
-        case .legacyID, .chipID, .version, .flavour, .endpointReset:
+        case .legacyID, .chipID, .version, .flavour, .endpointReset, .reset, .resetPoll, .resetTail:
             guard operation == MediaTekWMT.register else { return fail(.wrongOperation) }
             guard event.count >= 12 else { return fail(.shortAnswer) }
             guard event[7] == 0 else { return fail(.registerFailed) }
@@ -326,7 +432,29 @@ public struct MediaTekLoader {
         case .chipID:
             chipID = value
             guard MediaTekChip.name(id: value) != nil else { return fail(.unsupportedChip) }
+            if resetFirst {
+                resetFirst = false
+                return resetStep(into: &packet)
+            }
             return readRegister(MediaTekRegister.firmwareVersion, .version, into: &packet)
+        case .reset:
+            lastRead = value
+            return resetStep(into: &packet)
+        case .resetPoll:
+            // Done, or 1 s of polls: Linux logs a timeout and goes on, and so does this.
+            retries += 1
+            resetConfirmed = value & MediaTekRegister.resetDone != 0
+            guard resetConfirmed || retries >= Self.resetPolls else {
+                phase = .resetPollPause
+                return .wait
+            }
+            if chipID & 0xFFFF == 0x7922 {
+                return uhw(MediaTekRegister.udmaInterrupt, value: 0xFF, .resetTail, into: &packet)
+            }
+            // The chip id again (as Linux reads it after the reset), then the set-up as ever.
+            return readRegister(MediaTekRegister.chipID, .chipID, into: &packet)
+        case .resetTail:
+            return readRegister(MediaTekRegister.chipID, .chipID, into: &packet)
         case .version:
             firmwareVersion = value
             return readRegister(MediaTekRegister.flavour, .flavour, into: &packet)
@@ -451,7 +579,7 @@ public struct MediaTekDriver: ChipsetDriver {
     public static let info = ChipsetInfo(
         vendor: "MediaTek", directory: "mediatek", package: "firmware-mediatek (component non-free-firmware)",
         maximumFileSize: MediaTekRAMCode.maximumFileSize, setupName: "RAM code download", failureVerb: "RAM code download failed",
-        quirks: ChipsetQuirks(vendorControlOverUSB: true))
+        quirks: ChipsetQuirks(vendorControlOverUSB: true, ownReset: true))
 
     public static func usbStart(vendor: UInt16, product: UInt16) -> USBStart? {
         MediaTekChip.usbChip(vendor: vendor, product: product) == nil ? nil : .fromReset
@@ -477,7 +605,7 @@ public struct MediaTekDriver: ChipsetDriver {
     public mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
         overUSB = context.overUSB
         usbChip = MediaTekChip.usbChip(vendor: context.usbVendor, product: context.usbProduct) ?? 0
-        return loader.start(into: &packet)
+        return loader.start(reset: context.resetFirst, into: &packet)
     }
 
     public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {

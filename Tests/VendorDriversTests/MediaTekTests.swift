@@ -225,6 +225,61 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         #expect({ foreign.check(now: 10) == .finished(.setupFailed) && foreign.setup.table.mediatek.loader.error == .foreignFile }())
     }
 
+    /// A chip that stopped answering (`resetFirst`): Linux's subsystem reset for its id, the reset-done poll, then the set-up.
+    @Test func theSubsystemResetAsBtmtkRunsIt() {
+        func uhwRead(_ address: UInt32) -> [UInt8] { hex("01 6f fc 0a 01 08 06 00 01 02") + le32(address) }
+        func uhwWrite(_ address: UInt32, _ value: UInt32) -> [UInt8] { hex("01 6f fc 0e 01 08 0a 00 01 01") + le32(address) + le32(value) }
+        /// Answers each command (`reads`: the values of the UHW reads in order, else 0), following pauses; the commands.
+        func run(id: UInt32, reads: [UInt32]) -> (sent: [[UInt8]], loader: MediaTekLoader) {
+            var o = RecordingObserver()
+            var context = ChipsetContext()
+            (context.overUSB, context.usbVendor, context.usbProduct, context.resetFirst) = (true, 0x13D3, 0x3563, true)
+            var d = makeDriver(VendorSetup(plan: .fromReset(3), context: context))
+            d.start(now: 0)
+            var sent: [[UInt8]] = [], now: UInt64 = 0, values = reads[...]
+            for _ in 0..<200 {
+                let out = drain(&d)
+                sent += out
+                if out.isEmpty {
+                    guard let next = d.nextDeadline() else { break }
+                    now = next
+                    _ = d.check(now: now)
+                    continue
+                }
+                let command = out[0]
+                let value: UInt32 = switch (command[8], command[9], Array(command[10..<14])) {
+                case (0, 2, le32(0x7001_0200)): id
+                case (1, 2, _): values.popFirst() ?? 0
+                default: 0
+                }
+                now += 1
+                deliver(&d, registerAnswer(value), now: now, &o)
+                if d.state == .needsFiles { break }
+            }
+            return (sent, d.setup.table.mediatek.loader)
+        }
+        let mt7921 = run(id: 0x7961, reads: [0, 0, 0, 0, 0, 0x100])
+        let R = MediaTekRegister.self
+        #expect(mt7921.sent == [registerRead(0x8000_0008), registerRead(0x7001_0200),
+                                uhwWrite(R.endpointResetOption, 0x0001_0001), uhwRead(R.watchdogStatus), uhwWrite(R.subsystemReset, 1),
+                                uhwWrite(R.udmaInterrupt, 0xFF), uhwRead(R.udmaInterrupt), uhwWrite(R.udmaInterrupt1, 0xFF),
+                                uhwRead(R.udmaInterrupt1), uhwWrite(R.subsystemReset, 0), uhwRead(R.subsystemReset),
+                                uhwRead(R.misc), uhwRead(R.misc),
+                                registerRead(0x7001_0200), registerRead(0x8002_1004), registerRead(0x7001_0020)])
+        #expect(mt7921.loader.phase == .awaitingFiles && mt7921.loader.resetConfirmed)
+        // MT7922: the read values are kept, the reset bits set on them; the UDMA status cleared after the poll.
+        let mt7922 = run(id: 0x7922, reads: [0x4000_0000, 0x4000_2020, 0x100])
+        #expect(Array(mt7922.sent[2...9]) == [uhwRead(R.subsystemReset), uhwWrite(R.subsystemReset, 0x4000_2020),
+                                              uhwWrite(R.endpointResetOption, 0x0001_0001), uhwRead(R.subsystemReset),
+                                              uhwWrite(R.subsystemReset, 0x4000_2021), uhwRead(R.misc),
+                                              uhwWrite(R.udmaInterrupt, 0xFF), registerRead(0x7001_0200)])
+        // MT7925: bits 8-15 cleared before bit 13 is set. A chip that never says done: 50 polls, then on.
+        let mt7925 = run(id: 0x7925, reads: [0, 0x0000_FF20])
+        #expect(mt7925.sent[5] == uhwWrite(R.resetConnV3, 0x0000_2020))
+        #expect(mt7925.sent.filter { $0 == uhwRead(R.misc) }.count == 50 && !mt7925.loader.resetConfirmed)
+        #expect(mt7925.loader.phase == .awaitingFiles)
+    }
+
     /// Over USB the board sends the register commands as the vendor requests btmtk.c sends.
     @Test func registerCommandsAsUSBVendorRequests() {
         func request(_ packet: [UInt8]) -> USBControlRequest? { packet.withRaw { USBVendorControl.registerRequest($0) } }
