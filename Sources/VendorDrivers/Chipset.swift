@@ -52,6 +52,34 @@ public protocol ChipsetDriver {
     func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel
 }
 
+/// A loader that takes one file and whose steps are the driver's as they are.
+public protocol SingleFileLoader {
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep
+    var pause: UInt64 { get }
+}
+
+/// A chipset driver whose events, file and pauses go straight to its loader (Broadcom's, MediaTek's).
+public protocol LoaderDriver: ChipsetDriver {
+    associatedtype Loader: SingleFileLoader
+    var loader: Loader { get set }
+}
+
+public extension LoaderDriver {
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        loader.handle(event: event, into: &packet)
+    }
+
+    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        loader.provide(firmware: firmware, into: &packet)
+    }
+
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep { loader.resume(into: &packet) }
+
+    var pause: UInt64 { loader.pause }
+}
+
 public extension ChipsetDriver {
     static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool { false }
     mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep { .done }

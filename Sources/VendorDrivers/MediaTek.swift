@@ -220,7 +220,7 @@ public enum MediaTekRAMCode {
 }
 
 /// The RAM code download as a state machine (WMT events in, commands out).
-public struct MediaTekLoader {
+public struct MediaTekLoader: SingleFileLoader {
     public enum Phase: UInt8, Equatable {
         case idle, legacyID, chipID, version, flavour, awaitingFiles, status, statusPause, chunks
         case activation, endpointReset, enable, done, failed
@@ -569,7 +569,7 @@ public enum USBVendorControl {
 /// the register reads (the chip answers nothing useful before its RAM code);
 /// on other transports a controller is this chipset's when Read Local Version
 /// says MediaTek (company 70).
-public struct MediaTekDriver: ChipsetDriver {
+public struct MediaTekDriver: LoaderDriver {
     public var loader = MediaTekLoader()
     var overUSB = false
     var usbChip: UInt16 = 0
@@ -611,18 +611,6 @@ public struct MediaTekDriver: ChipsetDriver {
     public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
         start(context: context, into: &packet)
     }
-
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
-        loader.handle(event: event, into: &packet)
-    }
-
-    public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
-        loader.provide(firmware: firmware, into: &packet)
-    }
-
-    public mutating func resume(into packet: inout HCIPacket) -> SetupStep { loader.resume(into: &packet) }
-
-    public var pause: UInt64 { loader.pause }
 
     /// Linux waits HCI_INIT_TIMEOUT (10 s) for each WMT answer; one comes in milliseconds.
     public var answerTimeout: UInt64 { 5_000 }
