@@ -9,14 +9,15 @@
 //   8 a USB configuration descriptor, walked for a controller's endpoints
 //   9 a driver serving up to 8 links while the transmit queue fills and drains at random
 //   10 a Broadcom patchram (.hcd) file, checked and downloaded
-// Targets 6, 7 and 10 take whole files (scripts/fuzz.sh seeds them from the real
+//   11 a MediaTek RAM code (_hdr.bin) file, checked and downloaded
+// Targets 6, 7, 10 and 11 take whole files (scripts/fuzz.sh seeds them from the real
 // Debian files and runs each on its own with a larger -max_len).
 @testable import BLEHost  // the transmit queue's fill (scripts/fuzz.sh builds BLEHost with -enable-testing)
 import EightBall
 import VendorDrivers
 import Glibc
 
-let targetCount = 11
+let targetCount = 12
 
 /// FUZZ_TARGET, read once.
 let forcedTarget: Int? = {
@@ -74,6 +75,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 8: return fuzzUSBDescriptor(input)
     case 9: return fuzzTransmitPressure(input)
     case 10: return fuzzBroadcom(input)
+    case 11: return fuzzMediaTek(input)
     default: break
     }
     let rig = connectedPeripheral()
@@ -343,6 +345,45 @@ func fuzzBroadcom(_ file: UnsafeRawBufferPointer) -> CInt {
         step = version.withUnsafeBytes { loader.handle(event: $0, into: &packet) }
     }
     precondition(loader.phase == .restart && sent == records! + 1, "not every record was sent once")
+    return 0
+}
+
+/// A MediaTek RAM code as read from disk: the check gives a section count or an
+/// error, and a file it accepts downloads section by section (every chunk read
+/// from inside the file, ASan watching; the chip wants every section) to the
+/// activation pause and Bluetooth on.
+func fuzzMediaTek(_ file: UnsafeRawBufferPointer) -> CInt {
+    let sections = try? MediaTekRAMCode.check(file)
+    var loader = MediaTekLoader()
+    var packet = HCIPacket()
+    var step = loader.start(into: &packet)
+    // The register reads: legacy id 0, chip id 0x7961, version 1, flavour 0.
+    for value: UInt8 in [0x00, 0x61, 0x01, 0x00] {
+        precondition(step == .send && packet[5] == MediaTekWMT.register, "a register read expected")
+        let answer: [UInt8] = [0xE4, 10, 2, 8, 6, 0, 0, 0, value, value == 0x61 ? 0x79 : 0, 0, 0]
+        step = answer.withUnsafeBytes { loader.handle(event: $0, into: &packet) }
+    }
+    precondition(step == .needFiles, "no file asked for after the register reads")
+    step = loader.provide(firmware: file, into: &packet)
+    precondition((sections == nil) == (step == .failed), "a file the check refuses was sent, or one it accepts was not")
+    guard let sections else { return 0 }
+    var expected = 0
+    for index in 0..<sections {
+        let at = MediaTekRAMCode.map(index) + 16
+        let load = Int(file[at]) | Int(file[at + 1]) << 8 | Int(file[at + 2]) << 16 | Int(file[at + 3]) << 24
+        expected += (load + MediaTekLoader.chunk - 1) / MediaTekLoader.chunk
+    }
+    while loader.phase != .done {
+        if step == .wait {
+            precondition(loader.pause > 0, "waiting with no pause and no answer to come")
+            step = loader.resume(into: &packet)
+            continue
+        }
+        precondition(step == .send && Int(packet[3]) + 4 == packet.count, "a command whose length byte is not its length")
+        let answer: [UInt8] = [0xE4, 10, 2, packet[5], 6, 0, 0, 0, 0, 0, 0, 0]
+        step = answer.withUnsafeBytes { loader.handle(event: $0, into: &packet) }
+    }
+    precondition(loader.commandsSent == expected, "not every chunk was sent once")
     return 0
 }
 

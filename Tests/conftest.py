@@ -16,8 +16,8 @@ def workdir():
 
 @pytest.fixture(scope="session")
 def firmware_dir():
-    """Debian's firmware-realtek, firmware-iwlwifi and bluez-firmware files (rtl_bt/, intel/, brcm/),
-    fetched and extracted under .cache/ by scripts/firmware-files.sh."""
+    """Debian's firmware-realtek, firmware-iwlwifi, bluez-firmware and firmware-mediatek files
+    (rtl_bt/, intel/, brcm/, mediatek/), fetched and extracted under .cache/ by scripts/firmware-files.sh."""
     import subprocess
 
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,6 +25,7 @@ def firmware_dir():
                          timeout=600)
     assert out.returncode == 0, f"scripts/firmware-files.sh failed:\n{out.stderr}"
     path = out.stdout.strip().splitlines()[-1]
-    for name in ("rtl_bt/rtl8761bu_fw.bin", "intel/ibt-0041-0041.sfi", "brcm/BCM43430A1.hcd"):
+    for name in ("rtl_bt/rtl8761bu_fw.bin", "intel/ibt-0041-0041.sfi", "brcm/BCM43430A1.hcd",
+                 "mediatek/BT_RAM_CODE_MT7961_1_2_hdr.bin"):
         assert os.path.isfile(os.path.join(path, name)), f"no {name} under {path}"
     return path

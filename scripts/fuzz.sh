@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of Fuzz/ over the core (BLEHost, EightBall) and the
-# vendor drivers (VendorDrivers: targets 3, 6, 7 and 10) with
+# vendor drivers (VendorDrivers: targets 3, 6, 7, 10 and 11) with
 # AddressSanitizer and runs them. Usage: scripts/fuzz.sh [SECONDS] [TARGET]
 # (default 30 s, all targets, then the Realtek (6), Intel (7), USB descriptor
-# (8), transmit-pressure (9) and Broadcom .hcd (10) targets SECONDS each on their own: 6 x SECONDS in all; TARGET is a number of
+# (8), transmit-pressure (9), Broadcom .hcd (10) and MediaTek RAM code (11) targets
+# SECONDS each on their own: 7 x SECONDS in all; TARGET is a number of
 # Fuzz/FuzzTargets.swift's list, e.g. 5 for USB transfers, run alone with its own corpus).
 # Fails on any crash, trap or sanitizer report; the reproducer lands in .build/fuzz/.
 set -euo pipefail
@@ -17,7 +18,7 @@ mkdir -p "$corpus"
 rm -f "$out/fuzz-core"
 make -s --no-print-directory fuzzer 2>&1 | grep -v -e "warning:" -e "ld.gold: warning" -e "^$" || true
 [ -x "$out/fuzz-core" ] || { echo "fuzz: build failed"; exit 1; }
-# The vendor file targets (6 Realtek, 7 Intel, 10 Broadcom) take whole files: their corpus
+# The vendor file targets (6 Realtek, 7 Intel, 10 Broadcom, 11 MediaTek) take whole files: their corpus
 # is seeded from the real Debian files under .cache/firmware-debian
 # (scripts/firmware-files.sh), a selector byte before each; nothing is committed.
 firmware=.cache/firmware-debian/lib/firmware
@@ -28,6 +29,7 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
         7) files=("$firmware"/intel/ibt-0040-*.sfi "$firmware"/intel/ibt-0041-*.sfi "$firmware"/intel/ibt-1040-*.sfi
                   "$firmware"/intel/ibt-18-16-1.sfi "$firmware"/intel/ibt-19-0-4.sfi "$firmware"/intel/ibt-*.ddc) ;;
         10) files=("$firmware"/brcm/*.hcd) ;;
+        11) files=("$firmware"/mediatek/BT_RAM_CODE_*.bin "$firmware"/mediatek/mt7925/BT_RAM_CODE_*.bin) ;;
         8) mkdir -p "$dir"  # the emulated dongle's configuration descriptor (Tests/USBFixture), full speed
            printf '\x08\x09\x02\x27\x00\x01\x01\x00\xc0\x32\x09\x04\x00\x00\x03\xe0\x01\x01\x00\x07\x05\x81\x03\x10\x00\x01\x07\x05\x82\x02\x40\x00\x00\x07\x05\x02\x02\x40\x00\x00' > "$dir/fixture-dongle"
            echo "$dir"; return 0 ;;
@@ -45,7 +47,7 @@ seeds() {  # seeds TARGET: the seed directory (built once), or nothing
     fi
     echo "$dir"
 }
-maxlen() { case $1 in 6|10) echo 131072 ;; 7) echo 1048576 ;; *) echo 600 ;; esac; }
+maxlen() { case $1 in 6|10) echo 131072 ;; 7|11) echo 1048576 ;; *) echo 600 ;; esac; }
 run() {  # run TARGET-or-empty SECONDS
     local t=$1 secs=$2 dir="$out/corpus${1:+-$1}" seed
     mkdir -p "$dir"
@@ -60,11 +62,12 @@ if [ -n "$target" ]; then
 else
     # Every target by the first byte, then each of the file and descriptor
     # targets and the driver's under a filling transmit queue (a script of
-    # many steps, slower per input) on its own for as long (the test command: 6 x 30 s).
+    # many steps, slower per input) on its own for as long (the test command: 7 x 30 s).
     run "" "$seconds"
     run 6 "$seconds"
     run 7 "$seconds"
     run 8 "$seconds"
     run 9 "$seconds"
     run 10 "$seconds"
+    run 11 "$seconds"
 fi

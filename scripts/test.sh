@@ -139,7 +139,7 @@ suite "embedded core (-no-allocations)" scripts/embedded-check.sh
 suite "core stack frames <= 2 KB (armv7em)" scripts/stack-check.sh
 # The same core as Cortex-M4 firmware (Embedded Swift): built with its budgets, run in QEMU against Bumble.
 suite "firmware in QEMU mps2-an386 with Bumble" .venv/bin/python -m pytest -q Tests/Firmware
-suite "fuzzing the core, the driver under a filling transmit queue, the vendor file and USB descriptor parsers (libFuzzer + ASan, 5 x 30 s)" scripts/fuzz.sh 30
+suite "fuzzing the core, the driver under a filling transmit queue, the vendor file and USB descriptor parsers (libFuzzer + ASan, 7 x 30 s)" scripts/fuzz.sh 30
 suite "core bench: <= 8,000 instructions and 0 allocations per question (valgrind)" scripts/bench.sh
 suite "process bench: <= 40,000 instructions, 0 allocations per question; <= 2 syscalls per wake-up, 4 besides" scripts/bench-process.sh
 suite "shipped binary: <= 512 KB stripped, <= 3 MB resident, <= 10 ms on CPU to advertising" scripts/binary-figures.sh
@@ -155,6 +155,8 @@ suite "Realtek firmware loading (emulated ROM, Bumble rtk driver)" .venv/bin/pyt
 suite "Intel firmware loading" .venv/bin/python -m pytest -q Tests/Intel
 # Broadcom/Cypress patchram: the real bluez-firmware .hcd files on an emulated ROM, over TCP and a pseudo-terminal UART.
 suite "Broadcom patchram (TCP and UART)" .venv/bin/python -m pytest -q Tests/Broadcom
+# MediaTek MT7921/MT7922/MT7925 RAM code: the real firmware-mediatek files (Debian 13) on an emulated chip, over TCP.
+suite "MediaTek RAM code (TCP)" .venv/bin/python -m pytest -q Tests/MediaTek
 suite "command line, docs and demo" .venv/bin/python -m pytest -q Tests/CLI
 # RootCanal needs a newer glibc: the debootstrapped trixie tree the caches lane made.
 suite "interop on RootCanal controllers" .venv/bin/python -m pytest -q Tests/RootCanal

@@ -328,6 +328,7 @@ extension ITCBDongle {
         var sessions = 0
         var portReset = usbReset
         var rung: RecoveryRung? = nil
+        var chipReset = false
         var reenumeratingUntil: UInt64? = nil
         while true {
             let opened: Transport
@@ -352,11 +353,14 @@ extension ITCBDongle {
             }
             reenumeratingUntil = nil
             sessions += 1
-            let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil)
+            let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil, resetFirst: chipReset)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
                                       firmwareDirectory: firmwareDir ?? "/lib/firmware", metrics: metrics,
                                       startingRung: rung))
             opened.close()
+            // A chip with its own reset gets it first, on the same rung (RecoveryLadder.swift).
+            chipReset = end == .reopenWithChipReset
+            if chipReset { continue }
             guard case .exit(let code) = end else {
                 // The next session opens the dongle with a port reset (the warm-start
                 // hang, the ladder's second rung): on that rung, so a bring-up left

@@ -30,4 +30,8 @@ enum SessionEnd: Equatable {
     /// ladder's second rung (a controller that stopped answering mid-run):
     /// the next session begins on that rung.
     case reopenWithPortReset(ladder: Bool)
+    /// The ladder's second rung for a chip with its own reset (MediaTek's
+    /// Bluetooth subsystem reset): the session is opened again without a port
+    /// reset, the chip's reset first; the port reset if it stays silent.
+    case reopenWithChipReset
 }

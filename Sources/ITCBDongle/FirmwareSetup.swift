@@ -48,9 +48,20 @@ enum FirmwareSetup {
     /// the probe (Reset, Read Local Version, then the chipset that recognises
     /// it) on other transports when --firmware-dir is given, on a UART for the
     /// chipsets that are always probed there, else none.
-    static func setup(for transport: Transport, firmwareDirectoryGiven: Bool) -> VendorSetup {
+    static func setup(for transport: Transport, firmwareDirectoryGiven: Bool, resetFirst: Bool = false) -> VendorSetup {
         var context = context(for: transport)
-        return VendorSetup(plan: VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven), context: context)
+        context.resetFirst = resetFirst
+        let plan = VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven)
+        if let usb = transport as? USBTransport {
+            var quirks = QuirksOf()
+            switch plan {
+            case .fromReset(let index), .probe(only: let index?):
+                usb.vendorControl = ChipsetTable.ask(index, &quirks)?.vendorControlOverUSB ?? false
+            default:
+                usb.vendorControl = false
+            }
+        }
+        return VendorSetup(plan: plan, context: context)
     }
 }
 

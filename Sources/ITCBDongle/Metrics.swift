@@ -109,7 +109,13 @@ final class MetricsFile {
     /// table's facts; a chipset that says nothing at info level loaded nothing).
     func noteFirmware(_ facts: ChipsetFacts?) {
         firmwareLoaded = facts?.summaryLevel == .info
-        firmwareVendor = firmwareLoaded ? facts.map { "\($0.info.vendor)".lowercased() } ?? "none" : "none"
+        firmwareVendor = firmwareLoaded ? facts.map { asciiLowercase($0.info.vendor) } ?? "none" : "none"
+    }
+
+    /// The vendor names are ASCII: String.lowercased() would link the Unicode case tables (about 20 KB).
+    func asciiLowercase(_ name: StaticString) -> String {
+        let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        return String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     func write(connected: Int, session: MetricCounts) {
@@ -188,7 +194,7 @@ final class MetricsFile {
         family("itcb_dongle_usb_babble_total", "counter", "USB transfers dropped for babble (the device sent too much).")
         sample("itcb_dongle_usb_babble_total", counts.usbBabble)
         family("itcb_dongle_firmware_loaded", "gauge",
-               "1 when the vendor set-up loaded firmware into the controller (vendor: realtek, intel or none).")
+               "1 when the vendor set-up loaded firmware into the controller (vendor: the chipset's, lowercase, or none).")
         sample("itcb_dongle_firmware_loaded", firmwareLoaded ? 1 : 0, "vendor", firmwareVendor)
         family("itcb_dongle_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, seconds.")
         sample("itcb_dongle_start_time_seconds", startTime)

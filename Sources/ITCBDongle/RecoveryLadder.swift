@@ -30,6 +30,10 @@ extension RunLoop where Logic: ~Copyable {
     /// and what the board does next), nil for any other end.
     mutating func ladderStep(_ end: DriverEnd) -> SessionEnd? {
         switch (end, driver.recoveryRung) {
+        case (.portResetWanted, .portReset?) where driver.setup.status.quirks.ownReset && !driver.setup.context.resetFirst:
+            Log.warning("controller at \(transport.description) did not answer after its HCI Reset either; resetting the chip with its own reset, then bringing it up afresh (recovery step 2 of 3, the USB port reset if it stays silent)")
+            RecoveryLadder.stepBegins("controller not responding; resetting the chip")
+            return .reopenWithChipReset
         case (.portResetWanted, .portReset?):
             RecoveryLadder.portResets += 1
             Log.warning("controller at \(transport.description) did not answer after its HCI Reset either; resetting its USB port and bringing it up afresh (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")

@@ -1,6 +1,7 @@
 import BLEHost
 import CLibUSB
 import CLinux
+import VendorDrivers
 
 /// HCI over USB (Core Vol 4 Part B) through libusb-1.0, fully asynchronous and
 /// driven by the run loop's poll(2): libusb's descriptors join the poll set
@@ -51,6 +52,13 @@ final class USBTransport: Transport {
             aclIn = EndpointReassembler(type: bulkInCarriesEvents ? H4PacketType.event : H4PacketType.acl, packetSize: aclInMaxPacket)
         }
     }
+
+    /// The chipset set-up's quirk (`USBVendorControl`): its register commands
+    /// become vendor control requests and its vendor commands' answers are read
+    /// through control IN, on the steps' behalf.
+    var vendorControl = false
+    /// Control transfers of `vendorControl` done, whose answers the driver gets next.
+    var completedControl = TransferList(capacity: controlTransfers)
 
     /// Every transfer made at open (freed at close).
     var allTransfers = TransferList(capacity: inCapacity + outTransfers + controlTransfers)
@@ -238,7 +246,14 @@ final class USBTransport: Transport {
             completedIn.push(transfer)
             return
         case LIBUSB_TRANSFER_COMPLETED:
-            if transfer.pointee.endpoint == aclOutEndpoint { outStallsInARow = 0 }
+            if transfer.pointee.endpoint == aclOutEndpoint {
+                outStallsInARow = 0
+            } else if vendorControl, controlEnded(transfer, ok: true) {
+                return
+            }
+        case LIBUSB_TRANSFER_STALL where vendorControl && transfer.pointee.endpoint == 0:
+            // A vendor request the chip refused: its answer says so (no halt to clear on EP0).
+            if controlEnded(transfer, ok: false) { return }
         case LIBUSB_TRANSFER_STALL:
             // Clear the halt outside the callback, then resubmit (IN) or report (OUT).
             stalls += 1
@@ -258,6 +273,50 @@ final class USBTransport: Transport {
             }
         }
         release(transfer)
+    }
+
+    /// A control transfer of the set-up's vendor protocol ended: a vendor
+    /// command sent as HCI has its answer asked for with the same transfer; a
+    /// register request or an answer read is kept for the driver (an empty
+    /// answer is asked again, as btmtk_usb_wmt_recv does). False: an ordinary
+    /// HCI command, released as before.
+    func controlEnded(_ transfer: UnsafeMutablePointer<libusb_transfer>, ok: Bool) -> Bool {
+        let buffer = transfer.pointee.buffer!
+        let setup = UnsafeRawBufferPointer(start: buffer, count: 8)
+        if setup[0] == 0x20 {
+            let command = UnsafeRawBufferPointer(start: buffer + 7, count: Int(transfer.pointee.length) - 7)
+            guard ok, USBVendorControl.answeredThroughControl(command) else { return false }
+            transfer.pointee.length = Int32(USBVendorControl.answerRequest.write(into: buffer)) + 64
+        } else if setup[0] == USBVendorControl.answerRequest.requestType, setup[1] == USBVendorControl.answerRequest.request,
+                  ok, transfer.pointee.actual_length == 0 {
+            // Nothing yet: ask again.
+        } else {
+            completedControl.push(transfer)
+            return true
+        }
+        do throws(TransportError) { try submit(transfer) } catch { failure = error }
+        return true
+    }
+
+    /// The answers of `completedControl` as events, then their transfers are free.
+    func deliverControl(_ deliver: (TransportInput) -> Void) {
+        while let transfer = completedControl.popFirst() {
+            let buffer = transfer.pointee.buffer!
+            let ok = transfer.pointee.status == LIBUSB_TRANSFER_COMPLETED
+            if buffer[0] == USBVendorControl.answerRequest.requestType, buffer[1] == USBVendorControl.answerRequest.request {
+                // A refused read is an answer cut short: the steps end with that, not a timeout.
+                if !ok { (buffer[8], buffer[9]) = (USBVendorControl.answerEvent, 0) }
+                let count = ok ? Int(transfer.pointee.actual_length) : 2
+                deliver(.packet(type: H4PacketType.event, UnsafeRawBufferPointer(start: buffer + 8, count: count)))
+            } else {
+                // A register request: its answer is made up where the command was.
+                let read = ok && buffer[0] & 0x80 != 0 && transfer.pointee.actual_length >= 4
+                let value = read ? UInt32(buffer[8]) | UInt32(buffer[9]) << 8 | UInt32(buffer[10]) << 16 | UInt32(buffer[11]) << 24 : 0
+                let count = USBVendorControl.registerAnswer(ok: ok && (read || buffer[0] & 0x80 == 0), value: value, into: buffer + 8)
+                deliver(.packet(type: H4PacketType.event, UnsafeRawBufferPointer(start: buffer + 8, count: count)))
+            }
+            release(transfer)
+        }
     }
 
     /// An OUT or control transfer is free again: the oldest waiting packet takes it.
@@ -325,6 +384,7 @@ final class USBTransport: Transport {
             }
             do throws(TransportError) { try submit(transfer) } catch { failure = error }
         }
+        if completedControl.count > 0 { deliverControl(deliver) }
         if let failure { throw failure }
         return count
     }
@@ -427,8 +487,13 @@ final class USBTransport: Transport {
         case H4PacketType.command where !onBulk:
             guard let free = freeControl.pop() else { return false }
             transfer = free
-            // Setup packet: class request to the device (Vol 4 Part B §2.2.1).
             let buffer = transfer.pointee.buffer!
+            if vendorControl, let request = USBVendorControl.registerRequest(packet) {
+                transfer.pointee.length = Int32(request.write(into: buffer)) + (request.isIn ? 4 : 0)
+                transfer.pointee.flags = 0
+                break
+            }
+            // Setup packet: class request to the device (Vol 4 Part B §2.2.1).
             buffer[0] = 0x20
             buffer[1] = 0x00
             buffer[2] = 0; buffer[3] = 0  // wValue
@@ -486,7 +551,7 @@ final class USBTransport: Transport {
             }
         }
         allTransfers.removeAll()
-        for list in [allTransfers, freeOut, freeControl, completedIn, stalled] { list.slots.deallocate() }
+        for list in [allTransfers, freeOut, freeControl, completedIn, stalled, completedControl] { list.slots.deallocate() }
         waiting.deallocate()
         libusb_exit(context)
     }

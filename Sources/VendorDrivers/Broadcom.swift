@@ -167,7 +167,7 @@ public enum BroadcomPatchram {
 }
 
 /// The patchram download as a state machine (events in, commands out).
-public struct BroadcomLoader {
+public struct BroadcomLoader: SingleFileLoader {
     public enum Phase: UInt8, Equatable {
         case idle, awaitingFiles, minidriver, minidriverPause, records, restart, reset, readVersion, baudRate, readAddress, done, failed
     }
@@ -357,7 +357,7 @@ public struct BroadcomLoader {
 /// The table's Broadcom/Cypress entry. USB dongles with a Broadcom VID:PID
 /// are probed; on any transport a controller is this chipset's when Read Local
 /// Version says Broadcom (15) or Cypress (305) with a subversion `btbcm.c` names.
-public struct BroadcomDriver: ChipsetDriver {
+public struct BroadcomDriver: LoaderDriver {
     public var loader = BroadcomLoader()
     var context = ChipsetContext()
 
@@ -395,18 +395,6 @@ public struct BroadcomDriver: ChipsetDriver {
               let chip = BroadcomChip.name(lmpSubversion: version.lmpSubversion, overUSB: context.overUSB) else { return .done }
         return (loader.begin(chip: chip, version: version, uartBaud: context.uartBaud, targetBaud: context.uartTargetBaud))
     }
-
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
-        loader.handle(event: event, into: &packet)
-    }
-
-    public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
-        loader.provide(firmware: firmware, into: &packet)
-    }
-
-    public mutating func resume(into packet: inout HCIPacket) -> SetupStep { loader.resume(into: &packet) }
-
-    public var pause: UInt64 { loader.pause }
 
     /// Linux's HCI_INIT_TIMEOUT is 10 s; a record is answered in milliseconds.
     public var answerTimeout: UInt64 { 5_000 }

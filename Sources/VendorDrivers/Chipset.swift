@@ -52,6 +52,34 @@ public protocol ChipsetDriver {
     func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel
 }
 
+/// A loader that takes one file and whose steps are the driver's as they are.
+public protocol SingleFileLoader {
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep
+    var pause: UInt64 { get }
+}
+
+/// A chipset driver whose events, file and pauses go straight to its loader (Broadcom's, MediaTek's).
+public protocol LoaderDriver: ChipsetDriver {
+    associatedtype Loader: SingleFileLoader
+    var loader: Loader { get set }
+}
+
+public extension LoaderDriver {
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        loader.handle(event: event, into: &packet)
+    }
+
+    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        loader.provide(firmware: firmware, into: &packet)
+    }
+
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep { loader.resume(into: &packet) }
+
+    var pause: UInt64 { loader.pause }
+}
+
 public extension ChipsetDriver {
     static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool { false }
     mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep { .done }
@@ -112,9 +140,20 @@ public struct ChipsetQuirks: Equatable, Sendable {
     /// other identity (the Raspberry Pi's own radio); other chipsets are
     /// probed on a UART or TCP only when --firmware-dir is given.
     public var probedOnEveryUART: Bool
-    public init(runsFromROMOverUSB: Bool = false, probedOnEveryUART: Bool = false) {
+    /// Over USB the set-up's vendor commands are answered through control IN
+    /// and its register commands are vendor control requests (`USBVendorControl`):
+    /// the USB board does both on the steps' behalf.
+    public var vendorControlOverUSB: Bool
+    /// The chip has its own reset (MediaTek's Bluetooth subsystem reset): a
+    /// controller that stops answering gets it (`ChipsetContext.resetFirst`)
+    /// before the board resets its USB port.
+    public var ownReset: Bool
+    public init(runsFromROMOverUSB: Bool = false, probedOnEveryUART: Bool = false, vendorControlOverUSB: Bool = false,
+                ownReset: Bool = false) {
         self.runsFromROMOverUSB = runsFromROMOverUSB
         self.probedOnEveryUART = probedOnEveryUART
+        self.vendorControlOverUSB = vendorControlOverUSB
+        self.ownReset = ownReset
     }
 }
 
@@ -149,6 +188,9 @@ public struct ChipsetContext: Equatable {
     public var uartTargetBaud: UInt32 = 0
     /// Every chipset is asked (--firmware-dir given); else only those probed on every UART.
     public var probeEveryChipset = true
+    /// The controller stopped answering in the last session: a chipset with its
+    /// own reset (`ChipsetQuirks.ownReset`) runs it before its set-up.
+    public var resetFirst = false
     public init() {}
 }
 
@@ -197,8 +239,9 @@ public struct ChipsetTable {
     var realtek = RealtekDriver()
     var intel = IntelDriver()
     var broadcom = BroadcomDriver()
+    var mediatek = MediaTekDriver()
 
-    public static let count = 3
+    public static let count = 4
 
     public init() {}
 
@@ -209,6 +252,7 @@ public struct ChipsetTable {
         case 0: visitor.visit(&realtek)
         case 1: visitor.visit(&intel)
         case 2: visitor.visit(&broadcom)
+        case 3: visitor.visit(&mediatek)
         default: nil
         }
     }
@@ -219,6 +263,7 @@ public struct ChipsetTable {
         case 0: question.ask(RealtekDriver.self)
         case 1: question.ask(IntelDriver.self)
         case 2: question.ask(BroadcomDriver.self)
+        case 3: question.ask(MediaTekDriver.self)
         default: nil
         }
     }
@@ -276,6 +321,12 @@ extension ChipsetTable {
         var find = FindUSBModel(vendor: vendor, product: product)
         return first(&find) == nil ? nil : find.found
     }
+}
+
+/// A chipset's quirks, asked of the table without a driver.
+public struct QuirksOf: ChipsetQuestion {
+    public init() {}
+    public mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> ChipsetQuirks { D.info.quirks }
 }
 
 /// Which entry serves a USB dongle, and how it starts.

@@ -1,5 +1,6 @@
-"""Vendor personalities: what an un-patched Realtek ROM, an Intel bootloader
-or a Broadcom ROM (class Broadcom: patchram)
+"""Vendor personalities: what an un-patched Realtek ROM, an Intel bootloader,
+a Broadcom ROM (class Broadcom: patchram) or a MediaTek chip without its RAM
+code (class MediaTek: WMT)
 answers before its firmware is loaded, and what it checks while it is loaded.
 
 Python stdlib only: this module also runs inside the QEMU guest of the USB
@@ -540,20 +541,207 @@ class Broadcom(Personality):
         return command_complete(opcode, [0])
 
 
+# ---------------------------------------------------------------- MediaTek
+
+# chip → (chip id register, firmware version register, flavour register, USB VID:PID, label)
+MEDIATEK_CHIPS = {
+    "mt7921": (0x7961, 0x01, 0x00, (0x13D3, 0x3563), "MT7921"),
+    "mt7921a": (0x7961, 0x01, 0x80, (0x0489, 0xE0CD), "MT7921"),
+    "mt7922": (0x7922, 0x00, 0x00, (0x13D3, 0x3568), "MT7922"),
+    "mt7925": (0x7925, 0x00, 0x00, (0x0489, 0xE113), "MT7925"),
+}
+MTK_WMT, MTK_EVENT = 0xFC6F, 0xE4
+MTK_PATCH, MTK_FUNC_CTRL, MTK_REGISTER = 0x01, 0x06, 0x08
+# Registers Linux btmtk.c reads and writes (UHW space for the reset ones).
+MTK_MISC, MTK_SUBSYS_RST, MTK_EP_RST_OPT = 0x70002510, 0x70002610, 0x74011890
+MTK_FAULTS = ("wrong-op", "short", "refused", "register", "silent")
+
+
+def mediatek_file_name(chip_id, version, flavour):
+    """btmtk_fw_get_filename: the file under mediatek/."""
+    if chip_id == 0x7925:
+        return f"mt7925/BT_RAM_CODE_MT{chip_id:04x}_1_{(version & 0xFF) + 1:x}_hdr.bin"
+    middle = "1a" if chip_id == 0x7961 and flavour & 0x80 else "1"
+    return f"BT_RAM_CODE_MT{chip_id:04x}_{middle}_{(version & 0xFF) + 1:x}_hdr.bin"
+
+
+def mediatek_sections(data):
+    """The (map bytes the status query sends, the bytes to load) of each section with bytes to load."""
+    count = struct.unpack_from("<I", data, 44)[0]
+    out = []
+    for i in range(count):
+        at = 96 + 64 * i
+        offset, load = struct.unpack_from("<I", data, at + 4)[0], struct.unpack_from("<I", data, at + 16)[0]
+        if load:
+            out.append((bytes(data[at + 12:at + 64]), bytes(data[offset:offset + load])))
+    return out
+
+
+def wmt_event(operation, flag=0, data=b""):
+    """A WMT answer: vendor event 0xE4, direction 2, operation, length, flag, data."""
+    body = bytes([2, operation]) + struct.pack("<H", len(data) + 1) + bytes([flag]) + bytes(data)
+    return bytes([MTK_EVENT, len(body)]) + body
+
+
+class MediaTek(Personality):
+    """A MediaTek MT7921/MT7922/MT7925 before its RAM code: answers Reset and
+    Read Local Version (manufacturer 70: over H4 the probe hands over), the
+    register commands (WMT operation 8 in this program's form; over USB the
+    gadget answers the vendor control requests instead, through .read_register
+    and .write_register), and the WMT patch download: each section's status
+    query is compared with the file's section map, each 250-byte chunk with
+    the file's bytes (flags 1 first, 2, 3 last), in order; function control 1
+    turns Bluetooth on, and from then on every other command goes to Bumble.
+    Any other command before that is an error and gets Unknown HCI Command.
+    warm=True: the RAM code runs already (every status query says "there").
+    fault=...: one malformed answer (MTK_FAULTS) to the first status query or
+    register read. WMT answers go to the endpoint "control" (over USB: read
+    through control IN; over H4: an event like any other)."""
+    vendor = "mediatek"
+
+    def __init__(self, chip, firmware_dir, warm=False, fault=None):
+        super().__init__()
+        self.chip = chip
+        chip_id, version, flavour, self.usb_id, label = MEDIATEK_CHIPS[chip]
+        self.display = label
+        self.registers = {0x80000008: 0, 0x70010200: chip_id, 0x80021004: version, 0x70010020: flavour,
+                          MTK_MISC: 0x100, MTK_SUBSYS_RST: 0, MTK_EP_RST_OPT: 0}
+        self.file_name = mediatek_file_name(chip_id, version, flavour)
+        path = os.path.join(firmware_dir or "", "mediatek", self.file_name)
+        try:
+            self.expected = mediatek_sections(open(path, "rb").read())
+        except (OSError, struct.error):
+            self.expected = None  # no file, or one this program must refuse before sending anything
+        self.warm = warm
+        self.fault = fault
+        self.register_ops = []
+        self.downloads = 0
+        self.power_cycle()
+
+    def power_cycle(self):
+        self.loaded = self.warm
+        self.enabled = False
+        self.section = 0
+        self.received = None
+
+    def read_register(self, space, address):
+        """A register read (the id space, 0, or UHW, 1): its value, None when refused."""
+        self.register_ops.append(("read", space, address))
+        if self.fault == "register":
+            return None
+        return self.registers.get(address, 0)
+
+    def write_register(self, space, address, value):
+        self.register_ops.append(("write", space, address, value))
+        self.registers[address] = value
+        return True
+
+    def handle(self, opcode, params, via_bulk):
+        if opcode == RESET and not self.enabled:
+            return [("event", command_complete(opcode, [0]))]
+        if opcode == READ_LOCAL_VERSION and not self.enabled:
+            return [("event", command_complete(opcode, [0, 0x0B, 0, 0, 0x0B, 70, 0, 0, 0]))]
+        if opcode == MTK_WMT:
+            return self.wmt(params)
+        if not self.enabled:
+            self.errors.append(f"command {opcode:#06x} before Bluetooth is on")
+            return [("event", command_complete(opcode, [UNKNOWN_COMMAND]))]
+        return None
+
+    def wmt(self, params):
+        if len(params) < 5 or params[0] != 1 or struct.unpack_from("<H", params, 2)[0] != len(params) - 4:
+            self.errors.append(f"malformed WMT command {bytes(params).hex()}")
+            return []
+        operation, flag, data = params[1], params[4], bytes(params[5:])
+        if operation == MTK_REGISTER:
+            return [("control", self.register(flag, data))]
+        if operation == MTK_PATCH:
+            answer = self.patch(flag, data)
+            return [] if answer is None else [("control", answer)]
+        if operation == MTK_FUNC_CTRL:
+            if self.loaded and data == b"\x01":
+                self.enabled = True
+            else:
+                self.errors.append(f"function control {data.hex()} with the RAM code {'in' if self.loaded else 'not in'}")
+            return [("control", wmt_event(MTK_FUNC_CTRL, 0, b"\x04\x04"))]
+        self.errors.append(f"WMT operation {operation:#04x}")
+        return [("control", wmt_event(operation))]
+
+    def register(self, space, data):
+        """A register command over H4: read (2) or write (1), address, value."""
+        kind, address = data[0], struct.unpack_from("<I", data, 1)[0]
+        if kind == 2:
+            value = self.read_register(space, address)
+        else:
+            value = 0 if self.write_register(space, address, struct.unpack_from("<I", data, 5)[0]) else None
+        return self.register_answer(value)
+
+    @staticmethod
+    def register_answer(value):
+        return wmt_event(MTK_REGISTER, 0, bytes([0 if value is not None else 1]) + struct.pack("<I", value or 0))
+
+    def patch(self, flag, data):
+        import time
+        if self.received is None:
+            # The status query of the next section.
+            if flag != 0 or data[:1] != b"\x00":
+                self.errors.append(f"a chunk (flag {flag}) before its section's status query")
+                return wmt_event(MTK_PATCH, 0)
+            if self.fault == "wrong-op":
+                return wmt_event(MTK_FUNC_CTRL, 0)
+            if self.fault == "short":
+                return bytes([MTK_EVENT, 3, 2, MTK_PATCH, 1])
+            if self.fault == "refused":
+                return wmt_event(MTK_PATCH, 5)
+            if self.fault == "silent":
+                return None
+            if self.expected is None or self.section >= len(self.expected):
+                self.errors.append(f"status query for section {self.section} of a file with "
+                                   f"{len(self.expected or [])}")
+                return wmt_event(MTK_PATCH, 2)
+            if data[1:] != self.expected[self.section][0]:
+                self.errors.append(f"section {self.section}'s status query differs from the file's section map")
+            if self.loaded:
+                self.section += 1
+                return wmt_event(MTK_PATCH, 2)
+            self.received = bytearray()
+            return wmt_event(MTK_PATCH, 0)
+        want = self.expected[self.section][1]
+        first, last = len(self.received) == 0, len(self.received) + len(data) >= len(want)
+        expected_flag = 1 if first else (3 if last else 2)
+        if flag != expected_flag or len(data) > 250:
+            self.errors.append(f"section {self.section} chunk at {len(self.received)}: flag {flag}, "
+                               f"{len(data)} bytes (want flag {expected_flag}, at most 250)")
+        if data != want[len(self.received):len(self.received) + len(data)]:
+            self.errors.append(f"section {self.section} chunk at {len(self.received)} differs from the file's bytes")
+        self.received += data
+        if len(self.received) >= len(want):
+            self.section += 1
+            self.received = None
+            if self.section == len(self.expected):
+                self.loaded = True
+                self.downloads += 1
+                self.loaded_at = time.monotonic()
+        return wmt_event(MTK_PATCH, 0)
+
+
 # ---------------------------------------------------------------- registry
 
 CHIPS = {**{c: "realtek" for c in REALTEK_CHIPS}, **{c: "intel" for c in INTEL_TLV_CHIPS},
-         **{c: "intel" for c in INTEL_LEGACY_CHIPS}, **{c: "broadcom" for c in BROADCOM_CHIPS}}
+         **{c: "intel" for c in INTEL_LEGACY_CHIPS}, **{c: "broadcom" for c in BROADCOM_CHIPS},
+         **{c: "mediatek" for c in MEDIATEK_CHIPS}}
 
 
 def make(chip, firmware_dir=None, rom_version=None, **options):
     """A fresh personality. Intel options: engine=RSA|ECDSA (TLV chips),
     reset_complete=True (Command Complete for Intel Reset), booted=True (start
-    operational: a warm controller)."""
+    operational: a warm controller). MediaTek options: warm=True, fault=one of MTK_FAULTS."""
     if chip not in CHIPS:
         raise ValueError(f"unknown chip {chip!r}; known: {', '.join(sorted(CHIPS))}")
     if CHIPS[chip] == "realtek":
         return Realtek(chip, rom_version)
     if CHIPS[chip] == "broadcom":
         return Broadcom(chip, firmware_dir)
+    if CHIPS[chip] == "mediatek":
+        return MediaTek(chip, firmware_dir, **options)
     return Intel(chip, firmware_dir, **options)

@@ -137,6 +137,10 @@ async def main(args):
     options = {}
     if args.engine:
         options["engine"] = {"rsa": personalities.RSA, "ecdsa": personalities.ECDSA}[args.engine]
+    if args.warm:
+        options["warm"] = True
+    if args.fault:
+        options["fault"] = args.fault
     personality = personalities.make(args.chip, args.firmware_dir, args.rom_version, **options)
     link = LocalLink()
     keep, ports = [], []
@@ -180,6 +184,8 @@ if __name__ == "__main__":
     parser.add_argument("--errors")
     parser.add_argument("--plain", type=int, default=1)
     parser.add_argument("--pty")
+    parser.add_argument("--warm", action="store_true", help="MediaTek: the RAM code runs already")
+    parser.add_argument("--fault", choices=personalities.MTK_FAULTS, help="MediaTek: one malformed answer")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         asyncio.run(main(parser.parse_args()))

@@ -489,9 +489,11 @@ class Dongle:
         self.largest = {}
         self.personality = None
         self.personality_lock = threading.Lock()
+        self.control_answers = collections.deque()  # WMT answers waiting for the host's control IN read
         if options.personality:
             import personalities
-            self.personality = personalities.make(options.personality, options.firmware_dir, options.rom_version)
+            self.personality = personalities.make(options.personality, options.firmware_dir, options.rom_version,
+                                                  **mediatek_options())
             self.record = open(os.path.join(HERE, "vendor-commands.hex"), "a", buffering=1)
             self.errors_seen = 0
             log(f"personality {options.personality} ({self.personality.vendor}), powered on")
@@ -580,6 +582,8 @@ class Dongle:
                 return
             trace(f"command: {data.hex()}")
             self.command(data)
+        elif hasattr(self.personality, "read_register") and self.vendor_request(request_type, request, value, index, length):
+            pass
         else:
             self.stall(request_type, request, value, index, length)
 
@@ -599,6 +603,40 @@ class Dongle:
             return None
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def vendor_request(self, request_type, request, value, index, length):
+        """MediaTek's vendor requests (Linux btmtk.c): register reads (0xC0/0x63
+        the id space, 0xDE/0x01 UHW), UHW writes (0x5E/0x02), and the WMT answer
+        read (0xC0/0x01, value 0x30: the oldest answer, or nothing yet). Each is
+        recorded in vendor-control.txt. False: not one of them (stalled)."""
+        line = f"{request_type:02x} {request:02x} {value:04x} {index:04x} {length}"
+        if request_type == 0xC0 and request == 0x01 and value == 0x30:
+            with self.personality_lock:
+                answer = self.control_answers.popleft() if self.control_answers else b""
+            os.write(self.control, answer[:length])
+            return True
+        address = value << 16 | index
+        if (request_type, request) in ((0xC0, 0x63), (0xDE, 0x01)) and length == 4:
+            with self.personality_lock:
+                read = self.personality.read_register(0 if request == 0x63 else 1, address)
+            self.note_control(f"{line} -> {'stall' if read is None else f'{read:08x}'}")
+            if read is None:
+                return False
+            os.write(self.control, struct.pack("<I", read))
+            return True
+        if (request_type, request) == (0x5E, 0x02) and length == 4:
+            data = self.data_stage(length)
+            if data is None:
+                return True
+            with self.personality_lock:
+                self.personality.write_register(1, address, struct.unpack("<I", data)[0])
+            self.note_control(f"{line} <- {struct.unpack('<I', data)[0]:08x}")
+            return True
+        return False
+
+    def note_control(self, line):
+        with open(os.path.join(HERE, "vendor-control.txt"), "a") as f:
+            f.write(line + "\n")
 
     def bulk_commands(self):
         return self.personality is not None and self.personality.bulk_commands
@@ -640,7 +678,10 @@ class Dongle:
             configuration = self.configuration
         for endpoint, event in replies:
             trace(f"personality: {endpoint} {event[:8].hex()}")
-            if configuration is None:
+            if endpoint == "control":  # read by the host through a vendor control request (MediaTek's WMT)
+                with self.personality_lock:
+                    self.control_answers.append(event)
+            elif configuration is None:
                 log(f"personality reply to 0x{opcode:04x} dropped: the device is not configured")
             else:
                 configuration.deliver(0x04, event, 0x82 if endpoint == "bulk" else 0x81)
@@ -705,6 +746,11 @@ SILENT_FLAG = os.path.join(HERE, "silent-until-port-reset")
 REENUMERATE_FLAG = os.path.join(HERE, "silent-until-reenumerated")
 
 
+def mediatek_options():
+    """The MediaTek personality's options from --mtk-warm and --mtk-fault (none for the other chips)."""
+    return {**({"warm": True} if options.mtk_warm else {}), **({"fault": options.mtk_fault} if options.mtk_fault else {})}
+
+
 # ---------------------------------------------------------------- supervisor
 
 def serve_plug_in():
@@ -736,6 +782,8 @@ def main():
     parser.add_argument("--firmware-dir",
                         help="the folder holding intel/, rtl_bt/ and brcm/ (what the personality checks against)")
     parser.add_argument("--rom-version", type=int, help="Realtek: the ROM version the chip reports")
+    parser.add_argument("--mtk-warm", action="store_true", help="MediaTek: the RAM code runs already")
+    parser.add_argument("--mtk-fault", help="MediaTek: one malformed answer (personalities.MTK_FAULTS)")
     parser.add_argument("--high-speed", action="store_true", help="also offer high-speed descriptors (bulk 512 bytes)")
     parser.add_argument("--trace", action="store_true", help="log every packet")
     parser.add_argument("--malformed-descriptor", action="store_true",

@@ -108,12 +108,12 @@ def clear_record(guest):
     guest.check(": > vendor-commands.hex")
 
 
-def plug_personality(guest, chip, label, rom_version=None):
+def plug_personality(guest, chip, label, rom_version=None, extra=""):
     """A freshly powered chip of this kind, bound by btusb (which starts its own set-up).
     The old dongle is unplugged before the record is emptied: the kernel may still be
     setting it up again after the last program's exit, and its commands would land in
     the new chip's record."""
-    extra = f" --rom-version {rom_version}" if rom_version is not None else ""
+    extra += f" --rom-version {rom_version}" if rom_version is not None else ""
     guest.check(f"unplug; : > vendor-commands.hex; rm -f vendor-errors.txt hang-until-port-reset; mark {label};"
                 f" switch_dongle --personality {chip} --firmware-dir {GUEST_FW}{extra} && wait_btusb", timeout=60)
 
@@ -549,3 +549,38 @@ def test_bcm20702_over_usb_without_its_hcd_runs_from_rom(vguest, link):
         ask(link, BCM_NAME, 5)
     finally:
         stop(vguest, name)
+
+
+# ---------------------------------------------------------------- MediaTek
+
+def plug_mediatek(guest, firmware, chip, file, label, extra=""):
+    """A MediaTek chip with its file in the guest's firmware folder (none in Linux's): the kernel's btmtk gives up."""
+    os.makedirs(os.path.join(guest.work, "fw", "mediatek"), exist_ok=True)
+    shutil.copy(os.path.join(firmware, "mediatek", file), os.path.join(guest.work, "fw", "mediatek", file))
+    linux_firmware(guest, firmware)
+    plug_personality(guest, chip, label, extra=extra)
+    try:  # the kernel's own attempt (btmtk) finds no file; a kernel without btmtk tries nothing
+        wait_kernel(guest, label, "Failed to", timeout=30)
+    except AssertionError:
+        pass
+    clear_record(guest)
+    guest.check(": > vendor-control.txt; rm -f vendor-errors.txt")
+
+
+def test_mediatek_over_usb_refused_register_read_exit_4(vguest, firmware):
+    """An MT7922 (13d3:3568) that stalls the register reads btmtk.c sends as vendor
+    requests (0xC0/0x63): --list-controllers names it and its file; the USB board
+    reads the id through the vendor request, the stall becomes the steps' refused
+    answer: one error line, exit 4, no hang."""
+    file = "BT_RAM_CODE_MT7922_1_1_hdr.bin"
+    plug_mediatek(vguest, firmware, "mt7922", file, "mtk-refused", extra=" --mtk-fault register")
+    listing = vguest.check(f"./itcb-dongle --list-controllers --firmware-dir {GUEST_FW}")
+    assert f"MediaTek  mediatek/{file} (present)" in listing, listing
+    vguest.check(": > vendor-control.txt")
+    _, out = vguest.run(f"timeout 60 ./itcb-dongle --role peripheral --transport usb --firmware-dir {GUEST_FW}; echo rc=$?",
+                        timeout=90)
+    errors = [line for line in out.splitlines() if "error" in line]
+    assert "rc=4" in out and len(errors) == 1, out
+    # The VID:PID names the chip before any register answers.
+    assert "MediaTek MT7922: RAM code download failed: controller refused a register read or write" in errors[0], out
+    assert vguest.file("vendor-control.txt").splitlines()[0] == "c0 63 8000 0008 4 -> stall", vguest.file("vendor-control.txt")

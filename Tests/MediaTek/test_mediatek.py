@@ -1,0 +1,176 @@
+"""MediaTek MT7921, MT7922 and MT7925 RAM code download, proven against the
+real files of Debian 13's firmware-mediatek (scripts/firmware-files.sh fetches
+and extracts them under .cache/) and an emulated MediaTek chip
+(Tests/Support/personalities.py, class MediaTek, in front of a Bumble
+controller, H4 over TCP): each section's status query is compared with the
+file's section map and each chunk with the file's bytes, in order.
+
+The sequence is the one Linux btmtk.c sends for these chips (facts, not code):
+read the chip id (0x80000008, then 0x70010200), the firmware version
+(0x80021004) and the flavour (0x70010020); for each section with bytes to
+load, WMT patch download flag 0 with the section map's 52 bytes, then the
+section in 250-byte WMT commands, flags 1, 2 ... 3; about 100 ms; the endpoint
+reset option register 0x74011890 = 0x00010001; WMT function control 1. Linux
+reads the registers through USB vendor requests; over H4 (this suite) they are
+WMT register commands (operation 8), the form this program gives them there.
+Linux also resets the chip's Bluetooth subsystem before every download; this
+program leaves a warm chip (its RAM code running) alone, and keeps the reset
+for a chip that stops answering."""
+import os
+import struct
+
+import pytest
+from harness import Dongle, VendorEmulation, failed_set_up, twenty_answers
+
+CHIPS = {"mt7921": ("MediaTek MT7921", "BT_RAM_CODE_MT7961_1_2_hdr.bin"),
+         "mt7921a": ("MediaTek MT7921", "BT_RAM_CODE_MT7961_1a_2_hdr.bin"),
+         "mt7922": ("MediaTek MT7922", "BT_RAM_CODE_MT7922_1_1_hdr.bin"),
+         "mt7925": ("MediaTek MT7925", "mt7925/BT_RAM_CODE_MT7925_1_1_hdr.bin")}
+
+
+def command(opcode, params=b""):
+    return b"\x01" + struct.pack("<HB", opcode, len(params)) + params
+
+
+def wmt(operation, flag, data=b""):
+    return command(0xFC6F, bytes([1, operation]) + struct.pack("<H", len(data) + 1) + bytes([flag]) + data)
+
+
+def register_read(address):
+    return wmt(0x08, 0, b"\x02" + struct.pack("<I", address))
+
+
+def expected_setup(path, warm=False):
+    """btmtk.c's set-up (the registers as WMT register commands), after the probe's Reset and Read Local Version."""
+    data = open(path, "rb").read()
+    out = [command(0x0C03), command(0x1001)]
+    out += [register_read(a) for a in (0x80000008, 0x70010200, 0x80021004, 0x70010020)]
+    chunks = 0
+    for i in range(struct.unpack_from("<I", data, 44)[0]):
+        at = 96 + 64 * i
+        offset, load = struct.unpack_from("<I", data, at + 4)[0], struct.unpack_from("<I", data, at + 16)[0]
+        if not load:
+            continue
+        out.append(wmt(0x01, 0, b"\x00" + data[at + 12:at + 64]))
+        if warm:
+            continue
+        section = data[offset:offset + load]
+        for start in range(0, load, 250):
+            flag = 1 if start == 0 else (3 if start + 250 >= load else 2)
+            out.append(wmt(0x01, flag, section[start:start + 250]))
+            chunks += 1
+    out.append(wmt(0x08, 1, b"\x01" + struct.pack("<II", 0x74011890, 0x00010001)))
+    out.append(wmt(0x06, 0, b"\x01"))
+    return out, chunks
+
+
+def run_ours(chip, firmware_dir, workdir, *options, ours=()):
+    emulation = VendorEmulation(chip, os.path.join(workdir, f"{chip}.hex"), "--firmware-dir", firmware_dir, *options)
+    dongle = Dongle("--role", "peripheral", "--name", "MtkBall", "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}",
+                    "--firmware-dir", firmware_dir, *ours)
+    return emulation, dongle
+
+
+@pytest.mark.parametrize("chip", sorted(CHIPS))
+def test_mediatek_ram_code_as_btmtk_sends_it(chip, firmware_dir, workdir):
+    label, name = CHIPS[chip]
+    path = os.path.join(firmware_dir, "mediatek", name)
+    emulation, dongle = run_ours(chip, firmware_dir, workdir)
+    try:
+        dongle.wait_for("info: advertising", timeout=120)
+        commands = emulation.commands()
+        assert emulation.errors() == []
+        want, chunks = expected_setup(path)
+        assert commands[:len(want)] == want, [c[:10].hex() for c in commands[:8]]
+        # Then the host's own bring-up, from its own Reset.
+        assert commands[len(want)] == command(0x0C03)
+        assert dongle.count(f"{label}: loading {path}") == 1, dongle.log
+        sections = sum(1 for c in want if c[4:6] == b"\x01\x01" and c[8] == 0)
+        total = struct.unpack_from("<I", open(path, "rb").read(), 44)[0]
+        assert dongle.count(f"{label}: RAM code loaded ({sections} of {total} sections, {chunks} WMT commands); "
+                            "Bluetooth on") == 1, dongle.log
+    finally:
+        dongle.stop()
+        emulation.stop()
+
+
+def test_mediatek_answers_20_questions(firmware_dir, workdir):
+    metrics = os.path.join(workdir, "metrics.prom")
+    emulation, dongle = run_ours("mt7922", firmware_dir, workdir, ours=("--metrics-file", metrics))
+    try:
+        dongle.wait_for("info: advertising", timeout=120)
+        twenty_answers(emulation.ports[1], "MtkBall", "MediaTek question")
+        assert emulation.errors() == []
+    finally:
+        dongle.stop()
+        emulation.stop()
+    # The metrics name the vendor whose firmware was loaded, lowercased.
+    loaded = [line for line in open(metrics).read().splitlines() if line.startswith("itcb_dongle_firmware_loaded{")]
+    assert len(loaded) == 1 and loaded[0].endswith(',vendor="mediatek"} 1'), loaded
+
+
+def test_mediatek_warm_chip_keeps_its_ram_code(firmware_dir, workdir):
+    emulation, dongle = run_ours("mt7925", firmware_dir, workdir, "--warm")
+    try:
+        dongle.wait_for("info: advertising", timeout=60)
+        want, _ = expected_setup(os.path.join(firmware_dir, "mediatek", CHIPS["mt7925"][1]), warm=True)
+        commands = emulation.commands()
+        assert commands[:len(want)] == want, [c[:10].hex() for c in commands[:12]]
+        assert emulation.errors() == []
+        assert dongle.count("RAM code loaded") == 0, dongle.log
+    finally:
+        dongle.stop()
+        emulation.stop()
+
+
+def failed_start(firmware_dir, *options):
+    """An MT7921 with the files under `firmware_dir`: exit 4 and its one error line, and the commands sent."""
+    emulation = VendorEmulation("mt7921", os.path.join(firmware_dir, "failed.hex"), "--firmware-dir", firmware_dir,
+                                *options)
+    return failed_set_up(emulation, firmware_dir), emulation.commands()
+
+
+def test_mediatek_missing_file_exit_4(workdir):
+    os.makedirs(os.path.join(workdir, "mediatek"))
+    error, _ = failed_start(workdir)
+    assert f"{workdir}/mediatek/BT_RAM_CODE_MT7961_1_2_hdr.bin" in error and "firmware-mediatek" in error, error
+
+
+@pytest.mark.parametrize("damage", ["truncated", "foreign", "empty"])
+def test_mediatek_corrupt_file_exit_4(damage, firmware_dir, workdir):
+    data = open(os.path.join(firmware_dir, "mediatek", CHIPS["mt7921"][1]), "rb").read()
+    if damage == "truncated":
+        data = data[:len(data) // 2]
+    elif damage == "foreign":
+        data = data[:16] + b"XXXX" + data[20:]
+    else:
+        data = b""
+    os.makedirs(os.path.join(workdir, "mediatek"))
+    with open(os.path.join(workdir, "mediatek", CHIPS["mt7921"][1]), "wb") as f:
+        f.write(data)
+    error, commands = failed_start(workdir)
+    assert "MediaTek MT7921: RAM code download failed: " in error and CHIPS["mt7921"][1] in error, error
+    assert not any(c[1:3] == b"\x6f\xfc" and c[5] == 0x01 for c in commands), "nothing is sent from a bad file"
+
+
+@pytest.mark.parametrize("fault, why", [("wrong-op", "controller answered another WMT operation"),
+                                        ("short", "controller's WMT answer cut short"),
+                                        ("refused", "controller refused a RAM code section"),
+                                        ("register", "controller refused a register read or write")])
+def test_mediatek_malformed_answers_exit_4(fault, why, firmware_dir, workdir):
+    for name in ("BT_RAM_CODE_MT7961_1_2_hdr.bin",):
+        os.makedirs(os.path.join(workdir, "mediatek"), exist_ok=True)
+        os.symlink(os.path.join(firmware_dir, "mediatek", name), os.path.join(workdir, "mediatek", name))
+    error, _ = failed_start(workdir, "--fault", fault)
+    # A chip whose every register read is refused is not named yet.
+    label = "MediaTek MT79xx" if fault == "register" else "MediaTek MT7921"
+    assert f"{label}: RAM code download failed: {why}" in error, error
+
+
+def test_mediatek_silent_chip_exit_4(firmware_dir, workdir):
+    """No answer to a section's status query: one line after the 5 s answer timeout, never a hang."""
+    os.makedirs(os.path.join(workdir, "mediatek"))
+    name = CHIPS["mt7921"][1]
+    os.symlink(os.path.join(firmware_dir, "mediatek", name), os.path.join(workdir, "mediatek", name))
+    error, _ = failed_start(workdir, "--fault", "silent")
+    assert "did not answer during the MediaTek RAM code download" in error, error
