@@ -168,11 +168,11 @@ enum USBController {
 /// chip: the file a typical unit needs is shown, the exact one is named by the
 /// controller at start).
 func firmwareColumns(_ c: USBCandidate, _ directory: String) -> String {
-    guard let (family, _, file) = firmwareGuess(vendor: c.vendor, product: c.product) else {
+    guard let (family, _, file, package) = firmwareGuess(vendor: c.vendor, product: c.product) else {
         return "\(USBController.pad("-", 8))  \(USBController.pad("not needed", 34))"
     }
     let present = FirmwareSetup.fileExists("\(directory)/\(file)")
-    return "\(USBController.pad(family, 8))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"))", 34))"
+    return "\(USBController.pad(family, 8))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"), \(package))", 34))"
 }
 
 /// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1), when
@@ -183,7 +183,7 @@ func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> String?
 }
 
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.
-func firmwareGuess(vendor: UInt16, product: UInt16) -> (family: String, model: String, file: String)? {
+func firmwareGuess(vendor: UInt16, product: UInt16) -> (family: String, model: String, file: String, package: String)? {
     guard let found = ChipsetTable.usbModel(vendor: vendor, product: product) else { return nil }
-    return ("\(found.info.vendor)", text(found.model), "\(found.info.directory)/" + text(found.file))
+    return ("\(found.info.vendor)", text(found.model), "\(found.info.directory)/" + text(found.file), "\(found.info.package)")
 }

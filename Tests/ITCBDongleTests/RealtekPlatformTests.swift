@@ -14,6 +14,11 @@ import BLEHost
         #expect(firmwareGuess(vendor: 0x8087, product: 0x0032)?.file == "intel/ibt-0041-0041.sfi")
         #expect(firmwareGuess(vendor: 0x0A5C, product: 0x21E8)?.file == "brcm/BCM20702A1-0a5c-21e8.hcd")
         #expect(firmwareGuess(vendor: 0x0A12, product: 0x0001) == nil)
+        // --list-controllers names the Debian package that ships each file.
+        #expect(firmwareGuess(vendor: 0x0BDA, product: 0x8771)?.package == "firmware-realtek")
+        #expect(firmwareGuess(vendor: 0x8087, product: 0x0032)?.package == "firmware-iwlwifi")
+        #expect(firmwareGuess(vendor: 0x0A5C, product: 0x21E8)?.package == "bluez-firmware")
+        #expect(firmwareGuess(vendor: 0x13D3, product: 0x3568)?.package == "firmware-mediatek")
     }
 
     /// --list-controllers' row for the board's own UART radio: only when the port is there.

@@ -322,7 +322,7 @@ def test_intel_over_usb_answers_20_questions(chip, vguest, link, firmware):
     usb_id = "8087:%04x" % personalities.INTEL_TLV_CHIPS[chip]["pid"]
     rows = [line for line in listing.splitlines() if line.startswith(usb_id)]
     assert len(rows) == 2 and all("Intel" in row for row in rows), listing
-    assert f"intel/{stem}.sfi (present)" in rows[0] and f"intel/{stem}.sfi (MISSING)" in rows[1], listing
+    assert f"intel/{stem}.sfi (present, firmware-iwlwifi)" in rows[0] and f"intel/{stem}.sfi (MISSING, firmware-iwlwifi)" in rows[1], listing
     clear_record(vguest)
     name = f"q-{chip}"
     start(vguest, name, f"--role peripheral --transport usb --firmware-dir {GUEST_FW} --name {NAMES[chip]}")
@@ -502,7 +502,7 @@ def test_bcm20702_over_usb_loads_the_hcd_as_linux_does(vguest, link):
     # --list-controllers finds the vendor-class dongle and names its file.
     listing = vguest.check(f"./itcb-dongle --list-controllers --firmware-dir {GUEST_FW}")
     rows = [line for line in listing.splitlines() if line.startswith("0a5c:21e8")]
-    assert len(rows) == 1 and "Broadcom" in rows[0] and f"{BCM_HCD} (present)" in rows[0], listing
+    assert len(rows) == 1 and "Broadcom" in rows[0] and f"{BCM_HCD} (present, bluez-firmware)" in rows[0], listing
 
     clear_record(vguest)
     name = "bcm"
@@ -575,7 +575,7 @@ def test_mediatek_over_usb_refused_register_read_exit_4(vguest, firmware):
     file = "BT_RAM_CODE_MT7922_1_1_hdr.bin"
     plug_mediatek(vguest, firmware, "mt7922", file, "mtk-refused", extra=" --mtk-fault register")
     listing = vguest.check(f"./itcb-dongle --list-controllers --firmware-dir {GUEST_FW}")
-    assert f"MediaTek  mediatek/{file} (present)" in listing, listing
+    assert f"MediaTek  mediatek/{file} (present, firmware-mediatek)" in listing, listing
     vguest.check(": > vendor-control.txt")
     _, out = vguest.run(f"timeout 60 ./itcb-dongle --role peripheral --transport usb --firmware-dir {GUEST_FW}; echo rc=$?",
                         timeout=90)
