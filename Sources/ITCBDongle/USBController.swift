@@ -185,5 +185,6 @@ func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> String?
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.
 func firmwareGuess(vendor: UInt16, product: UInt16) -> (family: String, model: String, file: String, package: String)? {
     guard let found = ChipsetTable.usbModel(vendor: vendor, product: product) else { return nil }
-    return ("\(found.info.vendor)", text(found.model), "\(found.info.directory)/" + text(found.file), "\(found.info.package)")
+    return ("\(found.info.vendor)", text(found.model), "\(found.info.directory)/" + text(found.file),
+            String("\(found.info.package)".prefix { $0 != " " }))  // the name, without "(component …)"
 }
