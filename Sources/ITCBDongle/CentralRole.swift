@@ -503,7 +503,7 @@ func controllerInfoText(_ info: ControllerInfo) -> String {
     Address in use: \(info.address.string) (\(info.address.typeName))
     ACL buffers:    \(info.aclDataLength) bytes x \(info.aclPackets) (\(info.leBuffers ? "LE" : "shared BR/EDR"))
     LE features:    0x\(String(info.leFeatures, radix: 16))\(features.isEmpty ? " (none)" : "")\(featureLines)
-    """
+    """ + (ChipsetReport.line.map { "\nChipset:        \($0)" } ?? "")
 }
 
 func hex4(_ value: UInt16) -> String {

@@ -65,6 +65,11 @@ enum FirmwareSetup {
     }
 }
 
+/// What --controller-info prints about the chipset set-up of this run, if one ran.
+enum ChipsetReport {
+    nonisolated(unsafe) static var line: String? = nil
+}
+
 /// The active chipset in the platform's words (its log lines, its files).
 struct ChipsetFacts {
     var label: String
@@ -176,6 +181,7 @@ struct VendorFiles {
         reported = true
         defer { release() }
         guard let facts = setup.facts() else { return }
+        ChipsetReport.line = "\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath) (\(facts.package))"
         switch facts.summaryLevel {
         case .info: Log.info("\(facts.label): \(facts.summary)")
         case .debug: Log.debug("\(facts.label): \(facts.summary)")

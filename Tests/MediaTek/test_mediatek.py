@@ -18,9 +18,10 @@ program leaves a warm chip (its RAM code running) alone, and keeps the reset
 for a chip that stops answering."""
 import os
 import struct
+import subprocess
 
 import pytest
-from harness import Dongle, VendorEmulation, failed_set_up, twenty_answers
+from harness import BINARY, Dongle, VendorEmulation, failed_set_up, twenty_answers
 
 CHIPS = {"mt7921": ("MediaTek MT7921", "BT_RAM_CODE_MT7961_1_2_hdr.bin"),
          "mt7921a": ("MediaTek MT7921", "BT_RAM_CODE_MT7961_1a_2_hdr.bin"),
@@ -107,6 +108,21 @@ def test_mediatek_answers_20_questions(firmware_dir, workdir):
     # The metrics name the vendor whose firmware was loaded, lowercased.
     loaded = [line for line in open(metrics).read().splitlines() if line.startswith("itcb_dongle_firmware_loaded{")]
     assert len(loaded) == 1 and loaded[0].endswith(',vendor="mediatek"} 1'), loaded
+
+
+def test_mediatek_controller_info_names_chip_file_and_package(firmware_dir, workdir):
+    """--controller-info after the download: the chip, the file and the Debian package that ships it."""
+    emulation = VendorEmulation("mt7922", os.path.join(workdir, "info.hex"), "--firmware-dir", firmware_dir)
+    try:
+        out = subprocess.run([BINARY, "--controller-info", "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}",
+                              "--firmware-dir", firmware_dir], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        chipset = [line for line in out.stdout.splitlines() if line.startswith("Chipset:")]
+        path = os.path.join(firmware_dir, "mediatek", CHIPS["mt7922"][1])
+        assert chipset == [f"Chipset:        MediaTek MT7922, {path} (Debian package firmware-mediatek"
+                           " (component non-free-firmware))"], out.stdout
+    finally:
+        emulation.stop()
 
 
 def test_mediatek_warm_chip_keeps_its_ram_code(firmware_dir, workdir):
