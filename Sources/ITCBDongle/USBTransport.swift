@@ -369,7 +369,8 @@ final class USBTransport: Transport {
     }
 
     /// Each completed IN transfer's packets, from its own buffer, then it goes
-    /// back to the endpoint. Returns how many transfers were handed over.
+    /// back to the endpoint, then the completed control transfers' answers.
+    /// Returns how many transfers were handed over.
     @discardableResult
     func deliverCompleted(_ deliver: (TransportInput) -> Void) throws(TransportError) -> Int {
         let count = completedIn.count
@@ -384,9 +385,12 @@ final class USBTransport: Transport {
             }
             do throws(TransportError) { try submit(transfer) } catch { failure = error }
         }
-        if completedControl.count > 0 { deliverControl(deliver) }
+        // Control answers count too: the run loop sleeps again after a wake-up that handed
+        // nothing, and a MediaTek download's answers come only through control IN.
+        let control = completedControl.count
+        if control > 0 { deliverControl(deliver) }
         if let failure { throw failure }
-        return count
+        return count + control
     }
 
     /// Babble: the device sent more than the transfer asked for (USB 2.0

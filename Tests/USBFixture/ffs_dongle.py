@@ -21,11 +21,20 @@ descriptors, as it does on real dongles. Everything after the descriptors —
 the H4 bridge, controller order across the IN endpoints, zero-length
 packets, the logs — is gadget_dongle.py's (imported).
 
+Vendor personalities (--personality CHIP, as gadget_dongle.py's): the chip's
+VID:PID and class, HCI commands to the personality first, MediaTek's vendor
+requests (register reads and writes, the WMT answer read through control IN)
+answered from it. FunctionFS is what carries a MediaTek download: its EP0 OUT
+data stage waits for this program's read (GadgetFS's completes before, and
+refuses more than 256 bytes: a 250-byte WMT chunk is a 258-byte command). Each
+plug-in (SIGUSR2, and the start) powers the chip on afresh.
+
 Signals: SIGUSR1 unplugs (the gadget is unbound from its UDC: the host sees a
 disconnect, and the controller's radio goes quiet as a powered-off one would:
 see power_off), SIGUSR2 plugs in again, SIGTERM unplugs and exits.
 
-Usage: python3 ffs_dongle.py [--trace] INDEX SERIAL_DEVICE    (INDEX 1-4)
+Usage: python3 ffs_dongle.py [--trace] [--personality CHIP --firmware-dir DIR [--mtk-warm]]
+                             INDEX SERIAL_DEVICE    (INDEX 1-4)
 """
 import argparse
 import errno
@@ -48,7 +57,7 @@ EP_FILES = {"ep1in-bulk": "ep1", "ep2in-bulk": "ep2", "ep2out-bulk": "ep3"}
 
 
 def function_descriptors():
-    interface = struct.pack("<9B", 9, 4, 0, 0, 3, 0xE0, 0x01, 0x01, 0)
+    interface = struct.pack("<9B", 9, 4, 0, 0, 3, *g.usb_class(), 0)
     endpoints = [full for _, full, _ in g.endpoint_descriptors(False).values()]  # 0x81 int, 0x82 bulk, 0x02 bulk
     body = interface + b"".join(endpoints)
     return struct.pack("<IIII", DESCRIPTORS_MAGIC_V2, 16 + len(body), HAS_FS_DESC | ALL_CTRL_RECIP,
@@ -64,9 +73,10 @@ def make_gadget(index):
     """The configfs gadget itcbN with function ffs.itcbN, FunctionFS mounted at /dev/ffs-itcbN."""
     root = os.path.join(CONFIGFS, f"itcb{index}")
     os.makedirs(os.path.join(root, "strings", "0x409"), exist_ok=True)
-    for name, value in (("idVendor", "0x0a12"), ("idProduct", "0x0001"), ("bcdDevice", "0x8891"),
-                        ("bcdUSB", "0x0200"), ("bDeviceClass", "0xe0"), ("bDeviceSubClass", "0x01"),
-                        ("bDeviceProtocol", "0x01")):
+    klass = g.usb_class()
+    for name, value in (("idVendor", f"0x{g.options.vid:04x}"), ("idProduct", f"0x{g.options.pid:04x}"),
+                        ("bcdDevice", "0x8891"), ("bcdUSB", "0x0200"), ("bDeviceClass", f"0x{klass[0]:02x}"),
+                        ("bDeviceSubClass", f"0x{klass[1]:02x}"), ("bDeviceProtocol", f"0x{klass[2]:02x}")):
         write(os.path.join(root, name), value)
     if os.path.exists(os.path.join(root, "max_speed")):
         write(os.path.join(root, "max_speed"), "full-speed")
@@ -109,7 +119,8 @@ class FfsDongle(g.Dongle):
         self.speed = 2
         self.lock = threading.Lock()
         self.largest = {}
-        self.personality = None
+        self.personality_lock = threading.Lock()
+        self.power_on()
         self.handles = set()  # the controller's connections (power_off ends them)
         self.control = os.open(os.path.join(self.ffs, "ep0"), os.O_RDWR)
         os.write(self.control, function_descriptors())
@@ -154,9 +165,12 @@ class FfsDongle(g.Dongle):
         with self.lock:
             self.configuration = configuration
 
-    def plug(self, wanted):
+    def plug(self, wanted, first=False):
         """Binds the gadget to its UDC (plugged in) or unbinds it (unplugged)."""
         try:
+            if wanted and self.personality is not None and not first:
+                with self.personality_lock:
+                    self.power_on()  # a plug-in after an unplug is a power cycle
             write(os.path.join(self.root, "UDC"), self.udc if wanted else "\n")
             if not wanted:
                 self.power_off()
@@ -167,9 +181,14 @@ class FfsDongle(g.Dongle):
     def setup(self, request_type, request, value, index, length):
         # Standard requests are the composite framework's; HCI commands come here.
         if request_type in (0x20, 0x21) and request == 0 and length >= 3:
-            data = os.read(self.control, length)
+            data = self.data_stage(length)
+            if data is None:
+                return
             g.trace(f"command: {data.hex()}")
             self.command(data)
+        elif hasattr(self.personality, "read_register") and self.vendor_request(request_type, request, value, index,
+                                                                                length):
+            pass
         else:
             self.stall(request_type, request, value, index, length)
 
@@ -186,6 +205,7 @@ class FfsDongle(g.Dongle):
             for offset in range(0, len(data) - EVENT_SIZE + 1, EVENT_SIZE):
                 event = data[offset:offset + EVENT_SIZE]
                 kind = event[8]
+                g.trace(f"ep0 event {kind} {event[:8].hex()}")
                 if kind == ENABLE:
                     self.configure()
                 elif kind in (DISABLE, UNBIND):
@@ -203,11 +223,20 @@ class FfsDongle(g.Dongle):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", action="store_true", help="log every packet")
+    parser.add_argument("--personality", help="a chip of personalities.CHIPS (e.g. mt7922)")
+    parser.add_argument("--firmware-dir", help="the folder the personality checks the download against")
+    parser.add_argument("--mtk-warm", action="store_true", help="MediaTek: the RAM code runs already")
     parser.add_argument("index", type=int, help="1-4: gadget itcbN on dummy_udc.N-1 (USB bus N)")
     parser.add_argument("serial", help="the virtio port of this dongle's controller")
     options = parser.parse_args()
-    g.options = argparse.Namespace(trace=options.trace, high_speed=False, personality=None, gadgetfs=None,
-                                   serial=options.serial)
+    g.options = argparse.Namespace(trace=options.trace, high_speed=False, personality=options.personality,
+                                   firmware_dir=options.firmware_dir, rom_version=None, mtk_warm=options.mtk_warm,
+                                   mtk_fault=None, gadgetfs=None, serial=options.serial, usb_class=None,
+                                   vid=0x0A12, pid=0x0001)
+    if options.personality:
+        import personalities
+        chip = personalities.make(options.personality, options.firmware_dir)
+        (g.options.vid, g.options.pid), g.options.usb_class = chip.usb_id, chip.usb_class
     dongle = FfsDongle(options.index, options.serial)
 
     def on_signal(number, _frame):
@@ -219,7 +248,7 @@ def main():
 
     for number in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM):
         signal.signal(number, on_signal)
-    dongle.plug(True)
+    dongle.plug(True, first=True)
     dongle.ep0_loop()
 
 

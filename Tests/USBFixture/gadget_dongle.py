@@ -487,16 +487,8 @@ class Dongle:
         self.speed = 2
         self.lock = threading.Lock()
         self.largest = {}
-        self.personality = None
         self.personality_lock = threading.Lock()
-        self.control_answers = collections.deque()  # WMT answers waiting for the host's control IN read
-        if options.personality:
-            import personalities
-            self.personality = personalities.make(options.personality, options.firmware_dir, options.rom_version,
-                                                  **mediatek_options())
-            self.record = open(os.path.join(HERE, "vendor-commands.hex"), "a", buffering=1)
-            self.errors_seen = 0
-            log(f"personality {options.personality} ({self.personality.vendor}), powered on")
+        self.power_on()
         path = os.path.join(options.gadgetfs, "dummy_udc")
         for _ in range(50):  # the previous plug-in may take a moment to be released
             try:
@@ -515,6 +507,19 @@ class Dongle:
         log("plugged in as %04x:%04x (%s speed)" % (options.vid, options.pid,
                                                     "high" if options.high_speed else "full"))
         threading.Thread(target=self.controller_loop, daemon=True).start()
+
+    def power_on(self):
+        """With --personality, the chip as it is at power-on (ffs_dongle.py: at each plug-in)."""
+        self.personality = None
+        self.control_answers = collections.deque()  # WMT answers waiting for the host's control IN read
+        if options.personality:
+            import personalities
+            self.personality = personalities.make(options.personality, options.firmware_dir, options.rom_version,
+                                                  **mediatek_options())
+            if getattr(self, "record", None) is None:
+                self.record = open(os.path.join(HERE, "vendor-commands.hex"), "a", buffering=1)
+            self.errors_seen = 0
+            log(f"personality {options.personality} ({self.personality.vendor}), powered on")
 
     def controller_loop(self):
         """H4 from the controller → interrupt IN (events) / bulk IN (ACL); lost while not configured."""
@@ -613,6 +618,7 @@ class Dongle:
         if request_type == 0xC0 and request == 0x01 and value == 0x30:
             with self.personality_lock:
                 answer = self.control_answers.popleft() if self.control_answers else b""
+            trace(f"answer read: {answer.hex() or 'nothing yet'}")
             os.write(self.control, answer[:length])
             return True
         address = value << 16 | index

@@ -1,4 +1,4 @@
-"""Realtek, Intel and Broadcom dongles on the QEMU USB fixture: the emulated dongle takes a
+"""Realtek, Intel, Broadcom and MediaTek dongles on the QEMU USB fixture: the emulated dongle takes a
 vendor personality (Tests/Support/personalities.py: the chip's VID:PID, its ROM
 or bootloader and its replies; it checks what it receives against the real
 firmware file), and the guest's btusb with btrtl/btintel binds it first, as on a
@@ -19,9 +19,13 @@ real machine.
   loads a .hcd the test writes (none may be redistributed), then our binary
   (--transport usb) after a power cycle: the same records, in order, as the
   file; then 20 questions. Without the file: a warning, the ROM answers.
+- MediaTek MT7922 (13d3:3568): a stalled register read ends in one line (exit 4);
+  on a FunctionFS dongle (ffs_dongle.py; GadgetFS cannot take a 258-byte WMT
+  chunk on EP0) our peripheral loads the real RAM code file, every WMT command
+  checked against it, then 20 questions; a warm chip gets no download.
 
 One guest for the module; each test plugs in the dongle it needs (switch_dongle).
-Firmware: scripts/firmware-files.sh (Debian's firmware-realtek and firmware-iwlwifi);
+Firmware: scripts/firmware-files.sh (Debian's firmware-realtek, firmware-iwlwifi and firmware-mediatek);
 the guest sees it in /mnt/work/fw (the personality and our binary) and, when a
 test wants Linux to load, in /mnt/work/linuxfw (the kernel's firmware path)."""
 import asyncio
@@ -553,12 +557,33 @@ def test_bcm20702_over_usb_without_its_hcd_runs_from_rom(vguest, link):
 
 # ---------------------------------------------------------------- MediaTek
 
-def plug_mediatek(guest, firmware, chip, file, label, extra=""):
-    """A MediaTek chip with its file in the guest's firmware folder (none in Linux's): the kernel's btmtk gives up."""
+# The MediaTek download goes through a FunctionFS dongle (ffs_dongle.py) on the same UDC,
+# bus 1, path 1-1: GadgetFS refuses EP0 OUT requests over 256 bytes (a 250-byte WMT chunk
+# is a 258-byte command) and completes one before the gadget has read it. Of gadget.options
+# (USB_FIXTURE_GADGET_OPTIONS) ffs_dongle.py takes --trace only.
+PLUG_FFS = """old=$(cat /run/gadget.pid); unplug; kill -TERM "$old"; wait_gone || exit 1
+# until it has exited (a zombie counts: its files, ep0 of itcb1 among them, are closed)
+for i in $(seq 50); do grep -qs "^State:[[:space:]]*[^Z]" /proc/$old/status || break; sleep 0.1; done
+: > vendor-commands.hex; : > vendor-control.txt; rm -f vendor-errors.txt; mark {label}
+modprobe usb_f_fs || exit 1
+grep -q " /sys/kernel/config " /proc/mounts || mount -t configfs configfs /sys/kernel/config
+/usr/bin/python3 -u ffs_dongle.py $(cat gadget.options) {args} 1 "$(cat /run/gadget.port)" >> gadget.log 2>&1 &
+echo $! > /run/gadget.pid
+for i in $(seq 300); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && break; sleep 0.1; done
+wait_btusb"""
+
+
+def plug_mediatek(guest, firmware, chip, file, label, extra="", ffs=False):
+    """A MediaTek chip with its file in the guest's firmware folder (none in Linux's): the kernel's btmtk gives up.
+    ffs: served by a FunctionFS dongle (PLUG_FFS; the unplug/plug helpers still work)."""
     os.makedirs(os.path.join(guest.work, "fw", "mediatek"), exist_ok=True)
     shutil.copy(os.path.join(firmware, "mediatek", file), os.path.join(guest.work, "fw", "mediatek", file))
     linux_firmware(guest, firmware)
-    plug_personality(guest, chip, label, extra=extra)
+    if ffs:
+        guest.check(PLUG_FFS.format(label=label, args=f"--personality {chip} --firmware-dir {GUEST_FW}{extra}"),
+                    timeout=90)
+    else:
+        plug_personality(guest, chip, label, extra=extra)
     try:  # the kernel's own attempt (btmtk) finds no file; a kernel without btmtk tries nothing
         wait_kernel(guest, label, "Failed to", timeout=30)
     except AssertionError:
@@ -584,3 +609,57 @@ def test_mediatek_over_usb_refused_register_read_exit_4(vguest, firmware):
     # The VID:PID names the chip before any register answers.
     assert "MediaTek MT7922: RAM code download failed: controller refused a register read or write" in errors[0], out
     assert vguest.file("vendor-control.txt").splitlines()[0] == "c0 63 8000 0008 4 -> stall", vguest.file("vendor-control.txt")
+
+
+def mediatek_expected(path, warm=False):
+    """The WMT commands of the download (status query per section, its 250-byte chunks), then function control 1."""
+    def wmt(operation, flag, data):
+        return struct.pack("<HBBBHB", 0xFC6F, 5 + len(data), 1, operation, len(data) + 1, flag) + data
+
+    out = []
+    for section_map, section in personalities.mediatek_sections(open(path, "rb").read()):
+        out.append(wmt(0x01, 0, b"\x00" + section_map))
+        for start in range(0, 0 if warm else len(section), 250):
+            flag = 1 if start == 0 else (3 if start + 250 >= len(section) else 2)
+            out.append(wmt(0x01, flag, section[start:start + 250]))
+    return out + [wmt(0x06, 0, b"\x01")]
+
+
+MEDIATEK_READS = ["c0 63 8000 0008 4 -> 00000000", "c0 63 7001 0200 4 -> 00007922",
+                  "c0 63 8002 1004 4 -> 00000000", "c0 63 7001 0020 4 -> 00000000"]
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["download", "warm"])
+def test_mediatek_over_usb_loads_ram_code_and_answers_20_questions(warm, vguest, link, firmware):
+    """An MT7922 (13d3:3568) on a FunctionFS dongle: our --transport usb peripheral reads
+    its id through vendor requests, sends every section of the real Debian file as WMT
+    commands on EP0 (258-byte class requests), reads each answer through control IN,
+    sets the endpoint reset option (a UHW write) and turns Bluetooth on; the emulated
+    chip checks each section against the file. Then 20 questions through the chip.
+    Warm: the RAM code runs already (every status query says so): nothing is loaded."""
+    file = "BT_RAM_CODE_MT7922_1_1_hdr.bin"
+    label = "mtk-warm" if warm else "mtk-download"
+    plug_mediatek(vguest, firmware, "mt7922", file, label, extra=" --mtk-warm" if warm else "", ffs=True)
+    name = "MtkWarm" if warm else "MtkUSB"
+    start(vguest, name, f"--role peripheral --transport usb --name {name} --firmware-dir {GUEST_FW}")
+    try:
+        wait_advertising(vguest, name, timeout=600)
+        ask(link, name, 20)
+    finally:
+        stop(vguest, name)
+    no_personality_errors(vguest)
+    log = vguest.file(f"{name}.log")
+    control = vguest.file("vendor-control.txt").splitlines()
+    # The id, version and flavour reads, then (after the download) the endpoint reset
+    # option; the lines after them are the kernel's, probing again after our exit.
+    assert control[:5] == MEDIATEK_READS + ["5e 02 7401 1890 4 <- 00010001"], control
+    commands = [c for c, _ in recorded(vguest)]
+    want = mediatek_expected(os.path.join(firmware, "mediatek", file), warm)
+    # No other command before Bluetooth is on; then the host's bring-up, from its Reset.
+    assert len(commands) > len(want) and opcode(commands[len(want)]) == 0x0C03, [c[:4].hex() for c in commands[:4]]
+    wrong = next((i for i, (got, expected) in enumerate(zip(commands, want)) if got != expected), None)
+    assert wrong is None, f"command {wrong} of {len(want)}: {commands[wrong][:12].hex()} != {want[wrong][:12].hex()}"
+    if warm:
+        assert "RAM code loaded" not in log, log
+    else:
+        assert "MediaTek MT7922: RAM code loaded" in log and "Bluetooth on" in log, log
