@@ -73,7 +73,7 @@ summary() {
         if [ "$result" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$name"); fi
     done < "$results"
     echo "test: $(minutes $((SECONDS - began))) in all"
-    ((failed)) && echo "test: failed suites: $(IFS=,; echo "${failures[*]}" | sed 's/,/; /g')"
+    ((failed)) && echo "test: failed suites: $(printf '%s; ' "${failures[@]}" | sed 's/; $//')"
     echo "test: $passed passed, $failed failed"
     ((failed == 0))
 }

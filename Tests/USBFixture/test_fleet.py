@@ -11,6 +11,7 @@ again dongle 3 serves its askers the rest. Peak resident memory and CPU time
 per question of each instance are measured in the guest and printed."""
 import asyncio
 import os
+import re
 import time
 
 import pytest
@@ -102,7 +103,9 @@ def test_four_dongles_each_start_their_own_instance(fleet):
     for n, section in zip(DONGLES, sections):
         # Each instance's journal names its own dongle (bus-port, VID:PID) and its own name.
         assert f"opened usb:{n}-1 (0a12:0001), detached from its kernel driver" in section, out
-        assert f"ITCB_NAME=Fleet{n}" in section and "User=itcb" in section and "StatusText=advertising" in section, out
+        assert f"ITCB_NAME=Fleet{n}" in section and "User=itcb" in section, out
+        # The status says it advertises, or (after the first 15 s period) the counts line that follows it.
+        assert re.search(r"StatusText=(advertising|0 central\(s\) connected)", section), out
         assert f"SYSTEMD_WANTS=itcb-dongle@{n}-1.service" in section and f"ID_SERIAL_SHORT=ITCB000{n}" in section, out
         for other in DONGLES:
             assert other == n or f"usb:{other}-1" not in section, out

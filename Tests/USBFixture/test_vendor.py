@@ -352,7 +352,7 @@ def realtek_over_usb(guest, firmware, chip, label, rom_version=None, hang=False)
     time.sleep(0.5)
     clear_record(guest)
     if hang:
-        guest.check("touch hang-until-port-reset")
+        guest.check("wait_hci_idle; touch hang-until-port-reset")  # not while the kernel still resets hci0 itself
     transport = "usb:%04x:%04x" % personalities.make(chip).usb_id
     start(guest, label, f"--role peripheral --transport {transport} --firmware-dir {GUEST_FW} --name {NAMES[chip]}")
     wait_advertising(guest, label, timeout=90)
