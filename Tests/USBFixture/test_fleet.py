@@ -242,7 +242,8 @@ def test_four_dongles_sixteen_centrals_and_one_pulled_mid_run(fleet, capsys, pat
             asked, ticks = sum(len(r[2]) for r in results if r[0] == n), after[n]["ticks"] - before[n]["ticks"]
         else:  # the re-plugged dongle's new instance: from its start (bring-up included)
             asked, ticks = answered.get(n, 0), after[n]["ticks"]
-        lines.append(f"instance {n}-1: peak resident {after[n]['hwm_kb']} kB, CPU {ticks * 1000 / HZ / asked:.1f} ms"
-                     f" per question ({asked} questions; pid {after[n]['pid']})")
+        # (The re-plugged instance may have been asked nothing yet when the others finished.)
+        cpu = f"CPU {ticks * 1000 / HZ / asked:.1f} ms per question" if asked else f"CPU {ticks * 1000 / HZ:.0f} ms, no question yet"
+        lines.append(f"instance {n}-1: peak resident {after[n]['hwm_kb']} kB, {cpu} ({asked} questions; pid {after[n]['pid']})")
     with capsys.disabled():
         print("\n" + "\n".join(lines))
