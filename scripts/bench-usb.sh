@@ -54,9 +54,10 @@
 #
 # Fails (exit 1, one line per budget, printed just before the last line)
 # when, per question: allocations of ours > 0, allocations in all > submitted
-# USB transfers, instructions > 40,000 (under callgrind every arrival is its own
-# wake-up, about 10 a question: the ceiling, so the count does not rise with the
-# load), syscalls per wake-up > 2, syscalls besides the wake-ups > 2 per
+# USB transfers, instructions > 42,000 (under callgrind nearly every arrival is
+# its own wake-up: 10.0-10.5 a question measured, each about 1,700 instructions,
+# so the count moves by several hundred with the load: 39,371-40,136 for the same
+# code on 2026-11-26; the ceiling leaves room for that), syscalls per wake-up > 2, syscalls besides the wake-ups > 2 per
 # submitted transfer + 1 — unless BENCH_REPORT_ONLY=1 or --report-only. (Allocations are compared with
 # 0.05 per question of slack, BENCH_USB_ALLOC_SLACK: 2 stray allocations over
 # the 60 extra questions are a difference between two runs, not the cycle,
@@ -84,7 +85,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-MAX_INSTRUCTIONS=${BENCH_USB_MAX_INSTRUCTIONS:-40000}
+MAX_INSTRUCTIONS=${BENCH_USB_MAX_INSTRUCTIONS:-42000}
 MAX_ALLOCATIONS_OURS=${BENCH_USB_MAX_ALLOCATIONS:-0}
 MAX_SYSCALLS_PER_WAKEUP=${BENCH_USB_MAX_SYSCALLS_PER_WAKEUP:-2}
 MAX_SYSCALLS_PER_TRANSFER=${BENCH_USB_MAX_SYSCALLS_PER_TRANSFER:-2}

@@ -321,7 +321,7 @@ def main():
     parser.add_argument("--peripheral-flags", default="")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--analyze", action="store_true", help="no runs: the figures of the runs already in --out")
-    parser.add_argument("--max-instructions", type=int, default=40000)
+    parser.add_argument("--max-instructions", type=int, default=42000)
     parser.add_argument("--max-allocations-ours", type=float, default=0)
     parser.add_argument("--max-syscalls-per-wakeup", type=float, default=2)
     parser.add_argument("--max-syscalls-per-transfer", type=float, default=2,
