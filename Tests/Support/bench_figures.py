@@ -12,6 +12,15 @@ that drains the input (TCP: the `read`; USB: the reap loop's final
 `EAGAIN` ioctl); everything else is spent per packet (TCP: a `write` per
 packet out; USB: a submit and a reap per transfer) or per question (the log
 line). Both parts are counts that repeat from run to run.
+
+Instructions are judged the same way, with a third run: the same questions
+as one of the two, the central pausing after each step of a cycle so that
+every packet arrives on its own (the most wake-ups). Same questions, same
+packets: the instructions the paced run spends more, divided by the wake-ups
+it has more, are what one wake-up costs (the wait, the loop's pass); the
+total per question less that cost times its wake-ups is the work done for the
+question's packets, whichever wake-up found them. The total is reported, not
+gated.
 """
 
 
@@ -49,6 +58,23 @@ def syscall_structure(calls, drains, leave_out=()):
     woke = wakeups + drains
     return {"total": total, "wakeups": wakeups, "per_wakeup": woke / wakeups if wakeups else 0.0,
             "besides_wakeups": total - woke}
+
+
+def instruction_structure(short, long, n1, n2, paced, paced_n):
+    """callgrind_profile.py figures of the runs of N1 and N2 questions and of the paced run of paced_n (N1 or
+    N2) questions -> {"total", "wakeups", "paced_wakeups" (per question), "per_wakeup" (instructions),
+    "besides_wakeups" (instructions per question)}.
+    Raises ValueError when the paced run did not wake up more (nothing to tell the two costs apart)."""
+    total = per_question(short["instructions"], long["instructions"], n1, n2)
+    wakeups = per_question(short["calls"]["poll"], long["calls"]["poll"], n1, n2)
+    same = short if paced_n == n1 else long
+    more = paced["calls"]["poll"] - same["calls"]["poll"]
+    if more < paced_n / 10:
+        raise ValueError(f"the paced run woke up {more} times more than the unpaced one for {paced_n} questions:"
+                         " too few to tell a wake-up's instructions from the packets'")
+    per_wakeup = (paced["instructions"] - same["instructions"]) / more
+    return {"total": total, "wakeups": wakeups, "paced_wakeups": paced["calls"]["poll"] / paced_n,
+            "per_wakeup": per_wakeup, "besides_wakeups": total - per_wakeup * wakeups}
 
 
 def listing(by_name, leave_out=()):

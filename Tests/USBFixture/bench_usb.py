@@ -26,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [HERE, os.path.join(REPO, "Tests", "Support")]
-from bench_figures import listing, per_question, strace_table, syscall_structure  # noqa: E402
+from bench_figures import instruction_structure, listing, per_question, strace_table, syscall_structure  # noqa: E402
 from fixture import Guest, Link  # noqa: E402
 from harness import stop_process  # noqa: E402
 
@@ -79,13 +79,14 @@ def copy_site_packages(work):
     shutil.copy(os.path.join(REPO, "Tests", "Support", "bumble_8ball.py"), work)
 
 
-def run(guest, link, out, kind, tool, n, args):
-    """One measured run; its files end up in OUT/KIND-TOOL-N/. Raises RunFailed."""
-    name = f"{kind}-{tool}-{n}"
+def run(guest, link, out, kind, tool, n, args, paced=False):
+    """One measured run; its files end up in OUT/KIND-TOOL-N[-paced]/ (paced: the central pauses --pace seconds
+    after each step of a cycle, the most wake-ups for the same questions). Raises RunFailed."""
+    name = f"{kind}-{tool}-{n}" + ("-paced" if paced else "")
     d = f"run/{name}"
     # Time limits scale with the tool's slow-down (Python under callgrind under TCG: over 8 minutes to start).
     slow = {("ours", "callgrind"): 8, ("bumble", "callgrind"): 40}.get((kind, tool), 3)
-    log(f"bench-usb: {kind:<6} {tool:<9} {n:4d} questions … ", end="")
+    log(f"bench-usb: {kind:<6} {tool:<9} {n:4d} questions{', paced' if paced else ''} … ", end="")
     t0 = time.time()
     rebind_btusb(guest)
     if tool == "callgrind":
@@ -149,10 +150,11 @@ def run(guest, link, out, kind, tool, n, args):
     with open(os.path.join(out, name, "central.log"), "w") as central_log:
         central = subprocess.Popen(
             [os.path.join(REPO, ".venv", "bin", "python"), os.path.join(REPO, "Tests", "Support", "bench_central.py"),
-             "--port", str(link.ports[1]), "--name", NAME, "--count", str(n), "--step", str(10 * slow)],
+             "--port", str(link.ports[1]), "--name", NAME, "--count", str(n), "--step", str(10 * slow),
+             "--pause", str(args.pace if paced else 0)],
             stdout=central_log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            status = central.wait(90 + n * slow)
+            status = central.wait(90 + n * slow + (4 * n * args.pace if paced else 0))
         except subprocess.TimeoutExpired:
             status = "timeout"
         finally:
@@ -191,9 +193,9 @@ def run(guest, link, out, kind, tool, n, args):
     log(f"{time.time() - t0:.0f} s")
 
 
-def callgrind_figures(out, kind, n):
-    path = os.path.join(out, f"{kind}-callgrind-{n}", "callgrind.out")
-    result = subprocess.run([sys.executable, os.path.join(HERE, "callgrind_allocs.py"), path,
+def callgrind_figures(out, kind, n, paced=False):
+    path = os.path.join(out, f"{kind}-callgrind-{n}" + ("-paced" if paced else ""), "callgrind.out")
+    result = subprocess.run([sys.executable, os.path.join(REPO, "Tests", "Support", "callgrind_profile.py"), path,
                              "libusb_submit_transfer", "poll"], capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
 
@@ -287,6 +289,7 @@ def measure(args, out, v1, v2, s1, s2, t1, t2, bumble_tools):
             for tool, (n1, n2) in (("callgrind", (v1, v2)), ("strace", (s1, s2))):
                 run(guest, link, out, "ours", tool, n1, args)
                 run(guest, link, out, "ours", tool, n2, args)
+            run(guest, link, out, "ours", "callgrind", v2, args, paced=True)
         except (RunFailed, AssertionError, TimeoutError, RuntimeError) as error:  # fixture.Guest raises the others
             log(f"bench-usb: {error}")
             return 2
@@ -319,9 +322,14 @@ def main():
     parser.add_argument("--bumble-strace", default="10,50", help="N1,N2 of Bumble's strace runs")
     parser.add_argument("--bumble", default="strace", help="Bumble's runs: none, strace or strace,callgrind")
     parser.add_argument("--peripheral-flags", default="")
+    parser.add_argument("--pace", type=float, default=0.1,
+                        help="the paced callgrind run's pause after each step of a cycle, seconds")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--analyze", action="store_true", help="no runs: the figures of the runs already in --out")
-    parser.add_argument("--max-instructions", type=int, default=42000)
+    parser.add_argument("--max-instructions-per-wakeup", type=int, default=1500,
+                        help="libusb's poll and the loop's pass")
+    parser.add_argument("--max-instructions-besides", type=int, default=32000,
+                        help="per question besides the wake-ups': the work done for its packets")
     parser.add_argument("--max-allocations-ours", type=float, default=0)
     parser.add_argument("--max-syscalls-per-wakeup", type=float, default=2)
     parser.add_argument("--max-syscalls-per-transfer", type=float, default=2,
@@ -348,7 +356,13 @@ def main():
     # Figures per question: (run N2 - run N1) / (N2 - N1).
     c1, c2 = callgrind_figures(out, "ours", v1), callgrind_figures(out, "ours", v2)
     cg = per_question(c1, c2, v1, v2)
-    instr, allocs, ours, libusb = cg["instructions"], cg["total"], cg["ours"], cg["libusb"]
+    allocs, ours, libusb = cg["total"], cg["ours"], cg["libusb"]
+    try:
+        loop = instruction_structure(c1, c2, v1, v2, callgrind_figures(out, "ours", v2, paced=True), v2)
+    except ValueError as error:
+        log(f"bench-usb: {error}")
+        return 2
+    instr = loop["total"]
     transfers_cg, polls_cg = cg["calls"]["libusb_submit_transfer"], cg["calls"]["poll"]
     by_name, errors, submits = strace_per_question(out, "ours", s1, s2)
     clock = by_name.get("clock_gettime", 0.0)
@@ -356,7 +370,10 @@ def main():
     syscalls = structure["total"]
     skip = ("clock_gettime",)
 
-    results = {"valgrind": [v1, v2], "strace": [s1, s2], "instructions": instr, "allocations": allocs,
+    results = {"valgrind": [v1, v2], "strace": [s1, s2], "instructions": instr,
+               "instructions_per_wakeup": loop["per_wakeup"],
+               "instructions_besides_wakeups": loop["besides_wakeups"],
+               "wakeups_callgrind": loop["wakeups"], "wakeups_paced": loop["paced_wakeups"], "allocations": allocs,
                "allocations_ours": ours, "allocations_libusb": libusb, "submitted_transfers": submits,
                "libusb_submit_transfer_calls": transfers_cg, "syscalls": syscalls, "clock_gettime": clock,
                "wakeups": structure["wakeups"], "syscalls_per_wakeup": structure["per_wakeup"],
@@ -365,7 +382,13 @@ def main():
     log("")
     log(f"itcb-dongle --role peripheral --transport usb in the guest, per question (run of N2 minus run of N1"
         f" questions, one connection; callgrind {v1}/{v2}, strace {s1}/{s2}):")
-    log(f"  instructions (callgrind)      {instr:>10,.0f}   ({c1['instructions']:,} and {c2['instructions']:,} in all)")
+    log(f"  instructions (callgrind)      {instr:>10,.0f}   ({c1['instructions']:,} and {c2['instructions']:,} in all),"
+        f" {loop['wakeups']:.1f} wake-ups a question under callgrind")
+    log(f"    per wake-up                 {loop['per_wakeup']:>10,.0f}   libusb's poll and the loop's pass: the paced"
+        f" run's extra instructions over its extra wake-ups")
+    log(f"    besides the wake-ups        {loop['besides_wakeups']:>10,.0f}   the work for the question's packets"
+        f" ({loop['wakeups']:.1f} wake-ups a question, {loop['paced_wakeups']:.1f} paced; the total moves with"
+        f" how many packets one wake-up finds, these two do not)")
     log(f"  heap allocations (callgrind)  {allocs:>10.2f}   ours {ours:.2f}, libusb {libusb:.2f}"
         f" (by caller: calls of malloc/calloc/realloc/posix_memalign/aligned_alloc)")
     counted = counter_per_question(out, "ours", s1, s2)
@@ -431,8 +454,13 @@ def main():
         json.dump(results, f, indent=1)
 
     failures = []
-    if instr > args.max_instructions:
-        failures.append(f"{instr:,.0f} instructions per question exceed the budget of {args.max_instructions:,}")
+    # Instructions along the loop's structure too: a wake-up's and the packets' (the total is not gated).
+    if loop["per_wakeup"] > args.max_instructions_per_wakeup:
+        failures.append(f"{loop['per_wakeup']:,.0f} instructions per wake-up exceed the budget of"
+                        f" {args.max_instructions_per_wakeup:,} (libusb's poll and the loop's pass)")
+    if loop["besides_wakeups"] > args.max_instructions_besides:
+        failures.append(f"{loop['besides_wakeups']:,.0f} instructions per question besides the wake-ups'"
+                        f" exceed the budget of {args.max_instructions_besides:,}")
     if ours > args.max_allocations_ours + args.slack:
         failures.append(f"{ours:.2f} heap allocations of ours per question exceed the budget of"
                         f" {number(args.max_allocations_ours)}")

@@ -1,4 +1,6 @@
-"""Heap allocations by caller, from a callgrind profile (scripts/bench-usb.sh).
+"""What a callgrind profile says about the peripheral's loop: heap allocations
+by caller, calls of named functions (poll: the wake-ups) and the instructions
+(scripts/bench-process.sh, scripts/bench-usb.sh).
 
 callgrind counts every call exactly, including those into the C library's
 allocator (under callgrind malloc is glibc's own, not replaced as under
@@ -16,7 +18,7 @@ the object file of its caller:
            loader: e.g. strdup, operator new) is charged to its own callers,
            in proportion to how often each of them called it
 
-Usage: callgrind_allocs.py CALLGRIND.OUT [FUNCTION …]
+Usage: callgrind_profile.py CALLGRIND.OUT [FUNCTION …]
 Prints one JSON object: {"total": …, "ours": …, "libusb": …, "instructions": …,
 "calls": {FUNCTION: calls, …}} — calls of each FUNCTION named on the command
 line (e.g. libusb_submit_transfer, poll), counted over all callers.
@@ -107,7 +109,8 @@ def allocations(obj_of, edges):
 
 
 def main():
-    obj_of, edges, summary = parse(sys.argv[1])
+    args = sys.argv[1:]
+    obj_of, edges, summary = parse(args[0])
     totals = allocations(obj_of, edges)
     calls = defaultdict(int)
     for (_, callee), n in edges.items():
@@ -117,7 +120,7 @@ def main():
         "total": round(totals["ours"] + totals["libusb"], 3),
         "ours": round(totals["ours"], 3),
         "libusb": round(totals["libusb"], 3),
-        "calls": {f: calls.get(f, 0) for f in sys.argv[2:]},
+        "calls": {f: calls.get(f, 0) for f in args[1:]},
     }))
 
 
