@@ -4,6 +4,7 @@ import json
 import os
 import pty
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -239,13 +240,19 @@ def test_scan_that_found_nothing_stopped_by_ctrl_c_is_not_an_error(link):
     # one object names the signal.
     for as_json in (False, True):
         process = subprocess.Popen([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[0]}",
-                                    "--scan", *(["--json"] if as_json else [])],
+                                    "--scan", "--log-level", "info", *(["--json"] if as_json else [])],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            time.sleep(1.5)
-            assert process.poll() is None
+            # SIGINT once the scan is under way (its info line), not after a guessed delay.
+            seen = ""
+            deadline = time.time() + 30
+            while "scanning for 8-Balls" not in seen and time.time() < deadline and process.poll() is None:
+                if select.select([process.stderr], [], [], 0.2)[0]:  # raw reads: nothing left in a buffer
+                    seen += os.read(process.stderr.fileno(), 4096).decode(errors="replace")
+            assert "scanning for 8-Balls" in seen and process.poll() is None, seen
             process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=5)
+            out, err = process.communicate(timeout=30)
+            err = seen + err
             assert process.returncode == 130 and "error" not in err, err
             assert out == ("" if not as_json else
                            '{"error":"interrupted","message":"stopped by SIGINT (Ctrl-C)","exit":130}\n')
