@@ -26,11 +26,48 @@ public enum ATTOpcode {
     public static let handleValueNotification: UInt8 = 0x1B
     public static let handleValueIndication: UInt8 = 0x1D
     public static let handleValueConfirmation: UInt8 = 0x1E
+    public static let readMultipleVariableResponse: UInt8 = 0x21
+    public static let multipleHandleValueNotification: UInt8 = 0x23
     public static let writeCommand: UInt8 = 0x52
     public static let signedWriteCommand: UInt8 = 0xD2
 
     /// Bit 6 of the opcode marks a command: no response, unknown ones are ignored (§3.3.1).
     public static let commandFlag: UInt8 = 0x40
+}
+
+/// Where a received ATT PDU goes, by one table (as NimBLE's opcode table):
+/// what a server sends (the Error Response, responses, notifications,
+/// indications) to our GATT client; everything else (requests, commands, the
+/// confirmation, unknown opcodes) to our server.
+public enum ATTRoute {
+    /// Bit n set: opcode n is sent by a server. 0x15 is reserved but has a
+    /// response's form (odd, among the responses) and has always been taken as one.
+    /// (Computed, so the optimiser folds it to one constant.)
+    @inline(__always)
+    static var serverSent: UInt64 {
+        bit(ATTOpcode.errorResponse) | bit(ATTOpcode.exchangeMTUResponse) | bit(ATTOpcode.findInformationResponse)
+            | bit(ATTOpcode.findByTypeValueResponse) | bit(ATTOpcode.readByTypeResponse) | bit(ATTOpcode.readResponse)
+            | bit(ATTOpcode.readBlobResponse) | bit(ATTOpcode.readMultipleResponse) | bit(ATTOpcode.readByGroupTypeResponse)
+            | bit(ATTOpcode.writeResponse) | bit(0x15) | bit(ATTOpcode.prepareWriteResponse) | bit(ATTOpcode.executeWriteResponse)
+            | bit(ATTOpcode.handleValueNotification) | bit(ATTOpcode.handleValueIndication)
+            | bit(ATTOpcode.readMultipleVariableResponse) | bit(ATTOpcode.multipleHandleValueNotification)
+    }
+
+    @inline(__always)
+    static func bit(_ opcode: UInt8) -> UInt64 { 1 &<< UInt64(opcode) }
+
+    /// A PDU for our client (a server sent it).
+    @inline(__always)
+    public static func toClient(_ opcode: UInt8) -> Bool {
+        opcode < 64 && serverSent &>> UInt64(opcode) & 1 == 1
+    }
+
+    /// Client PDUs the server answers: every request, known or not; not
+    /// commands (the Command Flag, §3.3.1) nor the Handle Value Confirmation.
+    @inline(__always)
+    public static func expectsResponse(_ opcode: UInt8) -> Bool {
+        opcode & ATTOpcode.commandFlag == 0 && !toClient(opcode) && opcode != ATTOpcode.handleValueConfirmation
+    }
 }
 
 /// ATT error codes (Core Vol 3 Part F §3.4.1.1).

@@ -336,7 +336,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, observer: inout O
     ) {
         progress.lastInput = now
-        guard HostDriver.isWhole(type: type, packet) else {
+        guard HCIPacketLength.isWhole(type: type, packet) else {
             progress.droppedPackets += 1
             return
         }
@@ -392,18 +392,6 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
                 (type, packet) = (bufferedType, deframer.withPacket { $0 })
             }
             receive(type: type, packet, now: now, observer: &observer)
-        }
-    }
-
-    /// The declared length of an event or ACL packet matches what arrived.
-    static func isWhole(type: UInt8, _ packet: UnsafeRawBufferPointer) -> Bool {
-        switch type {
-        case H4PacketType.event:
-            return packet.count >= 2 && packet.count == 2 + Int(packet[1])
-        case H4PacketType.acl:
-            return packet.count >= 4 && packet.count == 4 + (Int(packet[2]) | Int(packet[3]) &<< 8)
-        default:
-            return false
         }
     }
 

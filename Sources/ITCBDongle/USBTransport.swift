@@ -17,12 +17,12 @@ import VendorDrivers
 /// fixed ring when none is free. Nothing per packet allocates here; libusb's
 /// Linux backend callocs one URB array per submitted transfer.
 final class USBTransport: Transport {
-    static let eventTransfers = 4
-    static let aclInTransfers = 4
-    static let outTransfers = 8
-    static let controlTransfers = 4
+    static let eventTransfers = Capacity.usbEventTransfers
+    static let aclInTransfers = Capacity.usbACLInTransfers
+    static let outTransfers = Capacity.usbOutTransfers
+    static let controlTransfers = Capacity.usbControlTransfers
     /// Packets waiting for a free OUT transfer.
-    static let waitingCapacity = 8
+    static var waitingCapacity: Int { Capacity.USBWaitingSlots<Int>.count }
     static let inCapacity = eventTransfers + aclInTransfers
 
     let context: OpaquePointer
@@ -80,11 +80,14 @@ final class USBTransport: Transport {
     var stalled = TransferList(capacity: inCapacity + outTransfers + controlTransfers)
     /// Packets sent while no OUT transfer was free (H4, indicator first), oldest first.
     let waiting = UnsafeMutableRawBufferPointer.allocate(byteCount: waitingCapacity * waitingSlot, alignment: 8)
-    var waitingLengths = InlineArray<8, Int>(repeating: 0)
-    var waitingBulk = InlineArray<8, Bool>(repeating: false)
+    var waitingLengths = Capacity.USBWaitingSlots<Int>(repeating: 0)
+    var waitingBulk = Capacity.USBWaitingSlots<Bool>(repeating: false)
     var waitingHead = 0
     var waitingCount = 0
-    static let waitingSlot = 1 + EndpointReassembler.capacity
+    /// One outgoing packet, indicator first: what the host sends at most.
+    static var waitingSlot: Int { Capacity.OutgoingPacket.capacityCount }
+    /// An OUT transfer holds one outgoing packet without its indicator.
+    static var outTransferSize: Int { waitingSlot - 1 }
     var inFlight = 0
     /// Bulk OUT halts cleared since a bulk OUT transfer last went through: a
     /// dongle that refuses every packet gets each one sent again this many
@@ -223,13 +226,14 @@ final class USBTransport: Transport {
             try submit(transfer)
         }
         for _ in 0..<USBTransport.outTransfers {
-            let transfer = allocate(EndpointReassembler.capacity)
+            let transfer = allocate(USBTransport.outTransferSize)
             transfer.pointee.endpoint = aclOutEndpoint
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_BULK.rawValue)
             freeOut.push(transfer)
         }
         for _ in 0..<USBTransport.controlTransfers {
-            let transfer = allocate(8 + 260)
+            // The setup packet, then the command (its indicator's byte is not sent).
+            let transfer = allocate(8 + USBTransport.outTransferSize)
             transfer.pointee.endpoint = 0
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_CONTROL.rawValue)
             freeControl.push(transfer)
