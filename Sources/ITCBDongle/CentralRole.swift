@@ -302,9 +302,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
 
     func nextDeadline() -> UInt64? { session.nextDeadline() }
 
-    /// The session is the client delegate: the answer arrives as a notification.
-    mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
-        host.handlePacket(type: type, packet, now: now, delegate: &session)
+    /// The host's GATT client callback is the session's: the answer arrives as a notification.
+    mutating func clientNotification(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) {
+        session.clientNotification(connection: connection, attribute: attribute, value: value)
     }
 
     mutating func poll(host: inout Host, now: UInt64) {
