@@ -40,26 +40,21 @@ public enum ATTOpcode {
 /// indications) to our GATT client; everything else (requests, commands, the
 /// confirmation, unknown opcodes) to our server.
 public enum ATTRoute {
-    /// Bit n set: opcode n is sent by a server. 0x15 is reserved but has a
+    /// The table: the opcodes a server sends. 0x15 is reserved but has a
     /// response's form (odd, among the responses) and has always been taken as one.
-    /// (Computed, so the optimiser folds it to one constant.)
-    @inline(__always)
-    static var serverSent: UInt64 {
-        bit(ATTOpcode.errorResponse) | bit(ATTOpcode.exchangeMTUResponse) | bit(ATTOpcode.findInformationResponse)
-            | bit(ATTOpcode.findByTypeValueResponse) | bit(ATTOpcode.readByTypeResponse) | bit(ATTOpcode.readResponse)
-            | bit(ATTOpcode.readBlobResponse) | bit(ATTOpcode.readMultipleResponse) | bit(ATTOpcode.readByGroupTypeResponse)
-            | bit(ATTOpcode.writeResponse) | bit(0x15) | bit(ATTOpcode.prepareWriteResponse) | bit(ATTOpcode.executeWriteResponse)
-            | bit(ATTOpcode.handleValueNotification) | bit(ATTOpcode.handleValueIndication)
-            | bit(ATTOpcode.readMultipleVariableResponse) | bit(ATTOpcode.multipleHandleValueNotification)
-    }
-
-    @inline(__always)
-    static func bit(_ opcode: UInt8) -> UInt64 { 1 &<< UInt64(opcode) }
-
-    /// A PDU for our client (a server sent it).
     @inline(__always)
     public static func toClient(_ opcode: UInt8) -> Bool {
-        opcode < 64 && serverSent &>> UInt64(opcode) & 1 == 1
+        switch opcode {
+        case ATTOpcode.errorResponse, ATTOpcode.exchangeMTUResponse, ATTOpcode.findInformationResponse,
+             ATTOpcode.findByTypeValueResponse, ATTOpcode.readByTypeResponse, ATTOpcode.readResponse,
+             ATTOpcode.readBlobResponse, ATTOpcode.readMultipleResponse, ATTOpcode.readByGroupTypeResponse,
+             ATTOpcode.writeResponse, 0x15, ATTOpcode.prepareWriteResponse, ATTOpcode.executeWriteResponse,
+             ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication,
+             ATTOpcode.readMultipleVariableResponse, ATTOpcode.multipleHandleValueNotification:
+            true
+        default:
+            false
+        }
     }
 
     /// Client PDUs the server answers: every request, known or not; not
