@@ -4,7 +4,6 @@
 /// driver's whole-packet check all ask here.
 public enum HCIPacketLength {
     /// Header bytes after the indicator, 0 for an unknown indicator.
-    @inline(__always)
     public static func header(_ type: UInt8) -> Int {
         switch type {
         case H4PacketType.event: 2
@@ -15,7 +14,6 @@ public enum HCIPacketLength {
     }
 
     /// The payload length declared by `header` (at least `header(type)` bytes).
-    @inline(__always)
     public static func payload(_ type: UInt8, _ header: UnsafeRawBufferPointer) -> Int {
         switch type {
         case H4PacketType.event: Int(header[1])

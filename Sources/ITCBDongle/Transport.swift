@@ -78,29 +78,33 @@ func sleepMilliseconds(until deadline: UInt64, now: UInt64) -> Int32 {
 }
 
 /// The poll(2) set of a transport that waits in poll: its own descriptors,
-/// then the run loop's two (the extra one, the signal pipe). Rebuilt only when
-/// the transport's descriptors change, so a wait allocates nothing.
+/// then the run loop's two (the extra one, the signal pipe). Made again only
+/// when the transport's descriptors change (libusb's), so a wait allocates
+/// nothing; the owner frees it (`free`).
 struct PollSet {
-    var fds: [pollfd] = []
+    var fds = UnsafeMutableBufferPointer<pollfd>(start: nil, count: 0)
     /// How many of `fds` are the transport's.
     var own = 0
 
     var isEmpty: Bool { fds.isEmpty }
 
     mutating func set(_ descriptors: [pollfd]) {
-        fds = descriptors
-        own = fds.count
-        fds.append(pollfd(fd: -1, events: Int16(POLLIN), revents: 0))
-        fds.append(pollfd(fd: -1, events: Int16(POLLIN), revents: 0))
+        free()
+        fds = .allocate(capacity: descriptors.count + 2)
+        own = descriptors.count
+        for i in 0..<own { fds[i] = descriptors[i] }
+        fds[own] = pollfd(fd: -1, events: Int16(POLLIN), revents: 0)
+        fds[own + 1] = pollfd(fd: -1, events: Int16(POLLIN), revents: 0)
     }
+
+    func free() { fds.deallocate() }
 
     /// Sleeps in poll until a descriptor is readable or `deadline` passes;
     /// returns the clock at the wake-up and whether one of the transport's own is ready.
-    mutating func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> (now: UInt64, ready: Bool) {
+    func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> (now: UInt64, ready: Bool) {
         fds[own].fd = extra
         fds[own + 1].fd = signals
-        let timeout = sleepMilliseconds(until: deadline, now: now)
-        let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
+        let n = poll(fds.baseAddress, nfds_t(fds.count), sleepMilliseconds(until: deadline, now: now))
         if n < 0, errno != EINTR { throw .lost("poll failed: \(errnoString())") }
         let woke = monotonicMilliseconds()
         guard n > 0 else { return (woke, false) }
@@ -169,6 +173,7 @@ class DescriptorTransport: Transport {
     deinit {
         input.deallocate()
         output.deallocate()
+        pollSet.free()
     }
 
     /// The descriptor and the run loop's two, in poll(2); whether the last wait found input.
@@ -178,14 +183,14 @@ class DescriptorTransport: Transport {
     var offersPortReset: Bool { false }
     func warnHungAfterWarmStart() {}
 
-    func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> UInt64 {
+    final func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> UInt64 {
         if pollSet.isEmpty { pollSet.set([pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]) }
         let woke = try pollSet.wait(until: deadline, now: now, signals: signals, extra: extra)
         readable = woke.ready
         return woke.now
     }
 
-    func receive(_ deliver: (TransportInput) -> Void) throws(TransportError) {
+    final func receive(_ deliver: (TransportInput) -> Void) throws(TransportError) {
         guard readable else { return }
         readable = false
         while true {

@@ -591,6 +591,8 @@ final class USBTransport: Transport {
         allTransfers.removeAll()
         for list in [allTransfers, freeOut, freeControl, completedIn, stalled, completedControl] { list.slots.deallocate() }
         waiting.deallocate()
+        pollSet.free()
+        pollSet = PollSet()
         libusb_exit(context)
     }
 }
