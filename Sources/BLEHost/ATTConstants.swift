@@ -26,11 +26,43 @@ public enum ATTOpcode {
     public static let handleValueNotification: UInt8 = 0x1B
     public static let handleValueIndication: UInt8 = 0x1D
     public static let handleValueConfirmation: UInt8 = 0x1E
+    public static let readMultipleVariableResponse: UInt8 = 0x21
+    public static let multipleHandleValueNotification: UInt8 = 0x23
     public static let writeCommand: UInt8 = 0x52
     public static let signedWriteCommand: UInt8 = 0xD2
 
     /// Bit 6 of the opcode marks a command: no response, unknown ones are ignored (§3.3.1).
     public static let commandFlag: UInt8 = 0x40
+}
+
+/// Where a received ATT PDU goes, by one table (as NimBLE's opcode table):
+/// what a server sends (the Error Response, responses, notifications,
+/// indications) to our GATT client; everything else (requests, commands, the
+/// confirmation, unknown opcodes) to our server.
+public enum ATTRoute {
+    /// The table: the opcodes a server sends. 0x15 is reserved but has a
+    /// response's form (odd, among the responses) and has always been taken as one.
+    @inline(__always)
+    public static func toClient(_ opcode: UInt8) -> Bool {
+        switch opcode {
+        case ATTOpcode.errorResponse, ATTOpcode.exchangeMTUResponse, ATTOpcode.findInformationResponse,
+             ATTOpcode.findByTypeValueResponse, ATTOpcode.readByTypeResponse, ATTOpcode.readResponse,
+             ATTOpcode.readBlobResponse, ATTOpcode.readMultipleResponse, ATTOpcode.readByGroupTypeResponse,
+             ATTOpcode.writeResponse, 0x15, ATTOpcode.prepareWriteResponse, ATTOpcode.executeWriteResponse,
+             ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication,
+             ATTOpcode.readMultipleVariableResponse, ATTOpcode.multipleHandleValueNotification:
+            true
+        default:
+            false
+        }
+    }
+
+    /// Client PDUs the server answers: every request, known or not; not
+    /// commands (the Command Flag, §3.3.1) nor the Handle Value Confirmation.
+    @inline(__always)
+    public static func expectsResponse(_ opcode: UInt8) -> Bool {
+        opcode & ATTOpcode.commandFlag == 0 && !toClient(opcode) && opcode != ATTOpcode.handleValueConfirmation
+    }
 }
 
 /// ATT error codes (Core Vol 3 Part F §3.4.1.1).

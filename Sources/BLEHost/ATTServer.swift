@@ -87,7 +87,7 @@ public enum ATTServerNote: Equatable {
 }
 
 /// An outgoing ATT PDU: at most ATT.maxMTU bytes.
-public typealias ATTPDU = FixedBytes<256>
+public typealias ATTPDU = Capacity.ATTPDUBuffer
 
 /// The ATT server over a static GATTDatabase (Core Vol 3 Part F; modelled on
 /// BTstack's att_server.c and Bumble's att.py/gatt_server.py). Every request gets
@@ -109,7 +109,7 @@ public struct ATTServer: ~Copyable {
         let request = ATTRequest(pdu: pdu, connection: connection, mtu: Int(bearer.mtu))
         // No PDU may exceed ATT_MTU (Vol 3 Part F §3.2.8); answering one could not fit either.
         if pdu.count > Int(bearer.mtu) {
-            if ATTServer.expectsResponse(opcode) { request.error(ATTError.invalidPDU, 0, &response) }
+            if ATTRoute.expectsResponse(opcode) { request.error(ATTError.invalidPDU, 0, &response) }
             return .none
         }
         switch opcode {
@@ -155,33 +155,11 @@ public struct ATTServer: ~Copyable {
         default:
             // Unknown commands are ignored (§3.3.1); responses, notifications and
             // indications are the client's business. Any other request: not supported.
-            if opcode & ATTOpcode.commandFlag != 0 || ATTServer.isServerToClient(opcode) { return .none }
+            if opcode & ATTOpcode.commandFlag != 0 || ATTRoute.toClient(opcode) { return .none }
             request.error(ATTError.requestNotSupported, 0, &response)
             return .none
         }
         return .none
-    }
-
-    /// Client PDUs the server answers: every request, known or not; not
-    /// commands (the Command Flag, §3.3.1) nor the Handle Value Confirmation.
-    @inline(__always)
-    public static func expectsResponse(_ opcode: UInt8) -> Bool {
-        opcode & ATTOpcode.commandFlag == 0 && !isServerToClient(opcode) && opcode != ATTOpcode.handleValueConfirmation
-    }
-
-    /// PDUs a server sends: responses (odd opcodes up to 0x1B), notifications,
-    /// indications, and the newer responses of the same form.
-    @inline(__always)
-    public static func isServerToClient(_ opcode: UInt8) -> Bool {
-        switch opcode {
-        case ATTOpcode.errorResponse, ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication,
-             0x21, 0x23:  // Read Multiple Variable Length Response, Multiple Handle Value Notification
-            return true
-        case 0x03...0x19:
-            return opcode & 1 == 1
-        default:
-            return false
-        }
     }
 
     // MARK: - Discovery (Vol 3 Part F §3.4.3, §3.4.4)

@@ -38,6 +38,18 @@ public enum Capacity {
     public typealias AttributeValuePool = FixedBytes<512>
     public typealias CCCDSlots<Element> = InlineArray<4, Element>
 
+    /// One packet the host sends, H4 indicator first: a command (1 + 3 + 255
+    /// parameter bytes) or an ACL packet (1 + 4 + an L2CAP PDU of 4 + 247).
+    /// The transports' OUT transfers and waiting slots are sized from it.
+    public typealias OutgoingPacket = FixedBytes<260>
+
+    /// One outgoing ATT PDU: at most ATT's largest MTU and a little.
+    public typealias ATTPDUBuffer = FixedBytes<256>
+
+    /// One L2CAP PDU gathered from ACL fragments: the 4-byte header and the
+    /// largest PDU we accept (ATT_MTU 247 + headroom).
+    public typealias L2CAPPDUBuffer = FixedBytes<260>
+
     /// Largest HCI packet a transport gathers (H4 de-framer, USB endpoint
     /// reassembler): an ACL packet of 4 + 1024 bytes (events are 2 + 255).
     public typealias PacketBuffer = FixedBytes<1028>
@@ -59,6 +71,15 @@ public enum Capacity {
 
     /// A Device Name: at most 248 bytes of UTF-8 (Vol 3 Part C §12.1).
     public typealias DeviceName = FixedBytes<248>
+
+    /// The USB transport's fixed transfer pool (Linux): IN transfers kept
+    /// submitted per endpoint, OUT (bulk) and control transfers, and the
+    /// packets that may wait for a free OUT transfer.
+    public static let usbEventTransfers = 4
+    public static let usbACLInTransfers = 4
+    public static let usbOutTransfers = 8
+    public static let usbControlTransfers = 4
+    public typealias USBWaitingSlots<Element> = InlineArray<8, Element>
 
     /// One 8-Ball answer as it goes on the air: a slug or the longest phrase.
     public typealias AnswerValue = FixedBytes<32>

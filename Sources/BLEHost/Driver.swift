@@ -1,11 +1,9 @@
 /// What runs on top of the host: the 8-Ball peripheral, the asker, the
-/// controller report. Separate from `GATTServerDelegate`: an application that
-/// serves GATT passes itself to the host in `receive`; one that does not uses
-/// the default, which answers every request with the spec's error.
-public protocol HostApplication: ~Copyable {
-    /// Hands one packet from the controller to the host (the application's GATT
-    /// server, if it has one, answers the requests in it).
-    mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64)
+/// controller report. The driver hands each packet to the host, which calls
+/// the application back as its GATT side (`GATTDelegate`: the server's dynamic
+/// attributes, the notifications its client is sent). One that serves nothing
+/// keeps the defaults, which answer every request with the spec's error.
+public protocol HostApplication: GATTDelegate, ~Copyable {
     /// An event the host emitted (after the board saw it).
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64)
     /// Work after every input: send due notifications, the next step of a session.
@@ -20,19 +18,9 @@ public protocol HostApplication: ~Copyable {
 }
 
 extension HostApplication where Self: ~Copyable {
-    public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
-        var none = NoGATTDelegate()
-        host.handlePacket(type: type, packet, now: now, delegate: &none)
-    }
     public func nextDeadline() -> UInt64? { nil }
     public var isWaitingForRoom: Bool { false }
     public var isFinished: Bool { false }
-}
-
-extension HostApplication where Self: GATTDelegate & ~Copyable {
-    public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
-        host.handlePacket(type: type, packet, now: now, delegate: &self)
-    }
 }
 
 /// What the board hears from the driver: every host event (to log it, tell
@@ -336,7 +324,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, observer: inout O
     ) {
         progress.lastInput = now
-        guard HostDriver.isWhole(type: type, packet) else {
+        guard HCIPacketLength.isWhole(type: type, packet) else {
             progress.droppedPackets += 1
             return
         }
@@ -354,7 +342,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             progress.setupDeadline = now + setup.answerTimeout
             follow(step, now: now)
         case .running:
-            app.receive(type: type, packet, host: &host, now: now)
+            host.handlePacket(type: type, packet, now: now, delegate: &app)
             // The events now (the host's queue is bounded); the application's
             // poll once per pass, in `service`, after every packet of the wake-up.
             if host.hasEvents { processEvents(now: now, observer: &observer, polling: false) }
@@ -392,18 +380,6 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
                 (type, packet) = (bufferedType, deframer.withPacket { $0 })
             }
             receive(type: type, packet, now: now, observer: &observer)
-        }
-    }
-
-    /// The declared length of an event or ACL packet matches what arrived.
-    static func isWhole(type: UInt8, _ packet: UnsafeRawBufferPointer) -> Bool {
-        switch type {
-        case H4PacketType.event:
-            return packet.count >= 2 && packet.count == 2 + Int(packet[1])
-        case H4PacketType.acl:
-            return packet.count >= 4 && packet.count == 4 + (Int(packet[2]) | Int(packet[3]) &<< 8)
-        default:
-            return false
         }
     }
 

@@ -30,7 +30,7 @@ public struct EndpointReassembler {
     public init(type: UInt8, packetSize: Int) {
         self.type = type
         self.packetSize = max(1, packetSize)
-        headerLength = type == H4PacketType.event ? 2 : 4
+        headerLength = HCIPacketLength.header(type)
     }
 
     /// Something of a packet has arrived and the rest is awaited.
@@ -122,11 +122,11 @@ public struct EndpointReassembler {
         missing = 0
     }
 
-    func payloadLength(_ header: UnsafeRawBufferPointer) -> Int {
-        type == H4PacketType.event ? Int(header[1]) : Int(header[2]) | Int(header[3]) &<< 8
-    }
+    func payloadLength(_ header: UnsafeRawBufferPointer) -> Int { HCIPacketLength.payload(type, header) }
 
-    @_addressableSelf func payloadLength() -> Int {
-        type == H4PacketType.event ? Int(buffer[1]) : Int(buffer[2]) | Int(buffer[3]) &<< 8
+    /// The payload length the gathered header announces, read in place.
+    mutating func payloadLength() -> Int {
+        let type = self.type
+        return buffer.withBytesInPlace { HCIPacketLength.payload(type, $0) }
     }
 }

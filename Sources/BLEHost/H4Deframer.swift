@@ -45,9 +45,9 @@ public struct H4Deframer {
     public mutating func next(_ input: UnsafeRawBufferPointer, offset: inout Int) -> H4Frame {
         if state == .indicator, offset < input.count {
             let type = input[offset]
-            let header = H4Deframer.headerLength(type)
+            let header = HCIPacketLength.header(type)
             if header > 0, input.count - offset > header {
-                let payload = H4Deframer.payloadLength(type, UnsafeRawBufferPointer(rebasing: input[(offset + 1)...]))
+                let payload = HCIPacketLength.payload(type, UnsafeRawBufferPointer(rebasing: input[(offset + 1)...]))
                 let length = header + payload
                 if length <= H4Deframer.capacity, input.count - offset - 1 >= length {
                     let start = offset + 1
@@ -78,30 +78,11 @@ public struct H4Deframer {
     /// The packet `next` returned as `.buffered`.
     public mutating func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytesInPlace(body) }
 
-    /// Header length after the indicator byte, 0 for an unknown indicator.
-    static func headerLength(_ type: UInt8) -> Int {
-        switch type {
-        case H4PacketType.event: 2
-        case H4PacketType.acl, H4PacketType.iso: 4
-        case H4PacketType.sco, H4PacketType.command: 3
-        default: 0
-        }
-    }
-
-    static func payloadLength(_ type: UInt8, _ header: UnsafeRawBufferPointer) -> Int {
-        switch type {
-        case H4PacketType.event: return Int(header[1])
-        case H4PacketType.acl: return Int(header[2]) | Int(header[3]) &<< 8
-        case H4PacketType.sco, H4PacketType.command: return Int(header[2])
-        default: return (Int(header[2]) | Int(header[3]) &<< 8) & 0x3FFF  // ISO: 14-bit length
-        }
-    }
-
     /// Runs the state machine over one byte; true when a packet is complete in the buffer.
     mutating func consume(_ byte: UInt8) -> Bool {
         switch state {
         case .indicator:
-            let header = H4Deframer.headerLength(byte)
+            let header = HCIPacketLength.header(byte)
             if header > 0 { begin(byte, header: header) } else { droppedBytes += 1 }
         case .header:
             buffer.append(byte)
@@ -136,14 +117,9 @@ public struct H4Deframer {
         state = .header
     }
 
-    /// The payload length its header announces (read byte by byte in place:
-    /// a closure over the buffer made the compiler copy all 1 KB of it).
-    @_addressableSelf func payloadLength() -> Int {
-        switch type {
-        case H4PacketType.event: return Int(buffer[1])
-        case H4PacketType.acl: return Int(buffer[2]) | Int(buffer[3]) &<< 8
-        case H4PacketType.sco, H4PacketType.command: return Int(buffer[2])
-        default: return (Int(buffer[2]) | Int(buffer[3]) &<< 8) & 0x3FFF  // ISO: 14-bit length
-        }
+    /// The payload length its header announces, read in place.
+    mutating func payloadLength() -> Int {
+        let type = self.type
+        return buffer.withBytesInPlace { HCIPacketLength.payload(type, $0) }
     }
 }

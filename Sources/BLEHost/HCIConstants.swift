@@ -79,7 +79,7 @@ public enum LEFeature {
 }
 
 /// An HCI command packet in H4 framing: indicator, opcode, length, parameters.
-public typealias HCIPacket = FixedBytes<260>
+public typealias HCIPacket = Capacity.OutgoingPacket
 
 public extension FixedBytes where capacity == 260 {
     /// Starts an H4 command packet; finish it with `finishCommand()` once parameters are appended.

@@ -10,7 +10,7 @@ extension Host {
     ) {
         guard let opcode = pdu.first else { return }
         let connection = connections[index].handle
-        guard ATTServer.isServerToClient(opcode) else { return serve(index, connection, pdu, delegate: &delegate) }
+        guard ATTRoute.toClient(opcode) else { return serve(index, connection, pdu, delegate: &delegate) }
         var request = ATTPDU()
         let step: GATTClientStep
         switch opcode {
@@ -84,7 +84,7 @@ extension Host {
     ) {
         // Answers owed to this link go out before this one's.
         if !owed[index].isEmpty { payOwed(index) }
-        let answers = ATTServer.expectsResponse(pdu[0])
+        let answers = ATTRoute.expectsResponse(pdu[0])
         if !answers || canSend(index), let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) {
             let note = server.receive(
                 pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate,

@@ -276,7 +276,7 @@ extension Host {
                 _ = earlyACL.pop()
                 inputDropped(.aclUnknownHandle)
             }
-            if packet.count > 260 || !earlyACL.push(FixedBytes(packet)) { inputDropped(.aclUnknownHandle) }
+            if packet.count > HCIPacket.capacityCount || !earlyACL.push(FixedBytes(packet)) { inputDropped(.aclUnknownHandle) }
             return
         }
         let payload = UnsafeRawBufferPointer(rebasing: packet[4...])

@@ -23,10 +23,10 @@ public enum L2CAPReassembly: Equatable {
 /// input is dropped and counted: a continuation without a start, more bytes than
 /// the header announced, or a PDU larger than the buffer.
 public struct L2CAPReassembler: ~Copyable {
-    /// 4-byte header + the largest PDU we accept (ATT_MTU 247 + headroom).
-    public static let capacity = 260
+    /// 4-byte header + the largest PDU we accept (`Capacity.L2CAPPDUBuffer`).
+    public static var capacity: Int { Capacity.L2CAPPDUBuffer.capacityCount }
 
-    var buffer = FixedBytes<260>()
+    var buffer = Capacity.L2CAPPDUBuffer()
     var active = false
     /// Set while skipping the rest of a PDU too large to keep.
     var discarding = false

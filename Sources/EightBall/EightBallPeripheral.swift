@@ -212,13 +212,10 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
 // MARK: - HostApplication
 
 /// The 8-Ball is the application the driver runs on every board (Linux wraps
-/// it for its log lines; the firmware runs it as it is). Its GATT server
-/// answers the requests in each packet; as a client it subscribes to nothing.
+/// it for its log lines; the firmware runs it as it is). The host calls its
+/// GATT server back with the requests in each packet; as a client it
+/// subscribes to nothing.
 extension EightBallPeripheral: GATTClientDelegate, HostApplication {
-    public mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
-        host.handlePacket(type: type, packet, now: now, delegate: &self)
-    }
-
     public mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         handle(event, host: &host)
     }

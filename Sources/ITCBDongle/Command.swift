@@ -3,200 +3,6 @@ import VendorDrivers
 import EightBall
 import CLinux
 
-/// The command line, parsed (Options.swift holds the table it comes from).
-struct ITCBDongle {
-    // Both roles
-    var role: RoleOption?
-    var transport = "usb"
-    var btsnoop: String?
-    var logLevel: String?
-    var address: String?
-    var controllerInfo = false
-    var listControllers = false
-    var healthCheck: Double?
-    var udevMatch: String?
-    // Peripheral
-    var name = "8-Ball"
-    var answers: AnswersOption = .slug
-    var maxCentrals = 4
-    var idleTimeout: Double?  // nil: 60 s
-    var connectionInterval: String?  // nil: 15-30 ms
-    var seed: UInt64?
-    var metricsFile: String?
-    // Central
-    var question: [String] = []
-    var rssiMin = -60
-    var rssiMax = -20
-    var timeout: Double?
-    var count = 1
-    var peer: String?
-    var scan = false
-    var json = false
-    // USB
-    var usbReset = false
-    var exitOnUnplug = false
-    var firmwareDir: String?
-
-    /// The options' values, converted in the order given: the first bad one is the error.
-    init(_ parsed: ParsedCommandLine) throws(UsageError) {
-        if let first = parsed.positional.first {
-            if parsed.positional.count == 1 {
-                if RoleOption(rawValue: first) != nil {
-                    throw UsageError("unexpected argument '\(first)'; did you mean '--role \(first)'?")
-                }
-                throw UsageError("unexpected argument '\(first)' (a value with spaces needs quotes: --question \"Will it rain?\")")
-            }
-            let listed = parsed.positional.map { "'\($0)'" }.joined(separator: ", ")
-            throw UsageError("\(parsed.positional.count) unexpected arguments: \(listed) (a value with spaces needs quotes: --question \"Will it rain?\")")
-        }
-        for (option, value) in parsed.options {
-            switch option {
-            case "role":
-                guard let parsed = RoleOption(rawValue: value) else { throw UsageError("--role must be peripheral or central (got '\(value)')") }
-                role = parsed
-            case "transport": transport = value
-            case "btsnoop": btsnoop = value
-            case "log-level": logLevel = value
-            case "address": address = value
-            case "controller-info": controllerInfo = true
-            case "list-controllers": listControllers = true
-            case "health-check": healthCheck = try number(option, value)
-            case "udev-match": udevMatch = value
-            case "name": name = value
-            case "answers":
-                guard let parsed = AnswersOption(rawValue: value) else { throw UsageError("--answers must be slug or text (got '\(value)')") }
-                answers = parsed
-            case "max-centrals": maxCentrals = try integer(option, value)
-            case "idle-timeout": idleTimeout = try number(option, value)
-            case "connection-interval": connectionInterval = value
-            case "seed": seed = try parseSeed(value)
-            case "metrics-file": metricsFile = value
-            case "question": question.append(value)
-            case "rssi-min": rssiMin = try integer(option, value)
-            case "rssi-max": rssiMax = try integer(option, value)
-            case "timeout": timeout = try number(option, value)
-            case "count": count = try integer(option, value)
-            case "peer": peer = value
-            case "scan": scan = true
-            case "json": json = true
-            case "usb-reset": usbReset = true
-            case "exit-on-unplug": exitOnUnplug = true
-            case "firmware-dir": firmwareDir = value
-            default: break  // --help, --version and the generators are handled before
-            }
-        }
-    }
-
-    /// Value checks, run after parsing succeeded (so that an unknown option or
-    /// a stray argument is reported first, not a missing role).
-    func check() throws(UsageError) {
-        if let logLevel, LogLevel(name: logLevel) == nil {
-            throw UsageError("--log-level must be one of error, warning, info, debug, trace (got '\(logLevel)')")
-        }
-        if case .failure(let error) = TransportSpec.parse(transport) { throw UsageError(error.description) }
-        if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
-            if scan || !question.isEmpty || peer != nil || json {
-                throw UsageError("choose a role: add --role central (--scan, --question, --peer and --json are the asker's)")
-            }
-            throw UsageError("choose a role: --role peripheral (the 8-Ball) or --role central (the asker)")
-        }
-        guard !name.isEmpty, name.utf8.count <= 248 else {
-            throw UsageError("--name must be 1 to 248 bytes of UTF-8 (got \(name.utf8.count) bytes)")
-        }
-        guard (1...Host.connectionCapacity).contains(maxCentrals) else {
-            throw UsageError("--max-centrals must be between 1 and \(Host.connectionCapacity) (got \(maxCentrals))")
-        }
-        if let idleTimeout, !(idleTimeout >= 0 && idleTimeout <= 86_400) {
-            throw UsageError("--idle-timeout must be from 0 (never) to 86400 seconds (got \(formatNumber(idleTimeout)))")
-        }
-        if let connectionInterval { _ = try parseConnectionInterval(connectionInterval) }
-        if let metricsFile { try checkMetricsFile(metricsFile) }
-        guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
-            throw UsageError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max (got \(rssiMin)/\(rssiMax))")
-        }
-        if let timeout {
-            guard timeout > 0, timeout <= 600 else {
-                throw UsageError("--timeout must be more than 0 and at most 600 seconds (got \(formatNumber(timeout)))")
-            }
-        }
-        if let healthCheck {
-            guard healthCheck >= 0, healthCheck <= 3600 else {
-                throw UsageError("--health-check must be from 0 (off) to 3600 seconds (got \(formatNumber(healthCheck)))")
-            }
-        }
-        guard count >= 1 else { throw UsageError("--count must be at least 1 (got \(count))") }
-        for q in question {
-            guard !q.trimmingCharacters().isEmpty else {
-                throw UsageError("--question must not be empty: ask something, ending in '?'")
-            }
-            guard q.utf8.count <= Question.maxLength else {
-                throw UsageError("--question is longer than \(Question.maxLength) bytes (got \(q.utf8.count))")
-            }
-        }
-        if let address {
-            guard let parsed = BDAddress(string: address, type: 1) else {
-                throw UsageError("--address must look like C0:12:34:56:78:9A (got '\(address)')")
-            }
-            guard parsed.value >> 46 == 0b11, parsed.value & 0x3FFF_FFFF_FFFF != 0,
-                  parsed.value & 0x3FFF_FFFF_FFFF != 0x3FFF_FFFF_FFFF else {
-                throw UsageError("--address must be a static random address: first byte C0–FF, not all ones or zeros after it")
-            }
-        }
-    }
-}
-
-/// --seed: a whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
-func parseSeed(_ text: String) throws(UsageError) -> UInt64 {
-    if let value = UInt64(text, radix: 10) { return value }
-    if text.hasPrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-        throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text)')")
-    }
-    throw UsageError("--seed: a seed is a whole number from 0 to 18446744073709551615 (got '\(text)')")
-}
-
-/// A whole-number option's value.
-func integer(_ option: String, _ text: String) throws(UsageError) -> Int {
-    guard let value = parseInteger(text) else { throw UsageError("--\(option) must be a number (got '\(text)')") }
-    return value
-}
-
-/// --connection-interval: "MIN-MAX" in ms (7.5 to 1000, in 1.25 ms steps
-/// inward) with latency 0 and a 4 s supervision timeout, or "off" (nil).
-func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionParameters? {
-    if text == "off" { return nil }
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off (got '\(text)')")
-    guard parts.count == 2, let low = parseDouble(String(parts[0])), let high = parseDouble(String(parts[1])),
-          low >= 7.5, high <= 1000, low <= high else { throw bad }
-    // 1.25 ms units (Vol 4 Part E §7.8.12), rounded inward so the range stays what was asked.
-    // (Truncation, not rounded(): the Embedded build needs nothing from libm.)
-    var minimum = UInt16(low * 0.8)
-    if Double(minimum) < low * 0.8 { minimum += 1 }
-    let maximum = UInt16(high * 0.8)
-    guard minimum <= maximum else { throw bad }
-    return ConnectionParameters(intervalMin: minimum, intervalMax: maximum, latency: 0, timeout: 400)
-}
-
-/// A number option's value (seconds: fractions allowed).
-func number(_ option: String, _ text: String) throws(UsageError) -> Double {
-    guard let value = parseDouble(text) else { throw UsageError("--\(option) must be a number (got '\(text)')") }
-    return value
-}
-
-/// 5 → "5", 0.5 → "0.5", -1 → "-1".
-func formatNumber(_ value: Double) -> String {
-    // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
-    abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : String(value)
-}
-
-enum RoleOption: String {
-    case peripheral, central
-}
-
-enum AnswersOption: String {
-    case slug, text
-}
-
 #if hasFeature(Embedded)
 /// The Embedded build's entry point (no CommandLine there): C's main.
 @_cdecl("main")
@@ -237,9 +43,9 @@ enum Main {
         case .success(let result): parsed = result
         case .failure(let error): fail(error.message)
         }
-        var command: ITCBDongle
+        var command: CommandLineSettings
         do throws(UsageError) {
-            command = try ITCBDongle(parsed)
+            command = try CommandLineSettings(parsed)
         } catch {
             fail(error.message)
         }
@@ -266,27 +72,7 @@ enum Main {
     }
 }
 
-/// One transport session: what every role's run loop is built from.
-struct Session {
-    let transport: Transport
-    let snoop: BTSnoopWriter?
-    /// 1 for the first plug-in, 2 after the dongle came back, …
-    let number: Int
-    let setup: VendorSetup
-    let firmwareDirectory: String
-    var metrics: MetricsFile? = nil
-    /// The recovery ladder's rung this session was opened for (a port reset), if any.
-    var startingRung: RecoveryRung? = nil
-
-    func runLoop<Logic: RoleLogic & ~Copyable>(host: consuming Host, logic: consuming Logic) -> RunLoop<Logic> {
-        var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup, startingRung: startingRung)
-        loop.firmwareDirectory = firmwareDirectory
-        loop.metrics = metrics
-        return loop
-    }
-}
-
-extension ITCBDongle {
+extension CommandLineSettings {
     func execute() -> Int32 {
         // The central is quiet unless asked: its answers and warnings only.
         Log.level = logLevel.flatMap(LogLevel.init(name:)) ?? (role == .central && !controllerInfo ? .warning : .info)

@@ -133,7 +133,7 @@ extension String {
     }
 }
 
-extension ITCBDongle {
+extension CommandLineSettings {
     /// For the systemd unit, where one variable is one argument (spaces kept)
     /// only if ExecStart always passes it: ITCB_NAME, ITCB_ANSWERS and
     /// ITCB_METRICS_FILE (the peripheral's --name, --answers, --metrics-file;

@@ -10,15 +10,7 @@ enum FirmwareSetup {
     /// Where the controller is, as the chipsets see it.
     static func context(for transport: Transport) -> ChipsetContext {
         var context = ChipsetContext()
-        if let usb = transport as? USBTransport {
-            context.overUSB = true
-            context.usbVendor = usb.candidate.vendor
-            context.usbProduct = usb.candidate.product
-        }
-        if let serial = transport as? SerialTransport {
-            context.uartBaud = UInt32(serial.baud)
-            context.uartTargetBaud = UInt32(serial.targetBaud)
-        }
+        transport.chipsetFacts(into: &context)
         return context
     }
 
@@ -52,14 +44,12 @@ enum FirmwareSetup {
         var context = context(for: transport)
         context.resetFirst = resetFirst
         let plan = VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven)
-        if let usb = transport as? USBTransport {
-            var quirks = QuirksOf()
-            switch plan {
-            case .fromReset(let index), .probe(only: let index?):
-                usb.vendorControl = ChipsetTable.ask(index, &quirks)?.vendorControlOverUSB ?? false
-            default:
-                usb.vendorControl = false
-            }
+        var quirks = QuirksOf()
+        switch plan {
+        case .fromReset(let index), .probe(only: let index?):
+            transport.useVendorControl(ChipsetTable.ask(index, &quirks)?.vendorControlOverUSB ?? false)
+        default:
+            transport.useVendorControl(false)
         }
         return VendorSetup(plan: plan, context: context)
     }

@@ -258,10 +258,8 @@ extension MetricCounts {
         droppedIn[5] = driverDropped
         droppedIn[6] = transport.droppedPackets
         for i in 0..<OutputDrop.count { droppedOut[i] = Int(host.counts.droppedOutput[i]) }
-        if let usb = transport as? USBTransport {
-            usbStalls = usb.stalls
-            usbBabble = usb.babbledTransfers
-        }
+        usbStalls = transport.stalls
+        usbBabble = transport.babbledTransfers
     }
 
     /// The counts in one line, for `systemctl status` (sd_notify STATUS=).

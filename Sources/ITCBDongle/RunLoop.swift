@@ -23,7 +23,7 @@ extension RoleLogic where Self: ~Copyable {
 /// The first SIGINT/SIGTERM is also kept: the central exits 130/143 and does
 /// not print a made-up outcome for the question it was stopped in.
 ///
-/// When the run loop sleeps inside libusb's own poll instead (USB, nothing
+/// When the USB transport sleeps inside libusb's own poll instead (nothing
 /// else to watch), the handler also writes libusb's internal eventfd, which
 /// is always in that poll set and which libusb clears when no event of its own
 /// is pending; `arrived` tells the loop to read the pipe without a syscall per wake-up.
@@ -110,21 +110,20 @@ struct LinuxObserver: DriverObserver {
     }
 }
 
-/// The Linux board: poll(2) over the transport, the signal pipe and one extra
-/// descriptor (the central's stdin), sleeping until input or the driver's next
-/// deadline (no periodic wake-ups). The loop's logic is the core's
+/// The Linux board: one path for every transport. The transport waits its
+/// own way (`Transport.wait`: poll(2), or libusb's poll) for its input, the
+/// signal pipe and one extra descriptor (the central's stdin), until the
+/// driver's next deadline (no periodic wake-ups), then hands over what came. The loop's logic is the core's
 /// `HostDriver`; this moves packets, tells time, reads firmware files and
 /// turns how the driver ended into an exit code.
 ///
-/// Steady state costs no allocation and one clock read per wake-up: the poll
+/// Steady state costs no allocation and one clock read per wake-up: a poll
 /// set is rebuilt only when the transport's descriptors change, packets are
-/// handed over where they lie, and the signal pipe is read only when poll says so.
+/// handed over where they lie, and the signal pipe is read only when a signal came.
 struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     var driver: HostDriver<Logic, VendorSetup>
     var observer: LinuxObserver
     let transport: Transport
-    /// The transport when it is a UART (whose rate a chipset may change), found once.
-    let serial: SerialTransport?
     let notifier: SystemdNotifier?
     let started = monotonicMilliseconds()
     /// Another descriptor to wake up for (the central's stdin), -1 for none.
@@ -152,7 +151,6 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         settings.startingRung = startingRung
         driver = HostDriver(host: host, app: logic, setup: setup, settings: settings)
         self.transport = transport
-        serial = transport as? SerialTransport
         let notifier = SystemdNotifier()
         self.notifier = notifier
         observer = LinuxObserver(snoop: snoop, notifier: notifier, transportName: transport.description)
@@ -177,17 +175,12 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         defer { notifier?.close() }
         defer { endMetrics() }
         let transport = self.transport
-        let usb = transport as? USBTransport
         var now = monotonicMilliseconds()
-        if let usb, usb.waitsInLibusb { Signals.wakeFD = usb.wakeDescriptor }
         driver.start(now: now)
-        // The poll set: the transport's descriptors, the extra one, the signal pipe.
-        var fds: [pollfd] = []
-        var transportCount = 0
         do throws(TransportError) {
             while true {
                 let state = driver.check(now: now)
-                serial?.follow(driver.setup.status.portBaudRate)
+                transport.follow(baudRate: driver.setup.status.portBaudRate)
                 switch state {
                 case .finished(let end):
                     return finish(end)
@@ -203,40 +196,11 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 case .settingUp:
                     break
                 }
-                try flush(usb)
-                if let usb, usb.waitsInLibusb, extraDescriptor() < 0 {
-                    // Only libusb's descriptors and the signal pipe to watch: sleep in
-                    // libusb's own poll (one poll per wake-up instead of two).
-                    let wake = nextWake()
-                    // Whether the driver waits for room to send (then a freed OUT transfer matters).
-                    let sendBlocked = !transport.canSend
-                    while true {
-                        try usb.handleEvents(milliseconds: milliseconds(until: wake, now: now))
-                        now = monotonicMilliseconds()
-                        let signalled = Signals.arrived
-                        Signals.drain { handleSignal($0, now: now) }
-                        let handed = try usb.deliverCompleted { hand($0, now: now) }
-                        // A wake-up that only completed OUT transfers leaves the driver
-                        // as it was (no input, no deadline due): sleep again at once.
-                        if handed > 0 || signalled || now >= wake || sendBlocked { break }
-                    }
-                } else {
-                    if fds.isEmpty || transport.pollDescriptorsChanged {
-                        fds = transport.pollDescriptors
-                        transportCount = fds.count
-                        fds.append(pollfd(fd: -1, events: Int16(POLLIN), revents: 0))
-                        fds.append(pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0))
-                    }
-                    fds[transportCount].fd = extraDescriptor()
-                    let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), pollTimeout(now: now)) }
-                    if n < 0, errno != EINTR { throw .lost("poll failed: \(errnoString())") }
-                    now = monotonicMilliseconds()
-                    if n > 0, fds[transportCount + 1].revents != 0 { Signals.drain { handleSignal($0, now: now) } }
-                    try fds.withUnsafeMutableBufferPointer { (all) throws(TransportError) in
-                        let ready = UnsafeMutableBufferPointer(rebasing: all[0..<transportCount])
-                        try transport.receive(ready: ready) { hand($0, now: now) }
-                    }
-                }
+                try flush()
+                // One path for every transport: it sleeps its own way.
+                now = try transport.wait(until: nextWake(), now: now, signals: Signals.readFD, extra: extraDescriptor())
+                Signals.drain { handleSignal($0, now: now) }
+                try transport.receive { hand($0, now: now) }
                 notifier?.tick(now: now, answering: controllerAnswers(now: now))
                 if now >= nextReport || observer.connectionsChanged { report(now: now) }
                 driver.service(now: now, observer: &observer)
@@ -300,18 +264,6 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         return first
     }
 
-    /// How long to sleep until `wake` (ms, capped at a minute), -1 for no deadline.
-    func milliseconds(until wake: UInt64, now: UInt64) -> Int32 {
-        if wake == UInt64.max { return -1 }
-        return wake <= now ? 0 : Int32(min(wake - now, 60_000))
-    }
-
-    mutating func pollTimeout(now: UInt64) -> Int32 {
-        var timeout = milliseconds(until: nextWake(), now: now)
-        if let hint = transport.timeoutHint { timeout = timeout < 0 ? hint : min(timeout, hint) }
-        return timeout
-    }
-
     mutating func handleSignal(_ signal: Int32, now: UInt64) {
         switch signal {
         case SIGHUP:
@@ -340,8 +292,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     /// Hands every packet the driver may send now to the transport, which
     /// sends them together. Set-up over USB: an Intel boot loader's Secure
     /// Send goes on bulk OUT, its answers come on bulk IN.
-    mutating func flush(_ usb: USBTransport?) throws(TransportError) {
-        if let usb { usb.bulkInCarriesEvents = driver.state == .settingUp && driver.setup.eventsOnBulk }
+    mutating func flush() throws(TransportError) {
+        transport.carryEventsOnBulk(driver.state == .settingUp && driver.setup.eventsOnBulk)
         while transport.canSend, driver.nextOutgoing() {
             let onBulk = driver.state == .settingUp && driver.setup.commandOnBulk
             var failure: TransportError? = nil

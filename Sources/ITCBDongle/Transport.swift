@@ -1,4 +1,5 @@
 import CLinux
+import VendorDrivers
 
 /// What a transport hands the driver: whole packets (USB: each from its
 /// transfer's own buffer) or H4 bytes for the driver to de-frame (UART, TCP).
@@ -7,20 +8,19 @@ enum TransportInput {
     case stream(UnsafeRawBufferPointer)
 }
 
-/// A link to the controller. The run loop polls its descriptors, lets it hand
-/// over what arrived, and gives it the driver's outgoing packets one at a time;
-/// nothing it does per packet allocates.
+/// A link to the controller. Each transport owns how it waits (poll(2) over
+/// its descriptor, or libusb's own poll): the run loop calls `wait`, then
+/// `receive`, whatever the transport is; it gives the transport the driver's
+/// outgoing packets one at a time; nothing it does per packet allocates.
 protocol Transport: AnyObject {
-    /// File descriptors to poll for input (and their events).
-    var pollDescriptors: [pollfd] { get }
-    /// The descriptors changed since `pollDescriptors` was last read (libusb adds
-    /// and removes its own); cleared by reading them.
-    var pollDescriptorsChanged: Bool { get }
-    /// How long poll may sleep for the transport's own timers (ms), if it has any.
-    var timeoutHint: Int32? { get }
-    /// Called after poll with the transport's part of the poll set: hands every
-    /// packet or byte run that arrived to `deliver`, or throws when the link is gone.
-    func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError)
+    /// Sleeps until the transport has input, the signal pipe `signals` or
+    /// `extra` (the central's stdin; -1 for none) is readable, or `deadline`
+    /// passes (monotonic ms, `UInt64.max` for none). `now` is the clock as the
+    /// caller last read it; returns the clock read at the wake-up.
+    func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> UInt64
+    /// Hands every packet or byte run that arrived by the last `wait` to
+    /// `deliver`, or throws when the link is gone.
+    func receive(_ deliver: (TransportInput) -> Void) throws(TransportError)
     /// Room for one more packet now (else it stays with the host until a later pass).
     var canSend: Bool { get }
     /// Sends one H4 packet (indicator byte first). `onBulk`: a command that goes
@@ -40,18 +40,76 @@ protocol Transport: AnyObject {
     var canResetPort: Bool { get }
     /// Packets the transport dropped before the driver (cut short, oversize).
     var droppedPackets: Int { get }
+    /// Stalled and babbling transfers since open (USB; --metrics-file).
+    var stalls: Int { get }
+    var babbledTransfers: Int { get }
+    /// What the chipsets see of this link (USB IDs, UART rates).
+    func chipsetFacts(into context: inout ChipsetContext)
+    /// The chipset's set-up speaks USB vendor control requests (`USBVendorControl`).
+    func useVendorControl(_ on: Bool)
+    /// The set-up's answers come as events on bulk IN (an Intel boot loader).
+    func carryEventsOnBulk(_ on: Bool)
+    /// The controller's rate changed (a chipset's set-up): the port follows. 0: no change asked.
+    func follow(baudRate: UInt32)
 }
 
 extension Transport {
     var offersPortReset: Bool { false }
     var canResetPort: Bool { false }
-    var pollDescriptorsChanged: Bool { false }
     var canSend: Bool { true }
     var droppedPackets: Int { 0 }
+    var stalls: Int { 0 }
+    var babbledTransfers: Int { 0 }
+    func chipsetFacts(into context: inout ChipsetContext) {}
+    func useVendorControl(_ on: Bool) {}
+    func carryEventsOnBulk(_ on: Bool) {}
+    func follow(baudRate: UInt32) {}
 
     /// Said once before the port reset and retry (bring-up and vendor set-up alike).
     func warnHungAfterWarmStart() {
         Log.warning("controller at \(description) did not answer HCI Reset (a dongle that hangs after a warm start?); resetting its USB port and trying once more")
+    }
+}
+
+/// How long to sleep until `deadline` (ms, capped at a minute), -1 for no deadline.
+func sleepMilliseconds(until deadline: UInt64, now: UInt64) -> Int32 {
+    if deadline == UInt64.max { return -1 }
+    return deadline <= now ? 0 : Int32(min(deadline - now, 60_000))
+}
+
+/// The poll(2) set of a transport that waits in poll: its own descriptors,
+/// then the run loop's two (the extra one, the signal pipe). Made again only
+/// when the transport's descriptors change (libusb's), so a wait allocates
+/// nothing; the owner frees it (`free`).
+struct PollSet {
+    var fds = UnsafeMutableBufferPointer<pollfd>(start: nil, count: 0)
+    /// How many of `fds` are the transport's.
+    var own = 0
+
+    var isEmpty: Bool { fds.isEmpty }
+
+    mutating func set(_ descriptors: [pollfd]) {
+        free()
+        fds = .allocate(capacity: descriptors.count + 2)
+        own = descriptors.count
+        for i in 0..<own { fds[i] = descriptors[i] }
+        fds[own] = pollfd(fd: -1, events: Int16(POLLIN), revents: 0)
+        fds[own + 1] = pollfd(fd: -1, events: Int16(POLLIN), revents: 0)
+    }
+
+    func free() { fds.deallocate() }
+
+    /// Sleeps in poll until a descriptor is readable or `deadline` passes;
+    /// returns the clock at the wake-up and whether one of the transport's own is ready.
+    func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> (now: UInt64, ready: Bool) {
+        fds[own].fd = extra
+        fds[own + 1].fd = signals
+        let n = poll(fds.baseAddress, nfds_t(fds.count), sleepMilliseconds(until: deadline, now: now))
+        if n < 0, errno != EINTR { throw .lost("poll failed: \(errnoString())") }
+        let woke = monotonicMilliseconds()
+        guard n > 0 else { return (woke, false) }
+        for i in 0..<own where fds[i].revents != 0 { return (woke, true) }
+        return (woke, false)
     }
 }
 
@@ -115,16 +173,26 @@ class DescriptorTransport: Transport {
     deinit {
         input.deallocate()
         output.deallocate()
+        pollSet.free()
     }
 
-    var pollDescriptors: [pollfd] { [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] }
-    var timeoutHint: Int32? { nil }
+    /// The descriptor and the run loop's two, in poll(2); whether the last wait found input.
+    var pollSet = PollSet()
+    var readable = false
     /// A serial port may be reopened at another rate; a socket offers nothing.
     var offersPortReset: Bool { false }
     func warnHungAfterWarmStart() {}
 
-    func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError) {
-        guard ready.contains(where: { $0.fd == fd && $0.revents != 0 }) else { return }
+    final func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> UInt64 {
+        if pollSet.isEmpty { pollSet.set([pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]) }
+        let woke = try pollSet.wait(until: deadline, now: now, signals: signals, extra: extra)
+        readable = woke.ready
+        return woke.now
+    }
+
+    final func receive(_ deliver: (TransportInput) -> Void) throws(TransportError) {
+        guard readable else { return }
+        readable = false
         while true {
             let count = try readDescriptor(fd, into: input, what: description)
             if count > 0 { deliver(.stream(UnsafeRawBufferPointer(rebasing: input[0..<count]))) }
@@ -231,9 +299,14 @@ final class SerialTransport: DescriptorTransport {
         return true
     }
 
+    func chipsetFacts(into context: inout ChipsetContext) {
+        context.uartBaud = UInt32(baud)
+        context.uartTargetBaud = UInt32(targetBaud)
+    }
+
     /// A chipset changed the controller's rate (or its restart did): the port
     /// follows before anything more is sent. 0: no change asked.
-    func follow(_ wanted: UInt32) {
+    func follow(baudRate wanted: UInt32) {
         let rate = Int(wanted)
         guard rate > 0, rate != baud else { return }
         let was = baud

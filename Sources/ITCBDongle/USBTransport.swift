@@ -17,12 +17,12 @@ import VendorDrivers
 /// fixed ring when none is free. Nothing per packet allocates here; libusb's
 /// Linux backend callocs one URB array per submitted transfer.
 final class USBTransport: Transport {
-    static let eventTransfers = 4
-    static let aclInTransfers = 4
-    static let outTransfers = 8
-    static let controlTransfers = 4
+    static let eventTransfers = Capacity.usbEventTransfers
+    static let aclInTransfers = Capacity.usbACLInTransfers
+    static let outTransfers = Capacity.usbOutTransfers
+    static let controlTransfers = Capacity.usbControlTransfers
     /// Packets waiting for a free OUT transfer.
-    static let waitingCapacity = 8
+    static var waitingCapacity: Int { Capacity.USBWaitingSlots<Int>.count }
     static let inCapacity = eventTransfers + aclInTransfers
 
     let context: OpaquePointer
@@ -53,6 +53,16 @@ final class USBTransport: Transport {
         }
     }
 
+    func chipsetFacts(into context: inout ChipsetContext) {
+        context.overUSB = true
+        context.usbVendor = candidate.vendor
+        context.usbProduct = candidate.product
+    }
+
+    func useVendorControl(_ on: Bool) { vendorControl = on }
+
+    func carryEventsOnBulk(_ on: Bool) { bulkInCarriesEvents = on }
+
     /// The chipset set-up's quirk (`USBVendorControl`): its register commands
     /// become vendor control requests and its vendor commands' answers are read
     /// through control IN, on the steps' behalf.
@@ -70,11 +80,14 @@ final class USBTransport: Transport {
     var stalled = TransferList(capacity: inCapacity + outTransfers + controlTransfers)
     /// Packets sent while no OUT transfer was free (H4, indicator first), oldest first.
     let waiting = UnsafeMutableRawBufferPointer.allocate(byteCount: waitingCapacity * waitingSlot, alignment: 8)
-    var waitingLengths = InlineArray<8, Int>(repeating: 0)
-    var waitingBulk = InlineArray<8, Bool>(repeating: false)
+    var waitingLengths = Capacity.USBWaitingSlots<Int>(repeating: 0)
+    var waitingBulk = Capacity.USBWaitingSlots<Bool>(repeating: false)
     var waitingHead = 0
     var waitingCount = 0
-    static let waitingSlot = 1 + EndpointReassembler.capacity
+    /// One outgoing packet, indicator first: what the host sends at most.
+    static var waitingSlot: Int { Capacity.OutgoingPacket.capacityCount }
+    /// An OUT transfer holds one outgoing packet without its indicator.
+    static var outTransferSize: Int { waitingSlot - 1 }
     var inFlight = 0
     /// Bulk OUT halts cleared since a bulk OUT transfer last went through: a
     /// dongle that refuses every packet gets each one sent again this many
@@ -170,6 +183,7 @@ final class USBTransport: Transport {
             if result != 0 { Log.warning("USB reset of \(name) failed: \(libusbError(result))") }
         }
         wakeDescriptor = libusbEventDescriptor(context)
+        if wakeDescriptor >= 0 { Signals.wakeFD = wakeDescriptor }
         libusb_set_pollfd_notifiers(context, usbPollfdAdded, usbPollfdRemoved, Unmanaged.passUnretained(self).toOpaque())
         // One thread handles libusb's events for the whole run: take its event
         // lock once (libusb_handle_events_locked) instead of on every wake-up.
@@ -212,13 +226,14 @@ final class USBTransport: Transport {
             try submit(transfer)
         }
         for _ in 0..<USBTransport.outTransfers {
-            let transfer = allocate(EndpointReassembler.capacity)
+            let transfer = allocate(USBTransport.outTransferSize)
             transfer.pointee.endpoint = aclOutEndpoint
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_BULK.rawValue)
             freeOut.push(transfer)
         }
         for _ in 0..<USBTransport.controlTransfers {
-            let transfer = allocate(8 + 260)
+            // The setup packet, then the command (its indicator's byte is not sent).
+            let transfer = allocate(8 + USBTransport.outTransferSize)
             transfer.pointee.endpoint = 0
             transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_CONTROL.rawValue)
             freeControl.push(transfer)
@@ -325,6 +340,7 @@ final class USBTransport: Transport {
         sendWaiting()
     }
 
+    /// libusb's descriptors (it adds and removes its own: `pollDescriptorsChanged`).
     var pollDescriptors: [pollfd] {
         pollDescriptorsChanged = false
         guard let list = libusb_get_pollfds(context) else { return [] }
@@ -338,25 +354,49 @@ final class USBTransport: Transport {
         return result
     }
 
-    /// None: no transfer of ours carries a timeout, so libusb keeps no timer to
-    /// wake up for (asking it would take its locks on every pass).
-    var timeoutHint: Int32? { nil }
-
     var droppedPackets: Int { events.droppedPackets + aclIn.droppedPackets }
     var babbledTransfers: Int { events.babbledTransfers + aclIn.babbledTransfers }
 
-    func receive(ready: UnsafeMutableBufferPointer<pollfd>, _ deliver: (TransportInput) -> Void) throws(TransportError) {
-        // libusb's events only when one of its descriptors is ready (it keeps no timer: see timeoutHint).
-        if ready.contains(where: { $0.revents != 0 }) { try handleEvents(milliseconds: 0) }
-        try deliverCompleted(deliver)
+    /// libusb's eventfd, which the transport sleeps on (through libusb's own
+    /// poll) when it has nothing else to watch: signals wake it by writing it.
+    /// Found once at open; -1 (and the transport polls its descriptors itself) if it cannot be told apart.
+    let wakeDescriptor: Int32
+    /// libusb's descriptors and the run loop's two, when the transport polls itself.
+    var pollSet = PollSet()
+    /// A libusb descriptor was ready at the last poll: its events are handled in `receive`.
+    var eventsReady = false
+
+    /// Sleeps in libusb's own poll when only the signal pipe is to be watched
+    /// besides (one poll per wake-up instead of two), else in poll(2) over
+    /// libusb's descriptors and the run loop's. libusb keeps no timer to wake
+    /// up for: no transfer of ours carries a timeout.
+    func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> UInt64 {
+        guard wakeDescriptor >= 0, extra < 0 else {
+            if pollSet.isEmpty || pollDescriptorsChanged { pollSet.set(pollDescriptors) }
+            let woke = try pollSet.wait(until: deadline, now: now, signals: signals, extra: extra)
+            eventsReady = woke.ready
+            return woke.now
+        }
+        // Whether the driver waits for room to send (then a freed OUT transfer matters).
+        let sendBlocked = !canSend
+        var now = now
+        while true {
+            try handleEvents(milliseconds: sleepMilliseconds(until: deadline, now: now))
+            now = monotonicMilliseconds()
+            // A wake-up that only completed OUT transfers leaves the driver
+            // as it was (no input, no deadline due): sleep again at once.
+            if completedIn.count > 0 || completedControl.count > 0 || failure != nil
+                || Signals.arrived || now >= deadline || sendBlocked { return now }
+        }
     }
 
-    /// libusb's eventfd, which the run loop may sleep on (through libusb's own
-    /// poll) when it has nothing else to watch: signals wake it by writing it.
-    /// Found once at open; -1 (and the run loop polls itself) if it cannot be told apart.
-    let wakeDescriptor: Int32
-
-    var waitsInLibusb: Bool { wakeDescriptor >= 0 }
+    func receive(_ deliver: (TransportInput) -> Void) throws(TransportError) {
+        if eventsReady {
+            eventsReady = false
+            try handleEvents(milliseconds: 0)
+        }
+        try deliverCompleted(deliver)
+    }
 
     /// One round of libusb's event handling: its poll (sleeping up to
     /// `milliseconds`, -1 for long), then each completion noted by `completed`.
@@ -370,10 +410,7 @@ final class USBTransport: Transport {
 
     /// Each completed IN transfer's packets, from its own buffer, then it goes
     /// back to the endpoint, then the completed control transfers' answers.
-    /// Returns how many transfers were handed over.
-    @discardableResult
-    func deliverCompleted(_ deliver: (TransportInput) -> Void) throws(TransportError) -> Int {
-        let count = completedIn.count
+    func deliverCompleted(_ deliver: (TransportInput) -> Void) throws(TransportError) {
         while let transfer = completedIn.popFirst() {
             let bytes = UnsafeRawBufferPointer(start: transfer.pointee.buffer, count: Int(transfer.pointee.actual_length))
             if transfer.pointee.status == LIBUSB_TRANSFER_OVERFLOW {
@@ -385,12 +422,9 @@ final class USBTransport: Transport {
             }
             do throws(TransportError) { try submit(transfer) } catch { failure = error }
         }
-        // Control answers count too: the run loop sleeps again after a wake-up that handed
-        // nothing, and a MediaTek download's answers come only through control IN.
-        let control = completedControl.count
-        if control > 0 { deliverControl(deliver) }
+        // A MediaTek download's answers come only through control IN.
+        if completedControl.count > 0 { deliverControl(deliver) }
         if let failure { throw failure }
-        return count + control
     }
 
     /// Babble: the device sent more than the transfer asked for (USB 2.0
@@ -557,6 +591,8 @@ final class USBTransport: Transport {
         allTransfers.removeAll()
         for list in [allTransfers, freeOut, freeControl, completedIn, stalled, completedControl] { list.slots.deallocate() }
         waiting.deallocate()
+        pollSet.free()
+        pollSet = PollSet()
         libusb_exit(context)
     }
 }

@@ -219,3 +219,24 @@ import TestSupport
         }
     }
 }
+
+/// The routing table against the rule it replaced (odd opcodes 0x03-0x19, the
+/// Error Response, notifications, indications, 0x21, 0x23 to the client):
+/// every one of the 256 opcodes goes where it went.
+@Suite struct ATTRouteTests {
+    static func formerRule(_ opcode: UInt8) -> Bool {
+        switch opcode {
+        case 0x01, 0x1B, 0x1D, 0x21, 0x23: true
+        case 0x03...0x19: opcode & 1 == 1
+        default: false
+        }
+    }
+
+    @Test func everyOpcodeGoesWhereItWent() {
+        for opcode in UInt8.min...UInt8.max {
+            #expect(ATTRoute.toClient(opcode) == Self.formerRule(opcode), "opcode \(opcode)")
+            let answered = opcode & 0x40 == 0 && !Self.formerRule(opcode) && opcode != 0x1E
+            #expect(ATTRoute.expectsResponse(opcode) == answered, "opcode \(opcode)")
+        }
+    }
+}

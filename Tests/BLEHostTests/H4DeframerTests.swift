@@ -116,3 +116,23 @@ private func cut(_ reads: [[UInt8]], _ deframer: inout H4Deframer) -> [(UInt8, [
         #expect(errors == 0)
     }
 }
+
+/// The one reader of HCI packet lengths, for each packet type's header.
+@Suite struct HCIPacketLengthTests {
+    @Test func headersAndDeclaredLengths() {
+        #expect(HCIPacketLength.header(H4PacketType.event) == 2)
+        #expect(HCIPacketLength.header(H4PacketType.acl) == 4)
+        #expect(HCIPacketLength.header(H4PacketType.iso) == 4)
+        #expect(HCIPacketLength.header(H4PacketType.sco) == 3)
+        #expect(HCIPacketLength.header(H4PacketType.command) == 3)
+        #expect(HCIPacketLength.header(0x00) == 0 && HCIPacketLength.header(0x06) == 0)
+        [UInt8](arrayLiteral: 0x0E, 0xFF).withUnsafeBytes { #expect(HCIPacketLength.payload(H4PacketType.event, $0) == 255) }
+        [UInt8](arrayLiteral: 0x40, 0x20, 0x04, 0x01).withUnsafeBytes { #expect(HCIPacketLength.payload(H4PacketType.acl, $0) == 0x104) }
+        [UInt8](arrayLiteral: 0x03, 0x0C, 0x07).withUnsafeBytes { #expect(HCIPacketLength.payload(H4PacketType.command, $0) == 7) }
+        // ISO: 14 bits of length, the top two are flags.
+        [UInt8](arrayLiteral: 0x40, 0x00, 0x05, 0xC0).withUnsafeBytes { #expect(HCIPacketLength.payload(H4PacketType.iso, $0) == 5) }
+        [UInt8](arrayLiteral: 0x13, 0x01, 0x00).withUnsafeBytes { #expect(HCIPacketLength.isWhole(type: H4PacketType.event, $0)) }
+        [UInt8](arrayLiteral: 0x13, 0x02, 0x00).withUnsafeBytes { #expect(!HCIPacketLength.isWhole(type: H4PacketType.event, $0)) }
+        [UInt8](arrayLiteral: 0x03, 0x0C, 0x00).withUnsafeBytes { #expect(!HCIPacketLength.isWhole(type: H4PacketType.command, $0)) }
+    }
+}

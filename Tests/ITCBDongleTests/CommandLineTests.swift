@@ -12,7 +12,7 @@ import Testing
         case .failure(let error): return error.message
         case .success(let parsed):
             do throws(UsageError) {
-                _ = try ITCBDongle(parsed)
+                _ = try CommandLineSettings(parsed)
                 return nil
             } catch {
                 return error.message
@@ -37,7 +37,7 @@ import Testing
 
     @Test func bothSpellingsOfAValueAndNegativeNumbers() throws {
         let parsed = try parseCommandLine(["--role=central", "--rssi-min", "-70", "--timeout=0.5", "--question", "--why?"]).get()
-        let command = try ITCBDongle(parsed)
+        let command = try CommandLineSettings(parsed)
         #expect(command.role == .central && command.rssiMin == -70 && command.timeout == 0.5)
         #expect(command.question == ["--why?"])
         // Options after "--" are arguments.

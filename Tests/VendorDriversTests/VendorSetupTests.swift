@@ -41,8 +41,8 @@ let readLocalVersion = hex("01 01 10 00")
         deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x000F)), now: 20, &o)
         #expect({ d.state == .running }())
         #expect({ d.check(now: 20) == .running }())
-        // The set-up's two answers went to the board and the set-up, not to the application.
-        #expect({ d.app.received.isEmpty }())
+        // The set-up's two answers went to the board and the set-up (an
+        // application has no packet path: the host takes them once running).
         #expect(o.received.count == 2)
         // The host's own bring-up begins with its own Reset.
         #expect(drain(&d) == [hciReset])
@@ -173,6 +173,5 @@ let readLocalVersion = hex("01 01 10 00")
         #expect({ d.state == .running }())
         #expect({ d.setup.table.realtek.loader.fragmentsSent == 3 && d.setup.table.realtek.error == nil }())
         #expect(drain(&d) == [hciReset])
-        #expect({ d.app.received.isEmpty }())
     }
 }

@@ -9,8 +9,15 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     /// by address (set when a central connects, so no allocation per question).
     var askers = [(handle: UInt16, address: BDAddress)](repeating: (0xFFFF, .zero), count: Capacity.links)
 
-    mutating func receive(type: UInt8, _ packet: UnsafeRawBufferPointer, host: inout Host, now: UInt64) {
-        ball.receive(type: type, packet, host: &host, now: now)
+    // The host's GATT callbacks are the 8-Ball's server.
+    mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
+        ball.serverRead(connection: connection, attribute: attribute, into: &value)
+    }
+    mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
+        ball.serverWrite(connection: connection, attribute: attribute, value: value)
+    }
+    mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16) {
+        ball.serverSubscriptionChanged(connection: connection, attribute: attribute, value: value)
     }
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {

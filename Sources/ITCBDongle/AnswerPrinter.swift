@@ -1,0 +1,74 @@
+import BLEHost
+import EightBall
+import CLinux
+
+/// Prints answers (text or one JSON object per line) and keeps the exit code.
+final class AnswerPrinter {
+    let json: Bool
+    /// On a terminal each question's outcome is shown on its line and the
+    /// session goes on: only what ends the session decides the exit code.
+    let interactive: Bool
+    /// The first failure decides the exit code; 0 when everything was answered.
+    var exitCode: Int32 = Exit.success
+    var peerName = ""
+    var peerAddress = ""
+    var rssi: Int = 0
+
+    init(json: Bool, interactive: Bool) {
+        self.json = json
+        self.interactive = interactive
+    }
+
+    func fail(_ code: Int32) {
+        if exitCode == Exit.success { exitCode = code }
+    }
+
+    /// A question that was rejected, refused or not answered in time.
+    func questionFailed(_ code: Int32) {
+        if !interactive { fail(code) }
+    }
+
+    func answered(question: String, answer: Int?, value: String, latency: UInt64) {
+        let slug = answer.map { index -> String in
+            var buffer = FixedBytes<16>()
+            Answers.slug(index, into: &buffer)
+            return buffer.string
+        }
+        let phrase = answer.map { index -> String in
+            var buffer = Capacity.AnswerValue()
+            Answers.phrase(index, into: &buffer)
+            return buffer.string
+        } ?? value
+        if json {
+            emit(["question": .string(question), "slug": slug.map { .string($0) } ?? .null, "phrase": .string(phrase),
+                  "peer": .string(peerName), "address": .string(peerAddress), "rssi": .int(rssi),
+                  "latency_ms": .int(Int(latency))])
+        } else {
+            printLine("\(question) -> \(phrase)")
+        }
+    }
+
+    func problem(question: String, error: String, message: String) {
+        if json {
+            emit(["question": .string(question), "error": .string(error), "message": .string(message),
+                  "peer": .string(peerName), "address": .string(peerAddress)])
+            JSONOutput.failureShown = true
+        } else {
+            printLine("\(question) -> \(message)")
+        }
+    }
+
+    /// One 8-Ball --scan found; a name it advertises shortened (past 29 bytes)
+    /// is marked so: `--peer` takes the shortened or the full name.
+    func found(_ entry: ScanEntry) {
+        let name = entry.summary.name.string, shortened = !entry.summary.nameIsComplete
+        if json {
+            emit(["name": .string(name), "shortened": .bool(shortened), "address": .string(entry.address.string),
+                  "rssi": .int(Int(entry.rssi))])
+        } else {
+            printLine("\(name)\(shortened ? " (shortened)" : "")\t\(entry.address.string)\t\(entry.rssi) dBm")
+        }
+    }
+
+    func emit(_ fields: KeyValuePairs<String, JSONValue>) { emitJSON(fields) }
+}

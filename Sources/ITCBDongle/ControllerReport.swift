@@ -1,0 +1,34 @@
+import BLEHost
+import EightBall
+import CLinux
+
+/// --controller-info: bring the controller up, print what it says, stop.
+struct InfoLogic: RoleLogic {
+    var exitCode: Int32? = nil
+    mutating func poll(host: inout Host, now: UInt64) {}
+
+    mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
+        guard case .ready = event, exitCode == nil else { return }
+        printLine(controllerInfoText(host.controller))
+        exitCode = Exit.success
+    }
+}
+
+func controllerInfoText(_ info: ControllerInfo) -> String {
+    let features = leFeatureList(info.leFeatures)
+    let featureLines = features.isEmpty ? "" : "\n" + features.map { "                \($0)" }.joined(separator: "\n")
+    return """
+    HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(String(info.hciRevision, radix: 16)))
+    LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(String(info.lmpSubversion, radix: 16)))
+    Manufacturer:   \(companyName(info.manufacturer))
+    Public address: \(info.publicAddress.string)\(info.publicAddress.isZero ? " (none)" : "")
+    Address in use: \(info.address.string) (\(info.address.typeName))
+    ACL buffers:    \(info.aclDataLength) bytes x \(info.aclPackets) (\(info.leBuffers ? "LE" : "shared BR/EDR"))
+    LE features:    0x\(String(info.leFeatures, radix: 16))\(features.isEmpty ? " (none)" : "")\(featureLines)
+    """ + (ChipsetReport.line.map { "\nChipset:        \($0)" } ?? "")
+}
+
+func hex4(_ value: UInt16) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}

@@ -1,0 +1,75 @@
+import BLEHost
+import EightBall
+import CLinux
+
+func emitJSON(_ fields: KeyValuePairs<String, JSONValue>) {
+    let body = fields.map { "\(jsonString($0.key)):\($0.value.encoded)" }.joined(separator: ",")
+    printLine("{\(body)}")
+}
+
+/// --json: every outcome is one JSON object per line on stdout. Answers, a
+/// question's error and --scan's finds are printed as they happen; a run that
+/// ends in a failure no line has described yet (no 8-Ball found, a transport,
+/// controller or command-line error, Ctrl-C) ends with one error object:
+/// {"error":"not_found","message":"no 8-Ball found within 5 s; …","exit":6}.
+enum JSONOutput {
+    nonisolated(unsafe) static var enabled = false
+    /// A question's error object was printed (its exit code is the run's).
+    nonisolated(unsafe) static var failureShown = false
+
+    static func kind(_ code: Int32) -> String {
+        switch code {
+        case Exit.usage: "usage"
+        case Exit.transport: "transport"
+        case Exit.controller: "controller"
+        case Exit.rejected: "rejected"
+        case Exit.notFound: "not_found"
+        case Exit.timeout: "offline"
+        case Exit.unplugged: "unplugged"
+        case 130, 143: "interrupted"
+        default: "internal"
+        }
+    }
+
+    /// Called with the exit code just before exiting; returns it.
+    static func finish(_ code: Int32) -> Int32 {
+        guard enabled, code != Exit.success, !failureShown else { return code }
+        failureShown = true
+        let message = code == 130 || code == 143 ? "stopped by \(code == 130 ? "SIGINT (Ctrl-C)" : "SIGTERM")"
+            : Log.firstError ?? "exit status \(code)"
+        emitJSON(["error": .string(kind(code)), "message": .string(message), "exit": .int(Int(code))])
+        return code
+    }
+}
+
+enum JSONValue {
+    case string(String), int(Int), bool(Bool), null
+    var encoded: String {
+        switch self {
+        case .string(let s): jsonString(s)
+        case .int(let i): String(i)
+        case .bool(let b): b ? "true" : "false"
+        case .null: "null"
+        }
+    }
+}
+
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 {
+                out += "\\u00" + hex(UInt8(scalar.value)).foldedCase()
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}

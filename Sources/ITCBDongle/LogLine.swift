@@ -1,0 +1,134 @@
+import CLinux
+import BLEHost
+
+/// A log line built in a fixed buffer and written with one write(2): the line
+/// logged per question costs no allocation.
+struct LogLine {
+    var bytes = FixedBytes<768>()
+
+    init(_ level: LogLevel) {
+        text("itcb-dongle: ")
+        switch level {
+        case .error: text("error")
+        case .warning: text("warning")
+        case .info: text("info")
+        case .debug: text("debug")
+        case .trace: text("trace")
+        }
+        text(": ")
+    }
+
+    mutating func text(_ literal: StaticString) {
+        literal.withUTF8Buffer { _ = bytes.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// "0x" and lower-case hex digits, as String(radix: 16) prints them.
+    mutating func hex(_ value: UInt16) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x30, 0x78, 0, 0, 0, 0)
+        var count = 2
+        withUnsafeMutableBytes(of: &digits) { out in
+            var started = false
+            for shift in stride(from: 12, through: 0, by: -4) {
+                let digit = UInt8((value &>> UInt16(shift)) & 0xF)
+                if digit == 0, !started, shift > 0 { continue }
+                started = true
+                out[count] = digit < 10 ? 48 + digit : 87 + digit
+                count += 1
+            }
+        }
+        withUnsafeBytes(of: &digits) { _ = bytes.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    }
+
+    /// Bytes of a value; control characters become '?' so one line stays one line.
+    /// The clean run before the first control character (usually all of it) is
+    /// appended whole; the rest is cleaned in a stack chunk, a chunk at a time.
+    mutating func value(_ raw: UnsafeRawBufferPointer) {
+        let room = max(0, min(raw.count, bytes.freeSpace - 1))
+        var clean = 0
+        while clean < room, raw[clean] >= 0x20, raw[clean] != 0x7F { clean += 1 }
+        _ = bytes.append(UnsafeRawBufferPointer(rebasing: raw[0..<clean]))
+        guard clean < room else { return }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { chunk in
+            var offset = clean
+            while offset < room {
+                let n = min(64, room - offset)
+                for i in 0..<n {
+                    let byte = raw[offset + i]
+                    chunk[i] = byte < 0x20 || byte == 0x7F ? 0x3F : byte
+                }
+                _ = bytes.append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(chunk)[0..<n]))
+                offset += n
+            }
+        }
+    }
+
+    mutating func write() {
+        PromptLine.end()
+        if !bytes.append(0x0A) {
+            bytes.truncate(to: bytes.count - 1)
+            bytes.append(0x0A)
+        }
+        bytes.withBytesInPlace { _ = sysWrite(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// `value`'s decimal digits (ASCII, no sign), least significant first, and how
+/// many: numbers as text without a String (log lines, the metrics file).
+@inline(__always)
+func decimalDigits(_ value: Int) -> (digits: InlineArray<20, UInt8>, count: Int) {
+    var magnitude = value.magnitude
+    var digits = InlineArray<20, UInt8>(repeating: 0)
+    var count = 0
+    repeat {
+        digits[count] = 48 + UInt8(magnitude % 10)
+        magnitude /= 10
+        count += 1
+    } while magnitude > 0
+    return (digits, count)
+}
+
+extension LogLine: LogSink {
+    mutating func decimal(_ value: Int) {
+        if value < 0 { bytes.append(0x2D) }
+        var (digits, count) = decimalDigits(value)
+        while count > 0 {
+            count -= 1
+            bytes.append(digits[count])
+        }
+    }
+
+    mutating func byte(_ value: UInt8) {
+        let digits: StaticString = "0123456789ABCDEF"
+        bytes.append(digits.utf8Start[Int(value >> 4)])
+        bytes.append(digits.utf8Start[Int(value & 0xF)])
+    }
+
+    /// Built in a 17-byte stack buffer and appended once (on the line of every
+    /// answered question: per-byte appends cost three times as much).
+    mutating func address(_ address: BDAddress) {
+        let digits: StaticString = "0123456789ABCDEF"
+        var text: (UInt64, UInt64, UInt8) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { out in
+            for i in 0..<6 {
+                let value = address.printedByte(i)
+                out[3 * i] = digits.utf8Start[Int(value >> 4)]
+                out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
+                if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
+            }
+            _ = bytes.append(UnsafeRawBufferPointer(rebasing: out[0..<17]))
+        }
+    }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { _ = bytes.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func commandName(_ opcode: UInt16) { string(hciCommandName(opcode)) }
+    mutating func companyName(_ identifier: UInt16) { string(nameOfCompany(identifier)) }
+    mutating func coreVersion(_ version: UInt8) { string(coreVersionName(version)) }
+    mutating func statusName(_ status: UInt8) { string(hciStatusName(status)) }
+}
+
+/// (The global name, out of reach of LogLine's hook of the same name.)
+private func nameOfCompany(_ identifier: UInt16) -> String { companyName(identifier) }

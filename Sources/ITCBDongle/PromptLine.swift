@@ -1,0 +1,24 @@
+import CLinux
+import BLEHost
+
+/// The interactive central's prompt ("Ask the 8-Ball: ") while it waits on its
+/// line: whatever is written next (a log line, an answer) first ends that line,
+/// so nothing lands on the prompt; QuestionSource shows the prompt again below.
+enum PromptLine {
+    nonisolated(unsafe) static var showing = false
+
+    static func show(_ prompt: String) {
+        writeRaw(2, prompt)
+        showing = true
+    }
+
+    /// The user ended the line (Enter: the terminal echoed the newline).
+    static func answered() { showing = false }
+
+    /// Ends the prompt's line if it is on screen (Ctrl-D, Ctrl-C, a log line).
+    static func end() {
+        guard showing else { return }
+        showing = false
+        writeRaw(2, "\n")
+    }
+}

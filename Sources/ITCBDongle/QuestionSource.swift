@@ -1,0 +1,74 @@
+import BLEHost
+import EightBall
+import CLinux
+
+/// Where the central's questions come from: --question (each --count times) or
+/// standard input, one per line (a prompt when it is a terminal).
+final class QuestionSource {
+    var queue: [String]
+    let interactive: Bool
+    let fromStdin: Bool
+    var stdinBuffer: [UInt8] = []
+    var stdinClosed = false
+    /// Lines taken as questions so far (0 at EOF: stdin was empty).
+    var taken = 0
+
+    init(questions: [String], count: Int) {
+        fromStdin = questions.isEmpty
+        queue = questions.flatMap { Array(repeating: $0, count: count) }
+        interactive = fromStdin && isatty(0) == 1
+        if fromStdin { _ = fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK) }
+        self.count = count
+    }
+    let count: Int
+
+    var descriptors: [pollfd] {
+        fromStdin && !stdinClosed ? [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)] : []
+    }
+
+    var exhausted: Bool { queue.isEmpty && (!fromStdin || stdinClosed) }
+
+    /// Shows the prompt unless it is on screen already (PromptLine: anything
+    /// written below it ends its line, and the next pass shows it again).
+    func prompt() {
+        guard interactive, !PromptLine.showing, queue.isEmpty, !stdinClosed else { return }
+        PromptLine.show("Ask the 8-Ball: ")
+    }
+
+    /// Reads what stdin has; complete lines become questions (each --count times).
+    func readStdin() {
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { sysRead(0, $0.baseAddress, $0.count) }
+            if n > 0 {
+                stdinBuffer += chunk[0..<n]
+            } else {
+                if n == 0 {
+                    stdinClosed = true
+                    PromptLine.end()  // Ctrl-D on the prompt's line echoes no newline
+                }
+                break
+            }
+        }
+        while let newline = stdinBuffer.firstIndex(of: 0x0A) {
+            take(Array(stdinBuffer[0..<newline]))
+            stdinBuffer.removeFirst(newline + 1)
+        }
+        if stdinClosed, !stdinBuffer.isEmpty {
+            take(stdinBuffer)
+            stdinBuffer = []
+        }
+    }
+
+    func take(_ line: [UInt8]) {
+        var bytes = line
+        if bytes.last == 0x0D { bytes.removeLast() }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if interactive { PromptLine.answered() }  // Enter ended the line; an empty one gets the prompt again
+        guard !text.trimmingCharacters().isEmpty else { return }
+        taken += 1
+        queue += Array(repeating: text, count: count)
+    }
+
+    func next() -> String? { queue.isEmpty ? nil : queue.removeFirst() }
+}
