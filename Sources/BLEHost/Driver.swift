@@ -155,9 +155,6 @@ struct DriverProgress {
     var controllerWentSilent = false
     /// Where the controller is on the recovery ladder; nil while it answers.
     var rung: RecoveryRung? = nil
-    /// No host timer is due before this (the host's deadline as `nextDeadline`
-    /// last told the board); good for the one pass after it, 0 = unknown.
-    var hostTimersFrom: UInt64 = 0
     // Set-up.
     var setupCommandPending = false
     var setupDeadline: UInt64 = 0
@@ -415,15 +412,12 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             framingLost(.stalled, now: now, observer: &observer)
         }
         guard progress.state == .running else { return }
-        // The host's timers only when one may be due: none is before the deadline
-        // the board last slept towards (a timer armed since was armed from a
-        // later `now`, so falls later still). That answer holds for this pass.
-        if now >= progress.hostTimersFrom {
+        // The host's timers only when one is due (most passes are a packet, not a timer).
+        if let due = host.nextDeadline(), now >= due {
             host.tick(now: now)
         } else {
             host.setClock(now)
         }
-        progress.hostTimersFrom = 0
         if let interval = settings.healthInterval, now >= progress.nextHealthCheck {
             progress.nextHealthCheck = now + interval
             host.probeController()
@@ -436,18 +430,15 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         processEvents(now: now, observer: &observer)
     }
 
-    /// The earliest time `service` (or `check`) has work. Mutating: the host's
-    /// part is kept, so the next `service` skips the host's timers before it.
-    public mutating func nextDeadline() -> UInt64? {
+    /// The earliest time `service` (or `check`) has work.
+    public func nextDeadline() -> UInt64? {
         var first = UInt64.max
         if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
         switch progress.state {
         case .settingUp:
             first = min(first, min(progress.setupDeadline, progress.setupResume))
         case .running:
-            let hostDeadline = host.nextDeadline()
-            progress.hostTimersFrom = hostDeadline ?? UInt64.max
-            if let d = hostDeadline { first = min(first, d) }
+            if let d = host.nextDeadline() { first = min(first, d) }
             if let d = app.nextDeadline() { first = min(first, d) }
             if progress.isStopping { first = min(first, progress.hardStop) }
             if settings.healthInterval != nil { first = min(first, progress.nextHealthCheck) }
@@ -463,7 +454,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     /// While a central scans, a quiet transport is probed once a second.
-    mutating func scanProbeDeadline() -> UInt64? {
+    func scanProbeDeadline() -> UInt64? {
         guard host.configuration.role == .central, host.isScanning else { return nil }
         return max(progress.lastInput + settings.scanProbeInterval, progress.nextScanProbe)
     }
@@ -562,10 +553,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             setup.command(into: &outgoing)
             return true
         case .running:
-            guard host.nextOutgoing(into: &outgoing) else { return false }
-            // A command arms its timeout: the host's deadline must be asked again.
-            if outgoing[0] == H4PacketType.command { progress.hostTimersFrom = 0 }
-            return true
+            return host.nextOutgoing(into: &outgoing)
         case .needsFiles, .finished:
             return false
         }
