@@ -39,7 +39,7 @@ extension HostApplication where Self: GATTDelegate & ~Copyable {
 /// systemd, …) and every packet received (btsnoop, trace). Nothing here may
 /// change what the driver does.
 public protocol DriverObserver: ~Copyable {
-    mutating func observe(_ event: HostEvent, host: inout Host)
+    mutating func observe(_ event: HostEvent, host: borrowing Host)
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer)
     /// The H4 byte stream lost its framing; the controller is being reset.
     mutating func framingLost(_ why: FramingLoss)
@@ -488,7 +488,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             var budget = Capacity.EventRing.capacityCount
             while budget > 0, let event = host.nextEvent() {
                 budget -= 1
-                observer.observe(event, host: &host)
+                observer.observe(event, host: host)
                 note(event)
                 app.handle(event, host: &host, now: now)
             }
