@@ -155,6 +155,9 @@ struct DriverProgress {
     var controllerWentSilent = false
     /// Where the controller is on the recovery ladder; nil while it answers.
     var rung: RecoveryRung? = nil
+    /// No host timer is due before this (the host's deadline as `nextDeadline`
+    /// last told the board); good for the one pass after it, 0 = unknown.
+    var hostTimersFrom: UInt64 = 0
     // Set-up.
     var setupCommandPending = false
     var setupDeadline: UInt64 = 0
@@ -412,12 +415,15 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             framingLost(.stalled, now: now, observer: &observer)
         }
         guard progress.state == .running else { return }
-        // The host's timers only when one is due (most passes are a packet, not a timer).
-        if let due = host.nextDeadline(), now >= due {
+        // The host's timers only when one may be due: none is before the deadline
+        // the board last slept towards (a timer armed since was armed from a
+        // later `now`, so falls later still). That answer holds for this pass.
+        if now >= progress.hostTimersFrom {
             host.tick(now: now)
         } else {
             host.setClock(now)
         }
+        progress.hostTimersFrom = 0
         if let interval = settings.healthInterval, now >= progress.nextHealthCheck {
             progress.nextHealthCheck = now + interval
             host.probeController()
@@ -430,15 +436,20 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
         processEvents(now: now, observer: &observer)
     }
 
-    /// The earliest time `service` (or `check`) has work.
-    public func nextDeadline() -> UInt64? {
+    /// The earliest time `service` (or `check`) has work. Mutating: the host's
+    /// part is kept, so the next `service` skips the host's timers before it
+    /// (computing it again in `service` cost 4.6% more instructions per
+    /// question in the process bench, 2026-11-26).
+    public mutating func nextDeadline() -> UInt64? {
         var first = UInt64.max
         if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
         switch progress.state {
         case .settingUp:
             first = min(first, min(progress.setupDeadline, progress.setupResume))
         case .running:
-            if let d = host.nextDeadline() { first = min(first, d) }
+            let hostDeadline = host.nextDeadline()
+            progress.hostTimersFrom = hostDeadline ?? UInt64.max
+            if let d = hostDeadline { first = min(first, d) }
             if let d = app.nextDeadline() { first = min(first, d) }
             if progress.isStopping { first = min(first, progress.hardStop) }
             if settings.healthInterval != nil { first = min(first, progress.nextHealthCheck) }
@@ -553,7 +564,10 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             setup.command(into: &outgoing)
             return true
         case .running:
-            return host.nextOutgoing(into: &outgoing)
+            guard host.nextOutgoing(into: &outgoing) else { return false }
+            // A command arms its timeout: the host's deadline must be asked again.
+            if outgoing[0] == H4PacketType.command { progress.hostTimersFrom = 0 }
+            return true
         case .needsFiles, .finished:
             return false
         }
