@@ -104,24 +104,7 @@ public struct GATTClientLink: ~Copyable {
 
     public init() {}
 
-    /// Field by field: `self = GATTClientLink()` builds its 1.5 KB in a stack
-    /// temporary first (Host.reinitialize's frame went to 2,096 bytes on armv7em).
-    mutating func reset() {
-        procedure = .idle
-        requestOpcode = 0
-        deadline = nil
-        serviceUUID = BLEUUID(uuid16: 0)
-        rangeEnd = 0
-        characteristicCount = 0
-        descriptorCount = 0
-        attribute = 0
-        value.removeAll()
-        offset = 0
-        chunk = 0
-        readValue.removeAll()
-        cancelRequest = 0
-        cancelCode = 0
-    }
+    @inline(never) mutating func reset() { self = GATTClientLink() }
 
     public var isBusy: Bool { procedure != .idle }
 
