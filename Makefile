@@ -37,7 +37,7 @@ sources = $(wildcard Sources/$(1)/*.swift)
 # --- Flags, each set once ------------------------------------------------------
 
 # Every build of the core: borrowed reads of the InlineArray-backed state stay in place.
-FEATURES := -enable-experimental-feature AddressableParameters
+FEATURES := -enable-experimental-feature AddressableParameters -enable-experimental-feature RawLayout
 EMBEDDED := -enable-experimental-feature Embedded $(FEATURES) -wmo -parse-as-library
 # The core for a Cortex-M4: the -no-allocations proof, the stack check and the firmware.
 MCU_FLAGS := $(EMBEDDED) -target armv7em-none-none-eabi -Osize -no-allocations

@@ -1,6 +1,9 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+// Borrowed reads of the core's state stay in place (docs/ARCHITECTURE.md, "State in place").
+let inPlace: [SwiftSetting] = [.enableExperimentalFeature("AddressableParameters"), .enableExperimentalFeature("RawLayout")]
+
 let package = Package(
     name: "itcb-dongle",
     products: [
@@ -12,12 +15,13 @@ let package = Package(
         // Sans-IO BLE host core: HCI, L2CAP, ATT/GATT, GAP, SMP refusal.
         // Foundation-free, fixed-size buffers; also compiled as Embedded Swift
         // with -no-allocations by scripts/embedded-check.sh.
-        // AddressableParameters: @_addressableSelf keeps borrowed reads of the
-        // InlineArray-backed state in place (without it Swift 6.3 copies the array).
-        .target(name: "BLEHost", swiftSettings: [.enableExperimentalFeature("AddressableParameters")]),
+        // RawLayout: the zero-byte InPlacePin that keeps the big containers in
+        // place (Sources/BLEHost/InPlace.swift); AddressableParameters: the
+        // @_addressableSelf left on small Copyable buffers (FixedBytes).
+        .target(name: "BLEHost", swiftSettings: inPlace),
         // The 8-Ball game: GATT table, peripheral policy, central session.
         .target(name: "EightBall", dependencies: ["BLEHost"],
-                swiftSettings: [.enableExperimentalFeature("AddressableParameters")]),
+                swiftSettings: inPlace),
         // The chipset drivers of the Linux board: one table (Chipset.swift), one
         // file per chipset (Realtek, Intel, Broadcom/Cypress: USB IDs, recognition,
         // loader, files) and `VendorSetup` (the plan and the probe, asking the
@@ -26,7 +30,7 @@ let package = Package(
         // controller needs no download. The driver runs them through the core's
         // `ControllerSetup` protocol, as BTstack runs a `chipset/` driver.
         .target(name: "VendorDrivers", dependencies: ["BLEHost"],
-                swiftSettings: [.enableExperimentalFeature("AddressableParameters")]),
+                swiftSettings: inPlace),
         // libusb-1.0 through pkg-config (Debian: libusb-1.0-0-dev).
         .systemLibrary(
             name: "CLibUSB",

@@ -20,7 +20,7 @@ func now() -> UInt64 {
 
 /// The bench's board: it hears nothing (what a log would cost is not the core's).
 struct Silent: DriverObserver {
-    mutating func observe(_ event: HostEvent, host: inout Host) {}
+    mutating func observe(_ event: HostEvent, host: borrowing Host) {}
 }
 
 @main

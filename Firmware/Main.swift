@@ -91,7 +91,7 @@ struct FirmwareObserver: DriverObserver {
     /// Every event at info level or above, in the core's words (the Linux board's too).
     /// In a frame of its own: inlined, the line's formatting would grow the frame of the driver's event loop.
     @inline(never)
-    mutating func observe(_ event: HostEvent, host: inout Host) {
+    mutating func observe(_ event: HostEvent, host: borrowing Host) {
         switch event {
         case .connected: connections += 1
         case .disconnected: statusDue = true
@@ -100,7 +100,7 @@ struct FirmwareObserver: DriverObserver {
         guard event.severity <= .info else { return }
         var line = UARTLine()
         line.text("host: ")
-        event.describe(into: &line, host: &host)
+        event.describe(into: &line, host: host)
         line.text("\n")
     }
 

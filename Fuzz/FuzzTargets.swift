@@ -240,7 +240,7 @@ func checkWhole(_ type: UInt8, _ packet: UnsafeRawBufferPointer) {
 /// Sees every packet the driver takes: each must be whole.
 struct WholePacketObserver: DriverObserver {
     var packets = 0
-    mutating func observe(_ event: HostEvent, host: inout Host) {}
+    mutating func observe(_ event: HostEvent, host: borrowing Host) {}
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {
         checkWhole(type, packet)
         packets += 1
@@ -634,7 +634,7 @@ struct ControllerModel {
 /// Whole packets (as `WholePacketObserver`), and the links the host dropped.
 struct LinkObserver: DriverObserver {
     var gone: [UInt16] = []
-    mutating func observe(_ event: HostEvent, host: inout Host) {
+    mutating func observe(_ event: HostEvent, host: borrowing Host) {
         if case .disconnected(let handle, _) = event { gone.append(handle) }
     }
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) { checkWhole(type, packet) }

@@ -8,6 +8,7 @@
 /// in front of the first fragment. Fixed capacity: a full queue refuses the PDU
 /// and the caller reports it.
 public struct ACLTransmitQueue: ~Copyable {
+    let pin = InPlacePin()
     public static var capacity: Int { Capacity.transmitPDUs }
 
     var handles: Capacity.TransmitSlots<UInt16> = InlineArray(repeating: 0)
@@ -32,7 +33,7 @@ public struct ACLTransmitQueue: ~Copyable {
     }
 
     /// PDUs of one link waiting (a partly sent head included).
-    @_addressableSelf func count(handle: UInt16) -> Int {
+    func count(handle: UInt16) -> Int {
         var n = 0
         for index in 0..<count where handles[(head + index) % ACLTransmitQueue.capacity] == handle { n += 1 }
         return n

@@ -31,6 +31,7 @@ public struct NoGATTDelegate: GATTDelegate {
 
 /// Queued Prepare Write values of one client (Vol 3 Part F §3.4.6.1), fixed size.
 public struct PrepareWriteQueue: ~Copyable {
+    let pin = InPlacePin()
     public static var maxEntries: Int { Capacity.PreparedWriteSlots<UInt16>.count }
     var handles: Capacity.PreparedWriteSlots<UInt16> = InlineArray(repeating: 0)
     var offsets: Capacity.PreparedWriteSlots<UInt16> = InlineArray(repeating: 0)
@@ -55,11 +56,12 @@ public struct PrepareWriteQueue: ~Copyable {
         data.removeAll()
     }
 
-    @_addressableSelf func start(_ index: Int) -> Int { index == 0 ? 0 : Int(ends[index - 1]) }
+    func start(_ index: Int) -> Int { index == 0 ? 0 : Int(ends[index - 1]) }
 }
 
 /// Per-connection ATT server state.
 public struct ATTBearer: ~Copyable {
+    let pin = InPlacePin()
     public var mtu: UInt16 = ATT.defaultMTU
     /// The client's Exchange MTU was taken: the MTU is set once per connection.
     public var mtuExchanged = false
@@ -69,14 +71,6 @@ public struct ATTBearer: ~Copyable {
     public var indicationPending = false
 
     public init() {}
-
-    mutating func reset() {
-        mtu = ATT.defaultMTU
-        mtuExchanged = false
-        for i in 0..<cccd.count { cccd[i] = 0 }
-        prepareQueue.clear()
-        indicationPending = false
-    }
 }
 
 /// What a handled PDU means for the host, besides the response.
@@ -94,6 +88,7 @@ public typealias ATTPDU = Capacity.ATTPDUBuffer
 /// its response or the Error Response the specification prescribes; commands and
 /// PDUs we do not handle are dropped.
 public struct ATTServer: ~Copyable {
+    let pin = InPlacePin()
     public internal(set) var database: GATTDatabase
 
     public init(database: consuming GATTDatabase) { self.database = database }
@@ -476,7 +471,7 @@ public struct ATTServer: ~Copyable {
 extension PrepareWriteQueue {
     /// Writes entry `index` into `value` at its offset: Invalid Offset past the end,
     /// Invalid Attribute Value Length beyond 512 bytes.
-    @_addressableSelf func place(_ index: Int, into value: inout AttributeValue) -> UInt8 {
+    func place(_ index: Int, into value: inout AttributeValue) -> UInt8 {
         let offset = Int(offsets[index])
         let start = self.start(index)
         let length = Int(ends[index]) - start
@@ -502,7 +497,7 @@ struct ATTRequest {
     }
 
     /// Replaces the response with an Error Response (§3.4.1.1).
-    @_addressableSelf func error(_ code: UInt8, _ handle: UInt16, _ response: inout ATTPDU) {
+    func error(_ code: UInt8, _ handle: UInt16, _ response: inout ATTPDU) {
         response.removeAll()
         response.append(ATTOpcode.errorResponse)
         response.append(opcode)

@@ -27,7 +27,7 @@ extension HostApplication where Self: ~Copyable {
 /// systemd, …) and every packet received (btsnoop, trace). Nothing here may
 /// change what the driver does.
 public protocol DriverObserver: ~Copyable {
-    mutating func observe(_ event: HostEvent, host: inout Host)
+    mutating func observe(_ event: HostEvent, host: borrowing Host)
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer)
     /// The H4 byte stream lost its framing; the controller is being reset.
     mutating func framingLost(_ why: FramingLoss)
@@ -413,7 +413,9 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     /// The earliest time `service` (or `check`) has work. Mutating: the host's
-    /// part is kept, so the next `service` skips the host's timers before it.
+    /// part is kept, so the next `service` skips the host's timers before it
+    /// (computing it again in `service` cost 4.6% more instructions per
+    /// question in the process bench, 2026-11-26).
     public mutating func nextDeadline() -> UInt64? {
         var first = UInt64.max
         if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
@@ -439,7 +441,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     /// While a central scans, a quiet transport is probed once a second.
-    mutating func scanProbeDeadline() -> UInt64? {
+    func scanProbeDeadline() -> UInt64? {
         guard host.configuration.role == .central, host.isScanning else { return nil }
         return max(progress.lastInput + settings.scanProbeInterval, progress.nextScanProbe)
     }
@@ -473,7 +475,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             var budget = Capacity.EventRing.capacityCount
             while budget > 0, let event = host.nextEvent() {
                 budget -= 1
-                observer.observe(event, host: &host)
+                observer.observe(event, host: host)
                 note(event)
                 app.handle(event, host: &host, now: now)
             }

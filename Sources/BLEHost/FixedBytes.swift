@@ -93,14 +93,12 @@ public struct FixedBytes<let capacity: Int> {
         return span.withUnsafeMutableBytes { raw in body(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
     }
 
-    @inlinable @_addressableSelf public func equals(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count == length else { return false }
-        var index = 0
-        for byte in bytes {
-            if storage[index] != byte { return false }
-            index += 1
+    @inlinable public func equals(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        withBytes { mine in
+            guard mine.count == bytes.count else { return false }
+            for i in 0..<mine.count where mine[i] != bytes[i] { return false }
+            return true
         }
-        return true
     }
 
     /// Removes the first `n` bytes, moving the rest to the front.

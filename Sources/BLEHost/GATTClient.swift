@@ -77,6 +77,7 @@ enum GATTClientStep {
 /// The GATT client of one link: the outstanding request, the procedure's
 /// progress and the discovery results, all fixed size. Reset in place.
 public struct GATTClientLink: ~Copyable {
+    let pin = InPlacePin()
     var procedure = GATTProcedure.idle
     var requestOpcode: UInt8 = 0
     public internal(set) var deadline: UInt64? = nil
@@ -103,32 +104,18 @@ public struct GATTClientLink: ~Copyable {
 
     public init() {}
 
-    mutating func reset() {
-        procedure = .idle
-        requestOpcode = 0
-        deadline = nil
-        rangeEnd = 0
-        characteristicCount = 0
-        descriptorCount = 0
-        attribute = 0
-        value.removeAll()
-        offset = 0
-        chunk = 0
-        readValue.removeAll()
-        cancelRequest = 0
-        cancelCode = 0
-    }
+    @inline(never) mutating func reset() { self = GATTClientLink() }
 
     public var isBusy: Bool { procedure != .idle }
 
     /// A discovered characteristic by UUID.
-    @_addressableSelf public func characteristic(_ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+    public func characteristic(_ uuid: BLEUUID) -> DiscoveredCharacteristic? {
         for i in 0..<characteristicCount where characteristics[i].uuid == uuid { return characteristics[i] }
         return nil
     }
 
     /// The first descriptor of a type after a value handle (e.g. its CCCD).
-    @_addressableSelf public func descriptor(_ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
+    public func descriptor(_ uuid: BLEUUID, after valueHandle: UInt16) -> DiscoveredDescriptor? {
         for i in 0..<descriptorCount where descriptors[i].uuid == uuid && descriptors[i].handle > valueHandle {
             return descriptors[i]
         }
@@ -144,6 +131,7 @@ public struct GATTClientLink: ~Copyable {
 /// built into a PDU the host sends; each response PDU has its entry point,
 /// which the host calls by opcode (`Host.handleATT`) and whose step it follows.
 public struct GATTClient: ~Copyable {
+    let pin = InPlacePin()
     public internal(set) var links: Capacity.PerLink<GATTClientLink> = InlineArray { _ in GATTClientLink() }
 
     public init() {}
@@ -438,18 +426,18 @@ public struct GATTClient: ~Copyable {
         return .send(otherwise: cancelledWriteError(link, connection))
     }
 
-    @_addressableSelf func cancelledWriteError(_ link: Int, _ connection: UInt16) -> GATTClientEvent {
+    func cancelledWriteError(_ link: Int, _ connection: UInt16) -> GATTClientEvent {
         .error(connection: connection, request: links[link].cancelRequest, attribute: links[link].attribute,
                code: links[link].cancelCode)
     }
 
-    @_addressableSelf func malformed(_ link: Int, _ connection: UInt16) -> GATTClientStep {
+    func malformed(_ link: Int, _ connection: UInt16) -> GATTClientStep {
         .finished(.error(connection: connection, request: links[link].requestOpcode, attribute: 0, code: ATTError.invalidPDU))
     }
 
     /// Whether a discovery asks for more after the last handle it got. A server
     /// that does not advance would loop forever: that is the end too.
-    @_addressableSelf func discoveryContinues(_ link: Int, after last: UInt16) -> Bool {
+    func discoveryContinues(_ link: Int, after last: UInt16) -> Bool {
         !(last >= links[link].rangeEnd || last == 0xFFFF || last == 0)
     }
 }

@@ -30,6 +30,7 @@ public struct GATTAttribute: Sendable {
 /// (so Service Changed never has to be indicated). Handles are 1...count.
 /// Non-copyable: it is stored once, in the host's ATT server.
 public struct GATTDatabase: ~Copyable {
+    let pin = InPlacePin()
     public static var capacity: Int { Capacity.AttributeSlots<UInt8>.count }
     public static var cccdCapacity: Int { Capacity.CCCDSlots<UInt8>.count }
 
@@ -46,14 +47,14 @@ public struct GATTDatabase: ~Copyable {
         pool.removeAll()
     }
 
-    public mutating func attribute(_ handle: UInt16) -> GATTAttribute? {
+    public func attribute(_ handle: UInt16) -> GATTAttribute? {
         guard handle >= 1, Int(handle) <= count else { return nil }
         return attributes[Int(handle) - 1]
     }
 
     /// The stored value of a static attribute.
     @discardableResult
-    public mutating func withStaticValue<R>(_ handle: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    public func withStaticValue<R>(_ handle: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let attribute = attributes[Int(handle) - 1]
         return pool.withBytes { all in
             body(UnsafeRawBufferPointer(rebasing: all[attribute.valueStart..<(attribute.valueStart + attribute.valueLength)]))
@@ -61,16 +62,16 @@ public struct GATTDatabase: ~Copyable {
     }
 
     /// The length of a static attribute's stored value.
-    @_addressableSelf public func staticValueLength(_ handle: UInt16) -> Int { attributes[Int(handle) - 1].valueLength }
+    public func staticValueLength(_ handle: UInt16) -> Int { attributes[Int(handle) - 1].valueLength }
 
     /// Whether a static attribute's value equals `bytes`.
-    public mutating func staticValueEquals(_ handle: UInt16, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    public func staticValueEquals(_ handle: UInt16, _ bytes: UnsafeRawBufferPointer) -> Bool {
         withStaticValue(handle) { valuesEqual($0, bytes) }
     }
 
     /// Appends a static attribute's value to `out`; false when it does not fit.
     @discardableResult
-    public mutating func appendStaticValue<let n: Int>(_ handle: UInt16, to out: inout FixedBytes<n>) -> Bool {
+    public func appendStaticValue<let n: Int>(_ handle: UInt16, to out: inout FixedBytes<n>) -> Bool {
         withStaticValue(handle) { out.append($0) }
     }
 
@@ -153,13 +154,13 @@ public struct GATTDatabase: ~Copyable {
     }
 
     /// The CCCD handle of a characteristic value handle, if it has one.
-    @_addressableSelf public func cccdHandle(forValue handle: UInt16) -> UInt16? {
+    public func cccdHandle(forValue handle: UInt16) -> UInt16? {
         guard Int(handle) < count, attributes[Int(handle)].isCCCD else { return nil }
         return handle + 1
     }
 
     /// The CCCD table index of a characteristic value handle.
-    @_addressableSelf public func cccdIndex(forValue handle: UInt16) -> Int? {
+    public func cccdIndex(forValue handle: UInt16) -> Int? {
         guard let cccd = cccdHandle(forValue: handle) else { return nil }
         return attributes[Int(cccd) - 1].cccdIndex
     }

@@ -40,6 +40,7 @@ public struct HostConfiguration {
 /// One LE link and its per-link protocol state. Lives in place in the host's
 /// connection table: reset, never replaced or copied.
 public struct Connection: ~Copyable {
+    let pin = InPlacePin()
     public var handle: UInt16 = 0
     public var inUse = false
     /// True when we are the central of this link.
@@ -63,20 +64,7 @@ public struct Connection: ~Copyable {
     public init() {}
 
     /// Back to a free slot, in place.
-    mutating func reset() {
-        handle = 0
-        inUse = false
-        isCentral = false
-        peer = BDAddress.zero
-        reassembler.reset()
-        bearer.reset()
-        inFlight = 0
-        disconnecting = false
-        lastRequest = 0
-        smpLine = RepeatedLine()
-        dropLine = RepeatedLine()
-        tuning = .none
-    }
+    mutating func reset() { self = Connection() }
 }
 
 /// The sans-IO BLE host: HCI packets and time in; HCI packets and HostEvents out.
@@ -87,6 +75,7 @@ public struct Connection: ~Copyable {
 /// Non-copyable: the host is one block of static memory (see Capacity), reached
 /// only in place; a copy would be a compile error.
 public struct Host: ~Copyable {
+    let pin = InPlacePin()
     public static var connectionCapacity: Int { Capacity.links }
     /// A line repeated for one peer (a refused SMP packet) is written at most this often.
     public static let repeatLineInterval: UInt64 = 60_000
@@ -173,16 +162,16 @@ public struct Host: ~Copyable {
 
     public var isReady: Bool { state == .ready }
     public var isStopped: Bool { state == .stopped }
-    public var connectionCount: Int { @_addressableSelf get { countConnections() } }
+    public var connectionCount: Int { countConnections() }
 
-    @_addressableSelf func countConnections() -> Int {
+    func countConnections() -> Int {
         var n = 0
         for i in 0..<Host.connectionCapacity where connections[i].inUse { n += 1 }
         return n
     }
 
     /// The peer of connection slot `slot` (0..<connectionCapacity) when it is in use.
-    @_addressableSelf public func peer(slot: Int) -> BDAddress? {
+    public func peer(slot: Int) -> BDAddress? {
         connections[slot].inUse ? connections[slot].peer : nil
     }
 
@@ -193,7 +182,7 @@ public struct Host: ~Copyable {
     }
 
     /// The next time `tick` must run, if any timer is armed.
-    @_addressableSelf public func nextDeadline() -> UInt64? {
+    public func nextDeadline() -> UInt64? {
         var deadline: UInt64? = nil
         func consider(_ t: UInt64) { deadline = min(deadline ?? t, t) }
         if outstandingOpcode != nil { consider(commandDeadline) }
@@ -238,7 +227,7 @@ public struct Host: ~Copyable {
     }
 
     /// When an idle link of a central (we are its peripheral) is due to be closed.
-    @_addressableSelf func idleDeadline(_ index: Int) -> UInt64? {
+    func idleDeadline(_ index: Int) -> UInt64? {
         guard configuration.idleTimeout > 0, state == .ready, !connections[index].isCentral,
               !connections[index].disconnecting else { return nil }
         return connections[index].lastRequest + configuration.idleTimeout
@@ -352,14 +341,14 @@ public struct Host: ~Copyable {
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).
-    @_addressableSelf public func subscription(connection: UInt16, attribute: UInt16) -> UInt16 {
+    public func subscription(connection: UInt16, attribute: UInt16) -> UInt16 {
         guard let index = connectionIndex(connection),
               let cccd = server.database.cccdIndex(forValue: attribute) else { return 0 }
         return connections[index].bearer.cccd[cccd]
     }
 
     /// The ATT MTU of a connection.
-    @_addressableSelf public func mtu(connection: UInt16) -> UInt16 {
+    public func mtu(connection: UInt16) -> UInt16 {
         guard let index = connectionIndex(connection) else { return ATT.defaultMTU }
         return connections[index].bearer.mtu
     }
@@ -428,7 +417,7 @@ public struct Host: ~Copyable {
         client.links[index].reset()
     }
 
-    @_addressableSelf func connectionIndex(_ handle: UInt16) -> Int? {
+    func connectionIndex(_ handle: UInt16) -> Int? {
         for i in 0..<Host.connectionCapacity where connections[i].inUse && connections[i].handle == handle {
             return i
         }

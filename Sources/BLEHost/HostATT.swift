@@ -189,13 +189,13 @@ extension Host {
     }
 
     /// A characteristic discovery found on a connection.
-    @_addressableSelf public func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+    public func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
         guard let index = connectionIndex(connection) else { return nil }
         return client.links[index].characteristic(uuid)
     }
 
     /// The first descriptor of a type after a value handle (e.g. its CCCD).
-    @_addressableSelf public func clientDescriptor(
+    public func clientDescriptor(
         connection: UInt16, _ uuid: BLEUUID, after valueHandle: UInt16
     ) -> DiscoveredDescriptor? {
         guard let index = connectionIndex(connection) else { return nil }

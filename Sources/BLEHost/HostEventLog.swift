@@ -100,7 +100,7 @@ extension HostEvent {
 
     /// The one line that says what happened (every board's log uses it); the
     /// controller's details and an advertising report are read from `host`.
-    public func describe<S: LogSink & ~Copyable>(into line: inout S, host: inout Host) {
+    public func describe<S: LogSink & ~Copyable>(into line: inout S, host: borrowing Host) {
         switch self {
         case .ready:
             let info = host.controller

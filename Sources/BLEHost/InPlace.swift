@@ -57,3 +57,16 @@ extension Host {
         counts = HostCounts()
     }
 }
+
+/// Zero bytes that make the type holding them address-only: such a value always
+/// lives in memory and is handed to every function by address, so a read of a
+/// borrowed container (a query, an accessor, generic code specialised in
+/// another module) subscripts its arrays where they lie and never loads the
+/// container whole into a stack copy. Every big ~Copyable container holds one
+/// (`let pin = InPlacePin()`), in place of `@_addressableSelf` on its queries
+/// (docs/ARCHITECTURE.md, "State in place"). Needs the RawLayout feature.
+@frozen @_rawLayout(size: 0, alignment: 1)
+public struct InPlacePin: ~Copyable {
+    @inlinable public init() {}
+    @inlinable deinit {}
+}

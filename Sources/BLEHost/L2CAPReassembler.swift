@@ -23,6 +23,7 @@ public enum L2CAPReassembly: Equatable {
 /// input is dropped and counted: a continuation without a start, more bytes than
 /// the header announced, or a PDU larger than the buffer.
 public struct L2CAPReassembler: ~Copyable {
+    let pin = InPlacePin()
     /// 4-byte header + the largest PDU we accept (`Capacity.L2CAPPDUBuffer`).
     public static var capacity: Int { Capacity.L2CAPPDUBuffer.capacityCount }
 
@@ -35,7 +36,7 @@ public struct L2CAPReassembler: ~Copyable {
     public init() {}
 
     /// The payload of the PDU that `push` reported `.completeInBuffer`.
-    @_addressableSelf public func withPayload<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    public func withPayload<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         buffer.withBytes { body(UnsafeRawBufferPointer(rebasing: $0[4...])) }
     }
 
@@ -90,12 +91,5 @@ public struct L2CAPReassembler: ~Copyable {
             return .completeInBuffer(channel: UInt16(buffer[2]) | UInt16(buffer[3]) &<< 8)
         }
         return .needMore
-    }
-
-    public mutating func reset() {
-        buffer.removeAll()
-        active = false
-        discarding = false
-        dropped = 0
     }
 }

@@ -56,6 +56,7 @@ public enum CentralEvent {
 /// MTU → discover service, characteristics and the Answer CCCD → per question:
 /// subscribe, write the question, wait for the notification, unsubscribe.
 public struct EightBallCentral: ~Copyable {
+    let pin = InPlacePin()
     enum Phase: Equatable {
         case idle, scanning, connecting, naming, nameRead, rejecting, discovering, ready
         case subscribing, writing, waitingAnswer, unsubscribing, disconnecting, finished
@@ -318,7 +319,7 @@ public struct EightBallCentral: ~Copyable {
 
     // MARK: - Steps
 
-    @_addressableSelf func matches(_ entry: ScanEntry) -> Bool {
+    func matches(_ entry: ScanEntry) -> Bool {
         guard entry.connectable || settings.listOnly,
               entry.summary.hasService(EightBallUUID.service),
               !entry.summary.name.isEmpty,

@@ -42,6 +42,7 @@ public enum EightBallEvent: Equatable {
 /// driven by the host's delegate calls, HostEvents and `poll`. Non-copyable:
 /// its per-central buffers are reached in place only.
 public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
+    let pin = InPlacePin()
     public internal(set) var handles: EightBallDatabase
     public var style: AnswerStyle
     var picker: AnswerPicker
@@ -96,11 +97,9 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     /// The last accepted question of a connection (for logs), in place; empty if none.
     /// Inlinable so the run loop's per-question log line gets it specialised (the
     /// generic entry point looks up `FixedBytes` metadata on every call).
-    /// `mutating` to be reached by address: a borrowing call copied the whole
-    /// peripheral (4.9 KB) in the Embedded build (docs/ARCHITECTURE.md, "State in place").
-    @inlinable public mutating func withQuestion<R>(connection: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    @inlinable public func withQuestion<R>(connection: UInt16, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard let index = slot(connection) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return centrals[index].question.withBytesInPlace(body)
+        return centrals[index].question.withBytes(body)
     }
 
     // MARK: - Host events
@@ -192,12 +191,12 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
 
     // MARK: - Slots
 
-    @usableFromInline @_addressableSelf func slot(_ handle: UInt16) -> Int? {
+    @usableFromInline func slot(_ handle: UInt16) -> Int? {
         for index in 0..<Capacity.links where centrals[index].inUse && centrals[index].handle == handle { return index }
         return nil
     }
 
-    @_addressableSelf func freeSlot() -> Int? {
+    func freeSlot() -> Int? {
         for index in 0..<Capacity.links where !centrals[index].inUse { return index }
         return nil
     }

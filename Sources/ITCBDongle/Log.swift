@@ -146,7 +146,7 @@ func coreVersionName(_ version: UInt8) -> String {
 /// Logs a host event at its level, in the core's words (`HostEvent.describe`,
 /// the firmware's too); the names of commands, statuses and companies come
 /// from this board's tables.
-func logHostEvent(_ event: HostEvent, host: inout Host) {
+func logHostEvent(_ event: HostEvent, host: borrowing Host) {
     // The level first: most events of a question (subscriptions) are debug lines.
     guard var level = LogLevel(rawValue: event.severity.rawValue) else { return }
     if case .advertising = event { level = AdvertisingNews.level(event) }
@@ -166,7 +166,7 @@ func logHostEvent(_ event: HostEvent, host: inout Host) {
         line.hex(handle)
         line.text(", closed by this side on stopping")
     } else {
-        event.describe(into: &line, host: &host)
+        event.describe(into: &line, host: host)
     }
     line.write()
 }

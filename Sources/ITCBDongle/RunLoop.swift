@@ -86,10 +86,10 @@ struct LinuxObserver: DriverObserver {
     /// A central came or went: the metrics and status line are due now.
     var connectionsChanged = false
 
-    mutating func observe(_ event: HostEvent, host: inout Host) {
+    mutating func observe(_ event: HostEvent, host: borrowing Host) {
         if case .ready = event { SilentStarts.clear() }
-        logHostEvent(event, host: &host)
-        notifier?.observe(event, host: &host, role: host.configuration.role)
+        logHostEvent(event, host: host)
+        notifier?.observe(event, host: host, role: host.configuration.role)
         if case .connected = event { connectionsChanged = true } else if case .disconnected = event { connectionsChanged = true }
     }
 

@@ -69,7 +69,7 @@ final class SystemdNotifier {
     }
 
     /// What a host event means for systemd.
-    func observe(_ event: HostEvent, host: inout Host, role: Role) {
+    func observe(_ event: HostEvent, host: borrowing Host, role: Role) {
         switch event {
         case .advertising(true) where role == .peripheral:
             ready("advertising, \(host.connectionCount) central(s) connected, \(host.recoveries) controller recoveries")

@@ -116,7 +116,7 @@ import TestSupport
 
     @Test func writeRequestAndErrors() {
         #expect(request(hex("12 0c 00 01 02")).response == hex("13"))
-        #expect({ delegate.writes.count == 1 && delegate.writes[0].1 == hex("01 02") }())
+        #expect(delegate.writes.count == 1 && delegate.writes[0].1 == hex("01 02"))
         #expect(request(hex("12 03 00 41")).response == Self.error(0x12, 3, 0x03))  // read-only
         #expect(request(hex("12 00 00 41")).response == Self.error(0x12, 0, 0x01))
         #expect(request(hex("12 40 00 41")).response == Self.error(0x12, 0x40, 0x01))
@@ -139,7 +139,7 @@ import TestSupport
 
     @Test func writeCommandIsSilent() {
         #expect(request(hex("52 0c 00 01")).response.isEmpty)
-        #expect({ delegate.writes.isEmpty }())  // the value is not write-without-response
+        #expect(delegate.writes.isEmpty)  // the value is not write-without-response
         #expect(request(hex("52 0d 00 01 00")).response.isEmpty)
         #expect(bearer.cccd[1] == 1)  // CCCDs accept it
         #expect(request(hex("52")).response.isEmpty)
@@ -155,10 +155,10 @@ import TestSupport
             offset += part.count
         }
         #expect(request(hex("18 01")).response == hex("19"))
-        #expect({ delegate.writes.count == 1 && delegate.writes[0].1 == value }())
+        #expect(delegate.writes.count == 1 && delegate.writes[0].1 == value)
         // The queue is empty again.
         #expect(request(hex("18 01")).response == hex("19"))
-        #expect({ delegate.writes.count == 1 }())
+        #expect(delegate.writes.count == 1)
     }
 
     @Test func preparedWriteErrors() {
@@ -172,7 +172,7 @@ import TestSupport
         _ = request(hex("16 0c 00 00 00 41"))
         #expect(request(hex("18 00")).response == hex("19"))
         #expect(request(hex("18 01")).response == hex("19"))
-        #expect({ delegate.writes.isEmpty }())
+        #expect(delegate.writes.isEmpty)
         #expect(request(hex("18 02")).response == Self.error(0x18, 0, 0x04))
         // Parts adding up past 512 bytes: Invalid Attribute Value Length.
         for i in 0..<29 {
@@ -180,7 +180,7 @@ import TestSupport
             _ = request([0x16, 0x0C, 0x00, UInt8(offset & 0xFF), UInt8(offset >> 8)] + [UInt8](repeating: 1, count: 18))
         }
         #expect(request(hex("18 01")).response == Self.error(0x18, 12, 0x0D))
-        #expect({ delegate.writes.isEmpty }())
+        #expect(delegate.writes.isEmpty)
     }
 
     @Test func prepareQueueFull() {

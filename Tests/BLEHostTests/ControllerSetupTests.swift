@@ -48,24 +48,24 @@ struct ScriptedSetup: ControllerSetup {
         var o = RecordingObserver()
         var d = makeDriver(ScriptedSetup())
         d.start(now: 0)
-        #expect({ d.state == .settingUp }())
+        #expect(d.state == .settingUp)
         #expect(drain(&d) == [hex("01 01 fc 00")])
         #expect(drain(&d).isEmpty, "one command at a time until it is answered")
         deliver(&d, commandComplete(ScriptedSetup.ask), now: 10, &o)
         // Waiting for the board's files has no deadline.
-        #expect({ d.check(now: 10) == .needsFiles }())
-        #expect({ d.nextDeadline() == nil }())
-        #expect({ d.check(now: 100_000) == .needsFiles }())
+        #expect(d.check(now: 10) == .needsFiles)
+        #expect(d.nextDeadline() == nil)
+        #expect(d.check(now: 100_000) == .needsFiles)
         hex("a5 5a").withRaw { firmware in
             d.provideFiles(firmware: firmware, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 100_000)
         }
-        #expect({ d.state == .settingUp }())
+        #expect(d.state == .settingUp)
         #expect(drain(&d) == [hex("01 02 fc 01 a5")])
         // The set-up's own answer timeout, from the files.
-        #expect({ d.nextDeadline() == 107_000 }())
+        #expect(d.nextDeadline() == 107_000)
         deliver(&d, commandComplete(ScriptedSetup.load), now: 100_010, &o)
-        #expect({ d.state == .running }())
-        #expect({ d.setup.handled == 2 }())
+        #expect(d.state == .running)
+        #expect(d.setup.handled == 2)
         // The set-up's events went to the board and the set-up (an application
         // has no packet path: the host takes them once running).
         #expect(o.received.count == 2)
@@ -84,7 +84,7 @@ struct ScriptedSetup: ControllerSetup {
         deliver(&d, commandComplete(ScriptedSetup.ask), now: 10, &o)
         d.provideFiles(firmware: UnsafeRawBufferPointer(start: nil, count: 0),
                        companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 20)
-        #expect({ d.check(now: 20) == .finished(.setupFailed) }())
+        #expect(d.check(now: 20) == .finished(.setupFailed))
         #expect({ !d.nextOutgoing() }())
     }
 
@@ -108,9 +108,9 @@ struct ScriptedSetup: ControllerSetup {
         q.start(now: 0)
         _ = drain(&q)
         deliver(&q, commandComplete(0x0C03), now: 100, &o)
-        #expect({ q.nextDeadline() == 7_100 }())
-        #expect({ q.check(now: 7_099) == .settingUp }())
-        #expect({ q.check(now: 7_100) == .finished(.setupSilent) }())
+        #expect(q.nextDeadline() == 7_100)
+        #expect(q.check(now: 7_099) == .settingUp)
+        #expect(q.check(now: 7_100) == .finished(.setupSilent))
     }
 
     @Test func stopDuringTheSetUpAbandonsIt() {
@@ -118,7 +118,7 @@ struct ScriptedSetup: ControllerSetup {
         d.start(now: 0)
         _ = drain(&d)
         d.stop(now: 10)
-        #expect({ d.check(now: 10) == .finished(.stopped) }())
+        #expect(d.check(now: 10) == .finished(.stopped))
         #expect({ !d.nextOutgoing() }())
     }
 }

@@ -15,31 +15,31 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         var o = RecordingObserver()
         var d = makeDriver(NoSetup())
         d.start(now: 0)
-        #expect({ d.state == .running }())
+        #expect(d.state == .running)
         // The host's first command is HCI_Reset, exactly as Vol 4 Part E §7.3.2 encodes it.
         #expect(drain(&d) == [hciReset])
         #expect(drain(&d).isEmpty, "one command at a time until it is answered")
-        #expect({ d.check(now: 0) == .running }())
+        #expect(d.check(now: 0) == .running)
         // The command timeout (3 s) comes before the ready timeout (10 s).
-        #expect({ d.nextDeadline() == 3_000 }())
+        #expect(d.nextDeadline() == 3_000)
         deliver(&d, resetComplete, now: 5, &o)
         #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x005F)), now: 6, &o)
         let rest = answerAll(&d, now: 10, &o)
         #expect(rest.contains(HCIOpcode.setEventMask))
         #expect({ d.wasReady }())
-        #expect({ o.events.contains("ready") && d.app.events.contains("ready") }())
-        #expect({ o.events == d.app.events }(), "the board sees every event the application sees, in order")
+        #expect(o.events.contains("ready") && d.app.events.contains("ready"))
+        #expect(o.events == d.app.events, "the board sees every event the application sees, in order")
         // Ready: the ready timeout no longer applies.
-        #expect({ d.check(now: 20_000) == .running }())
-        #expect({ d.droppedPackets == 0 && d.framingResets == 0 }())
+        #expect(d.check(now: 20_000) == .running)
+        #expect(d.droppedPackets == 0 && d.framingResets == 0)
     }
 
     @Test func hostTimersRunWhenDueWhateverTheBoardWasTold() {
         var o = RecordingObserver()
         var d = readyDriver(now: 0, &o)
         // Nothing armed: the board may sleep until input.
-        #expect({ d.nextDeadline() == nil }())
+        #expect(d.nextDeadline() == nil)
         d.host.probeController()
         #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         // Armed after the board asked: its timeout (3 s) still runs in the next `service`.
@@ -59,7 +59,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         var o = RecordingObserver()
         var d = makeDriver(NoSetup())
         d.start(now: 0)
-        #expect({ d.check(now: 9_999) == .running }())
+        #expect(d.check(now: 9_999) == .running)
         let (state, at, sent) = runSilent(&d, from: 0, limit: 60_000, &o)
         #expect(state == .finished(.notReady))
         #expect(at == 10_000)
@@ -68,7 +68,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         #expect(o.events == ["controllerTimeout", "controllerTimeout", "controllerTimeout"])
         #expect({ !d.wasReady }())
         // An end is final.
-        #expect({ d.check(now: 20_000) == .finished(.notReady) }())
+        #expect(d.check(now: 20_000) == .finished(.notReady))
         #expect({ !d.nextOutgoing() }())
     }
 
@@ -93,7 +93,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         ready.service(now: 1_000, observer: &o2)
         #expect(drain(&ready).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         ready.service(now: 4_000, observer: &o2)
-        #expect({ ready.check(now: 4_000) == .finished(.controllerSilent) }())
+        #expect(ready.check(now: 4_000) == .finished(.controllerSilent))
         #expect({ !ready.nextOutgoing() }())
     }
 
@@ -119,7 +119,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         #expect(drain(&ready).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         ready.service(now: 4_000, observer: &o2)
         #expect(o2.events.last == "controllerTimeout")
-        #expect({ ready.check(now: 4_000) == .running }())
+        #expect(ready.check(now: 4_000) == .running)
         #expect(drain(&ready) == [hciReset])
     }
 
@@ -136,22 +136,22 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
     @Test func aSilentControllerClimbsTheLadderOneRungPerUnansweredCommand() {
         var o = RecordingObserver()
         var d = readyDriver(settings: DriverTests.ladderSettings(), &o)
-        #expect({ d.recoveryRung == nil }())
+        #expect(d.recoveryRung == nil)
         // Rung 1: the probe goes unanswered; the host resets the controller itself.
         d.service(now: 1_000, observer: &o)
         #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         d.service(now: 4_000, observer: &o)
-        #expect({ d.recoveryRung == .hciReset }())
-        #expect({ d.check(now: 4_000) == .running }())
+        #expect(d.recoveryRung == .hciReset)
+        #expect(d.check(now: 4_000) == .running)
         #expect(drain(&d) == [hciReset])
         // Rung 2: the reset goes unanswered too: the board is asked for a port
         // reset and a fresh bring-up, and the host no longer resets by itself.
         d.service(now: 7_000, observer: &o)
-        #expect({ d.recoveryRung == .portReset }())
-        #expect({ d.check(now: 7_000) == .finished(.portResetWanted) }())
+        #expect(d.recoveryRung == .portReset)
+        #expect(d.check(now: 7_000) == .finished(.portResetWanted))
         #expect(drain(&d).isEmpty)
         #expect(o.events.filter { $0 == "controllerTimeout" }.count == 2)
-        #expect({ d.host.recoveries == 1 }(), "one HCI Reset rung, counted once")
+        #expect(d.host.recoveries == 1, "one HCI Reset rung, counted once")
 
         // Rung 3: the session opened after the port reset starts on rung 2; its
         // bring-up left unanswered ends it at the command timeout, not the ready timeout.
@@ -162,7 +162,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         #expect(state == .finished(.notReady))
         #expect(at == 3_000)
         #expect(sent == [hciReset], "no HCI Reset of its own after the port reset's")
-        #expect({ fresh.recoveryRung == .exit && fresh.host.recoveries == 0 }())
+        #expect(fresh.recoveryRung == .exit && fresh.host.recoveries == 0)
     }
 
     @Test func aBringUpThatFinishesLeavesTheLadder() {
@@ -171,19 +171,19 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         var d = makeDriver(NoSetup(), settings: DriverTests.ladderSettings(startingRung: .portReset))
         d.start(now: 0)
         answerAll(&d, now: 10, &o)
-        #expect({ d.wasReady && d.recoveryRung == nil }())
+        #expect(d.wasReady && d.recoveryRung == nil)
         d.service(now: 1_000, observer: &o)
         #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         d.service(now: 4_000, observer: &o)
-        #expect({ d.recoveryRung == .hciReset && d.check(now: 4_000) == .running }())
+        #expect(d.recoveryRung == .hciReset && d.check(now: 4_000) == .running)
         // The HCI Reset rung works: bring-up finishes, the ladder is left.
         answerAll(&d, now: 4_100, &o)
-        #expect({ d.recoveryRung == nil }())
+        #expect(d.recoveryRung == nil)
         #expect(o.events.filter { $0 == "ready" }.count == 2)
         d.service(now: 5_100, observer: &o)
         #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         d.service(now: 8_100, observer: &o)
-        #expect({ d.recoveryRung == .hciReset && d.check(now: 8_100) == .running }())
+        #expect(d.recoveryRung == .hciReset && d.check(now: 8_100) == .running)
         #expect(drain(&d) == [hciReset])
     }
 
@@ -196,8 +196,8 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         d.service(now: 4_000, observer: &o)
         #expect(drain(&d) == [hciReset])
         d.service(now: 7_000, observer: &o)
-        #expect({ d.recoveryRung == .exit }())
-        #expect({ d.check(now: 7_000) == .finished(.controllerSilent) }())
+        #expect(d.recoveryRung == .exit)
+        #expect(d.check(now: 7_000) == .finished(.controllerSilent))
     }
 
     @Test func withoutTheLadderTheHostResetsForEverAndBringUpKeepsItsTimeouts() {
@@ -212,7 +212,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
             _ = drain(&d)
             now += 3_000
         }
-        #expect({ d.recoveryRung == nil && d.check(now: now) == .running }())
+        #expect(d.recoveryRung == nil && d.check(now: now) == .running)
         // The ladder starts only after a bring-up: one that never finishes keeps
         // the warm-start port reset and the ready timeout (notReadyAfterReadyTimeoutWithoutAnswers).
         var o2 = RecordingObserver()
@@ -225,14 +225,14 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
     @Test func lastAnswerMovesOnlyWhenACommandIsAnswered() {
         var o = RecordingObserver()
         var d = readyDriver(settings: DriverTests.ladderSettings(), now: 50, &o)
-        #expect({ d.lastAnswer == 50 }())
+        #expect(d.lastAnswer == 50)
         d.service(now: 1_050, observer: &o)
         _ = drain(&d)
         // Other events (an advertising report, a disconnection) are not answers.
         deliver(&d, hex("05 04 00 40 00 13"), now: 1_060, &o)
-        #expect({ d.lastAnswer == 50 && d.lastInput == 1_060 }())
+        #expect(d.lastAnswer == 50 && d.lastInput == 1_060)
         deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x005F)), now: 1_070, &o)
-        #expect({ d.lastAnswer == 1_070 }())
+        #expect(d.lastAnswer == 1_070)
     }
 
     @Test func malformedPacketsAreDroppedBeforeTheHost() {
@@ -255,19 +255,19 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
             (0xFF, resetComplete),
         ]
         for (type, packet) in bad { deliver(&d, type: type, packet, now: 50, &o) }
-        #expect({ d.droppedPackets == bad.count }())
+        #expect(d.droppedPackets == bad.count)
         // The host never saw them (it takes its clock from each packet it handles).
         #expect(hostClock < 50)
         #expect({ d.host.now == hostClock }())
         #expect(o.received.count == seenBefore)
-        #expect({ d.host.droppedInput == hostDropped }())
+        #expect(d.host.droppedInput == hostDropped)
         // A whole packet still goes through, to the board and the host.
         let packet = hex("13 05 01 40 00 01 00")
         deliver(&d, packet, now: 60, &o)
         #expect({ d.host.now == 60 }())
         #expect(o.received.last == [H4PacketType.event] + packet)
-        #expect({ d.droppedPackets == bad.count }())
-        #expect({ d.lastInput == 60 }())
+        #expect(d.droppedPackets == bad.count)
+        #expect(d.lastInput == 60)
     }
 
     // An event, a longer event and an ACL packet as a UART carries them (Vol 4 Part A §2).
@@ -313,11 +313,11 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         let seen = o.received.count
         stream(&d, hex("ff fe fd"), now: 100, &o)
         #expect(o.losses == [.notHCI(3)])
-        #expect({ d.framingResets == 1 }())
+        #expect(d.framingResets == 1)
         #expect(o.received.count == seen)
         // The host re-initialises the controller.
         #expect(drain(&d) == [hciReset])
-        #expect({ d.check(now: 100) == .running }())
+        #expect(d.check(now: 100) == .running)
         deliver(&d, resetComplete, now: 105, &o)
         let opcodes = [HCIOpcode.reset] + answerAll(&d, now: 110, &o)
         #expect(opcodes.count > 5)
@@ -326,7 +326,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         // Garbage before a packet in the same read: the rest of the read is not trusted.
         stream(&d, hex("00") + hex("04") + resetComplete, now: 200, &o)
         #expect(o.losses == [.notHCI(3), .notHCI(1)])
-        #expect({ d.framingResets == 2 }())
+        #expect(d.framingResets == 2)
         #expect(o.received.count == seen + opcodes.count)
         #expect(drain(&d) == [hciReset])
         deliver(&d, resetComplete, now: 205, &o)
@@ -335,24 +335,24 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         answerAll(&d, now: 210, &o)
         stream(&d, hex("02 40 20 d0 07 00 00"), now: 300, &o)
         #expect(o.losses == [.notHCI(3), .notHCI(1), .notHCI(1)])
-        #expect({ d.framingResets == 3 }())
+        #expect(d.framingResets == 3)
         #expect(drain(&d) == [hciReset])
     }
 
     @Test func packetBegunAndNotFinishedStalls() {
         var o = RecordingObserver()
         var d = readyDriver(now: 0, &o)
-        #expect({ d.nextDeadline() == nil }())
+        #expect(d.nextDeadline() == nil)
         stream(&d, hex("04 0e 04 01"), now: 5_000, &o)
-        #expect({ d.nextDeadline() == 6_000 }())
+        #expect(d.nextDeadline() == 6_000)
         d.service(now: 5_999, observer: &o)
-        #expect({ o.losses.isEmpty && d.framingResets == 0 }())
+        #expect(o.losses.isEmpty && d.framingResets == 0)
         #expect(drain(&d).isEmpty)
         d.service(now: 6_000, observer: &o)
         #expect(o.losses == [.stalled])
-        #expect({ d.framingResets == 1 }())
+        #expect(d.framingResets == 1)
         #expect(drain(&d) == [hciReset])
-        #expect({ d.check(now: 6_000) == .running }())
+        #expect(d.check(now: 6_000) == .running)
         // A fresh de-framer: the next whole packet is read as it is.
         stream(&d, hex("04") + resetComplete, now: 6_010, &o)
         #expect(o.received.last == hex("04") + resetComplete)
@@ -364,7 +364,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         stream(&e, hex("04 13 05"), now: 1_000, &o2)
         stream(&e, hex("01 40 00 01 00"), now: 1_999, &o2)
         e.service(now: 2_999, observer: &o2)
-        #expect({ o2.losses.isEmpty && e.framingResets == 0 }())
+        #expect(o2.losses.isEmpty && e.framingResets == 0)
         #expect(o2.received.last == hex("04 13 05 01 40 00 01 00"))
     }
 
@@ -373,14 +373,14 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         var d = readyDriver(&o)
         d.stop(now: 100)
         #expect({ d.isStopping }())
-        #expect({ d.check(now: 100) == .running }())
+        #expect(d.check(now: 100) == .running)
         #expect(drain(&d) == [hciReset])
         deliver(&d, resetComplete, now: 150, &o)
-        #expect({ d.check(now: 150) == .finished(.stopped) }())
+        #expect(d.check(now: 150) == .finished(.stopped))
         #expect(o.events.last == "shutdownComplete")
-        #expect({ d.app.events.last == "shutdownComplete" }())
+        #expect(d.app.events.last == "shutdownComplete")
         d.stop(now: 200)  // a second stop changes nothing
-        #expect({ d.check(now: 200) == .finished(.stopped) }())
+        #expect(d.check(now: 200) == .finished(.stopped))
     }
 
     @Test func stopTimesOutAfterStopGrace() {
@@ -388,11 +388,11 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         var d = readyDriver(&o)
         d.stop(now: 100)
         #expect(drain(&d) == [hciReset])
-        #expect({ d.nextDeadline() == 1_000 }())
+        #expect(d.nextDeadline() == 1_000)
         d.service(now: 999, observer: &o)
-        #expect({ d.check(now: 999) == .running }())
+        #expect(d.check(now: 999) == .running)
         d.service(now: 1_000, observer: &o)
-        #expect({ d.check(now: 1_000) == .finished(.stopTimedOut) }())
+        #expect(d.check(now: 1_000) == .finished(.stopTimedOut))
     }
 
     @Test func stopBeforeReady() {
@@ -401,20 +401,20 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         d.start(now: 0)
         _ = drain(&d)
         d.stop(now: 10)
-        #expect({ d.check(now: 10) == .finished(.stopped) }())
+        #expect(d.check(now: 10) == .finished(.stopped))
     }
 
     @Test func finishedApplicationStopsTheHost() {
         var o = RecordingObserver()
         var d = readyDriver(&o)
-        #expect({ d.check(now: 100) == .running && !d.isStopping }())
+        #expect(d.check(now: 100) == .running && !d.isStopping)
         d.app.finished = true
-        #expect({ d.check(now: 200) == .running }())
+        #expect(d.check(now: 200) == .running)
         #expect({ d.isStopping }())
         #expect(drain(&d) == [hciReset])
         deliver(&d, resetComplete, now: 250, &o)
-        #expect({ d.check(now: 250) == .finished(.stopped) }())
-        #expect({ d.app.events.last == "shutdownComplete" }())
+        #expect(d.check(now: 250) == .finished(.stopped))
+        #expect(d.app.events.last == "shutdownComplete")
     }
 }
 
@@ -453,15 +453,15 @@ struct TirelessApp: HostApplication {
         d.app.polls = 0
         // The pass returns: a few polls, then back to the board with the rest due at once.
         d.service(now: 4, observer: &o)
-        #expect({ d.app.polls <= HostDriver<TirelessApp, NoSetup>.pollRounds }())
-        #expect({ d.nextDeadline() == 0 }(), "work left: the board comes back at once, after its signals and I/O")
+        #expect(d.app.polls <= HostDriver<TirelessApp, NoSetup>.pollRounds)
+        #expect(d.nextDeadline() == 0, "work left: the board comes back at once, after its signals and I/O")
         // Every later pass is bounded too, and nothing waiting for room was dropped.
         for t in 5..<105 {
             d.app.polls = 0
             d.service(now: UInt64(t), observer: &o)
-            #expect({ d.app.polls >= 1 && d.app.polls <= HostDriver<TirelessApp, NoSetup>.pollRounds }())
+            #expect(d.app.polls >= 1 && d.app.polls <= HostDriver<TirelessApp, NoSetup>.pollRounds)
         }
-        #expect({ d.check(now: 200) == .running }())
+        #expect(d.check(now: 200) == .running)
         d.stop(now: 200)
         #expect({ d.isStopping }())
     }

@@ -54,7 +54,7 @@ import TestSupport
             c.l2cap(handle: handle, channel: 6, Self.pairingRequest)
             c.l2cap(handle: handle, channel: 5, Self.creditRequest)
         }
-        #expect({ c.host.droppedOutput }() == 0)
+        #expect(c.host.droppedOutput == 0)
         let sent = sendEverything(&c)
         for i in 0..<8 {
             let handle = 0x40 + UInt16(i)
@@ -64,7 +64,7 @@ import TestSupport
             #expect(mine.contains { $0.1 == 5 && $0.2 == L2CAPSignalCode.leCreditBasedConnectionResponse })
             #expect(mine.contains { $0.1 == 6 && $0.2 == SMP.pairingFailed })
         }
-        #expect({ c.host.droppedOutput }() == 0)
+        #expect(c.host.droppedOutput == 0)
         #expect(!c.events.contains { if case .requestsDropped = $0 { true } else { false } })
     }
 
@@ -74,7 +74,7 @@ import TestSupport
         for _ in 0..<20 { c.l2cap(handle: 0x40, channel: 4, Self.readRequest) }
         for handle: UInt16 in [0x41, 0x42, 0x43] { c.l2cap(handle: handle, channel: 4, Self.readRequest) }
         // Its share (16 / 4 links) is queued, one more is owed, the rest dropped unserved.
-        #expect({ c.host.droppedOutput }() == 15)
+        #expect(c.host.droppedOutput == 15)
         let lines = c.events.compactMap { if case .requestsDropped(0x40, .attPipelined, let n) = $0 { n } else { nil } }
         #expect(lines == [0], "the first drop is a line, the next 14 within a minute are counted")
         let sent = sendEverything(&c)
@@ -99,7 +99,7 @@ import TestSupport
         let value = [UInt8](repeating: 0x42, count: 5)
         #expect({ !c.host.canSend(connection: 0x40) }())
         #expect({ !value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
-        #expect({ c.host.droppedOutput }() == 0)
+        #expect(c.host.droppedOutput == 0)
         #expect(!c.events.contains { if case .droppedOutput = $0 { true } else { false } })
         // Another link is not held up by it.
         #expect({ c.host.canSend(connection: 0x41) }())
@@ -116,14 +116,14 @@ import TestSupport
         _ = sendEverything(&c)
         // Share of 2 taken by two reads, a third read is owed: a notification waits behind it.
         for _ in 0..<3 { c.l2cap(handle: 0x40, channel: 4, Self.readRequest) }
-        #expect({ !c.host.canSend(connection: 0x40) && !c.host.owed[0].isEmpty }())
+        #expect(!c.host.canSend(connection: 0x40) && !c.host.owed[0].isEmpty)
         let value = [UInt8](repeating: 0x42, count: 5)
         #expect({ !value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
         // The owed answer is queued as soon as a slot of the link frees, before anything new.
         #expect(sendEverything(&c).map(\.2) == [ATTOpcode.readResponse, ATTOpcode.readResponse, ATTOpcode.readResponse])
         #expect({ value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
         #expect(sendEverything(&c).map(\.2) == [ATTOpcode.handleValueNotification])
-        #expect({ c.host.droppedOutput }() == 0)
+        #expect(c.host.droppedOutput == 0)
     }
 
     @Test func aCommandIsServedEvenWithTheQueueFull() {
@@ -132,7 +132,7 @@ import TestSupport
         // A Write Command has no answer: served (here refused, the value takes
         // no command), neither owed nor counted as a drop.
         c.l2cap(handle: 0x40, channel: 4, hex("52 0c 00 07"))
-        #expect({ c.host.droppedOutput == 0 && c.host.owed[0].isEmpty }())
+        #expect(c.host.droppedOutput == 0 && c.host.owed[0].isEmpty)
         #expect(!c.events.contains { if case .requestsDropped = $0 { true } else { false } })
     }
 }

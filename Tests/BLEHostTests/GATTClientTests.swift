@@ -18,7 +18,7 @@ import TestSupport
         #expect(first && !second)  // one request at a time
         _ = c.drain()
         c.l2cap(handle: 0x40, channel: 4, hex("03 40 00"))
-        #expect({ c.host.mtu(connection: 0x40) == 64 }())
+        #expect(c.host.mtu(connection: 0x40) == 64)
 
         let service = BLEUUID(high: 0x8E38_140A_27BE_4090, low: 0x8955_4FC4_B569_8D1E)
         c.host.clientDiscoverPrimaryService(connection: 0x40, uuid: service)

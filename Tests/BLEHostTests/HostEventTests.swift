@@ -25,9 +25,9 @@ import TestSupport
 
     @Test func hostEventsAreTakenUntilNoneIsLeft() {
         var c = IdleLinkTests().connected(idle: 0)
-        #expect({ c.host.counts.connections }() == 1)
+        #expect(c.host.counts.connections == 1)
         c.host.resynchronize(now: 5)  // drops the link: a Disconnected event waits
-        #expect({ c.host.counts.recoveries[RecoveryKind.framingLoss.rawValue] == 1 && c.host.recoveries == 1 }())
+        #expect(c.host.counts.recoveries[RecoveryKind.framingLoss.rawValue] == 1 && c.host.recoveries == 1)
         let first = c.host.nextEvent()
         #expect({ if case .disconnected(0x40, _) = first { true } else { false } }())
         while c.host.nextEvent() != nil {}
@@ -39,11 +39,11 @@ import TestSupport
         let capacity = Capacity.EventRing(filler: .ready).maxCount
         // Unknown L2CAP channel: each packet is one dropped input and one event.
         for _ in 0..<(capacity + 3) { c.host.handlePacketKeepingEvents(hex("40 00 05 00")) }
-        #expect({ c.host.droppedInput }() == capacity + 3)
-        #expect({ c.host.droppedOutput }() == 4)  // the events that did not fit
+        #expect(c.host.droppedInput == capacity + 3)
+        #expect(c.host.droppedOutput == 4)  // the events that did not fit
         // By reason, for the metrics: each set sums to its total.
-        #expect({ c.host.counts.droppedInput[InputDrop.aclMalformed.index] }() == UInt32(capacity + 3))
-        #expect({ c.host.counts.droppedOutput[OutputDrop.eventQueueFull.index] }() == 4)
+        #expect(c.host.counts.droppedInput[InputDrop.aclMalformed.index] == UInt32(capacity + 3))
+        #expect(c.host.counts.droppedOutput[OutputDrop.eventQueueFull.index] == 4)
         var taken: [HostEvent] = []
         while let event = c.host.nextEvent() { taken.append(event) }
         #expect(taken.count == capacity)
@@ -54,7 +54,7 @@ import TestSupport
         taken.removeAll()
         while let event = c.host.nextEvent() { taken.append(event) }
         #expect({ if case .droppedOutput(.eventQueueFull, _) = taken.last { true } else { false } }())
-        #expect({ c.host.droppedOutput }() == 5)
+        #expect(c.host.droppedOutput == 5)
     }
 }
 

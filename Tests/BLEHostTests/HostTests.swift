@@ -31,7 +31,7 @@ import TestSupport
         c.host.start(now: 0)
         let opcodes = c.answerAll(publicAddress: hex("66 55 44 33 22 11"))
         #expect(!opcodes.contains(HCIOpcode.leSetRandomAddress))
-        #expect({ c.host.controller.address == BDAddress(value: 0x1122_3344_5566, type: 0) }())
+        #expect(c.host.controller.address == BDAddress(value: 0x1122_3344_5566, type: 0))
     }
 
     @Test func fallsBackToSharedBuffersWhenLEBufferIsZero() {
@@ -39,7 +39,7 @@ import TestSupport
         c.host.start(now: 0)
         let opcodes = c.answerAll(leBuffer: [0, 0, 0])
         #expect(opcodes.contains(HCIOpcode.readBufferSize))
-        #expect({ c.host.controller.aclDataLength == 251 && c.host.controller.aclPackets == 8 && !c.host.controller.leBuffers }())
+        #expect(c.host.controller.aclDataLength == 251 && c.host.controller.aclPackets == 8 && !c.host.controller.leBuffers)
     }
 
     @Test func commandCreditsGateCommands() {
@@ -65,26 +65,26 @@ import TestSupport
         c.host.tick(now: 3_000)
         #expect(c.drain() == [hex("01 03 0c 00")])
         #expect(c.events.contains { if case .controllerTimeout(HCIOpcode.reset, true) = $0 { true } else { false } })
-        #expect({ c.host.recoveries == 1 }())
+        #expect(c.host.recoveries == 1)
         // By kind, for the metrics: this one a timeout, no other.
         #expect({ (0..<RecoveryKind.count).map { c.host.counts.recoveries[$0] } }() == [1, 0, 0])
-        #expect({ c.host.nextDeadline() == 6_000 }())
+        #expect(c.host.nextDeadline() == 6_000)
     }
 
     @Test func malformedEventsAreDropped() {
         var c = ScriptedController(delegate: RecordingDelegate())
         c.host.start(now: 0)
         c.answerAll()
-        #expect({ c.host.droppedInput }() == 0)
+        #expect(c.host.droppedInput == 0)
         c.events.removeAll()
         for event in [hex("0e"), hex("0e 05 01"), hex("0e 01 01"), hex("13 01 02"), hex("3e 02 01"),
                       hex("3e 01 0d"), hex("05 02 00 40"), hex("0f 01 00")] {
             c.feed(event: event)
         }
         // Each of the eight is dropped once, as a malformed HCI event, and nothing else happens.
-        #expect({ c.host.droppedInput }() == 8)
-        #expect({ c.host.counts.droppedInput[InputDrop.hciEvent.index] }() == 8)
-        #expect({ c.host.droppedOutput }() == 0)
+        #expect(c.host.droppedInput == 8)
+        #expect(c.host.counts.droppedInput[InputDrop.hciEvent.index] == 8)
+        #expect(c.host.droppedOutput == 0)
         #expect(c.events.count == 8)
         #expect(c.events.allSatisfy { if case .droppedInput(.hciEvent) = $0 { true } else { false } })
         #expect({ c.host.isReady }())
@@ -144,7 +144,7 @@ import TestSupport
     @Test func aclForUnknownHandleOrBadLengthIsDropped() {
         var c = readyPeripheral()
         c.connect(handle: 0x40)
-        #expect({ c.host.droppedInput }() == 0)
+        #expect(c.host.droppedInput == 0)
         c.events.removeAll()
         c.feed(acl: hex("41 20 05 00 01 00 04 00 0a"))  // unknown handle
         c.feed(acl: hex("40 20 09 00 01 00 04 00 0a"))  // length field too long
@@ -153,7 +153,7 @@ import TestSupport
         c.l2cap(handle: 0x40, channel: 0x0040, hex("01"))  // unknown channel
         c.l2cap(handle: 0x40, channel: 4, hex("1b 0c"))  // a notification without its handle
         // The unknown handle's packet is held (it may be early); the other five are dropped.
-        #expect({ c.host.droppedInput }() == 5)
+        #expect(c.host.droppedInput == 5)
         #expect(c.events.compactMap { event -> InputDrop? in
             if case .droppedInput(let why) = event { return why } else { return nil }
         } == [.aclMalformed, .aclMalformed, .aclMalformed, .l2capUnknownChannel, .attMalformed])
@@ -161,9 +161,9 @@ import TestSupport
         // Another link appears: the held packet was not early but wrong.
         c.events.removeAll()
         c.connect(handle: 0x42)
-        #expect({ c.host.droppedInput }() == 6)
+        #expect(c.host.droppedInput == 6)
         #expect(c.events.contains { if case .droppedInput(.aclUnknownHandle) = $0 { true } else { false } })
-        #expect({ c.host.droppedOutput }() == 0)
+        #expect(c.host.droppedOutput == 0)
     }
 
     @Test func aFullCommandRingDropsAndSaysSoOnceAMinute() {
@@ -174,7 +174,7 @@ import TestSupport
         let ring = Capacity.CommandRing(filler: HCIPacket()).maxCount
         for _ in 0..<(ring + 2) { c.host.queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion)) }
         c.takeEvents()
-        #expect({ c.host.droppedOutput }() == 2)
+        #expect(c.host.droppedOutput == 2)
         #expect(c.events.compactMap { event -> OutputDrop? in
             if case .droppedOutput(let why, 0) = event { return why } else { return nil }
         } == [.commandQueueFull])
@@ -287,7 +287,7 @@ import TestSupport
         }
         // Every request is answered with our Rx MTU; only the first sets the MTU.
         #expect(responses == Array(repeating: hex("03 f7 00"), count: 6))
-        #expect({ c.host.mtu(connection: 0x40) == 100 }())
+        #expect(c.host.mtu(connection: 0x40) == 100)
         let exchanged = c.events.compactMap { if case .mtuExchanged(0x40, let mtu) = $0 { mtu } else { nil } }
         #expect(exchanged == [100])
         // A new connection exchanges afresh.
@@ -295,7 +295,7 @@ import TestSupport
         c.connect(handle: 0x40)
         c.l2cap(handle: 0x40, channel: 4, hex("02 40 00"))
         _ = c.drain()
-        #expect({ c.host.mtu(connection: 0x40) == 64 }())
+        #expect(c.host.mtu(connection: 0x40) == 64)
     }
 
     @Test func longTermKeyRequestGetsNegativeReply() {
@@ -344,13 +344,13 @@ import TestSupport
         c.feed(event: hex("10 01 07"))
         #expect(c.events.contains { if case .hardwareError(7, true) = $0 { true } else { false } })
         #expect(c.events.contains { if case .disconnected(0x40, _) = $0 { true } else { false } })
-        #expect({ c.host.connectionCount == 0 && !c.host.isReady }())
+        #expect(c.host.connectionCount == 0 && !c.host.isReady)
         let opcodes = c.answerAll()
         #expect(opcodes.first == HCIOpcode.reset)
         // Advertising resumes once the controller is back.
         #expect(opcodes.suffix(1) == [HCIOpcode.leSetAdvertiseEnable])
-        #expect({ c.host.recoveries == 1 }())
-        #expect({ c.host.counts.recoveries[RecoveryKind.hardwareError.rawValue] == 1 && c.host.counts.connections == 1 }())
+        #expect(c.host.recoveries == 1)
+        #expect(c.host.counts.recoveries[RecoveryKind.hardwareError.rawValue] == 1 && c.host.counts.connections == 1)
     }
 
     @Test func notificationsNeedSubscriptionAndFitMTU() {
@@ -396,7 +396,7 @@ import TestSupport
         #expect({ c.host.isStopped }())
         #expect(c.events.contains { if case .shutdownComplete(controllerReset: false) = $0 { true } else { false } })
         var line = TextLine()
-        HostEvent.shutdownComplete(controllerReset: false).describe(into: &line, host: &c.host)
+        HostEvent.shutdownComplete(controllerReset: false).describe(into: &line, host: c.host)
         #expect(line.text == "stopped (no controller reset confirmed)")
     }
 
@@ -439,7 +439,7 @@ struct TextLine: LogSink {
 
     @Test func aCentralThatNeverAsksIsDisconnectedAfterTheTimeout() {
         var c = connected(idle: 60_000)
-        #expect({ c.host.nextDeadline() }() == 60_000)
+        #expect(c.host.nextDeadline() == 60_000)
         c.host.tick(now: 59_999)
         _ = c.drain()
         #expect(disconnects(c).isEmpty)
@@ -468,7 +468,7 @@ struct TextLine: LogSink {
         c.host.tick(now: 10_000_000)
         _ = c.drain()
         #expect(disconnects(c).isEmpty)
-        #expect({ c.host.nextDeadline() }() == nil)
+        #expect(c.host.nextDeadline() == nil)
     }
 
     @Test func resynchronizingResetsTheControllerAndDropsTheLinks() {
@@ -476,6 +476,6 @@ struct TextLine: LogSink {
         c.host.resynchronize(now: 5)
         #expect(c.drain().first == hex("01 03 0c 00"))
         #expect(c.events.contains { if case .disconnected(0x40, _) = $0 { true } else { false } })
-        #expect({ c.host.connectionCount }() == 0)
+        #expect(c.host.connectionCount == 0)
     }
 }

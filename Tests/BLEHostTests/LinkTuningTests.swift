@@ -122,7 +122,7 @@ import TestSupport
         c.takeEvents()
         #expect(c.events.contains { if case .linkOptionRefused(HCIOpcode.leSetPHY, nil) = $0 { true } else { false } })
         #expect(c.drain().compactMap(Controller.opcode) == [HCIOpcode.readLocalVersion])
-        #expect({ c.host.recoveries == 0 && c.host.connectionCount == 1 }())
+        #expect(c.host.recoveries == 0 && c.host.connectionCount == 1)
         c.complete(HCIOpcode.readLocalVersion, [0x0C, 0, 0, 0x0C, 0x5F, 0, 0x10, 0x22])
         // The next link is not asked for 2M again.
         c.connect(handle: 0x41)
@@ -148,14 +148,14 @@ import TestSupport
         let before = c.host.droppedInput
         // LE Read Remote Features Complete, Data Length Change and PHY Update Complete cut short.
         for event in ["3e 05 04 00 40 00 01", "3e 05 07 40 00 fb 00", "3e 04 0c 00 40 00"] { c.feed(event: hex(event)) }
-        #expect({ c.host.droppedInput }() == before + 3)
+        #expect(c.host.droppedInput == before + 3)
         #expect(!c.events.contains { if case .dataLengthChanged = $0 { true } else { false } })
         #expect(!c.events.contains { if case .phyUpdated = $0 { true } else { false } })
         // A Connection Parameter Update Response of the wrong length answers nothing and is not taken.
         remoteFeatures(&c, 0)
         c.l2cap(handle: 0x40, channel: 5, hex("13 01 01 00 01"))
         #expect(!c.events.contains { if case .connectionParametersRefused = $0 { true } else { false } })
-        #expect({ c.host.connections[0].tuning == .askingCentral(identifier: 1) }())
+        #expect(c.host.connections[0].tuning == .askingCentral(identifier: 1))
     }
 
     @Test func aLinkWhereWeAreTheCentralIsLeftAsItIs() {

@@ -63,11 +63,11 @@ import TestSupport
         #expect(reports[1].isScanResponse && reports[1].data.bytes == hex("03 09 48 69"))
         #expect(reports[2].connectable && reports[2].address == BDAddress(value: 0xC6_5544_3322_11, type: 1))
         // Truncated reports: each dropped and counted as a malformed HCI event.
-        #expect({ c.host.droppedInput }() == 0)
+        #expect(c.host.droppedInput == 0)
         c.events.removeAll()
         c.feed(event: meta(hex("02 01 00 01 01 02 03 04 05 c6 1f 02")))
         c.feed(event: meta(hex("0d 01 13 00 01")))
-        #expect({ c.host.droppedInput }() == 2)
+        #expect(c.host.droppedInput == 2)
         #expect(c.events.filter { if case .droppedInput(.hciEvent) = $0 { true } else { false } }.count == 2)
         #expect(c.reports.count == 3)
     }

@@ -100,7 +100,7 @@ import TestSupport
         }
         let out = att(&c, 0x40, hex("18 01"))
         #expect(out.count == 2 && out[0] == hex("19") && out[1][0] == 0x1B)
-        #expect({ c.delegate.questionBytes(0x40) == question }())
+        #expect(c.delegate.questionBytes(0x40) == question)
     }
 
     @Test func eachCentralHasItsOwnState() {
@@ -124,13 +124,13 @@ import TestSupport
             return p.bytes
         }
         #expect(phrases.contains { Array($0.prefix(20)) == text })
-        #expect({ c.delegate.questionBytes(0x40) == Array("A?".utf8) }())
-        #expect({ c.delegate.questionBytes(0x41) == Array("B?".utf8) }())
+        #expect(c.delegate.questionBytes(0x40) == Array("A?".utf8))
+        #expect(c.delegate.questionBytes(0x41) == Array("B?".utf8))
         // A disconnection forgets that central's state only.
         c.feed(event: hex("05 04 00 40 00 13"))
         react(&c)
-        #expect({ c.delegate.questionBytes(0x40) == nil }())
-        #expect({ c.delegate.questionBytes(0x41) != nil }())
+        #expect(c.delegate.questionBytes(0x40) == nil)
+        #expect(c.delegate.questionBytes(0x41) != nil)
     }
 
     @Test func readingOtherAttributes() {

@@ -97,8 +97,8 @@ import BLEHost
     /// What the core's formatter writes into a Linux log line, after the "itcb-dongle: info: " prefix.
     func described(_ event: HostEvent) -> String {
         var line = LogLine(.info)
-        var host = Host(configuration: HostConfiguration(role: .peripheral), database: GATTDatabase())
-        event.describe(into: &line, host: &host)
+        let host = Host(configuration: HostConfiguration(role: .peripheral), database: GATTDatabase())
+        event.describe(into: &line, host: host)
         return String(line.bytes.string.dropFirst("itcb-dongle: info: ".count))
     }
 

@@ -32,7 +32,7 @@ public struct RecordingObserver: DriverObserver {
 
     public init() {}
 
-    public mutating func observe(_ event: HostEvent, host: inout Host) { events.append(eventKind(event)) }
+    public mutating func observe(_ event: HostEvent, host: borrowing Host) { events.append(eventKind(event)) }
     public mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) { received.append([type] + Array(packet)) }
     public mutating func framingLost(_ why: FramingLoss) { losses.append(why) }
 }

@@ -54,7 +54,7 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
     @Test func patchramDownloadWithPausesBaudRateAndDefaultAddress() {
         var o = RecordingObserver()
         var d = piDriver(&o)
-        #expect({ d.state == .needsFiles && d.setup.active == 2 }(), "the table's Broadcom entry took it")
+        #expect(d.state == .needsFiles && d.setup.active == 2, "the table's Broadcom entry took it")
         var sent: [[UInt8]] = []
         hcd.withRaw { file in
             d.provideFiles(firmware: file, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 30)
@@ -63,8 +63,8 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
             deliver(&d, commandComplete(0xFC2E), now: 40, &o)
             // 50 ms after Download Minidriver before the first record.
             #expect(drain(&d).isEmpty)
-            #expect({ d.nextDeadline() == 90 }())
-            #expect({ d.check(now: 89) == .settingUp }())
+            #expect(d.nextDeadline() == 90)
+            #expect(d.check(now: 89) == .settingUp)
             _ = d.check(now: 90)
             var now: UInt64 = 90
             for _ in 0..<3 {
@@ -78,23 +78,23 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         #expect(sent == [hex("01 2e fc 00"), hex("01 4c fc 06 00 00 21 00 aa bb"), hex("01 4c fc 05 06 00 21 00 cc"), hex("01 4e fc 04 ff ff ff ff")])
         // Launch RAM answered at 105: silence for the restart, then Reset.
         #expect(drain(&d).isEmpty)
-        #expect({ d.setup.status.portBaudRate == 115_200 }())
-        #expect({ d.nextDeadline() == 355 }())
-        #expect({ d.check(now: 355) == .settingUp }())
+        #expect(d.setup.status.portBaudRate == 115_200)
+        #expect(d.nextDeadline() == 355)
+        #expect(d.check(now: 355) == .settingUp)
         #expect(drain(&d) == [hciReset])
         deliver(&d, resetComplete, now: 360, &o)
         #expect(drain(&d) == [readLocalVersion])
         deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 15, hciVersion: 6, revision: 0x1123, subversion: 0x2209)), now: 370, &o)
         // Update UART Baud Rate: two zero bytes, 3,000,000 little-endian; the port follows once it is answered.
         #expect(drain(&d) == [hex("01 18 fc 06 00 00 c0 c6 2d 00")])
-        #expect({ d.setup.status.portBaudRate == 115_200 }(), "the restart put the chip's UART back at 115200")
+        #expect(d.setup.status.portBaudRate == 115_200, "the restart put the chip's UART back at 115200")
         deliver(&d, commandComplete(0xFC18), now: 380, &o)
-        #expect({ d.setup.status.portBaudRate == 3_000_000 }())
+        #expect(d.setup.status.portBaudRate == 3_000_000)
         #expect(drain(&d) == [hex("01 09 10 00")])
         deliver(&d, commandComplete(HCIOpcode.readBDAddr, [0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA]), now: 390, &o)
-        #expect({ d.state == .running }())
-        #expect({ d.setup.status.sharedDefaultAddress?.value == 0xAAAA_AAAA_AAAA }())
-        #expect({ d.setup.table.broadcom.loader.patchedBuild == 0x123 && d.setup.table.broadcom.loader.romBuild == 0x100 }())
+        #expect(d.state == .running)
+        #expect(d.setup.status.sharedDefaultAddress?.value == 0xAAAA_AAAA_AAAA)
+        #expect(d.setup.table.broadcom.loader.patchedBuild == 0x123 && d.setup.table.broadcom.loader.romBuild == 0x100)
         #expect(drain(&d) == [hciReset], "the host's own bring-up")
     }
 
@@ -109,8 +109,8 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
             _ = drain(&d)
             deliver(&d, commandComplete(0xFC4C, status: 0x12), now: 95, &o)
         }
-        #expect({ d.check(now: 95) == .finished(.setupFailed) }())
-        #expect({ d.setup.table.broadcom.loader.error == .commandFailed }())
+        #expect(d.check(now: 95) == .finished(.setupFailed))
+        #expect(d.setup.table.broadcom.loader.error == .commandFailed)
     }
 
     @Test func aUSBDongleWithoutItsFileRunsFromROM() {
@@ -125,7 +125,7 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         deliver(&d, resetComplete, now: 10, &o)
         _ = drain(&d)
         deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 15, hciVersion: 6, revision: 0x1000, subversion: 0x220E)), now: 20, &o)
-        #expect({ d.state == .needsFiles }())
+        #expect(d.state == .needsFiles)
         var request = FileRequest()
         d.setup.table.broadcom.files(&request)
         #expect(request.firmware.withBytes { Array($0) } == Array("BCM20702A1-0a5c-21e8.hcd".utf8))
@@ -135,8 +135,8 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         d.provideFiles(firmware: UnsafeRawBufferPointer(start: nil, count: 0), companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 30)
         #expect(drain(&d) == [hex("01 09 10 00")])
         deliver(&d, commandComplete(HCIOpcode.readBDAddr, [0x00, 0x00, 0xA0, 0x02, 0x70, 0x20]), now: 40, &o)
-        #expect({ d.state == .running && d.setup.status.sharedDefaultAddress?.value == 0x2070_02A0_0000 }())
-        #expect({ !d.setup.table.broadcom.loader.patched }())
+        #expect(d.state == .running && d.setup.status.sharedDefaultAddress?.value == 0x2070_02A0_0000)
+        #expect(!d.setup.table.broadcom.loader.patched)
     }
 
     /// A serial port is probed without --firmware-dir, for the chipsets probed on every UART only.
@@ -151,8 +151,8 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         func probed(_ version: [UInt8]) -> TestDriver<VendorSetup> { probedDriver(version, &o, context: uart) }
         // An un-patched RTL8761B on a bare UART: left alone, as before the table.
         var realtek = probed(localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761))
-        #expect({ realtek.state == .running && realtek.setup.active == nil }())
+        #expect(realtek.state == .running && realtek.setup.active == nil)
         var broadcom = probed(localVersion(manufacturer: 305, hciVersion: 9, revision: 0x1000, subversion: 0x6606))
-        #expect({ broadcom.state == .needsFiles && broadcom.setup.active == 2 }())
+        #expect(broadcom.state == .needsFiles && broadcom.setup.active == 2)
     }
 }

@@ -121,7 +121,7 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
     @Test func ramCodeDownloadThenBluetoothOn() {
         var o = RecordingObserver()
         var d = usbDriver(&o)
-        #expect({ d.state == .needsFiles && d.setup.active == 3 }())
+        #expect(d.state == .needsFiles && d.setup.active == 3)
         var request = FileRequest()
         d.setup.table.mediatek.files(&request)
         #expect(text(request.firmware) == "BT_RAM_CODE_MT7961_1_2_hdr.bin")
@@ -141,14 +141,14 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
                          hex("01 6f fc 37 01 01 33 00 03") + Array(ramCode[474..<524])])
         // The second section has nothing to load: 100 ms for the activation.
         #expect(drain(&d).isEmpty)
-        #expect({ d.nextDeadline() == 113 }())
+        #expect(d.nextDeadline() == 113)
         _ = d.check(now: 113)
         #expect(drain(&d) == [hex("01 6f fc 0e 01 08 0a 00 01 01 90 18 01 74 01 00 01 00")])
         deliver(&d, registerAnswer(0), now: 114, &o)
         #expect(drain(&d) == [hex("01 6f fc 06 01 06 02 00 00 01")])
         deliver(&d, wmtAnswer(0x06, [0x04, 0x04]), now: 115, &o)
         #expect(drain(&d) == [hciReset], "the host's own bring-up follows")
-        #expect({ d.setup.table.mediatek.loader.phase == .done && d.setup.table.mediatek.loader.sectionsLoaded == 1 }())
+        #expect(d.setup.table.mediatek.loader.phase == .done && d.setup.table.mediatek.loader.sectionsLoaded == 1)
         #expect({ d.setup.describe().map { text($0.summary) } == "RAM code loaded (1 of 2 sections, 2 WMT commands); Bluetooth on" }())
         #expect({ d.setup.describe().map { text($0.label) } == "MediaTek MT7921" }())
     }
@@ -167,8 +167,8 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         deliver(&d, registerAnswer(0), now: 112, &o)
         _ = drain(&d)
         deliver(&d, wmtAnswer(0x06, [0x04, 0x04]), now: 113, &o)
-        #expect({ d.setup.table.mediatek.loader.phase == .done && d.setup.table.mediatek.loader.sectionsLoaded == 0 }())
-        #expect({ d.setup.describe()?.summaryLevel == .debug }())
+        #expect(d.setup.table.mediatek.loader.phase == .done && d.setup.table.mediatek.loader.sectionsLoaded == 0)
+        #expect(d.setup.describe()?.summaryLevel == .debug)
     }
 
     @Test func aBusySectionIsAskedAgainAfter100ms() {
@@ -210,9 +210,9 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         refused.start(now: 0)
         _ = drain(&refused)
         deliver(&refused, registerAnswer(0, status: 1), now: 3, &o)
-        #expect({ refused.check(now: 3) == .finished(.setupFailed) && refused.setup.table.mediatek.loader.error == .registerFailed }())
+        #expect(refused.check(now: 3) == .finished(.setupFailed) && refused.setup.table.mediatek.loader.error == .registerFailed)
         var other = usbDriver(&o, id: 0x7663)
-        #expect({ other.check(now: 3) == .finished(.setupFailed) && other.setup.table.mediatek.loader.error == .unsupportedChip }())
+        #expect(other.check(now: 3) == .finished(.setupFailed) && other.setup.table.mediatek.loader.error == .unsupportedChip)
         var shortRegister = usbDriver(&o)
         ramCode.withRaw { file in
             shortRegister.provideFiles(firmware: file, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 10)
@@ -222,7 +222,7 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         [UInt8](repeating: 0, count: 200).withRaw { file in
             foreign.provideFiles(firmware: file, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 10)
         }
-        #expect({ foreign.check(now: 10) == .finished(.setupFailed) && foreign.setup.table.mediatek.loader.error == .foreignFile }())
+        #expect(foreign.check(now: 10) == .finished(.setupFailed) && foreign.setup.table.mediatek.loader.error == .foreignFile)
     }
 
     /// A chip that stopped answering (`resetFirst`): Linux's subsystem reset for its id, the reset-done poll, then the set-up.
@@ -303,7 +303,7 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
     @Test func overH4TheProbeHandsOver() {
         var o = RecordingObserver()
         var d = probedDriver(localVersion(manufacturer: 70, hciVersion: 0x0B, revision: 0x0000, subversion: 0x0000), &o)
-        #expect({ d.setup.active == 3 }())
+        #expect(d.setup.active == 3)
         #expect(drain(&d) == [registerRead(0x8000_0008)])
         var usb = ChipsetContext()
         usb.overUSB = true

@@ -31,16 +31,16 @@ let readLocalVersion = hex("01 01 10 00")
         var o = RecordingObserver()
         var d = probeDriver()
         d.start(now: 0)
-        #expect({ d.state == .settingUp }())
+        #expect(d.state == .settingUp)
         #expect(drain(&d) == [hciReset])
         #expect(drain(&d).isEmpty, "one command at a time")
         deliver(&d, resetComplete, now: 10, &o)
-        #expect({ d.check(now: 10) == .settingUp }())
+        #expect(d.check(now: 10) == .settingUp)
         #expect(drain(&d) == [readLocalVersion])
         // Broadcom (0x000F), an unknown subversion: nothing to load.
         deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x000F)), now: 20, &o)
-        #expect({ d.state == .running }())
-        #expect({ d.check(now: 20) == .running }())
+        #expect(d.state == .running)
+        #expect(d.check(now: 20) == .running)
         // The set-up's two answers went to the board and the set-up (an
         // application has no packet path: the host takes them once running).
         #expect(o.received.count == 2)
@@ -50,24 +50,24 @@ let readLocalVersion = hex("01 01 10 00")
         let opcodes = answerAll(&d, now: 40, &o)
         #expect(opcodes.first == HCIOpcode.readLocalVersion)
         #expect({ d.wasReady }())
-        #expect({ d.setup.active == nil && d.setup.version?.manufacturer == 0x000F }(), "no chipset took it")
-        #expect({ d.setup.table.realtek.error == nil && d.setup.table.intel.error == nil }())
-        #expect({ d.check(now: 40_000) == .running }())
+        #expect(d.setup.active == nil && d.setup.version?.manufacturer == 0x000F, "no chipset took it")
+        #expect(d.setup.table.realtek.error == nil && d.setup.table.intel.error == nil)
+        #expect(d.check(now: 40_000) == .running)
     }
 
     @Test func probeOfAnIntelControllerHandsOverToTheIntelLoader() {
         var o = RecordingObserver()
         // Intel's company identifier is 2: the Intel loader asks Intel Read Version (0xFC05, parameter 0xFF).
         var d = probedDriver(localVersion(manufacturer: 0x0002), &o)
-        #expect({ d.state == .settingUp }())
-        #expect({ d.setup.active == 1 }(), "the table's Intel entry took over")
+        #expect(d.state == .settingUp)
+        #expect(d.setup.active == 1, "the table's Intel entry took over")
         #expect(drain(&d) == [hex("01 05 fc 01 ff")])
         // Not over USB: commands and events stay on the usual endpoints.
-        #expect({ !d.setup.commandOnBulk && !d.setup.eventsOnBulk }())
+        #expect(!d.setup.commandOnBulk && !d.setup.eventsOnBulk)
         // The Intel loader's answer timeout (5 s), counted from the last answer.
-        #expect({ d.nextDeadline() == 5_020 }())
-        #expect({ d.check(now: 5_019) == .settingUp }())
-        #expect({ d.check(now: 5_020) == .finished(.setupSilent) }())
+        #expect(d.nextDeadline() == 5_020)
+        #expect(d.check(now: 5_019) == .settingUp)
+        #expect(d.check(now: 5_020) == .finished(.setupSilent))
     }
 
     @Test func anIntelDongleOverUSBStartsAtResetAndUsesTheBulkEndpoints() {
@@ -78,26 +78,26 @@ let readLocalVersion = hex("01 01 10 00")
         #expect(plan == .fromReset(1), "the table's Intel entry, from HCI Reset")
         var d = makeDriver(VendorSetup(plan: plan, context: context))
         d.start(now: 0)
-        #expect({ d.setup.active == 1 }())
+        #expect(d.setup.active == 1)
         #expect(drain(&d) == [hciReset])
         // Until the download is done the boot loader answers on bulk IN.
-        #expect({ d.setup.eventsOnBulk && !d.setup.commandOnBulk }())
+        #expect(d.setup.eventsOnBulk && !d.setup.commandOnBulk)
         deliver(&d, resetComplete, now: 10, &o)
         #expect(drain(&d) == [hex("01 05 fc 01 ff")])
-        #expect({ d.nextDeadline() == 5_010 }())
+        #expect(d.nextDeadline() == 5_010)
     }
 
     @Test func refusedFilesFailTheSetUp() {
         var o = RecordingObserver()
         // RTL8822B needs a config file; none is given.
         var d = probedDriver(localVersion(manufacturer: 0x005D, hciVersion: 0x07, revision: 0x0B, subversion: 0x8822), &o)
-        #expect({ d.state == .needsFiles }())
-        #expect({ d.setup.table.realtek.loader.chip == .rtl8822b }())
+        #expect(d.state == .needsFiles)
+        #expect(d.setup.table.realtek.loader.chip == .rtl8822b)
         RealtekTests.file.withRaw { firmware in
             d.provideFiles(firmware: firmware, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 30)
         }
-        #expect({ d.check(now: 30) == .finished(.setupFailed) }())
-        #expect({ d.setup.table.realtek.error == .configMissing && d.setup.table.intel.error == nil }())
+        #expect(d.check(now: 30) == .finished(.setupFailed))
+        #expect(d.setup.table.realtek.error == .configMissing && d.setup.table.intel.error == nil)
         #expect({ !d.nextOutgoing() }())
     }
 
@@ -106,7 +106,7 @@ let readLocalVersion = hex("01 01 10 00")
         var d = probeDriver()
         d.start(now: 0)
         // The first answer may take the driver's first-answer timeout (3 s).
-        #expect({ d.nextDeadline() == 3_000 }())
+        #expect(d.nextDeadline() == 3_000)
         let (state, at, sent) = runSilent(&d, limit: 60_000, &o)
         #expect(state == .finished(.setupSilent))
         #expect(at == 3_000)
@@ -127,9 +127,9 @@ let readLocalVersion = hex("01 01 10 00")
         q.start(now: 0)
         _ = drain(&q)
         deliver(&q, resetComplete, now: 100, &o)
-        #expect({ q.nextDeadline() == 10_100 }())
-        #expect({ q.check(now: 10_099) == .settingUp }())
-        #expect({ q.check(now: 10_100) == .finished(.setupSilent) }())
+        #expect(q.nextDeadline() == 10_100)
+        #expect(q.check(now: 10_099) == .settingUp)
+        #expect(q.check(now: 10_100) == .finished(.setupSilent))
     }
 
     @Test func stopDuringTheSetUpAbandonsIt() {
@@ -137,7 +137,7 @@ let readLocalVersion = hex("01 01 10 00")
         d.start(now: 0)
         #expect(drain(&d) == [hciReset])
         d.stop(now: 10)
-        #expect({ d.check(now: 10) == .finished(.stopped) }())
+        #expect(d.check(now: 10) == .finished(.stopped))
         #expect({ !d.nextOutgoing() }())
     }
 
@@ -145,16 +145,16 @@ let readLocalVersion = hex("01 01 10 00")
         var o = RecordingObserver()
         // RTL8761B: HCI version 0x0A, revision 0x000B, Realtek (0x005D), subversion 0x8761.
         var d = probedDriver(localVersion(manufacturer: 0x005D, hciVersion: 0x0A, revision: 0x0B, subversion: 0x8761), &o)
-        #expect({ d.state == .needsFiles }())
-        #expect({ d.setup.table.realtek.loader.chip == .rtl8761bu }())
-        #expect({ d.check(now: 100_000) == .needsFiles }(), "waiting for files is not a timeout")
+        #expect(d.state == .needsFiles)
+        #expect(d.setup.table.realtek.loader.chip == .rtl8761bu)
+        #expect(d.check(now: 100_000) == .needsFiles, "waiting for files is not a timeout")
         #expect({ !d.nextOutgoing() }())
-        #expect({ d.nextDeadline() == nil }())
+        #expect(d.nextDeadline() == nil)
         var setupOpcodes: [UInt16] = []
         RealtekTests.file.withRaw { firmware in
             hex("55 ab 23 87 00 00").withRaw { config in
                 d.provideFiles(firmware: firmware, companion: config, now: 100)
-                #expect({ d.state == .settingUp }())
+                #expect(d.state == .settingUp)
                 var now: UInt64 = 100
                 for _ in 0..<20 {
                     guard d.state == .settingUp, d.nextOutgoing() else { break }
@@ -170,8 +170,8 @@ let readLocalVersion = hex("01 01 10 00")
         }
         // Read ROM Version, 3 downloads, Read ROM Version, Reset.
         #expect(setupOpcodes == [0xFC6D, 0xFC20, 0xFC20, 0xFC20, 0xFC6D, 0x0C03])
-        #expect({ d.state == .running }())
-        #expect({ d.setup.table.realtek.loader.fragmentsSent == 3 && d.setup.table.realtek.error == nil }())
+        #expect(d.state == .running)
+        #expect(d.setup.table.realtek.loader.fragmentsSent == 3 && d.setup.table.realtek.error == nil)
         #expect(drain(&d) == [hciReset])
     }
 }

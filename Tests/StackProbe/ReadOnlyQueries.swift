@@ -1,0 +1,44 @@
+// Read-only queries written outside the core, as a test or a board would add
+// them: scripts/stack-check.sh compiles this file against the core's MCU build
+// and fails when one of these functions needs more than a few words of stack,
+// i.e. when a borrowed read copies a container instead of reading it in place
+// (docs/ARCHITECTURE.md, "State in place"). A new kind of query goes here.
+import BLEHost
+import EightBall
+
+public func probeLinks(_ host: borrowing Host) -> Int {
+    var n = host.connectionCount
+    for slot in 0..<Host.connectionCapacity where host.peer(slot: slot) != nil { n += 1 }
+    return n
+}
+
+public func probeTimers(_ host: borrowing Host) -> Bool { host.nextDeadline() != nil }
+
+public func probeLink(_ host: borrowing Host, connection: UInt16) -> Int {
+    Int(host.mtu(connection: connection)) + Int(host.subscription(connection: connection, attribute: 3))
+}
+
+public func probeDatabase(_ database: borrowing GATTDatabase, handle: UInt16) -> Int {
+    guard let attribute = database.attribute(handle), !attribute.dynamic else { return 0 }
+    return database.staticValueLength(handle) + (database.cccdIndex(forValue: handle) ?? 0)
+}
+
+public func probeClient(_ host: borrowing Host, connection: UInt16) -> Bool {
+    host.clientCharacteristic(connection: connection, EightBallUUID.question) != nil
+}
+
+public func probeQuestion(_ ball: borrowing EightBallPeripheral, connection: UInt16) -> Int {
+    ball.withQuestion(connection: connection) { $0.count }
+}
+
+/// Generic code specialised here, in another module: the case that copied
+/// the whole driver (11 KB) when the host was a loadable value.
+public func probeDriver<App: HostApplication & ~Copyable, Setup: ControllerSetup & ~Copyable>(
+    _ driver: borrowing HostDriver<App, Setup>
+) -> Bool {
+    driver.host.nextDeadline() != nil && driver.host.connectionCount > 0 && driver.app.isWaitingForRoom
+}
+
+public func probeDriverSpecialised(_ driver: UnsafeMutablePointer<HostDriver<EightBallPeripheral, NoSetup>>) -> Bool {
+    probeDriver(driver.pointee)
+}
