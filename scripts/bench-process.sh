@@ -12,7 +12,7 @@
 #                 whole process (Swift runtime, libc and all), judged along
 #                 the poll loop's structure (Tests/Support/bench_figures.py):
 #                 per wake-up (a third run, paced: the same questions as the
-#                 short run with the most wake-ups; its extra instructions over
+#                 long run with the most wake-ups; its extra instructions over
 #                 its extra wake-ups) and per question besides the wake-ups
 #                 (the work for its packets); the total moves with how many
 #                 packets one wake-up finds, so it is reported, not gated
@@ -224,7 +224,7 @@ allocations() {
 echo "bench-process: $BIN"
 run ours callgrind "$VALGRIND_N1"
 run ours callgrind "$VALGRIND_N2"
-run ours callgrind "$VALGRIND_N1" paced
+run ours callgrind "$VALGRIND_N2" paced
 run ours memcheck "$VALGRIND_N1"
 run ours memcheck "$VALGRIND_N2"
 for kind in ours bumble; do
@@ -265,7 +265,7 @@ done
 
 export OUT VALGRIND_N1 VALGRIND_N2 PLAIN_N1 PLAIN_N2 MAX_INSTRUCTIONS_PER_WAKEUP MAX_INSTRUCTIONS_BESIDES MAX_ALLOCATIONS REPORT_ONLY
 export MAX_SYSCALLS_PER_WAKEUP MAX_SYSCALLS_BESIDES_WAKEUPS
-export P1=$(profile "$VALGRIND_N1") P2=$(profile "$VALGRIND_N2") PP=$(profile "$VALGRIND_N1-paced")
+export P1=$(profile "$VALGRIND_N1") P2=$(profile "$VALGRIND_N2") PP=$(profile "$VALGRIND_N2-paced")
 export A1=$(allocations ours "$VALGRIND_N1") A2=$(allocations ours "$VALGRIND_N2")
 export BI1="" BI2=""
 if [ "$BUMBLE_CALLGRIND" = 1 ]; then
@@ -303,7 +303,7 @@ i1, i2 = p1_["instructions"], p2_["instructions"]
 a1, a2 = (int(env[k]) for k in ("A1", "A2"))
 # Wake-ups (poll calls) under callgrind: the slowed-down peripheral finds more
 # packets per wake-up than at full speed; the total moves with that, its two parts do not.
-loop = instruction_structure(p1_, p2_, v1, v2, json.loads(env["PP"]), v1)
+loop = instruction_structure(p1_, p2_, v1, v2, json.loads(env["PP"]), v2)
 instr = loop["total"]
 allocs = difference(a1, a2, v1, v2)
 names_ours, cpu_ours, hwm_ours = per_question("ours")
