@@ -629,9 +629,10 @@ class Dongle:
         address = value << 16 | index
         if (request_type, request) in ((0xC0, 0x63), (0xDE, 0x01)) and length == 4:
             with self.personality_lock:
+                resets = self.personality.resets
                 read = self.personality.read_register(0 if request == 0x63 else 1, address)
             self.note_control(f"{line} -> {'stall' if read is None else f'{read:08x}'}")
-            self.note_errors()
+            self.note_register_effects(resets)
             if read is None:
                 return False
             os.write(self.control, struct.pack("<I", read))
@@ -643,13 +644,16 @@ class Dongle:
             with self.personality_lock:
                 resets = self.personality.resets
                 self.personality.write_register(1, address, struct.unpack("<I", data)[0])
-                done = self.personality.resets > resets
             self.note_control(f"{line} <- {struct.unpack('<I', data)[0]:08x}")
-            if done:
-                log("subsystem reset by btmtk.c's register sequence: the chip is cold, its RAM code gone")
-            self.note_errors()
+            self.note_register_effects(resets)
             return True
         return False
+
+    def note_register_effects(self, resets):
+        """After a register request: the subsystem reset it completed, the errors it made."""
+        if self.personality.resets > resets:
+            log("subsystem reset by btmtk.c's register sequence: the chip is cold, its RAM code gone")
+        self.note_errors()
 
     def note_control(self, line):
         with open(os.path.join(HERE, "vendor-control.txt"), "a") as f:

@@ -741,8 +741,12 @@ def test_mediatek_over_usb_wedged_chip_gets_its_subsystem_reset(chip, vguest, li
         assert "RAM code loaded" not in vguest.file(f"{name}.log"), "a warm chip gets no download"
         before = len(vguest.file("gadget.log"))
         vguest.check(": > vendor-control.txt; : > vendor-commands.hex; touch wedged-until-chip-reset")
+        wedged = time.time()
         log = wait_log_count(vguest, name, "info: advertising", 2, timeout=600)
+        back = time.time()
         ask(link, name, 20)
+        print(f"\n{chip}: advertising again {back - wedged:.0f} s after it wedged (the reset and the download);"
+              f" 20 questions in {time.time() - back:.0f} s")
     finally:
         stop(vguest, name)
     no_personality_errors(vguest)
