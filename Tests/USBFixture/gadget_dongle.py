@@ -689,7 +689,7 @@ class Dongle:
         if self.personality is None:
             self.link.send(b"\x01" + data, "HCI command 0x%04x" % opcode)
             return
-        if os.path.exists(WEDGE_FLAG) and hasattr(self.personality, "wedge"):
+        if hasattr(self.personality, "wedge") and os.path.exists(WEDGE_FLAG):  # the stat costs a 9p round trip
             os.remove(WEDGE_FLAG)
             with self.personality_lock:
                 self.personality.wedge()
