@@ -628,9 +628,13 @@ public struct MediaTekDriver: LoaderDriver {
 
     public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
         guard loader.phase == .done else { return .none }
+        if loader.resetSteps > 0 {
+            // Linux logs "Reset timeout" and goes on; so does this, saying so.
+            append(loader.resetConfirmed ? "subsystem reset; " : "subsystem reset (not confirmed within 1 s); ", to: &out)
+        }
         guard loader.sectionsLoaded > 0 else {
             append("RAM code already running; Bluetooth on", to: &out)
-            return .debug
+            return loader.resetSteps > 0 ? .info : .debug
         }
         append("RAM code loaded (", to: &out)
         appendDecimal(UInt32(loader.sectionsLoaded), to: &out)

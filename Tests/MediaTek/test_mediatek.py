@@ -190,3 +190,73 @@ def test_mediatek_silent_chip_exit_4(firmware_dir, workdir):
     os.symlink(os.path.join(firmware_dir, "mediatek", name), os.path.join(workdir, "mediatek", name))
     error, _ = failed_start(workdir, "--fault", "silent")
     assert "did not answer during the MediaTek RAM code download" in error, error
+
+
+# ---------------------------------------------------------------- the emulated chip's reset
+#
+# The reset runs over USB only (the register requests; test_vendor.py drives it
+# through our binary in the QEMU guest). Here, the emulated chip itself: a
+# wedged chip comes back from btmtk.c's sequence and from nothing less, so the
+# guest test cannot pass on a wrong one.
+
+def drive_reset(chip, steps):
+    """Wedges the emulated chip, runs `steps` (("read", address), ("write",
+    address, value or function of the last value read), ("pause", seconds))
+    through its UHW register requests; returns it."""
+    import time
+
+    import personalities
+    p = personalities.make(chip, None, warm=True)
+    p.wedge()
+    assert p.on_command(command(0x0C03)[1:]) == [], "a wedged chip answers nothing"
+    last = 0
+    for step in steps:
+        if step[0] == "pause":
+            time.sleep(step[1])
+        elif step[0] == "read":
+            last = p.read_register(1, step[1])
+        else:
+            p.write_register(1, step[1], step[2](last) if callable(step[2]) else step[2])
+    return p
+
+
+def kernel_reset(chip):
+    """btmtk_usb_subsys_reset's steps for the chip, with the MT7921's 20 ms between its reset bit's writes."""
+    import personalities
+    steps = personalities.mediatek_reset_sequence(personalities.MEDIATEK_CHIPS[chip][0])
+    at = steps.index(("write", personalities.MTK_SUBSYS_RST, 0)) if chip == "mt7921" else None
+    return steps if at is None else steps[:at] + [("pause", 0.025)] + steps[at:]
+
+
+@pytest.mark.parametrize("chip", ["mt7921", "mt7922", "mt7925"])
+def test_emulated_chip_comes_back_only_from_btmtk_reset(chip):
+    import personalities as mtk
+    p = drive_reset(chip, kernel_reset(chip))
+    assert p.errors == [] and p.resets == 1 and not p.wedged
+    assert not p.loaded, "cold after its reset: the RAM code must come again"
+    assert p.registers[mtk.MTK_MISC] & mtk.MTK_RST_DONE
+    assert p.on_command(command(0x0C03)[1:]) == [("event", bytes.fromhex("0e0401030c00"))]
+
+    # Plausible mistakes: each leaves it wedged, with the operation that differs named.
+    right = kernel_reset(chip)
+    writes = [i for i, step in enumerate(right) if step[0] == "write"]
+    mistakes = {
+        "a step left out": right[:1] + right[2:],
+        "two steps swapped": right[:writes[0]] + [right[writes[0] + 1], right[writes[0]]] + right[writes[0] + 2:],
+        "the last write missing": right[:writes[-1]] + right[writes[-1] + 1:],
+    }
+    if chip == "mt7922":
+        mistakes["the reset bits written without the value read"] = [
+            ("write", step[1], 0x2020) if step[0] == "write" and callable(step[2]) else step for step in right]
+    if chip == "mt7925":
+        mistakes["bits 8-15 kept"] = [("write", s[1], lambda last: last | 1 << 13) if i == 3 else s
+                                      for i, s in enumerate(right)]
+    if chip == "mt7921":
+        mistakes["no 20 ms between the reset bit's writes"] = [s for s in right if s[0] != "pause"]
+    for what, steps in mistakes.items():
+        p = drive_reset(chip, steps)
+        assert p.wedged and p.resets == 0, what
+        # Cut short, the sequence is unfinished rather than wrong (on the MT7922 the last write is the last step).
+        assert (p.errors or steps == right[:len(steps)]) and all("still wedged" in e for e in p.errors), (what, p.errors)
+        assert not p.registers[mtk.MTK_MISC] & mtk.MTK_RST_DONE, what
+        assert p.on_command(command(0x0C03)[1:]) == [], what

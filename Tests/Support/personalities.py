@@ -42,6 +42,7 @@ project); make(..., reset_complete=True) sends one before the boot event
 (Linux btintel waits for one with __hci_cmd_sync)."""
 import os
 import struct
+import time
 
 RESET, READ_LOCAL_VERSION = 0x0C03, 0x1001
 
@@ -554,7 +555,36 @@ MTK_WMT, MTK_EVENT = 0xFC6F, 0xE4
 MTK_PATCH, MTK_FUNC_CTRL, MTK_REGISTER = 0x01, 0x06, 0x08
 # Registers Linux btmtk.c reads and writes (UHW space for the reset ones).
 MTK_MISC, MTK_SUBSYS_RST, MTK_EP_RST_OPT = 0x70002510, 0x70002610, 0x74011890
+MTK_CONNV3_RST, MTK_UDMA_INT, MTK_UDMA_INT1, MTK_WDT_STATUS = 0x70028610, 0x74000024, 0x74000308, 0x740003A0
+MTK_EP_RST_IN_OUT, MTK_RST_DONE = 0x00010001, 0x00000100
 MTK_FAULTS = ("wrong-op", "short", "refused", "register", "silent")
+# The reset registers' power-on values: the emulation's own (the real ones are
+# undocumented), with bits set that a reset write must keep or clear, so that a
+# write ignoring the value read, or the clear mask, shows.
+MTK_RESET_REGISTERS = {MTK_SUBSYS_RST: 0x00000400, MTK_CONNV3_RST: 0x00001F10}
+
+
+def mediatek_reset_sequence(chip_id):
+    """btmtk_usb_subsys_reset's UHW register operations for the chip, in order
+    (Linux btmtk.c; facts): ("read", address) or ("write", address, value), the
+    value a number or a function of the last value read. Then (not listed) the
+    reset-done poll of MTK_MISC, on the MT7922 a 0xFF write to MTK_UDMA_INT, and
+    the chip id read. The MT7921 (0x7961) also waits 20 ms between its two
+    writes of the reset bit."""
+    if chip_id == 0x7922:
+        return [("read", MTK_SUBSYS_RST), ("write", MTK_SUBSYS_RST, lambda last: last | 0x2020),
+                ("write", MTK_EP_RST_OPT, MTK_EP_RST_IN_OUT), ("read", MTK_SUBSYS_RST),
+                ("write", MTK_SUBSYS_RST, lambda last: last | 1)]
+    if chip_id == 0x7925:
+        return [("read", MTK_CONNV3_RST), ("write", MTK_CONNV3_RST, lambda last: last | 1 << 5),
+                ("read", MTK_CONNV3_RST), ("write", MTK_CONNV3_RST, lambda last: last & 0xFFFF00FF | 1 << 13),
+                ("write", MTK_EP_RST_OPT, MTK_EP_RST_IN_OUT), ("read", MTK_CONNV3_RST),
+                ("write", MTK_CONNV3_RST, lambda last: last | 1),
+                ("write", MTK_UDMA_INT, 0xFF), ("read", MTK_UDMA_INT), ("write", MTK_UDMA_INT1, 0xFF),
+                ("read", MTK_UDMA_INT1)]
+    return [("write", MTK_EP_RST_OPT, MTK_EP_RST_IN_OUT), ("read", MTK_WDT_STATUS), ("write", MTK_SUBSYS_RST, 1),
+            ("write", MTK_UDMA_INT, 0xFF), ("read", MTK_UDMA_INT), ("write", MTK_UDMA_INT1, 0xFF),
+            ("read", MTK_UDMA_INT1), ("write", MTK_SUBSYS_RST, 0), ("read", MTK_SUBSYS_RST)]
 
 
 def mediatek_file_name(chip_id, version, flavour):
@@ -583,6 +613,10 @@ def wmt_event(operation, flag=0, data=b""):
     return bytes([MTK_EVENT, len(body)]) + body
 
 
+def reset_text(op):
+    return f"{op[0]} {op[1]:#010x}" + (f" = {op[2]:#010x}" if op[0] == "write" else "")
+
+
 class MediaTek(Personality):
     """A MediaTek MT7921/MT7922/MT7925 before its RAM code: answers Reset and
     Read Local Version (manufacturer 70: over H4 the probe hands over), the
@@ -596,7 +630,18 @@ class MediaTek(Personality):
     warm=True: the RAM code runs already (every status query says "there").
     fault=...: one malformed answer (MTK_FAULTS) to the first status query or
     register read. WMT answers go to the endpoint "control" (over USB: read
-    through control IN; over H4: an event like any other)."""
+    through control IN; over H4: an event like any other).
+
+    .wedge(): the running chip stops answering: every HCI command (WMT ones
+    included) is taken and dropped, the reset-done bit of MTK_MISC clears; the
+    register requests still work (the USB side answers them). Only Linux's
+    subsystem reset for this chip brings it back (mediatek_reset_sequence: each
+    UHW read and write in order, each written value computed from the value
+    read, the MT7921's 20 ms between its reset bit's two writes): then it is
+    cold (its RAM code gone: the download comes again, warm or not), the reset
+    registers hold their power-on values and the reset-done bit is set. An
+    operation out of order is an error (in .errors) and the sequence must start
+    again; a port reset does not help."""
     vendor = "mediatek"
 
     def __init__(self, chip, firmware_dir, warm=False, fault=None):
@@ -604,8 +649,9 @@ class MediaTek(Personality):
         self.chip = chip
         chip_id, version, flavour, self.usb_id, label = MEDIATEK_CHIPS[chip]
         self.display = label
+        self.chip_id = chip_id
         self.registers = {0x80000008: 0, 0x70010200: chip_id, 0x80021004: version, 0x70010020: flavour,
-                          MTK_MISC: 0x100, MTK_SUBSYS_RST: 0, MTK_EP_RST_OPT: 0}
+                          MTK_MISC: MTK_RST_DONE, MTK_EP_RST_OPT: 0, **MTK_RESET_REGISTERS}
         self.file_name = mediatek_file_name(chip_id, version, flavour)
         path = os.path.join(firmware_dir or "", "mediatek", self.file_name)
         try:
@@ -616,27 +662,78 @@ class MediaTek(Personality):
         self.fault = fault
         self.register_ops = []
         self.downloads = 0
+        self.resets = 0
         self.power_cycle()
 
     def power_cycle(self):
         self.loaded = self.warm
+        self.cold()
+
+    def cold(self):
         self.enabled = False
         self.section = 0
         self.received = None
+        self.wedged = False
+        self.reset_ops = []
+        self.reset_last = 0
+        self.reset_bit_at = 0.0
+
+    def wedge(self):
+        self.wedged = True
+        self.registers[MTK_MISC] &= ~MTK_RST_DONE
 
     def read_register(self, space, address):
         """A register read (the id space, 0, or UHW, 1): its value, None when refused."""
         self.register_ops.append(("read", space, address))
         if self.fault == "register":
             return None
-        return self.registers.get(address, 0)
+        value = self.registers.get(address, 0)
+        if space == 1:
+            self.reset_step(("read", address), value)
+        return value
 
     def write_register(self, space, address, value):
         self.register_ops.append(("write", space, address, value))
         self.registers[address] = value
+        if space == 1:
+            self.reset_step(("write", address, value))
         return True
 
+    def reset_step(self, op, value=None):
+        """A UHW operation while wedged: the next of the kernel's reset sequence, or an error."""
+        if not self.wedged:
+            return
+        sequence = mediatek_reset_sequence(self.chip_id)
+        step = len(self.reset_ops)
+        want = sequence[step]
+        if want[0] == "write" and callable(want[2]):
+            want = ("write", want[1], want[2](self.reset_last))
+        waited = time.monotonic() - self.reset_bit_at
+        late = self.chip_id == 0x7961 and op == want == ("write", MTK_SUBSYS_RST, 0) and waited < 0.020
+        if op != want or late:
+            why = (f"{reset_text(op)} {waited * 1000:.0f} ms after the reset bit's, btmtk.c's 20 ms later" if late
+                   else f"{reset_text(op)}, btmtk.c's is {reset_text(want)}")
+            self.errors.append(f"subsystem reset: register operation {step + 1} is {why}; still wedged")
+            self.reset_ops = []
+            if step:  # it may be a new attempt's first operation
+                self.reset_step(op, value)
+            return
+        if op[0] == "read":
+            self.reset_last = value
+        if op == ("write", MTK_SUBSYS_RST, 1):
+            self.reset_bit_at = time.monotonic()
+        self.reset_ops.append(op)
+        if len(self.reset_ops) == len(sequence):
+            # The Bluetooth subsystem restarts: cold, its RAM code gone, the reset done.
+            self.resets += 1
+            self.loaded = False
+            self.cold()
+            self.registers.update(MTK_RESET_REGISTERS)
+            self.registers[MTK_MISC] |= MTK_RST_DONE
+
     def handle(self, opcode, params, via_bulk):
+        if self.wedged:
+            return []  # taken and dropped
         if opcode == RESET and not self.enabled:
             return [("event", command_complete(opcode, [0]))]
         if opcode == READ_LOCAL_VERSION and not self.enabled:
@@ -681,7 +778,6 @@ class MediaTek(Personality):
         return wmt_event(MTK_REGISTER, 0, bytes([0 if value is not None else 1]) + struct.pack("<I", value or 0))
 
     def patch(self, flag, data):
-        import time
         if self.received is None:
             # The status query of the next section.
             if flag != 0 or data[:1] != b"\x00":

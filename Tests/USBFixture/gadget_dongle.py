@@ -59,6 +59,11 @@ Faults, each asked for by a file next to this file:
                              later as a new device (the plug-in process ends and the
                              supervisor plugs in a new one): a dongle that needs a
                              full re-enumeration.
+  wedged-until-chip-reset    MediaTek: at the next HCI command the file is removed
+                             and the chip wedges (personalities.MediaTek.wedge): it
+                             drops every HCI command until the host runs Linux's
+                             subsystem reset through its register requests; a port
+                             reset does not help.
 
 Usage: python3 gadget_dongle.py [--id VID:PID] [--personality CHIP [--firmware-dir DIR] [--rom-version N]]
                                 [--high-speed] [--trace] [--malformed-descriptor] [--babble]
@@ -624,8 +629,10 @@ class Dongle:
         address = value << 16 | index
         if (request_type, request) in ((0xC0, 0x63), (0xDE, 0x01)) and length == 4:
             with self.personality_lock:
+                resets = self.personality.resets
                 read = self.personality.read_register(0 if request == 0x63 else 1, address)
             self.note_control(f"{line} -> {'stall' if read is None else f'{read:08x}'}")
+            self.note_register_effects(resets)
             if read is None:
                 return False
             os.write(self.control, struct.pack("<I", read))
@@ -635,14 +642,32 @@ class Dongle:
             if data is None:
                 return True
             with self.personality_lock:
+                resets = self.personality.resets
                 self.personality.write_register(1, address, struct.unpack("<I", data)[0])
             self.note_control(f"{line} <- {struct.unpack('<I', data)[0]:08x}")
+            self.note_register_effects(resets)
             return True
         return False
+
+    def note_register_effects(self, resets):
+        """After a register request: the subsystem reset it completed, the errors it made."""
+        if self.personality.resets > resets:
+            log("subsystem reset by btmtk.c's register sequence: the chip is cold, its RAM code gone")
+        self.note_errors()
 
     def note_control(self, line):
         with open(os.path.join(HERE, "vendor-control.txt"), "a") as f:
             f.write(line + "\n")
+
+    def note_errors(self):
+        """The personality's new protocol errors: logged and appended to vendor-errors.txt."""
+        with self.personality_lock:
+            errors = self.personality.errors[self.errors_seen:]
+            self.errors_seen += len(errors)
+        for error in errors:
+            log(f"personality error: {error}")
+            with open(os.path.join(HERE, "vendor-errors.txt"), "a") as f:
+                f.write(error + "\n")
 
     def bulk_commands(self):
         return self.personality is not None and self.personality.bulk_commands
@@ -664,6 +689,11 @@ class Dongle:
         if self.personality is None:
             self.link.send(b"\x01" + data, "HCI command 0x%04x" % opcode)
             return
+        if hasattr(self.personality, "wedge") and os.path.exists(WEDGE_FLAG):  # the stat costs a 9p round trip
+            os.remove(WEDGE_FLAG)
+            with self.personality_lock:
+                self.personality.wedge()
+            log("the chip wedged: it drops every HCI command until its subsystem reset")
         with self.personality_lock:
             self.record.write(data.hex() + (" bulk" if via_bulk else "") + "\n")
             try:
@@ -671,12 +701,10 @@ class Dongle:
             except Exception as error:  # noqa: BLE001 - a broken personality must show in the log, not kill EP0
                 log(f"personality failed on command {data[:8].hex()}: {error!r}")
                 replies = []
-            errors = self.personality.errors[self.errors_seen:]
-            self.errors_seen += len(errors)
-        for error in errors:
-            log(f"personality error: {error}")
-            with open(os.path.join(HERE, "vendor-errors.txt"), "a") as f:
-                f.write(error + "\n")
+            wedged = getattr(self.personality, "wedged", False)
+        self.note_errors()
+        if wedged:
+            log("HCI command 0x%04x dropped: the chip is wedged" % opcode)
         if replies is None:
             self.link.send(b"\x01" + data, "HCI command 0x%04x" % opcode)
             return
@@ -750,6 +778,8 @@ SWALLOW_FLAG = os.path.join(HERE, "swallow-commands")
 # Silent until the host resets the port; the second one then leaves the bus and enumerates again.
 SILENT_FLAG = os.path.join(HERE, "silent-until-port-reset")
 REENUMERATE_FLAG = os.path.join(HERE, "silent-until-reenumerated")
+# MediaTek: the chip wedges at the next command, until its subsystem reset.
+WEDGE_FLAG = os.path.join(HERE, "wedged-until-chip-reset")
 
 
 def mediatek_options():

@@ -19,10 +19,13 @@ real machine.
   loads a .hcd the test writes (none may be redistributed), then our binary
   (--transport usb) after a power cycle: the same records, in order, as the
   file; then 20 questions. Without the file: a warning, the ROM answers.
-- MediaTek MT7922 (13d3:3568): a stalled register read ends in one line (exit 4);
-  on a FunctionFS dongle (ffs_dongle.py; GadgetFS cannot take a 258-byte WMT
-  chunk on EP0) our peripheral loads the real RAM code file, every WMT command
-  checked against it, then 20 questions; a warm chip gets no download.
+- MediaTek MT7921, MT7922, MT7925: an MT7922 that stalls a register read ends in
+  one line (exit 4); on a FunctionFS dongle (ffs_dongle.py; GadgetFS cannot take
+  a 258-byte WMT chunk on EP0) our peripheral loads each chip's real RAM code
+  file, every WMT command checked against it, then 20 questions; a warm MT7922
+  gets no download. A running chip that wedges gets btmtk.c's subsystem reset
+  (the register requests in the kernel's order; the emulated chip comes back from
+  nothing else), then the download again and 20 questions.
 
 One guest for the module; each test plugs in the dongle it needs (switch_dongle).
 Firmware: scripts/firmware-files.sh (Debian's firmware-realtek, firmware-iwlwifi and firmware-mediatek);
@@ -127,10 +130,11 @@ def power_cycle(guest, label):
 
 
 def wait_kernel(guest, label, text, timeout=120):
+    """The kernel log since `label` once it holds `text` (or one of a tuple of texts)."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         out = guest.check(f"dmesg_since {label}")
-        if text in out:
+        if any(t in out for t in ((text,) if isinstance(text, str) else text)):
             return out
         time.sleep(0.5)
     raise AssertionError(f"{text!r} not in the kernel log within {timeout} s:\n{out[-4000:]}\n"
@@ -573,10 +577,16 @@ for i in $(seq 300); do [ -e /sys/bus/usb/devices/1-1/idVendor ] && break; sleep
 wait_btusb"""
 
 
+# personality → its file under mediatek/ (Debian 13's firmware-mediatek), the name it advertises
+MEDIATEK = {"mt7921": ("BT_RAM_CODE_MT7961_1_2_hdr.bin", "Mtk7921"),
+            "mt7922": ("BT_RAM_CODE_MT7922_1_1_hdr.bin", "Mtk7922"),
+            "mt7925": ("mt7925/BT_RAM_CODE_MT7925_1_1_hdr.bin", "Mtk7925")}
+
+
 def plug_mediatek(guest, firmware, chip, file, label, extra="", ffs=False):
     """A MediaTek chip with its file in the guest's firmware folder (none in Linux's): the kernel's btmtk gives up.
     ffs: served by a FunctionFS dongle (PLUG_FFS; the unplug/plug helpers still work)."""
-    os.makedirs(os.path.join(guest.work, "fw", "mediatek"), exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.join(guest.work, "fw", "mediatek", file)), exist_ok=True)
     shutil.copy(os.path.join(firmware, "mediatek", file), os.path.join(guest.work, "fw", "mediatek", file))
     linux_firmware(guest, firmware)
     if ffs:
@@ -584,8 +594,9 @@ def plug_mediatek(guest, firmware, chip, file, label, extra="", ffs=False):
                     timeout=90)
     else:
         plug_personality(guest, chip, label, extra=extra)
-    try:  # the kernel's own attempt (btmtk) finds no file; a kernel without btmtk tries nothing
-        wait_kernel(guest, label, "Failed to", timeout=30)
+    try:  # the kernel's own attempt (btmtk) finds no file; 6.1's btusb takes an MT7925 for a plain
+        # controller, whose Read Local Features the chip refuses; a kernel without btusb tries nothing
+        wait_kernel(guest, label, ("Failed to", "Opcode 0x1003 failed"), timeout=30)
     except AssertionError:
         pass
     clear_record(guest)
@@ -625,22 +636,38 @@ def mediatek_expected(path, warm=False):
     return out + [wmt(0x06, 0, b"\x01")]
 
 
-MEDIATEK_READS = ["c0 63 8000 0008 4 -> 00000000", "c0 63 7001 0200 4 -> 00007922",
-                  "c0 63 8002 1004 4 -> 00000000", "c0 63 7001 0020 4 -> 00000000"]
+def mediatek_reads(chip):
+    """btmtk.c's id, version and flavour reads (vendor requests 0xC0/0x63) with the emulated chip's answers."""
+    chip_id, version, flavour = personalities.MEDIATEK_CHIPS[chip][:3]
+    return ["c0 63 8000 0008 4 -> 00000000", f"c0 63 7001 0200 4 -> {chip_id:08x}",
+            f"c0 63 8002 1004 4 -> {version:08x}", f"c0 63 7001 0020 4 -> {flavour:08x}"]
 
 
-@pytest.mark.parametrize("warm", [False, True], ids=["download", "warm"])
-def test_mediatek_over_usb_loads_ram_code_and_answers_20_questions(warm, vguest, link, firmware):
-    """An MT7922 (13d3:3568) on a FunctionFS dongle: our --transport usb peripheral reads
-    its id through vendor requests, sends every section of the real Debian file as WMT
-    commands on EP0 (258-byte class requests), reads each answer through control IN,
-    sets the endpoint reset option (a UHW write) and turns Bluetooth on; the emulated
-    chip checks each section against the file. Then 20 questions through the chip.
-    Warm: the RAM code runs already (every status query says so): nothing is loaded."""
-    file = "BT_RAM_CODE_MT7922_1_1_hdr.bin"
-    label = "mtk-warm" if warm else "mtk-download"
-    plug_mediatek(vguest, firmware, "mt7922", file, label, extra=" --mtk-warm" if warm else "", ffs=True)
-    name = "MtkWarm" if warm else "MtkUSB"
+ENDPOINT_RESET_OPTION = "5e 02 7401 1890 4 <- 00010001"  # the UHW write after the download
+
+
+def check_mediatek_download(commands, firmware, chip, warm=False):
+    """`commands` (from the set-up's first) are the file's download (or, warm, its
+    status queries), then Bluetooth on, and nothing else before the host's Reset."""
+    want = mediatek_expected(os.path.join(firmware, "mediatek", MEDIATEK[chip][0]), warm)
+    assert len(commands) > len(want) and opcode(commands[len(want)]) == 0x0C03, [c[:4].hex() for c in commands[:4]]
+    wrong = next((i for i, (got, expected) in enumerate(zip(commands, want)) if got != expected), None)
+    assert wrong is None, f"command {wrong} of {len(want)}: {commands[wrong][:12].hex()} != {want[wrong][:12].hex()}"
+
+
+@pytest.mark.parametrize("chip, warm", [("mt7921", False), ("mt7922", False), ("mt7922", True), ("mt7925", False)],
+                         ids=["mt7921-download", "mt7922-download", "mt7922-warm", "mt7925-download"])
+def test_mediatek_over_usb_loads_ram_code_and_answers_20_questions(chip, warm, vguest, link, firmware):
+    """An MT7921 (13d3:3563), MT7922 (13d3:3568) or MT7925 (0489:e113) on a FunctionFS
+    dongle: our --transport usb peripheral reads its id through vendor requests, sends
+    every section of the real Debian file as WMT commands on EP0 (258-byte class
+    requests), reads each answer through control IN, sets the endpoint reset option (a
+    UHW write) and turns Bluetooth on; the emulated chip checks each section against
+    the file. Then 20 questions through the chip. Warm: the RAM code runs already
+    (every status query says so): nothing is loaded."""
+    file, name = MEDIATEK[chip]
+    label = f"{chip}-{'warm' if warm else 'download'}"
+    plug_mediatek(vguest, firmware, chip, file, label, extra=" --mtk-warm" if warm else "", ffs=True)
     start(vguest, name, f"--role peripheral --transport usb --name {name} --firmware-dir {GUEST_FW}")
     try:
         wait_advertising(vguest, name, timeout=600)
@@ -648,18 +675,98 @@ def test_mediatek_over_usb_loads_ram_code_and_answers_20_questions(warm, vguest,
     finally:
         stop(vguest, name)
     no_personality_errors(vguest)
-    log = vguest.file(f"{name}.log")
-    control = vguest.file("vendor-control.txt").splitlines()
     # The id, version and flavour reads, then (after the download) the endpoint reset
     # option; the lines after them are the kernel's, probing again after our exit.
-    assert control[:5] == MEDIATEK_READS + ["5e 02 7401 1890 4 <- 00010001"], control
-    commands = [c for c, _ in recorded(vguest)]
-    want = mediatek_expected(os.path.join(firmware, "mediatek", file), warm)
-    # No other command before Bluetooth is on; then the host's bring-up, from its Reset.
-    assert len(commands) > len(want) and opcode(commands[len(want)]) == 0x0C03, [c[:4].hex() for c in commands[:4]]
-    wrong = next((i for i, (got, expected) in enumerate(zip(commands, want)) if got != expected), None)
-    assert wrong is None, f"command {wrong} of {len(want)}: {commands[wrong][:12].hex()} != {want[wrong][:12].hex()}"
+    control = vguest.file("vendor-control.txt").splitlines()
+    assert control[:5] == mediatek_reads(chip) + [ENDPOINT_RESET_OPTION], control
+    check_mediatek_download([c for c, _ in recorded(vguest)], firmware, chip, warm)
+    log = vguest.file(f"{name}.log")
     if warm:
         assert "RAM code loaded" not in log, log
     else:
-        assert "MediaTek MT7922: RAM code loaded" in log and "Bluetooth on" in log, log
+        assert f"MediaTek {personalities.MEDIATEK_CHIPS[chip][4]}: RAM code loaded" in log and "Bluetooth on" in log, log
+
+
+def mediatek_reset_control(chip):
+    """The vendor requests of btmtk_usb_subsys_reset on the emulated chip (its reset
+    registers' power-on values, each write computed as btmtk.c computes it from the
+    value read), then the reset-done poll (done at once), on the MT7922 the 0xFF
+    write to the UDMA interrupt status, and the chip id read again."""
+    chip_id = personalities.MEDIATEK_CHIPS[chip][0]
+    registers, last, lines = dict(personalities.MTK_RESET_REGISTERS), 0, []
+    for op in personalities.mediatek_reset_sequence(chip_id):
+        where = f"{op[1] >> 16:04x} {op[1] & 0xFFFF:04x} 4"
+        if op[0] == "read":
+            last = registers.get(op[1], 0)
+            lines.append(f"de 01 {where} -> {last:08x}")
+        else:
+            registers[op[1]] = op[2](last) if callable(op[2]) else op[2]
+            lines.append(f"5e 02 {where} <- {registers[op[1]]:08x}")
+    lines.append(f"de 01 7000 2510 4 -> {personalities.MTK_RST_DONE:08x}")
+    if chip_id == 0x7922:
+        lines.append("5e 02 7400 0024 4 <- 000000ff")
+    return lines + [f"c0 63 7001 0200 4 -> {chip_id:08x}"]
+
+
+def wait_log_count(guest, name, text, count, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        log = guest.file(f"{name}.log")
+        if log.count(text) >= count:
+            return log
+        if guest.file(f"{name}.rc").strip():
+            break
+        time.sleep(0.5)
+    raise AssertionError(f"{name}: {text!r} not {count} times within {timeout} s (exit {guest.file(name + '.rc').strip()}):\n"
+                         f"{guest.file(name + '.log')[-3000:]}\n--- gadget\n{guest.file('gadget.log')[-3000:]}")
+
+
+@pytest.mark.parametrize("chip", ["mt7921", "mt7922", "mt7925"])
+def test_mediatek_over_usb_wedged_chip_gets_its_subsystem_reset(chip, vguest, link, firmware):
+    """A running chip (its RAM code loaded at an earlier start: --mtk-warm) answers
+    questions, then wedges (gadget file wedged-until-chip-reset): it drops every HCI
+    command; only Linux's subsystem reset for the chip brings it back, cold
+    (personalities.MediaTek.wedge; a port reset does not help). Our peripheral, with
+    the probe a kiosk has (--health-check 1), finds it silent, sends HCI Reset
+    (step 1), then resets the chip with its own reset (step 2, no USB port reset):
+    the register requests are btmtk_usb_subsys_reset's for this chip, in order, each
+    value written computed from the value read; the reset-done poll; the chip id read
+    again; then, the chip being cold, the whole file is downloaded again and checked,
+    and the chip answers 20 questions."""
+    file, name = MEDIATEK[chip]
+    plug_mediatek(vguest, firmware, chip, file, f"{chip}-wedge", extra=" --mtk-warm", ffs=True)
+    start(vguest, name, f"--role peripheral --transport usb --name {name} --firmware-dir {GUEST_FW} --health-check 1")
+    try:
+        wait_advertising(vguest, name, timeout=600)
+        ask(link, name, 2)
+        no_personality_errors(vguest)
+        assert "RAM code loaded" not in vguest.file(f"{name}.log"), "a warm chip gets no download"
+        before = len(vguest.file("gadget.log"))
+        vguest.check(": > vendor-control.txt; : > vendor-commands.hex; touch wedged-until-chip-reset")
+        wedged = time.time()
+        log = wait_log_count(vguest, name, "info: advertising", 2, timeout=600)
+        back = time.time()
+        ask(link, name, 20)
+        print(f"\n{chip}: advertising again {back - wedged:.0f} s after it wedged (the reset and the download);"
+              f" 20 questions in {time.time() - back:.0f} s")
+    finally:
+        stop(vguest, name)
+    no_personality_errors(vguest)
+    assert log.count("resetting the chip with its own reset") == 1 and "resetting its USB port" not in log, log
+    label = f"MediaTek {personalities.MEDIATEK_CHIPS[chip][4]}"
+    assert log.count(f"{label}: subsystem reset; RAM code loaded") == 1, log
+    gadget = vguest.file("gadget.log")[before:]
+    assert "the chip wedged" in gadget and "dropped: the chip is wedged" in gadget, gadget[-3000:]
+    assert gadget.count("subsystem reset by btmtk.c's register sequence") == 1, gadget[-3000:]
+    # Our id reads, the reset, the poll, the id again, version and flavour, the download
+    # (the file whole, as from power-on), the endpoint reset option; before them, the
+    # kernel's reads while btusb had the chip between our two sessions.
+    control = vguest.file("vendor-control.txt").splitlines()
+    first = next(i for i, line in enumerate(control) if line.startswith(("de 01", "5e 02")))
+    ours = mediatek_reads(chip)[:2] + mediatek_reset_control(chip) + mediatek_reads(chip)[2:]
+    assert control[first - 2:first - 2 + len(ours) + 1] == ours + [ENDPOINT_RESET_OPTION], control[first - 2:]
+    commands = [c for c, _ in recorded(vguest)]
+    # Before the reset: the probe and HCI Reset, dropped; from the first WMT command on, the download.
+    at = next(i for i, c in enumerate(commands) if opcode(c) == personalities.MTK_WMT)
+    assert {opcode(c) for c in commands[:at]} >= {0x0C03}, [c[:4].hex() for c in commands[:at]]
+    check_mediatek_download(commands[at:], firmware, chip)

@@ -280,6 +280,47 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         #expect(mt7925.loader.phase == .awaitingFiles)
     }
 
+    /// The set-up's log line says the reset was run, and whether the chip confirmed it (Linux: "Reset timeout").
+    @Test func theSummaryNamesTheSubsystemReset() {
+        func summary(resetDone: UInt32) -> (String?, SummaryLevel?) {
+            var o = RecordingObserver()
+            var context = ChipsetContext()
+            (context.overUSB, context.usbVendor, context.usbProduct, context.resetFirst) = (true, 0x13D3, 0x3568, true)
+            var d = makeDriver(VendorSetup(plan: .fromReset(3), context: context))
+            d.start(now: 0)
+            var now: UInt64 = 0
+            for _ in 0..<200 {
+                let out = drain(&d)
+                if out.isEmpty {
+                    guard let next = d.nextDeadline() else { break }
+                    now = next
+                    _ = d.check(now: now)
+                    continue
+                }
+                let address = Array(out[0][10..<14])
+                now += 1
+                deliver(&d, registerAnswer(address == le32(0x7001_0200) ? 0x7922 : address == le32(0x7000_2510) ? resetDone : 0),
+                        now: now, &o)
+                if d.state == .needsFiles { break }
+            }
+            ramCode.withRaw { file in
+                d.provideFiles(firmware: file, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: now)
+                _ = drain(&d)
+                deliver(&d, wmtAnswer(0x01, flag: 2), now: now + 1, &o)
+            }
+            _ = d.check(now: now + 101)
+            _ = drain(&d)
+            deliver(&d, registerAnswer(0), now: now + 102, &o)
+            _ = drain(&d)
+            deliver(&d, wmtAnswer(0x06, [0x04, 0x04]), now: now + 103, &o)
+            return (d.setup.describe().map { text($0.summary) }, d.setup.describe()?.summaryLevel)
+        }
+        let confirmed = summary(resetDone: 0x100)
+        #expect(confirmed.0 == "subsystem reset; RAM code already running; Bluetooth on" && confirmed.1 == .info)
+        let unconfirmed = summary(resetDone: 0)
+        #expect(unconfirmed.0 == "subsystem reset (not confirmed within 1 s); RAM code already running; Bluetooth on")
+    }
+
     /// Over USB the board sends the register commands as the vendor requests btmtk.c sends.
     @Test func registerCommandsAsUSBVendorRequests() {
         func request(_ packet: [UInt8]) -> USBControlRequest? { packet.withRaw { USBVendorControl.registerRequest($0) } }
