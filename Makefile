@@ -32,7 +32,7 @@ CLANG := $(or $(wildcard $(TOOLCHAIN)/bin/clang),clang)
 VERSION := $(shell tr -d ' \n' < VERSION)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
 
-sources = $(wildcard Sources/$(1)/*.swift)
+sources = $(wildcard Sources/$(1)/*.swift Sources/$(1)/*/*.swift)
 
 # --- Flags, each set once ------------------------------------------------------
 
@@ -116,22 +116,22 @@ $(1)/$(2).o $(1)/$(2).swiftmodule &: $(3) $(foreach m,$(5),$(1)/$(m).swiftmodule
 $(1)/$(2).o $(1)/$(2).swiftmodule: MODULE := $(2)
 endef
 
-# $(call core,DIR,FLAGS VARIABLE,MODULES): BLEHost and those of EightBall, VendorDrivers built over it.
+# $(call core,DIR,FLAGS VARIABLE,MODULES): BLEHost and those of EightBall, Chipsets built over it.
 define core
 $(call module,$(1),BLEHost,$(call sources,BLEHost),$(2))
 $(if $(filter EightBall,$(3)),$(call module,$(1),EightBall,$(call sources,EightBall),$(2),BLEHost))
-$(if $(filter VendorDrivers,$(3)),$(call module,$(1),VendorDrivers,$(call sources,VendorDrivers),$(2),BLEHost))
+$(if $(filter Chipsets,$(3)),$(call module,$(1),Chipsets,$(call sources,Chipsets),$(2),BLEHost))
 endef
 
 .PHONY: FORCE shipped shipped-arm64 no-allocations stack-frames firmware fuzzer core-bench docs docs-tool install print-%
 
 # --- The shipped binary and its documentation --------------------------------------
 
-$(eval $(call core,$(OUT)/obj,SHIPPED_FLAGS,EightBall VendorDrivers))
+$(eval $(call core,$(OUT)/obj,SHIPPED_FLAGS,EightBall Chipsets))
 # The option table is strings too: the platform's flags (with -Osize's inlining it was 49 KB larger).
 $(eval $(call module,$(OUT)/obj,ITCBOptions,$(call sources,ITCBOptions),PLATFORM_FLAGS))
-$(eval $(call module,$(OUT)/obj,ITCBDongle,$(call sources,ITCBDongle),PLATFORM_FLAGS,BLEHost EightBall VendorDrivers ITCBOptions,$(wildcard Sources/CLinux/* Sources/CLibUSB/*)))
-SHIPPED_OBJECTS := $(patsubst %,$(OUT)/obj/%.o,ITCBDongle ITCBOptions BLEHost EightBall VendorDrivers)
+$(eval $(call module,$(OUT)/obj,ITCBDongle,$(call sources,ITCBDongle),PLATFORM_FLAGS,BLEHost EightBall Chipsets ITCBOptions,$(wildcard Sources/CLinux/* Sources/CLibUSB/*)))
+SHIPPED_OBJECTS := $(patsubst %,$(OUT)/obj/%.o,ITCBDongle ITCBOptions BLEHost EightBall Chipsets)
 
 $(OUT)/itcb-dongle: $(SHIPPED_OBJECTS)
 	$(CLANG) -target $(TARGET) -o $@ $^ $(SHIPPED_LDFLAGS)
@@ -204,12 +204,12 @@ install: $(BINARY) docs
 # --- The core for a Cortex-M4: -no-allocations, stack frames ------------------------
 
 EMBEDDED_OUT ?= .build/embedded
-$(eval $(call core,$(EMBEDDED_OUT),MCU_FLAGS,EightBall VendorDrivers))
-no-allocations: $(patsubst %,$(EMBEDDED_OUT)/%.o,BLEHost EightBall VendorDrivers)
+$(eval $(call core,$(EMBEDDED_OUT),MCU_FLAGS,EightBall Chipsets))
+no-allocations: $(patsubst %,$(EMBEDDED_OUT)/%.o,BLEHost EightBall Chipsets)
 
 STACK_OUT ?= .build/stack
-$(eval $(call core,$(STACK_OUT),STACK_FLAGS,EightBall VendorDrivers))
-stack-frames: $(patsubst %,$(STACK_OUT)/%.o,BLEHost EightBall VendorDrivers)
+$(eval $(call core,$(STACK_OUT),STACK_FLAGS,EightBall Chipsets))
+stack-frames: $(patsubst %,$(STACK_OUT)/%.o,BLEHost EightBall Chipsets)
 
 # --- The MCU firmware (docs/FIRMWARE.md): the same core on the mps2-an386 board ------
 
@@ -241,9 +241,9 @@ firmware: $(FIRMWARE_OUT)/core/BLEHost.o $(FIRMWARE_OUT)/core/EightBall.o $(FIRM
 
 # --- The fuzzers and the core bench ----------------------------------------------------
 
-$(eval $(call core,.build/fuzz,FUZZ_FLAGS,EightBall VendorDrivers))
+$(eval $(call core,.build/fuzz,FUZZ_FLAGS,EightBall Chipsets))
 fuzzer: .build/fuzz/fuzz-core
-.build/fuzz/fuzz-core: Fuzz/FuzzTargets.swift $(patsubst %,.build/fuzz/%.o,BLEHost EightBall VendorDrivers)
+.build/fuzz/fuzz-core: Fuzz/FuzzTargets.swift $(patsubst %,.build/fuzz/%.o,BLEHost EightBall Chipsets)
 	$(SWIFTC) $(FUZZ_FLAGS) -I .build/fuzz $^ -o $@
 
 $(eval $(call core,.build/bench,BENCH_FLAGS,EightBall))

@@ -16,7 +16,7 @@ let package = Package(
         // Foundation-free, fixed-size buffers; also compiled as Embedded Swift
         // with -no-allocations by scripts/embedded-check.sh.
         // RawLayout: the zero-byte InPlacePin that keeps the big containers in
-        // place (Sources/BLEHost/InPlace.swift); AddressableParameters: the
+        // place (Sources/BLEHost/Buffers/InPlace.swift); AddressableParameters: the
         // @_addressableSelf left on small Copyable buffers (FixedBytes).
         .target(name: "BLEHost", swiftSettings: inPlace),
         // The 8-Ball game: GATT table, peripheral policy, central session.
@@ -29,7 +29,7 @@ let package = Package(
         // (scripts/embedded-check.sh), but not part of the MCU firmware, whose
         // controller needs no download. The driver runs them through the core's
         // `ControllerSetup` protocol, as BTstack runs a `chipset/` driver.
-        .target(name: "VendorDrivers", dependencies: ["BLEHost"],
+        .target(name: "Chipsets", dependencies: ["BLEHost"],
                 swiftSettings: inPlace),
         // libusb-1.0 through pkg-config (Debian: libusb-1.0-0-dev).
         .systemLibrary(
@@ -55,16 +55,16 @@ let package = Package(
         .executableTarget(
             name: "ITCBDongle",
             dependencies: [
-                "BLEHost", "EightBall", "VendorDrivers", "ITCBOptions", "CLibUSB", "CLinux",
+                "BLEHost", "EightBall", "Chipsets", "ITCBOptions", "CLibUSB", "CLinux",
             ],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))],
             // Double's rounding (Glibc's import brought libm along).
             linkerSettings: [.linkedLibrary("m")]
         ),
         // A scripted controller that drives a Host in tests (public API only).
-        .target(name: "TestSupport", dependencies: ["BLEHost"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BLEHost"], path: "Tests/SwiftSupport"),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "TestSupport"]),
-        .testTarget(name: "VendorDriversTests", dependencies: ["VendorDrivers", "BLEHost", "TestSupport"]),
+        .testTarget(name: "ChipsetsTests", dependencies: ["Chipsets", "BLEHost", "TestSupport"]),
         .testTarget(name: "EightBallTests", dependencies: ["EightBall", "BLEHost", "TestSupport"]),
         .testTarget(name: "ITCBDongleTests", dependencies: ["ITCBDongle", "ITCBDongleDocs", "BLEHost", "CLibUSB"]),
     ]

@@ -1,5 +1,5 @@
 // Benchmark of the core's steady state (scripts/bench.sh builds and runs it):
-// one central asks N questions through the driver (HostDriver: Host +
+// one central asks N questions through the driver (HostLoop: Host +
 // EightBallPeripheral), as every board runs it — ACL in,
 // ATT Write Request, Write Response and answer notification out, credits back.
 // Prints time per question; under valgrind the same binary gives instruction
@@ -19,7 +19,7 @@ func now() -> UInt64 {
 }
 
 /// The bench's board: it hears nothing (what a log would cost is not the core's).
-struct Silent: DriverObserver {
+struct Silent: HostLoopObserver {
     mutating func observe(_ event: HostEvent, host: borrowing Host) {}
 }
 
@@ -29,9 +29,9 @@ struct CoreBench {
         let n = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000 : 10_000
         var database = GATTDatabase()
         let logic = EightBallPeripheral(name: bytes("Bench8"), style: .slug, seed: 1, database: &database)
-        var settings = DriverSettings()
+        var settings = HostLoopSettings()
         settings.readyTimeout = nil
-        var driver = HostDriver(host: Host(configuration: HostConfiguration(role: .peripheral), database: database),
+        var driver = HostLoop(host: Host(configuration: HostConfiguration(role: .peripheral), database: database),
                                 app: logic, setup: NoSetup(), settings: settings)
         var board = Silent()
         var event = FixedBytes<64>()

@@ -1,10 +1,10 @@
 // The 8-Ball as bare-metal firmware: the same sans-IO core as the Linux binary
 // (Sources/BLEHost, Sources/EightBall, built with -D ITCB_FIRMWARE) and the same
-// loop body, the core's HostDriver, run by a polled main loop. The board
+// loop body, the core's HostLoop, run by a polled main loop. The board
 // (Firmware/board/board.h) gives time, the H4 UART, idle, the log and the
 // static home of the state; nothing here allocates.
 //
-// All state lives in .bss, built in place once (HostDriver.initialize with
+// All state lives in .bss, built in place once (HostLoop.initialize with
 // Host.initialize and EightBallPeripheral.initialize): no global initialisers,
 // no big temporaries. The loop reaches the driver only through a pointer with
 // mutating calls: a borrowed call on this non-copyable value from this module
@@ -79,10 +79,10 @@ enum Log {
 
 // MARK: - The firmware
 
-typealias Driver = HostDriver<EightBallPeripheral, NoSetup>
+typealias Driver = HostLoop<EightBallPeripheral, NoSetup>
 
 /// The board's ears on the driver: the host's events as log lines, counted.
-struct FirmwareObserver: DriverObserver {
+struct FirmwareObserver: HostLoopObserver {
     var connections = 0
     var framingResets = 0
     /// Set on a disconnection: the main loop prints the status line.
@@ -144,7 +144,7 @@ struct Firmware {
     static func boot() -> Firmware {
         let driver = boardDriverStorage(MemoryLayout<Driver>.size, MemoryLayout<Driver>.alignment)
             .assumingMemoryBound(to: Driver.self)
-        var settings = DriverSettings()
+        var settings = HostLoopSettings()
         settings.readyTimeout = nil  // firmware keeps trying; the host re-initialises a silent controller
         Driver.initialize(driver, setup: NoSetup(), settings: settings, host: { host in
             var configuration = HostConfiguration(role: .peripheral)

@@ -4,7 +4,7 @@
 // single-target mode); the rest is the input. A crash, a trap (out-of-bounds,
 // overflow), a failed precondition or an ASan report is a finding.
 //   0 H4 stream   1 L2CAP over ACL   2 ATT server   3 vendor firmware
-//   4 advertising data   5 USB IN transfers through EndpointReassembler into a HostDriver
+//   4 advertising data   5 USB IN transfers through EndpointReassembler into a HostLoop
 //   6 a Realtek firmware or config file   7 an Intel .sfi (TLV and legacy) or .ddc file
 //   8 a USB configuration descriptor, walked for a controller's endpoints
 //   9 a driver serving up to 8 links while the transmit queue fills and drains at random
@@ -14,7 +14,7 @@
 // Debian files and runs each on its own with a larger -max_len).
 @testable import BLEHost  // the transmit queue's fill (scripts/fuzz.sh builds BLEHost with -enable-testing)
 import EightBall
-import VendorDrivers
+import Chipsets
 import Glibc
 
 let targetCount = 12
@@ -164,7 +164,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // and never longer than 1028 bytes, so the driver drops none of them.
         let usb = connectedPeripheral()
         // The host is up already: the driver runs it as it is (not started again).
-        var driver = HostDriver(host: usb.host, app: usb.logic, setup: NoSetup())
+        var driver = HostLoop(host: usb.host, app: usb.logic, setup: NoSetup())
         var observer = WholePacketObserver()
         var now: UInt64 = 100
         for config in 0..<4 {
@@ -238,7 +238,7 @@ func checkWhole(_ type: UInt8, _ packet: UnsafeRawBufferPointer) {
 }
 
 /// Sees every packet the driver takes: each must be whole.
-struct WholePacketObserver: DriverObserver {
+struct WholePacketObserver: HostLoopObserver {
     var packets = 0
     mutating func observe(_ event: HostEvent, host: borrowing Host) {}
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {
@@ -399,7 +399,7 @@ func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
     return 0
 }
 
-/// Target 9 (issue 25): the board's loop over a HostDriver running the 8-Ball
+/// Target 9 (issue 25): the board's loop over a HostLoop running the 8-Ball
 /// with a 248-byte name (long reads) for up to 8 centrals, while a controller
 /// grants ACL credits (Number Of Completed Packets) or withholds them at random,
 /// so the transmit queue fills and drains. The input is a script; each byte
@@ -420,7 +420,7 @@ func fuzzTransmitPressure(_ input: UnsafeRawBufferPointer) -> CInt {
     var script = Script(input)
     let buffers = UInt8(script.next() % 8 + 1)
     let rig = connectedPeripheral(name: longName, links: Capacity.links, buffers: buffers)
-    var driver = HostDriver(host: rig.host, app: rig.logic, setup: NoSetup())
+    var driver = HostLoop(host: rig.host, app: rig.logic, setup: NoSetup())
     var observer = LinkObserver()
     var model = ControllerModel(buffers: Int(buffers))
     model.connected[0] = true  // connectedPeripheral's central, handle 0x0040
@@ -501,7 +501,7 @@ func fuzzTransmitPressure(_ input: UnsafeRawBufferPointer) -> CInt {
 
 /// One turn of the board's loop: a pass, then the output sent to the controller
 /// (checked), and the controller's answers to commands.
-func pass(_ driver: inout HostDriver<EightBallPeripheral, NoSetup>, _ model: inout ControllerModel, now: UInt64,
+func pass(_ driver: inout HostLoop<EightBallPeripheral, NoSetup>, _ model: inout ControllerModel, now: UInt64,
           _ observer: inout LinkObserver) {
     for _ in 0..<8 {
         let start = monotonicMilliseconds()
@@ -632,7 +632,7 @@ struct ControllerModel {
 }
 
 /// Whole packets (as `WholePacketObserver`), and the links the host dropped.
-struct LinkObserver: DriverObserver {
+struct LinkObserver: HostLoopObserver {
     var gone: [UInt16] = []
     mutating func observe(_ event: HostEvent, host: borrowing Host) {
         if case .disconnected(let handle, _) = event { gone.append(handle) }

@@ -5,7 +5,7 @@ import tempfile
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Support"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "PythonSupport"))
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process benchmark of the peripheral: counts per question, not
 # times. Two Bumble virtual controllers on one link; our shipped peripheral on
-# the first; a Bumble central (Tests/Support/bench_central.py) on the second
+# the first; a Bumble central (Tests/PythonSupport/bench_central.py) on the second
 # asks N questions over ONE connection, each a full ITCB cycle (CCCD 0x0001
 # Write Request, question Write Request, answer notification, CCCD 0x0000).
 # Every figure is measured twice, with N1 and N2 questions, and reported as
@@ -10,7 +10,7 @@
 #
 #   instructions  valgrind --tool=callgrind: user-space instructions of the
 #                 whole process (Swift runtime, libc and all), judged along
-#                 the poll loop's structure (Tests/Support/bench_figures.py):
+#                 the poll loop's structure (Tests/PythonSupport/bench_figures.py):
 #                 per wake-up (a third run, paced: the same questions as the
 #                 long run with the most wake-ups; its extra instructions over
 #                 its extra wake-ups) and per question besides the wake-ups
@@ -19,14 +19,14 @@
 #   allocations   valgrind --tool=memcheck: "total heap usage: N allocs"
 #                 (malloc, calloc, realloc, memalign, new) of the whole process
 #   syscalls      strace -f -c: calls by name, judged along the poll loop's
-#                 structure (Tests/Support/bench_figures.py): per wake-up (poll
+#                 structure (Tests/PythonSupport/bench_figures.py): per wake-up (poll
 #                 and the read that drains the transport) and besides the
 #                 wake-ups (a write per packet out, the log line); the total
 #                 moves with how many packets a wake-up finds (the load), so
 #                 it is reported, not gated
 #   CPU           plain run: user+system time from /proc/PID/schedstat (ns)
 #                 read just before SIGTERM; also for the Bumble 8-Ball
-#                 peripheral (Tests/Support/bumble_8ball.py) with the same
+#                 peripheral (Tests/PythonSupport/bumble_8ball.py) with the same
 #                 central in the same run, and the ratio ours/Bumble
 #   VmHWM         plain run: peak RSS from /proc/PID/status before SIGTERM
 #
@@ -141,7 +141,7 @@ run() {
     printf 'bench-process: %-6s %-9s %5d questions%s … ' "$kind" "$tool" "$n" "${paced:+, paced}"
     local t0=$SECONDS
 
-    start "$dir/controllers.log" "$PY" Tests/Support/controllers.py 2
+    start "$dir/controllers.log" "$PY" Tests/PythonSupport/controllers.py 2
     local controllers=$started
     wait_for "$dir/controllers.log" '^PORTS' 1 60 "$controllers" || { echo; cat "$dir/controllers.log"; die "Bumble controllers did not start"; }
     local p1 p2
@@ -162,7 +162,7 @@ run() {
         cmd=("$BIN" --role peripheral --transport "tcp:127.0.0.1:$p1" --name "$NAME" --seed 1 $EXTRA_FLAGS)
         ready=advertising
     else
-        cmd=("$PY" Tests/Support/bumble_8ball.py --transport "tcp-client:127.0.0.1:$p1" --name "$NAME" --seed 1)
+        cmd=("$PY" Tests/PythonSupport/bumble_8ball.py --transport "tcp-client:127.0.0.1:$p1" --name "$NAME" --seed 1)
         ready=READY
     fi
     start "$dir/peripheral.log" "${wrap[@]}" "${cmd[@]}"
@@ -177,7 +177,7 @@ run() {
     fi
 
     # shellcheck disable=SC2086
-    start "$dir/central.log" "$PY" Tests/Support/bench_central.py --port "$p2" --name "$NAME" --count "$n" \
+    start "$dir/central.log" "$PY" Tests/PythonSupport/bench_central.py --port "$p2" --name "$NAME" --count "$n" \
         --step $((10 * slow)) "${pause[@]}" $CENTRAL_FLAGS
     local central=$started status=0
     wait_exit "$central" $((60 + n * slow / 5 + 30 * slow + ${#pause[@]} * n * 4)) || status=$?
@@ -216,7 +216,7 @@ run() {
 # Measurements per (kind, tool, n), extracted from the run folders.
 instructions() { sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$OUT/$1-callgrind-$2/callgrind.out" | head -1; }
 # profile N[-paced]: the callgrind figures of our run (instructions, poll calls) as JSON.
-profile() { "$PY" Tests/Support/callgrind_profile.py "$OUT/ours-callgrind-$1/callgrind.out" poll; }
+profile() { "$PY" Tests/PythonSupport/callgrind_profile.py "$OUT/ours-callgrind-$1/callgrind.out" poll; }
 allocations() {
     sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' "$OUT/$1-memcheck-$2/valgrind.log" | tr -d , | head -1
 }
@@ -272,7 +272,7 @@ if [ "$BUMBLE_CALLGRIND" = 1 ]; then
     BI1=$(instructions bumble "$VALGRIND_N1")
     BI2=$(instructions bumble "$VALGRIND_N2")
 fi
-PYTHONPATH=Tests/Support "$PY" - <<'PYTHON'
+PYTHONPATH=Tests/PythonSupport "$PY" - <<'PYTHON'
 import json
 import os
 

@@ -5,7 +5,7 @@
 # dummy_hcd, the GadgetFS-emulated CSR dongle, whose controller is a Bumble
 # virtual controller on the host; the host's libusb 1.0.26 over the guest's 9p
 # /usr). Same cycle and difference method as scripts/bench-process.sh: a Bumble
-# central on the host (Tests/Support/bench_central.py, on a second controller
+# central on the host (Tests/PythonSupport/bench_central.py, on a second controller
 # of the same link) asks N questions over ONE connection, each a full ITCB
 # cycle (CCCD 0x0001 Write Request, question Write Request, answer
 # notification, CCCD 0x0000); every figure is measured with N1 and N2
@@ -14,7 +14,7 @@
 #
 #   instructions  valgrind --tool=callgrind in the guest: user-space
 #                 instructions of the whole process, judged along the poll
-#                 loop's structure (Tests/Support/bench_figures.py): per
+#                 loop's structure (Tests/PythonSupport/bench_figures.py): per
 #                 wake-up (a third run, paced: the central pauses 0.1 s after
 #                 each step of the 80 questions, so every transfer is its own
 #                 wake-up; its extra instructions over its extra wake-ups) and
@@ -28,7 +28,7 @@
 #                 backend in every libusb_submit_transfer) or ours (our Swift
 #                 code and the Swift runtime linked into the binary; a caller in
 #                 libc/libstdc++ passes the charge on to its own callers)
-#                 (Tests/Support/callgrind_profile.py)
+#                 (Tests/PythonSupport/callgrind_profile.py)
 #   syscalls      strace -f -C in the guest, attached (-p, every thread) once
 #                 the peripheral advertises, written to the guest's tmpfs:
 #                 calls by name; clock_gettime is reported apart (the guest's
@@ -47,7 +47,7 @@
 #                 (LD_PRELOAD, built here with cc): allocations by caller at
 #                 full speed, counted from the moment strace attaches
 # Also, unless BENCH_USB_BUMBLE=none: the Bumble 8-Ball peripheral
-# (Tests/Support/bumble_8ball.py) driving the same emulated dongle through
+# (Tests/PythonSupport/bumble_8ball.py) driving the same emulated dongle through
 # Bumble's own `usb` transport in the guest (the venv's packages copied into
 # the guest's work folder for its python3, 3.11 like the venv; libusb_package
 # left out, so it uses the same system libusb): syscalls and transfers by the

@@ -10,7 +10,7 @@
 #                   limit (best <= 1 s): it moves with the machine's load
 #   VmHWM           peak resident set of the peripheral after a Bumble central
 #                   asked it 500 questions on one connection (the process
-#                   benchmark's cycle, Tests/Support/bench_central.py) <= 3 MB
+#                   benchmark's cycle, Tests/PythonSupport/bench_central.py) <= 3 MB
 # Prints one line per figure and "binary-figures: ok" or the budgets missed
 # (exit 1). Usage: scripts/binary-figures.sh [BINARY]  (default $ITCB_DONGLE_BIN,
 # else .build-embedded/itcb-dongle). Needs the Bumble venv (scripts/setup.sh).
@@ -41,7 +41,7 @@ extra = [n for n in needed if not re.match(r"^(libc\.so\.6|libm\.so\.6|libusb-1\
 if extra:
     failures.append(f"links more than libc, libm and libusb: {extra}")
 
-controllers = subprocess.Popen([sys.executable, "Tests/Support/controllers.py", "2"], stdout=subprocess.PIPE, text=True,
+controllers = subprocess.Popen([sys.executable, "Tests/PythonSupport/controllers.py", "2"], stdout=subprocess.PIPE, text=True,
                                start_new_session=True)
 try:
     ports = controllers.stdout.readline().split()[1:]
@@ -78,7 +78,7 @@ try:
     for line in peripheral.stderr:
         if "advertising" in line:
             break
-    central = subprocess.run([sys.executable, "Tests/Support/bench_central.py", "--port", ports[1], "--name", "Figures",
+    central = subprocess.run([sys.executable, "Tests/PythonSupport/bench_central.py", "--port", ports[1], "--name", "Figures",
                               "--count", "500", "--step", "100"], capture_output=True, text=True, timeout=300)
     status = open(f"/proc/{peripheral.pid}/status").read()
     vmhwm = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the shipped itcb-dongle as Embedded Swift: `make shipped` (the Makefile
 # holds the flags). The same sources as the SwiftPM build (BLEHost, EightBall,
-# VendorDrivers, ITCBOptions, ITCBDongle over the CLinux and CLibUSB C modules),
+# Chipsets, ITCBOptions, ITCBDongle over the CLinux and CLibUSB C modules),
 # compiled module by module with swiftc
 # (-enable-experimental-feature Embedded -wmo -Osize, functions in their own
 # sections) and linked by clang against libc and libusb-1.0 only (nothing of

@@ -52,7 +52,7 @@ fi
 [ -x "$bin" ] || { echo "demo: build failed (no $bin)"; exit 1; }
 
 # Two virtual controllers on free loopback ports (the script prints "PORTS p1 p2").
-.venv/bin/python Tests/Support/controllers.py 2 > "$work/controllers.log" 2>&1 &
+.venv/bin/python Tests/PythonSupport/controllers.py 2 > "$work/controllers.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q '^PORTS' "$work/controllers.log" && break; sleep 0.1; done
 read -r _ p1 p2 < <(grep '^PORTS' "$work/controllers.log") || { echo "demo: controllers did not start"; cat "$work/controllers.log"; exit 1; }

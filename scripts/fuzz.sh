@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of Fuzz/ over the core (BLEHost, EightBall) and the
-# vendor drivers (VendorDrivers: targets 3, 6, 7, 10 and 11) with
+# vendor drivers (Chipsets: targets 3, 6, 7, 10 and 11) with
 # AddressSanitizer and runs them. Usage: scripts/fuzz.sh [SECONDS] [TARGET]
 # (default 30 s, all targets, then the Realtek (6), Intel (7), USB descriptor
 # (8), transmit-pressure (9), Broadcom .hcd (10) and MediaTek RAM code (11) targets

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes Google's RootCanal virtual controller runnable here and prints the
-# command that starts it (one line, for Tests/Support/rootcanal.py).
+# command that starts it (one line, for Tests/PythonSupport/rootcanal.py).
 #
 # RootCanal's Linux binary (PyPI `rootcanal` 1.13.0) needs glibc >= 2.39 and
 # GLIBCXX_3.4.32, newer than Debian 12's. So a minimal Debian trixie tree is

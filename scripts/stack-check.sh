@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stack guard of the core: a fixed stack must hold the deepest call (the MCU
-# has 16 KB; docs/FIRMWARE.md). Compiles BLEHost, EightBall and VendorDrivers
+# has 16 KB; docs/FIRMWARE.md). Compiles BLEHost, EightBall and Chipsets
 # as `make no-allocations` does (`make stack-frames`: Embedded Swift, armv7em,
 # -Osize, -no-allocations) and reads every function's stack frame from LLVM's
 # prologue/epilogue inserter (the "N stack bytes in function" analysis remark
@@ -32,7 +32,7 @@ records() {
     ' "$out/$1.opt.yaml"
 }
 # Largest first.
-for module in BLEHost EightBall VendorDrivers; do records "$module"; done | sort -k1,1nr -k3 > "$out/frames.txt"
+for module in BLEHost EightBall Chipsets; do records "$module"; done | sort -k1,1nr -k3 > "$out/frames.txt"
 [ -s "$out/frames.txt" ] || { echo "stack-check: no stack size records (does swiftc still emit prologepilog remarks?)"; exit 1; }
 
 # Appends the demangled name to each line.
@@ -47,7 +47,7 @@ demangle() {
 # build the value they return in their own frame: Host(configuration:database:)
 # holds a whole ~40 KB host. Only the Linux binary and the tests call them,
 # with megabytes of stack; firmware builds the same state in its static storage
-# with Host.initialize / EightBallPeripheral.initialize (Sources/BLEHost/InPlace.swift,
+# with Host.initialize / EightBallPeripheral.initialize (Sources/BLEHost/Buffers/InPlace.swift,
 # a few dozen bytes of frame, checked below like every other function) and the
 # firmware suite checks every frame of the linked ELF, start-up included. So
 # value initialisers are listed, bounded by INIT_LIMIT, and not held to LIMIT.

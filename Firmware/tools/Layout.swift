@@ -5,4 +5,4 @@
 import BLEHost
 import EightBall
 
-@_cdecl("fw_layout_driver") public func driverSize() -> Int { MemoryLayout<HostDriver<EightBallPeripheral, NoSetup>>.size }
+@_cdecl("fw_layout_driver") public func driverSize() -> Int { MemoryLayout<HostLoop<EightBallPeripheral, NoSetup>>.size }

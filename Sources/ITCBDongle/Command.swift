@@ -1,5 +1,5 @@
 import BLEHost
-import VendorDrivers
+import Chipsets
 import EightBall
 import CLinux
 
@@ -139,7 +139,7 @@ extension CommandLineSettings {
             }
             reenumeratingUntil = nil
             sessions += 1
-            let setup = FirmwareSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil, resetFirst: chipReset)
+            let setup = ChipsetSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil, resetFirst: chipReset)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
                                       firmwareDirectory: firmwareDir ?? "/lib/firmware", metrics: metrics,
                                       startingRung: rung))

@@ -1,6 +1,6 @@
 import CLinux
 import BLEHost
-import VendorDrivers
+import Chipsets
 
 /// The counts --metrics-file and the systemd status line show: one session's
 /// (read from the host, the driver, the transport and the 8-Ball), or the

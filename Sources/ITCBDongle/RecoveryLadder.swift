@@ -28,7 +28,7 @@ enum RecoveryLadder {
 extension RunLoop where Logic: ~Copyable {
     /// The session's end when the driver ended on a ladder rung (its log line
     /// and what the board does next), nil for any other end.
-    mutating func ladderStep(_ end: DriverEnd) -> SessionEnd? {
+    mutating func ladderStep(_ end: HostLoopEnd) -> SessionEnd? {
         switch (end, driver.recoveryRung) {
         case (.portResetWanted, .portReset?) where driver.setup.status.quirks.ownReset && !driver.setup.context.resetFirst:
             Log.warning("controller at \(transport.description) did not answer after its HCI Reset either; resetting the chip with its own reset, then bringing it up afresh (recovery step 2 of 3, the USB port reset if it stays silent)")

@@ -1,6 +1,6 @@
 import CLinux
 import BLEHost
-import VendorDrivers
+import Chipsets
 
 /// What a role adds to the host on Linux: the application (`HostApplication`)
 /// plus an exit code when it is done and its part of the status line.
@@ -79,7 +79,7 @@ enum Signals {
 
 /// The Linux board's ears on the driver: host events to the log and to
 /// systemd, packets to btsnoop and the trace.
-struct LinuxObserver: DriverObserver {
+struct LinuxObserver: HostLoopObserver {
     let snoop: BTSnoopWriter?
     let notifier: SystemdNotifier?
     let transportName: String
@@ -114,14 +114,14 @@ struct LinuxObserver: DriverObserver {
 /// own way (`Transport.wait`: poll(2), or libusb's poll) for its input, the
 /// signal pipe and one extra descriptor (the central's stdin), until the
 /// driver's next deadline (no periodic wake-ups), then hands over what came. The loop's logic is the core's
-/// `HostDriver`; this moves packets, tells time, reads firmware files and
+/// `HostLoop`; this moves packets, tells time, reads firmware files and
 /// turns how the driver ended into an exit code.
 ///
 /// Steady state costs no allocation and one clock read per wake-up: a poll
 /// set is rebuilt only when the transport's descriptors change, packets are
 /// handed over where they lie, and the signal pipe is read only when a signal came.
 struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
-    var driver: HostDriver<Logic, VendorSetup>
+    var driver: HostLoop<Logic, VendorSetup>
     var observer: LinuxObserver
     let transport: Transport
     let notifier: SystemdNotifier?
@@ -138,7 +138,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     init(host: consuming Host, logic: consuming Logic, transport: Transport, snoop: BTSnoopWriter?,
          setup: consuming VendorSetup = VendorSetup(plan: .none), readyTimeout: UInt64 = 10_000,
          startingRung: RecoveryRung? = nil) {
-        var settings = DriverSettings()
+        var settings = HostLoopSettings()
         settings.readyTimeout = readyTimeout
         settings.offersPortReset = transport.offersPortReset
         // The asker ends (exit 4) when its controller leaves a command unanswered;
@@ -149,7 +149,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         settings.climbsRecoveryLadder = host.configuration.role == .peripheral && transport.canResetPort
         settings.offersPortResetRung = transport.canResetPort
         settings.startingRung = startingRung
-        driver = HostDriver(host: host, app: logic, setup: setup, settings: settings)
+        driver = HostLoop(host: host, app: logic, setup: setup, settings: settings)
         self.transport = transport
         let notifier = SystemdNotifier()
         self.notifier = notifier
@@ -228,7 +228,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     }
 
     /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
-    mutating func finish(_ end: DriverEnd) -> SessionEnd {
+    mutating func finish(_ end: HostLoopEnd) -> SessionEnd {
         if let next = ladderStep(end) { return next }
         switch end {
         case .stopped:

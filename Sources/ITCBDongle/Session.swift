@@ -1,5 +1,5 @@
 import BLEHost
-import VendorDrivers
+import Chipsets
 import EightBall
 import CLinux
 

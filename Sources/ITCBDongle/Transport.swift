@@ -1,5 +1,5 @@
 import CLinux
-import VendorDrivers
+import Chipsets
 
 /// What a transport hands the driver: whole packets (USB: each from its
 /// transfer's own buffer) or H4 bytes for the driver to de-frame (UART, TCP).

@@ -1,7 +1,7 @@
 import BLEHost
 import CLibUSB
 import CLinux
-import VendorDrivers
+import Chipsets
 
 /// A USB device that looks like a Bluetooth controller (Core Vol 4 Part B §2:
 /// class E0 Wireless, subclass 01 RF, protocol 01 Bluetooth, or FF/01/01 on a
@@ -171,7 +171,7 @@ func firmwareColumns(_ c: USBCandidate, _ directory: String) -> String {
     guard let (family, _, file, package) = firmwareGuess(vendor: c.vendor, product: c.product) else {
         return "\(USBController.pad("-", 8))  \(USBController.pad("not needed", 34))"
     }
-    let present = FirmwareSetup.fileExists("\(directory)/\(file)")
+    let present = ChipsetSetup.fileExists("\(directory)/\(file)")
     return "\(USBController.pad(family, 8))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"), \(package))", 34))"
 }
 

@@ -1,7 +1,7 @@
 import BLEHost
 import CLibUSB
 import CLinux
-import VendorDrivers
+import Chipsets
 
 /// HCI over USB (Core Vol 4 Part B) through libusb-1.0, fully asynchronous and
 /// driven by the run loop's poll(2): libusb's descriptors join the poll set

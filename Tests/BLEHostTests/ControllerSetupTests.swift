@@ -4,7 +4,7 @@ import TestSupport
 
 /// A set-up as a vendor driver would be: one vendor command, then the board's
 /// file, then one command carrying the file's first byte, then done. An empty
-/// file fails it. The vendors' own set-ups are tested in VendorDriversTests.
+/// file fails it. The vendors' own set-ups are tested in ChipsetsTests.
 struct ScriptedSetup: ControllerSetup {
     static let ask: UInt16 = 0xFC01, load: UInt16 = 0xFC02
     var next: UInt16 = 0
@@ -97,7 +97,7 @@ struct ScriptedSetup: ControllerSetup {
         #expect(at == 3_000, "the first answer is timed by the driver's first-answer timeout")
         #expect(sent == [hex("01 01 fc 00")])
 
-        var settings = DriverSettings()
+        var settings = HostLoopSettings()
         settings.offersPortReset = true
         var p = makeDriver(ScriptedSetup(), settings: settings)
         p.start(now: 0)

@@ -1,7 +1,7 @@
 """Broadcom/Cypress patchram, proven against the real .hcd files of Debian's
 bluez-firmware (the Raspberry Pi radios BCM43430A1, BCM43430B0, BCM4345C0,
 BCM4345C5; scripts/firmware-files.sh fetches and extracts them under .cache/)
-and an emulated Broadcom ROM (Tests/Support/personalities.py, class Broadcom,
+and an emulated Broadcom ROM (Tests/PythonSupport/personalities.py, class Broadcom,
 in front of a Bumble controller, H4 over TCP): every record is compared with
 the file byte for byte, a command during the chip's restart after Launch RAM
 is an error, and the ROM reports its model's default address.

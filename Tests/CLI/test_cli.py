@@ -313,7 +313,7 @@ def by_hand_commands(text):
 def run_by_hand(tmp_path, controllers, peripheral, central):
     """Runs the three as written: the binary under test stands in for the demo's
     build, and free ports stand in for the documented ones (others may be in use)."""
-    assert controllers.startswith(".venv/bin/python Tests/Support/controllers.py")
+    assert controllers.startswith(".venv/bin/python Tests/PythonSupport/controllers.py")
     ports = re.search(r"--ports (\d+) (\d+)", controllers).groups()
     assert f"tcp:127.0.0.1:{ports[0]}" in peripheral and f"tcp:127.0.0.1:{ports[1]}" in central
     assert peripheral.startswith(".build-embedded/itcb-dongle ") and central.startswith(".build-embedded/itcb-dongle ")
@@ -374,7 +374,7 @@ def ctrl_c_as_in_a_terminal():
 
 
 def test_controllers_helper_stops_quietly_on_ctrl_c():
-    process = subprocess.Popen([sys.executable, os.path.join(REPO, "Tests", "Support", "controllers.py"), "2"],
+    process = subprocess.Popen([sys.executable, os.path.join(REPO, "Tests", "PythonSupport", "controllers.py"), "2"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=ctrl_c_as_in_a_terminal)
     try:

@@ -14,7 +14,7 @@ import time
 import pytest
 from harness import BINARY, REPO, SLUGS, Dongle, stop_process, unit_command
 
-BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
+BUMBLE_8BALL = os.path.join(REPO, "Tests", "PythonSupport", "bumble_8ball.py")
 PHRASES = {
     "It is certain.", "It is decidedly so.", "Without a doubt.", "Yes – definitely.", "You may rely on it.",
     "As I see it, yes.", "Most likely.", "Outlook good.", "Yes.", "Signs point to yes.", "Reply hazy, try again.",

@@ -42,12 +42,12 @@ import BLEHost
         fclose(file)
         defer { unlink(path) }
 
-        #expect(FirmwareSetup.fileExists(path))
-        let bytes = try #require(FirmwareSetup.readFile(path, limit: 1 << 20))
+        #expect(ChipsetSetup.fileExists(path))
+        let bytes = try #require(ChipsetSetup.readFile(path, limit: 1 << 20))
         #expect(Array(UnsafeRawBufferPointer(bytes)) == content)
         bytes.deallocate()
-        #expect(FirmwareSetup.readFile(path, limit: content.count - 1) == nil)  // over the limit: refused
-        #expect(FirmwareSetup.readFile("\(directory)/missing.bin", limit: 1 << 20) == nil)
-        #expect(!FirmwareSetup.fileExists("\(directory)/missing.bin"))
+        #expect(ChipsetSetup.readFile(path, limit: content.count - 1) == nil)  // over the limit: refused
+        #expect(ChipsetSetup.readFile("\(directory)/missing.bin", limit: 1 << 20) == nil)
+        #expect(!ChipsetSetup.fileExists("\(directory)/missing.bin"))
     }
 }

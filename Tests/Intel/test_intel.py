@@ -1,7 +1,7 @@
 """Intel firmware loading, proven against the real ibt-* files of Debian's
 firmware-iwlwifi (scripts/firmware-files.sh) and an emulated Intel bootloader
-(Tests/Support/vendor_controller.py: the Intel personality of
-Tests/Support/personalities.py in front of a Bumble controller, H4 over TCP).
+(Tests/PythonSupport/vendor_controller.py: the Intel personality of
+Tests/PythonSupport/personalities.py in front of a Bumble controller, H4 over TCP).
 The emulation checks every Secure Send fragment against the file and only
 boots on the file's boot address; its protocol errors go to a file that every
 test reads.
@@ -22,7 +22,7 @@ import sys
 import pytest
 from harness import REPO, Dongle, VendorEmulation, run_peripheral_once, twenty_answers
 
-SUPPORT = os.path.join(REPO, "Tests", "Support")
+SUPPORT = os.path.join(REPO, "Tests", "PythonSupport")
 REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
 
 TLV_FILES = {"ax210": "ibt-0041-0041", "ax211": "ibt-0040-0041"}

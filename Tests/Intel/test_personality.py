@@ -1,4 +1,4 @@
-"""The Intel (and Realtek) personalities of Tests/Support/personalities.py
+"""The Intel (and Realtek) personalities of Tests/PythonSupport/personalities.py
 against a scripted host: no Swift, no Bumble controller. The host here is
 written from the protocol description (offsets, fragment types, the
 multiple-of-4 grouping), not from the personality's code, so a personality

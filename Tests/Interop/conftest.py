@@ -3,7 +3,7 @@
 By default the device under test is our binary ($ITCB_DONGLE_BIN, else
 .build/debug/itcb-dongle); a missing binary fails the tests. With
 ITCB_PERIPHERAL=bumble the same scenarios run against the Bumble 8-Ball of
-Tests/Support/bumble_8ball.py instead: a stack nobody here wrote, which shows the
+Tests/PythonSupport/bumble_8ball.py instead: a stack nobody here wrote, which shows the
 tests themselves are right. Only in that mode, tests marked `ours_only` (our CLI,
 log, btsnoop, SMP refusal, advertising policy) and flags the Bumble 8-Ball lacks
 are skipped; against our binary nothing is skipped.
@@ -21,7 +21,7 @@ from harness import REPO, Controllers, Dongle, Logged, per_test_limit
 TARGET = os.environ.get("ITCB_PERIPHERAL", "ours")
 if TARGET not in ("ours", "bumble"):
     raise pytest.UsageError(f"ITCB_PERIPHERAL must be 'ours' or 'bumble', not {TARGET!r}")
-BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
+BUMBLE_8BALL = os.path.join(REPO, "Tests", "PythonSupport", "bumble_8ball.py")
 
 
 def pytest_configure(config):
@@ -74,7 +74,7 @@ class Peripheral(Dongle):
 
 
 class BumblePeripheral(Dongle):
-    """The Bumble 8-Ball (Tests/Support/bumble_8ball.py) in the same role."""
+    """The Bumble 8-Ball (Tests/PythonSupport/bumble_8ball.py) in the same role."""
 
     ours = False
     btsnoop = None

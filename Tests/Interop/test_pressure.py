@@ -2,7 +2,7 @@
 keeping an ATT request, an SMP Pairing Request and an L2CAP LE credit-based
 connection request in flight, reading a 248-byte Device Name (Read Blobs) and
 asking questions, with and without a central that pipelines Read Requests.
-Every legal request must be answered (Tests/Support/pressure.py, 10 s each),
+Every legal request must be answered (Tests/PythonSupport/pressure.py, 10 s each),
 the peripheral must still run at the end and exit 0 within 1 s of SIGTERM.
 The longest waits are printed with the test's result."""
 import asyncio

@@ -1,7 +1,7 @@
 """MediaTek MT7921, MT7922 and MT7925 RAM code download, proven against the
 real files of Debian 13's firmware-mediatek (scripts/firmware-files.sh fetches
 and extracts them under .cache/) and an emulated MediaTek chip
-(Tests/Support/personalities.py, class MediaTek, in front of a Bumble
+(Tests/PythonSupport/personalities.py, class MediaTek, in front of a Bumble
 controller, H4 over TCP): each section's status query is compared with the
 file's section map and each chunk with the file's bytes, in order.
 

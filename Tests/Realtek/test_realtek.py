@@ -1,7 +1,7 @@
 """Realtek firmware loading, proven against the real files of Debian's
 firmware-realtek (scripts/firmware-files.sh fetches and extracts them under
-.cache/) and an emulated Realtek ROM (Tests/Support/vendor_controller.py: the
-Realtek personality of Tests/Support/personalities.py in front of a Bumble
+.cache/) and an emulated Realtek ROM (Tests/PythonSupport/vendor_controller.py: the
+Realtek personality of Tests/PythonSupport/personalities.py in front of a Bumble
 controller, H4 over TCP).
 
 Differential: Bumble's own Realtek driver (bumble.drivers.rtk, a stack nobody
@@ -18,7 +18,7 @@ import pytest
 from harness import (REPO, Dongle, VendorEmulation, realtek_download_phase, realtek_rom_version,
                      failed_set_up, run_peripheral_once, twenty_answers)
 
-SUPPORT = os.path.join(REPO, "Tests", "Support")
+SUPPORT = os.path.join(REPO, "Tests", "PythonSupport")
 REFERENCE = os.path.join(SUPPORT, "bumble_driver_reference.py")
 
 # chip → firmware file (Bumble's and btrtl's names).

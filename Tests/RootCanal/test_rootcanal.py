@@ -16,7 +16,7 @@ from bumble.att import ATT_Error
 from bumble_client import EightBall, central
 from harness import REPO, SLUGS, btsnoop_records, sent_commands, stop_process
 
-BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
+BUMBLE_8BALL = os.path.join(REPO, "Tests", "PythonSupport", "bumble_8ball.py")
 
 
 def run(coroutine):

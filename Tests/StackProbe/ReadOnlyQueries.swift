@@ -34,11 +34,11 @@ public func probeQuestion(_ ball: borrowing EightBallPeripheral, connection: UIn
 /// Generic code specialised here, in another module: the case that copied
 /// the whole driver (11 KB) when the host was a loadable value.
 public func probeDriver<App: HostApplication & ~Copyable, Setup: ControllerSetup & ~Copyable>(
-    _ driver: borrowing HostDriver<App, Setup>
+    _ driver: borrowing HostLoop<App, Setup>
 ) -> Bool {
     driver.host.nextDeadline() != nil && driver.host.connectionCount > 0 && driver.app.isWaitingForRoom
 }
 
-public func probeDriverSpecialised(_ driver: UnsafeMutablePointer<HostDriver<EightBallPeripheral, NoSetup>>) -> Bool {
+public func probeDriverSpecialised(_ driver: UnsafeMutablePointer<HostLoop<EightBallPeripheral, NoSetup>>) -> Bool {
     probeDriver(driver.pointee)
 }

@@ -5,7 +5,7 @@ Boots one guest of the USB fixture (fixture.Guest: QEMU, dummy_hcd, the
 emulated CSR dongle whose controller is controller 0 of a Bumble link on the
 host), then for each measured run: starts the peripheral in the guest on
 `--transport usb` under the run's tool, waits until it advertises, runs the
-Bumble central (Tests/Support/bench_central.py) on the host against the link's
+Bumble central (Tests/PythonSupport/bench_central.py) on the host against the link's
 controller 1 for N question cycles over one connection, waits until the
 peripheral advertises again, stops it with SIGTERM and copies the run's folder
 to OUT/KIND-TOOL-N/. btusb is bound again before every run, so every run
@@ -25,7 +25,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [HERE, os.path.join(REPO, "Tests", "Support")]
+sys.path[:0] = [HERE, os.path.join(REPO, "Tests", "PythonSupport")]
 from bench_figures import instruction_structure, listing, per_question, strace_table, syscall_structure  # noqa: E402
 from fixture import Guest, Link  # noqa: E402
 from harness import stop_process  # noqa: E402
@@ -76,7 +76,7 @@ def copy_site_packages(work):
             shutil.copytree(source, os.path.join(target, entry), symlinks=True)
         else:
             shutil.copy(source, target)
-    shutil.copy(os.path.join(REPO, "Tests", "Support", "bumble_8ball.py"), work)
+    shutil.copy(os.path.join(REPO, "Tests", "PythonSupport", "bumble_8ball.py"), work)
 
 
 def run(guest, link, out, kind, tool, n, args, paced=False):
@@ -149,7 +149,7 @@ def run(guest, link, out, kind, tool, n, args, paced=False):
     os.makedirs(os.path.join(out, name), exist_ok=True)
     with open(os.path.join(out, name, "central.log"), "w") as central_log:
         central = subprocess.Popen(
-            [os.path.join(REPO, ".venv", "bin", "python"), os.path.join(REPO, "Tests", "Support", "bench_central.py"),
+            [os.path.join(REPO, ".venv", "bin", "python"), os.path.join(REPO, "Tests", "PythonSupport", "bench_central.py"),
              "--port", str(link.ports[1]), "--name", NAME, "--count", str(n), "--step", str(10 * slow),
              "--pause", str(args.pace if paced else 0)],
             stdout=central_log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -195,7 +195,7 @@ def run(guest, link, out, kind, tool, n, args, paced=False):
 
 def callgrind_figures(out, kind, n, paced=False):
     path = os.path.join(out, f"{kind}-callgrind-{n}" + ("-paced" if paced else ""), "callgrind.out")
-    result = subprocess.run([sys.executable, os.path.join(REPO, "Tests", "Support", "callgrind_profile.py"), path,
+    result = subprocess.run([sys.executable, os.path.join(REPO, "Tests", "PythonSupport", "callgrind_profile.py"), path,
                              "libusb_submit_transfer", "poll"], capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
 
@@ -428,7 +428,7 @@ def main():
                 ballocs = (bcg["total"], bcg["ours"])
                 results["bumble"].update(instructions=binstr, allocations=ballocs[0], allocations_bumble=ballocs[1])
             log("")
-            log(f"Bumble 8-Ball (Tests/Support/bumble_8ball.py, Bumble's usb transport, the system libusb) on the same"
+            log(f"Bumble 8-Ball (Tests/PythonSupport/bumble_8ball.py, Bumble's usb transport, the system libusb) on the same"
                 f" dongle, per question (strace {t1}/{t2}" + (f", callgrind {v1}/{v2}):" if binstr is not None else "):"))
             if binstr is not None:
                 log(f"  instructions (callgrind)      {binstr:>10,.0f}")

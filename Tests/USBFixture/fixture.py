@@ -27,7 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "Tests", "Support"))  # also when run as a script (bench_usb.py, soak_usb.py)
+sys.path.insert(0, os.path.join(REPO, "Tests", "PythonSupport"))  # also when run as a script (bench_usb.py, soak_usb.py)
 from harness import stop_process  # noqa: E402
 CACHE = os.path.join(REPO, ".cache", "usb-fixture")
 BINARY = os.environ.get("ITCB_DONGLE_RELEASE_BIN", os.path.join(REPO, ".build-embedded", "itcb-dongle"))

@@ -56,7 +56,7 @@ work=$(cd "$work" && pwd)
 cp "$script" "$work/guest.sh"
 cp "$here/gadget_dongle.py" "$here/ffs_dongle.py" "$here/usbprobe.py" "$work/"
 # The vendor personalities (gadget_dongle.py --personality): Python stdlib only, run by the guest's python3.
-[ ! -e "$repo/Tests/Support/personalities.py" ] || cp "$repo/Tests/Support/personalities.py" "$work/"
+[ ! -e "$repo/Tests/PythonSupport/personalities.py" ] || cp "$repo/Tests/PythonSupport/personalities.py" "$work/"
 [ -z "$binary" ] || cp "$binary" "$work/itcb-dongle"
 rm -f "$work/guest.rc" "$work/commands.sh" "$work/commands.out"
 [ -z "$commands" ] || printf '%s\n' "$commands" > "$work/commands.sh"

@@ -17,7 +17,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Support"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "PythonSupport"))
 from bumble_client import SERVICE, QUESTION, ANSWER, central, find  # noqa: E402
 
 STEP = 60  # each step's limit: generous, the host may be loaded; a hang still ends the run

@@ -16,7 +16,7 @@ import time
 from bumble_client import EightBall, central
 from harness import REPO, SLUGS, stop_process
 
-BUMBLE_8BALL = os.path.join(REPO, "Tests", "Support", "bumble_8ball.py")
+BUMBLE_8BALL = os.path.join(REPO, "Tests", "PythonSupport", "bumble_8ball.py")
 EXACT = "x" * 116 + "?"  # ATT write 3 + 117, L2CAP 4, ACL header 4: a 128-byte ACL packet, 2 x 64
 KERNEL_TROUBLE = ("tx timeout", "failed", "error", "unexpected")
 

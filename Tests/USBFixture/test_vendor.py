@@ -1,5 +1,5 @@
 """Realtek, Intel, Broadcom and MediaTek dongles on the QEMU USB fixture: the emulated dongle takes a
-vendor personality (Tests/Support/personalities.py: the chip's VID:PID, its ROM
+vendor personality (Tests/PythonSupport/personalities.py: the chip's VID:PID, its ROM
 or bootloader and its replies; it checks what it receives against the real
 firmware file), and the guest's btusb with btrtl/btintel binds it first, as on a
 real machine.
@@ -59,7 +59,7 @@ SECURE_SEND, INTEL_RESET, WRITE_DDC, READ_VERSION, READ_BOOT_PARAMS, SET_EVENT_M
     0xFC09, 0xFC01, 0xFC8B, 0xFC05, 0xFC0D, 0xFC52
 LOADING = (SECURE_SEND, INTEL_RESET, WRITE_DDC)
 GUEST_FW = "/mnt/work/fw"
-REFERENCE = os.path.join(REPO, "Tests", "Support", "bumble_driver_reference.py")
+REFERENCE = os.path.join(REPO, "Tests", "PythonSupport", "bumble_driver_reference.py")
 
 
 def opcode(command):

@@ -1,6 +1,6 @@
 import Testing
 import BLEHost
-@testable import VendorDrivers
+@testable import Chipsets
 import TestSupport
 
 // The Broadcom/Cypress entry of the chipset table, run by the core's driver as

@@ -1,14 +1,14 @@
 import Testing
 import BLEHost
-@testable import VendorDrivers
+@testable import Chipsets
 import TestSupport
 
-// `VendorSetup` run by the core's `HostDriver` as the controller's first init
+// `VendorSetup` run by the core's `HostLoop` as the controller's first init
 // step, the way the Linux board runs it: the Realtek probe, its hand-over to
 // the Intel loader, the files, the timeouts, a stop during the set-up.
 
 /// The driver of the Linux board for a UART or virtual controller (`--firmware-dir` given).
-func probeDriver(settings: DriverSettings = DriverSettings()) -> TestDriver<VendorSetup> {
+func probeDriver(settings: HostLoopSettings = HostLoopSettings()) -> TestDriver<VendorSetup> {
     makeDriver(VendorSetup(plan: .probe(only: nil)), settings: settings)
 }
 
@@ -113,7 +113,7 @@ let readLocalVersion = hex("01 01 10 00")
         #expect(sent == [hciReset])
 
         // A USB dongle opened without a port reset that never answered: the board retries with one.
-        var settings = DriverSettings()
+        var settings = HostLoopSettings()
         settings.offersPortReset = true
         var p = probeDriver(settings: settings)
         p.start(now: 0)

@@ -10,7 +10,7 @@ scan response (controller.py, on_advertising_pdu), so a name that only the scan
 response carries in full is never seen whole. Here the advertising PDU carries
 the advertiser's scan response data across the link and the scanner's
 controller reports that, as a radio does.
-Usage: python Tests/Support/controllers.py [N=2] [TRANSPORT…] [--ports P1 … PN]"""
+Usage: python Tests/PythonSupport/controllers.py [N=2] [TRANSPORT…] [--ports P1 … PN]"""
 import asyncio
 import dataclasses
 import signal

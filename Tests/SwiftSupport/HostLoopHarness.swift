@@ -1,7 +1,7 @@
 import BLEHost
 import Testing
 
-// A `HostDriver` under test, for any `ControllerSetup` (none, a scripted one,
+// A `HostLoop` under test, for any `ControllerSetup` (none, a scripted one,
 // the vendors'): the application and the board's observer that record what the
 // driver hands them, the controller's answers, and the board's loop.
 
@@ -25,7 +25,7 @@ public struct RecordingApp: HostApplication {
 }
 
 /// What the board would log.
-public struct RecordingObserver: DriverObserver {
+public struct RecordingObserver: HostLoopObserver {
     public var events: [String] = []
     public var received: [[UInt8]] = []
     public var losses: [FramingLoss] = []
@@ -37,13 +37,13 @@ public struct RecordingObserver: DriverObserver {
     public mutating func framingLost(_ why: FramingLoss) { losses.append(why) }
 }
 
-public typealias TestDriver<S: ControllerSetup> = HostDriver<RecordingApp, S>
+public typealias TestDriver<S: ControllerSetup> = HostLoop<RecordingApp, S>
 
 /// The board's driver for `setup`: a peripheral with a static random address and the test database.
-public func makeDriver<S: ControllerSetup>(_ setup: consuming S, settings: DriverSettings = DriverSettings()) -> TestDriver<S> {
+public func makeDriver<S: ControllerSetup>(_ setup: consuming S, settings: HostLoopSettings = HostLoopSettings()) -> TestDriver<S> {
     var configuration = HostConfiguration(role: .peripheral)
     configuration.staticAddress = BDAddress.staticRandom(from: 0x1122_3344_5566)
-    return HostDriver(host: Host(configuration: configuration, database: testDatabase()), app: RecordingApp(),
+    return HostLoop(host: Host(configuration: configuration, database: testDatabase()), app: RecordingApp(),
                       setup: setup, settings: settings)
 }
 
@@ -71,14 +71,14 @@ public let hciReset = hex("01 03 0c 00")
 public let resetComplete = hex("0e 04 01 03 0c 00")
 
 /// The packets the driver sends now (H4: indicator first).
-public func drain<A: HostApplication, S: ControllerSetup>(_ d: inout HostDriver<A, S>) -> [[UInt8]] {
+public func drain<A: HostApplication, S: ControllerSetup>(_ d: inout HostLoop<A, S>) -> [[UInt8]] {
     var out: [[UInt8]] = []
     while d.nextOutgoing() { out.append(d.outgoing.bytes) }
     return out
 }
 
 /// One whole packet from the controller (an event unless `type` says otherwise).
-public func deliver<A: HostApplication, S: ControllerSetup>(_ d: inout HostDriver<A, S>, type: UInt8 = H4PacketType.event, _ packet: [UInt8],
+public func deliver<A: HostApplication, S: ControllerSetup>(_ d: inout HostLoop<A, S>, type: UInt8 = H4PacketType.event, _ packet: [UInt8],
                                         now: UInt64, _ o: inout RecordingObserver) {
     packet.withRaw { d.receive(type: type, $0, now: now, observer: &o) }
 }
@@ -91,7 +91,7 @@ public func stream<S: ControllerSetup>(_ d: inout TestDriver<S>, _ bytes: [UInt8
 /// Plays a healthy controller for the host's own bring-up: answers every
 /// command the driver sends until it stops sending; returns the opcodes in order.
 @discardableResult
-public func answerAll<A: HostApplication, S: ControllerSetup>(_ d: inout HostDriver<A, S>, now: UInt64, _ o: inout RecordingObserver) -> [UInt16] {
+public func answerAll<A: HostApplication, S: ControllerSetup>(_ d: inout HostLoop<A, S>, now: UInt64, _ o: inout RecordingObserver) -> [UInt16] {
     var opcodes: [UInt16] = []
     for _ in 0..<64 {
         let commands = drain(&d).compactMap(opcodeOf)

@@ -3,14 +3,14 @@ import Testing
 import TestSupport
 
 /// A driver without set-up whose host reached ready at `now`.
-func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _ o: inout RecordingObserver) -> TestDriver<NoSetup> {
+func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 0, _ o: inout RecordingObserver) -> TestDriver<NoSetup> {
     var d = makeDriver(NoSetup(), settings: settings)
     d.start(now: now)
     answerAll(&d, now: now, &o)
     return d
 }
 
-@Suite struct DriverTests {
+@Suite struct HostLoopTests {
     @Test func startWithoutSetupBeginsTheHostsBringUp() {
         var o = RecordingObserver()
         var d = makeDriver(NoSetup())
@@ -76,7 +76,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         // A controller that accepts and never answers: the asker ends
         // at the command timeout (3 s), not at its scan or answer deadline, as
         // "not ready" before bring-up finished and "silent" after.
-        var settings = DriverSettings()
+        var settings = HostLoopSettings()
         settings.endsOnSilentController = true
         var o = RecordingObserver()
         var d = makeDriver(NoSetup(), settings: settings)
@@ -98,7 +98,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
     }
 
     @Test func portResetWantedWhenTheFirstCommandTimesOut() {
-        var settings = DriverSettings()
+        var settings = HostLoopSettings()
         settings.offersPortReset = true
         var o = RecordingObserver()
         var d = makeDriver(NoSetup(), settings: settings)
@@ -124,8 +124,8 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
     }
 
     /// The recovery ladder's settings of the Linux 8-Ball on USB, probing every second.
-    static func ladderSettings(portReset: Bool = true, startingRung: RecoveryRung? = nil) -> DriverSettings {
-        var settings = DriverSettings()
+    static func ladderSettings(portReset: Bool = true, startingRung: RecoveryRung? = nil) -> HostLoopSettings {
+        var settings = HostLoopSettings()
         settings.climbsRecoveryLadder = true
         settings.offersPortResetRung = portReset
         settings.startingRung = startingRung
@@ -135,7 +135,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
 
     @Test func aSilentControllerClimbsTheLadderOneRungPerUnansweredCommand() {
         var o = RecordingObserver()
-        var d = readyDriver(settings: DriverTests.ladderSettings(), &o)
+        var d = readyDriver(settings: HostLoopTests.ladderSettings(), &o)
         #expect(d.recoveryRung == nil)
         // Rung 1: the probe goes unanswered; the host resets the controller itself.
         d.service(now: 1_000, observer: &o)
@@ -156,7 +156,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         // Rung 3: the session opened after the port reset starts on rung 2; its
         // bring-up left unanswered ends it at the command timeout, not the ready timeout.
         var o2 = RecordingObserver()
-        var fresh = makeDriver(NoSetup(), settings: DriverTests.ladderSettings(startingRung: .portReset))
+        var fresh = makeDriver(NoSetup(), settings: HostLoopTests.ladderSettings(startingRung: .portReset))
         fresh.start(now: 0)
         let (state, at, sent) = runSilent(&fresh, from: 0, limit: 60_000, &o2)
         #expect(state == .finished(.notReady))
@@ -168,7 +168,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
     @Test func aBringUpThatFinishesLeavesTheLadder() {
         // The port reset brought it back: off the ladder, and a later wedge starts at rung 1 again.
         var o = RecordingObserver()
-        var d = makeDriver(NoSetup(), settings: DriverTests.ladderSettings(startingRung: .portReset))
+        var d = makeDriver(NoSetup(), settings: HostLoopTests.ladderSettings(startingRung: .portReset))
         d.start(now: 0)
         answerAll(&d, now: 10, &o)
         #expect(d.wasReady && d.recoveryRung == nil)
@@ -190,7 +190,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
     @Test func withoutAPortTheLadderGoesFromTheResetToTheEnd() {
         // TCP or a UART: no port to reset, so rung 1 is followed by the last.
         var o = RecordingObserver()
-        var d = readyDriver(settings: DriverTests.ladderSettings(portReset: false), &o)
+        var d = readyDriver(settings: HostLoopTests.ladderSettings(portReset: false), &o)
         d.service(now: 1_000, observer: &o)
         _ = drain(&d)
         d.service(now: 4_000, observer: &o)
@@ -202,7 +202,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
 
     @Test func withoutTheLadderTheHostResetsForEverAndBringUpKeepsItsTimeouts() {
         // Firmware's driver (no ladder): a silent controller is reset at every timeout.
-        var settings = DriverSettings()
+        var settings = HostLoopSettings()
         settings.healthInterval = 1_000
         var o = RecordingObserver()
         var d = readyDriver(settings: settings, &o)
@@ -216,7 +216,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
         // The ladder starts only after a bring-up: one that never finishes keeps
         // the warm-start port reset and the ready timeout (notReadyAfterReadyTimeoutWithoutAnswers).
         var o2 = RecordingObserver()
-        var laddered = makeDriver(NoSetup(), settings: DriverTests.ladderSettings())
+        var laddered = makeDriver(NoSetup(), settings: HostLoopTests.ladderSettings())
         laddered.start(now: 0)
         let (state, at, _) = runSilent(&laddered, from: 0, limit: 60_000, &o2)
         #expect(state == .finished(.notReady) && at == 10_000)
@@ -224,7 +224,7 @@ func readyDriver(settings: DriverSettings = DriverSettings(), now: UInt64 = 0, _
 
     @Test func lastAnswerMovesOnlyWhenACommandIsAnswered() {
         var o = RecordingObserver()
-        var d = readyDriver(settings: DriverTests.ladderSettings(), now: 50, &o)
+        var d = readyDriver(settings: HostLoopTests.ladderSettings(), now: 50, &o)
         #expect(d.lastAnswer == 50)
         d.service(now: 1_050, observer: &o)
         _ = drain(&d)
@@ -438,7 +438,7 @@ struct TirelessApp: HostApplication {
         var o = RecordingObserver()
         var configuration = HostConfiguration(role: .peripheral)
         configuration.staticAddress = BDAddress.staticRandom(from: 0x1122_3344_5566)
-        var d = HostDriver(host: Host(configuration: configuration, database: testDatabase()), app: TirelessApp(), setup: NoSetup())
+        var d = HostLoop(host: Host(configuration: configuration, database: testDatabase()), app: TirelessApp(), setup: NoSetup())
         d.start(now: 0)
         answerAll(&d, now: 0, &o)
         deliver(&d, hex("3e 13 01 00 40 00 01 01 01 02 03 04 05 c6 18 00 00 00 90 01 00"), now: 1, &o)
@@ -453,13 +453,13 @@ struct TirelessApp: HostApplication {
         d.app.polls = 0
         // The pass returns: a few polls, then back to the board with the rest due at once.
         d.service(now: 4, observer: &o)
-        #expect(d.app.polls <= HostDriver<TirelessApp, NoSetup>.pollRounds)
+        #expect(d.app.polls <= HostLoop<TirelessApp, NoSetup>.pollRounds)
         #expect(d.nextDeadline() == 0, "work left: the board comes back at once, after its signals and I/O")
         // Every later pass is bounded too, and nothing waiting for room was dropped.
         for t in 5..<105 {
             d.app.polls = 0
             d.service(now: UInt64(t), observer: &o)
-            #expect(d.app.polls >= 1 && d.app.polls <= HostDriver<TirelessApp, NoSetup>.pollRounds)
+            #expect(d.app.polls >= 1 && d.app.polls <= HostLoop<TirelessApp, NoSetup>.pollRounds)
         }
         #expect(d.check(now: 200) == .running)
         d.stop(now: 200)

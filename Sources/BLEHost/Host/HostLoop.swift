@@ -26,14 +26,14 @@ extension HostApplication where Self: ~Copyable {
 /// What the board hears from the driver: every host event (to log it, tell
 /// systemd, …) and every packet received (btsnoop, trace). Nothing here may
 /// change what the driver does.
-public protocol DriverObserver: ~Copyable {
+public protocol HostLoopObserver: ~Copyable {
     mutating func observe(_ event: HostEvent, host: borrowing Host)
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer)
     /// The H4 byte stream lost its framing; the controller is being reset.
     mutating func framingLost(_ why: FramingLoss)
 }
 
-extension DriverObserver where Self: ~Copyable {
+extension HostLoopObserver where Self: ~Copyable {
     public mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {}
     public mutating func framingLost(_ why: FramingLoss) {}
 }
@@ -42,11 +42,11 @@ extension DriverObserver where Self: ~Copyable {
 public enum FramingLoss: Equatable {
     /// Unknown packet indicators or impossible lengths (count of each).
     case notHCI(Int)
-    /// A packet began and did not finish within `DriverSettings.stallLimit`.
+    /// A packet began and did not finish within `HostLoopSettings.stallLimit`.
     case stalled
 }
 
-public struct DriverSettings {
+public struct HostLoopSettings {
     /// Bring-up (after any vendor set-up) must finish by then, or the controller
     /// is dead (nil: keep trying, as firmware does: the host re-initialises a
     /// controller that does not answer).
@@ -104,10 +104,10 @@ public enum DriverState: Equatable {
     case needsFiles
     /// The host runs (bring-up, then the application).
     case running
-    case finished(DriverEnd)
+    case finished(HostLoopEnd)
 }
 
-public enum DriverEnd: Equatable {
+public enum HostLoopEnd: Equatable {
     /// The host stopped (the application finished, or a stop completed).
     case stopped
     /// The controller did not confirm a stop within `stopGrace`.
@@ -168,11 +168,11 @@ struct DriverProgress {
 ///       driver.receive(stream:now:observer:)   per read (H4 over UART/TCP)
 ///       driver.service(now:observer:)          timers, events, the application
 ///       while driver.nextOutgoing() { send driver.outgoing }
-public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetup & ~Copyable>: ~Copyable {
+public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup & ~Copyable>: ~Copyable {
     public var host: Host
     public var app: App
     public var setup: Setup
-    public var settings: DriverSettings
+    public var settings: HostLoopSettings
     /// The packet `nextOutgoing` filled (H4: indicator byte first).
     public var outgoing = HCIPacket()
     /// De-frames H4 streams (UART, TCP); USB hands whole packets.
@@ -198,7 +198,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// Status), or the driver started: a watchdog pings only while this is recent.
     public var lastAnswer: UInt64 { progress.lastAnswer }
 
-    public init(host: consuming Host, app: consuming App, setup: consuming Setup, settings: DriverSettings = DriverSettings()) {
+    public init(host: consuming Host, app: consuming App, setup: consuming Setup, settings: HostLoopSettings = HostLoopSettings()) {
         self.host = host
         self.app = app
         self.setup = setup
@@ -209,7 +209,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// host and the application are built where they live by `host` and `app`,
     /// never as temporaries on the stack.
     public static func initialize(
-        _ driver: UnsafeMutablePointer<Self>, setup: consuming Setup, settings: DriverSettings,
+        _ driver: UnsafeMutablePointer<Self>, setup: consuming Setup, settings: HostLoopSettings,
         host: (UnsafeMutablePointer<Host>) -> Void, app: (UnsafeMutablePointer<App>, inout Host) -> Void
     ) {
         withUnsafeMutablePointer(to: &driver.pointee.host) { host($0) }
@@ -320,7 +320,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     // MARK: - Input
 
     /// One whole HCI packet (USB: a transfer's packet, where it lies).
-    public mutating func receive<O: DriverObserver & ~Copyable>(
+    public mutating func receive<O: HostLoopObserver & ~Copyable>(
         type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, observer: inout O
     ) {
         progress.lastInput = now
@@ -354,7 +354,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// Bytes of an H4 stream (UART, TCP), cut into packets where they lie; a
     /// packet split across reads is finished in the de-framer. Bytes that are
     /// not HCI mean the framing is lost: the controller is reset.
-    public mutating func receive<O: DriverObserver & ~Copyable>(
+    public mutating func receive<O: HostLoopObserver & ~Copyable>(
         stream bytes: UnsafeRawBufferPointer, now: UInt64, observer: inout O
     ) {
         progress.lastInput = now
@@ -386,7 +386,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     // MARK: - Timers and events
 
     /// Timers due at `now`, the events of the last input, the application's work.
-    public mutating func service<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O) {
+    public mutating func service<O: HostLoopObserver & ~Copyable>(now: UInt64, observer: inout O) {
         if deframer.isMidPacket, now >= progress.lastInput + settings.stallLimit {
             framingLost(.stalled, now: now, observer: &observer)
         }
@@ -447,7 +447,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     }
 
     /// A fresh de-framer and a reset controller, which advertises or scans again.
-    mutating func framingLost<O: DriverObserver & ~Copyable>(_ why: FramingLoss, now: UInt64, observer: inout O) {
+    mutating func framingLost<O: HostLoopObserver & ~Copyable>(_ why: FramingLoss, now: UInt64, observer: inout O) {
         progress.framingResets += 1
         observer.framingLost(why)
         deframer = H4Deframer()
@@ -461,7 +461,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
     /// `pollRounds` polls and an event ring's worth of events per round, so a
     /// pass always returns to the board (signals, the watchdog, I/O); what is
     /// left makes `nextDeadline` due at once.
-    mutating func processEvents<O: DriverObserver & ~Copyable>(now: UInt64, observer: inout O, polling: Bool = true) {
+    mutating func processEvents<O: HostLoopObserver & ~Copyable>(now: UInt64, observer: inout O, polling: Bool = true) {
         if polling { host.transmitRoomFreed = false }
         // The usual pass (a packet with no event, a timer): the one poll, no loop.
         var polled = 0
@@ -471,7 +471,7 @@ public struct HostDriver<App: HostApplication & ~Copyable, Setup: ControllerSetu
             if !host.hasEvents { return }
             polled = 1
         }
-        for _ in polled..<HostDriver.pollRounds {
+        for _ in polled..<HostLoop.pollRounds {
             var budget = Capacity.EventRing.capacityCount
             while budget > 0, let event = host.nextEvent() {
                 budget -= 1

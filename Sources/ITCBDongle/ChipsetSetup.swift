@@ -1,12 +1,12 @@
 import CLinux
 import BLEHost
-import VendorDrivers
+import Chipsets
 
 /// Chipset set-up before the host's bring-up: the firmware downloads of the
-/// VendorDrivers target's `ChipsetTable` (sans-IO), run by the core's driver as
+/// Chipsets target's `ChipsetTable` (sans-IO), run by the core's driver as
 /// its first init step; this picks the plan for a transport and reads the files
 /// each chipset asks for from `<firmware dir>/<its folder>/`. Names no vendor.
-enum FirmwareSetup {
+enum ChipsetSetup {
     /// Where the controller is, as the chipsets see it.
     static func context(for transport: Transport) -> ChipsetContext {
         var context = ChipsetContext()
@@ -101,8 +101,8 @@ struct VendorFiles {
     /// The "firmware loaded" line was written (or there was nothing to say).
     var reported = false
 
-    var firmware: UnsafeRawBufferPointer { FirmwareSetup.bytes(firmwareFile) }
-    var companion: UnsafeRawBufferPointer { FirmwareSetup.bytes(companionFile) }
+    var firmware: UnsafeRawBufferPointer { ChipsetSetup.bytes(firmwareFile) }
+    var companion: UnsafeRawBufferPointer { ChipsetSetup.bytes(companionFile) }
 
     mutating func release() {
         free()
@@ -127,7 +127,7 @@ struct VendorFiles {
         var tried = ["\(folder)/\(text(request.firmware))"]
         if !request.alternative.isEmpty { tried.append("\(folder)/\(text(request.alternative))") }
         for path in tried {
-            if let file = FirmwareSetup.readFile(path, limit: limit) {
+            if let file = ChipsetSetup.readFile(path, limit: limit) {
                 firmwareFile = file
                 firmwarePath = path
                 break
@@ -143,7 +143,7 @@ struct VendorFiles {
             return false
         }
         let companionPath = "\(folder)/\(text(request.companion))"
-        if !request.companion.isEmpty { companionFile = FirmwareSetup.readFile(companionPath, limit: limit) }
+        if !request.companion.isEmpty { companionFile = ChipsetSetup.readFile(companionPath, limit: limit) }
         if companionFile == nil, request.companionRequired {
             Log.error("\(facts.label): config file \(companionPath) is missing; it is in the \(facts.package)")
             return false

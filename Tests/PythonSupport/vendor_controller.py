@@ -1,4 +1,4 @@
-"""A vendor personality (Tests/Support/personalities.py: an un-patched Realtek
+"""A vendor personality (Tests/PythonSupport/personalities.py: an un-patched Realtek
 ROM or an Intel bootloader) in front of a Bumble virtual controller, H4 over
 TCP. The personality answers what the chip answers before and while its
 firmware is loaded and checks the download; whatever it does not answer goes

@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/Support/..
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # Tests/PythonSupport/..
 BINARY = os.environ.get("ITCB_DONGLE_BIN", os.path.join(REPO, ".build", "debug", "itcb-dongle"))
 SERVICE = "8E38140A-27BE-4090-8955-4FC4B5698D1E"
 QUESTION = "BDD37D7A-F66A-47B9-A49C-FE29FD235A77"
@@ -257,7 +257,7 @@ def realtek_download_phase(commands):
 
 
 class VendorEmulation:
-    """Tests/Support/vendor_controller.py: a vendor personality (Realtek ROM, Intel
+    """Tests/PythonSupport/vendor_controller.py: a vendor personality (Realtek ROM, Intel
     boot loader) in front of a Bumble controller, plus plain controllers on the
     same link. Records every command to `record`; the personality's protocol
     errors and its log go next to it (.errors, .log)."""
@@ -266,7 +266,7 @@ class VendorEmulation:
         self.record = record
         stem = record[:-len(".hex")] if record.endswith(".hex") else record
         self.errors_path, self.log_path = stem + ".errors", stem + ".log"
-        args = [sys.executable, os.path.join(REPO, "Tests", "Support", "vendor_controller.py"), "--chip", chip,
+        args = [sys.executable, os.path.join(REPO, "Tests", "PythonSupport", "vendor_controller.py"), "--chip", chip,
                 "--record", record, "--errors", self.errors_path, *options]
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)

@@ -1,6 +1,6 @@
 import Testing
 import BLEHost
-@testable import VendorDrivers
+@testable import Chipsets
 import TestSupport
 
 /// Hand-built Realtek patch files: the parsers must answer every malformed

@@ -1,6 +1,6 @@
 import Testing
 import BLEHost
-@testable import VendorDrivers
+@testable import Chipsets
 import TestSupport
 
 /// Intel Read Version parsing, firmware names, `.sfi` checks and the loader's

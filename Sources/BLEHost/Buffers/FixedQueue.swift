@@ -1,0 +1,37 @@
+/// A fixed-capacity FIFO for values of any type (events, commands). Slots hold
+/// plain elements (a filler until first use), so a pop copies the element out
+/// once and writes nothing back.
+public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
+    var items: InlineArray<capacity, Element>
+    var head = 0
+    public private(set) var count = 0
+
+    public init(filler: Element) { items = InlineArray(repeating: filler) }
+
+    public var isEmpty: Bool { count == 0 }
+    public var isFull: Bool { count == capacity }
+    /// How many elements fit.
+    public var maxCount: Int { capacity }
+    public static var capacityCount: Int { capacity }
+
+    @discardableResult
+    public mutating func push(_ item: Element) -> Bool {
+        guard count < capacity else { return false }
+        items[(head + count) % capacity] = item
+        count += 1
+        return true
+    }
+
+    public mutating func pop() -> Element? {
+        guard count > 0 else { return nil }
+        let index = head
+        head = (head + 1) % capacity
+        count -= 1
+        return items[index]
+    }
+
+    public mutating func removeAll() {
+        head = 0
+        count = 0
+    }
+}
