@@ -49,23 +49,28 @@ def unit_command(role, **variables):
 CONTROLLERS_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "controllers.py")
 
 
+def start_link(script, *arguments):
+    """Starts a script that serves Bumble controllers and prints "PORTS p1 p2 …" once they listen
+    (controllers.py, the USB fixture's bumble_link.py) -> (its process, the ports)."""
+    process = subprocess.Popen([sys.executable, script, *arguments], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    deadline = time.time() + 60
+    line = ""
+    while time.time() < deadline:
+        line = process.stdout.readline()
+        if line.startswith("PORTS") or not line:
+            break
+    if not line.startswith("PORTS"):
+        stop_process(process)
+        raise RuntimeError(f"Bumble controllers did not start: {line!r}")
+    return process, [int(p) for p in line.split()[1:]]
+
+
 class Controllers:
     """N Bumble controllers on one LocalLink, each an H4 tcp-server on a free port."""
 
     def __init__(self, count=2, extra=()):
-        self.process = subprocess.Popen([sys.executable, CONTROLLERS_SCRIPT, str(count), *extra],
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        start_new_session=True)
-        deadline = time.time() + 60
-        line = ""
-        while time.time() < deadline:
-            line = self.process.stdout.readline()
-            if line.startswith("PORTS") or not line:
-                break
-        if not line.startswith("PORTS"):
-            self.stop()
-            raise RuntimeError(f"Bumble controllers did not start: {line!r}")
-        self.ports = [int(p) for p in line.split()[1:]]
+        self.process, self.ports = start_link(CONTROLLERS_SCRIPT, str(count), *extra)
 
     def stop(self):
         stop_process(self.process)

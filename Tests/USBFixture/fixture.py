@@ -28,7 +28,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "Tests", "PythonSupport"))  # also when run as a script (bench_usb.py, soak_usb.py)
-from harness import stop_process  # noqa: E402
+from harness import start_link, stop_process  # noqa: E402
 CACHE = os.path.join(REPO, ".cache", "usb-fixture")
 BINARY = os.environ.get("ITCB_DONGLE_RELEASE_BIN", os.path.join(REPO, ".build-embedded", "itcb-dongle"))
 VID_PID = "0a12:0001"
@@ -69,19 +69,7 @@ class Link:
 
         self.options = tuple(options)  # e.g. --connection-address (bumble_link.py)
         arguments = [*self.options, *(["--ports", ",".join(map(str, ports))] if ports else [str(count)])]
-        self.process = subprocess.Popen([sys.executable, os.path.join(HERE, "bumble_link.py"), *arguments],
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        start_new_session=True)
-        deadline = time.time() + 60
-        line = ""
-        while time.time() < deadline:
-            line = self.process.stdout.readline()
-            if line.startswith("PORTS") or not line:
-                break
-        if not line.startswith("PORTS"):
-            self.stop()
-            raise RuntimeError(f"Bumble controllers did not start: {line!r}")
-        self.ports = [int(p) for p in line.split()[1:]]
+        self.process, self.ports = start_link(os.path.join(HERE, "bumble_link.py"), *arguments)
 
     def restart(self):
         """A new link on the same ports (QEMU reconnects to port 0 by itself)."""
