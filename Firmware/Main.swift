@@ -135,7 +135,9 @@ struct UARTLine: LogSink {
 struct Firmware {
     let driver: UnsafeMutablePointer<Driver>
     var observer = FirmwareObserver()
-    var deadline: UInt64? = nil
+    /// The driver's next deadline (`.max`: none), asked after the pass's
+    /// sends; 0 before the first pass: every timer is checked.
+    var deadline: UInt64 = 0
     var answers = 0
     var rejected = 0
 
@@ -173,7 +175,7 @@ struct Firmware {
         while true {
             var busy = feed()
             let now = boardMillis()
-            if let deadline, now >= deadline { busy = true }
+            if now >= deadline { busy = true }
             if busy { service(now: now) } else { boardIdle() }
         }
     }
@@ -184,12 +186,12 @@ struct Firmware {
     /// Timers, events to the 8-Ball, packets to the controller, the next timer.
     @inline(never)
     mutating func service(now: UInt64) {
-        driver.pointee.service(now: now, observer: &observer)
+        driver.pointee.service(now: now, waitedUntil: deadline, observer: &observer)
         logEightBall()
         while driver.pointee.nextOutgoing() {
             driver.pointee.outgoing.withBytes { boardH4Write($0.baseAddress, $0.count) }
         }
-        deadline = driver.pointee.nextDeadline()
+        deadline = driver.pointee.nextDeadline() ?? UInt64.max
         if observer.statusDue {
             observer.statusDue = false
             status()

@@ -197,13 +197,15 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     break
                 }
                 try flush()
+                // Asked after sending (a command arms its timeout); `service` is told it.
+                let deadline = driver.nextDeadline() ?? UInt64.max
                 // One path for every transport: it sleeps its own way.
-                now = try transport.wait(until: nextWake(), now: now, signals: Signals.readFD, extra: extraDescriptor())
+                now = try transport.wait(until: nextWake(driver: deadline), now: now, signals: Signals.readFD, extra: extraDescriptor())
                 Signals.drain { handleSignal($0, now: now) }
                 try transport.receive { hand($0, now: now) }
                 notifier?.tick(now: now, answering: controllerAnswers(now: now))
                 if now >= nextReport || observer.connectionsChanged { report(now: now) }
-                driver.service(now: now, observer: &observer)
+                driver.service(now: now, waitedUntil: deadline, observer: &observer)
             }
         } catch {
             if driver.isStopping {
@@ -257,8 +259,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
 
     /// When the loop must run next without input: the driver's next deadline
     /// or the watchdog's, UInt64.max for none.
-    mutating func nextWake() -> UInt64 {
-        var first = driver.nextDeadline() ?? UInt64.max
+    func nextWake(driver deadline: UInt64) -> UInt64 {
+        var first = deadline
         if let d = notifier?.deadline { first = min(first, d) }
         if let d = reportDeadline { first = min(first, d) }
         return first

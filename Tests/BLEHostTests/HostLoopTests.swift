@@ -55,6 +55,27 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         #expect(o.events.filter { $0 == "controllerTimeout" }.count == 2)
     }
 
+    @Test func aPassWokenBeforeTheDeadlineTheBoardWaitedForLeavesTheHostsTimers() {
+        var o = RecordingObserver()
+        var d = readyDriver(now: 0, &o)
+        d.host.probeController()
+        #expect(drain(&d).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
+        // Asked after sending, as a board does: the command's timeout is in it.
+        let due = d.nextDeadline() ?? UInt64.max
+        #expect(due == 3_000)
+        #expect(d.nextDeadline() == due, "asking again changes nothing")
+        d.service(now: 2_999, waitedUntil: due, observer: &o)
+        #expect(!o.events.contains("controllerTimeout"))
+        d.service(now: 3_000, waitedUntil: due, observer: &o)
+        #expect(o.events.filter { $0 == "controllerTimeout" }.count == 1)
+        // The skip is real: told of a later deadline, a pass leaves the timers alone.
+        #expect(drain(&d) == [hciReset])
+        d.service(now: 6_000, waitedUntil: 6_001, observer: &o)
+        #expect(o.events.filter { $0 == "controllerTimeout" }.count == 1)
+        d.service(now: 6_000, observer: &o)
+        #expect(o.events.filter { $0 == "controllerTimeout" }.count == 2, "unknown (the default): every timer checked")
+    }
+
     @Test func notReadyAfterReadyTimeoutWithoutAnswers() {
         var o = RecordingObserver()
         var d = makeDriver(NoSetup())

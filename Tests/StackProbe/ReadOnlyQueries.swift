@@ -37,6 +37,7 @@ public func probeDriver<App: HostApplication & ~Copyable, Setup: ControllerSetup
     _ driver: borrowing HostLoop<App, Setup>
 ) -> Bool {
     driver.host.nextDeadline() != nil && driver.host.connectionCount > 0 && driver.app.isWaitingForRoom
+        && driver.nextDeadline() != nil  // the loop's own deadline: a query of a borrowed driver
 }
 
 public func probeDriverSpecialised(_ driver: UnsafeMutablePointer<HostLoop<EightBallPeripheral, NoSetup>>) -> Bool {

@@ -125,7 +125,7 @@ public func runSilent<S: ControllerSetup>(_ d: inout TestDriver<S>, from start: 
         if case .finished = state { return (state, now, sent) }
         guard let next = d.nextDeadline(), next <= limit else { return (state, now, sent) }
         now = max(now, next)
-        d.service(now: now, observer: &o)
+        d.service(now: now, waitedUntil: next, observer: &o)
         sent += drain(&d)
     }
     Issue.record("the driver neither ended nor went idle")

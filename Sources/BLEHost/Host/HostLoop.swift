@@ -143,9 +143,6 @@ struct DriverProgress {
     var controllerWentSilent = false
     /// Where the controller is on the recovery ladder; nil while it answers.
     var rung: RecoveryRung? = nil
-    /// No host timer is due before this (the host's deadline as `nextDeadline`
-    /// last told the board); good for the one pass after it, 0 = unknown.
-    var hostTimersFrom: UInt64 = 0
     // Set-up.
     var setupCommandPending = false
     var setupDeadline: UInt64 = 0
@@ -163,11 +160,12 @@ struct DriverProgress {
 ///     driver.start(now:)                       once
 ///     loop:
 ///       driver.check(now:)                     → state (ended? files wanted?)
-///       sleep until input or driver.nextDeadline(now:)
+///       while driver.nextOutgoing() { send driver.outgoing }
+///       deadline = driver.nextDeadline()        after sending (a command arms a timer)
+///       sleep until input or deadline
 ///       driver.receive(type:_:now:observer:)   per packet (USB)
 ///       driver.receive(stream:now:observer:)   per read (H4 over UART/TCP)
-///       driver.service(now:observer:)          timers, events, the application
-///       while driver.nextOutgoing() { send driver.outgoing }
+///       driver.service(now:waitedUntil: deadline, observer:)  timers, events, the application
 public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup & ~Copyable>: ~Copyable {
     public var host: Host
     public var app: App
@@ -386,20 +384,24 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
     // MARK: - Timers and events
 
     /// Timers due at `now`, the events of the last input, the application's work.
-    public mutating func service<O: HostLoopObserver & ~Copyable>(now: UInt64, observer: inout O) {
+    /// `waitedUntil` is what `nextDeadline` said before the board's wait
+    /// (`.max` for nil), asked after the board's last send: no host timer is
+    /// due before it, so a pass woken earlier by input skips them (asking the
+    /// host again here cost 4.6% more instructions per question in the process
+    /// bench, 2026-11-26). 0, the default: unknown, every timer is checked.
+    public mutating func service<O: HostLoopObserver & ~Copyable>(now: UInt64, waitedUntil: UInt64 = 0, observer: inout O) {
         if deframer.isMidPacket, now >= progress.lastInput + settings.stallLimit {
             framingLost(.stalled, now: now, observer: &observer)
         }
         guard progress.state == .running else { return }
         // The host's timers only when one may be due: none is before the deadline
-        // the board last slept towards (a timer armed since was armed from a
-        // later `now`, so falls later still). That answer holds for this pass.
-        if now >= progress.hostTimersFrom {
+        // the board waited towards (a timer armed since, by input, was armed
+        // from this wake-up's `now` or later, so falls later still).
+        if now >= waitedUntil {
             host.tick(now: now)
         } else {
             host.setClock(now)
         }
-        progress.hostTimersFrom = 0
         if let interval = settings.healthInterval, now >= progress.nextHealthCheck {
             progress.nextHealthCheck = now + interval
             host.probeController()
@@ -412,20 +414,16 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
         processEvents(now: now, observer: &observer)
     }
 
-    /// The earliest time `service` (or `check`) has work. Mutating: the host's
-    /// part is kept, so the next `service` skips the host's timers before it
-    /// (computing it again in `service` cost 4.6% more instructions per
-    /// question in the process bench, 2026-11-26).
-    public mutating func nextDeadline() -> UInt64? {
+    /// The earliest time `service` (or `check`) has work: ask it after
+    /// sending, wait until it, and hand it to `service` as `waitedUntil`.
+    public func nextDeadline() -> UInt64? {
         var first = UInt64.max
         if deframer.isMidPacket { first = min(first, progress.lastInput + settings.stallLimit) }
         switch progress.state {
         case .settingUp:
             first = min(first, min(progress.setupDeadline, progress.setupResume))
         case .running:
-            let hostDeadline = host.nextDeadline()
-            progress.hostTimersFrom = hostDeadline ?? UInt64.max
-            if let d = hostDeadline { first = min(first, d) }
+            if let d = host.nextDeadline() { first = min(first, d) }
             if let d = app.nextDeadline() { first = min(first, d) }
             if progress.isStopping { first = min(first, progress.hardStop) }
             if settings.healthInterval != nil { first = min(first, progress.nextHealthCheck) }
@@ -540,10 +538,7 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
             setup.command(into: &outgoing)
             return true
         case .running:
-            guard host.nextOutgoing(into: &outgoing) else { return false }
-            // A command arms its timeout: the host's deadline must be asked again.
-            if outgoing[0] == H4PacketType.command { progress.hostTimersFrom = 0 }
-            return true
+            return host.nextOutgoing(into: &outgoing)
         case .needsFiles, .finished:
             return false
         }
