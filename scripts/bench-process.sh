@@ -51,7 +51,7 @@ MAX_ALLOCATIONS=${BENCH_MAX_ALLOCATIONS:-0}
 MAX_SYSCALLS_PER_WAKEUP=${BENCH_MAX_SYSCALLS_PER_WAKEUP:-2}
 MAX_SYSCALLS_BESIDES_WAKEUPS=${BENCH_MAX_SYSCALLS_BESIDES_WAKEUPS:-4}
 # The paced run's pause after each step of a cycle, seconds (longer than a packet takes under callgrind).
-PACE=${BENCH_PACE:-0.02}
+PACE=${BENCH_PACE:-0.05}
 # Question counts of the two runs: under valgrind (slow) and without (strace, CPU).
 VALGRIND_N1=${BENCH_VALGRIND_N1:-100}
 VALGRIND_N2=${BENCH_VALGRIND_N2:-300}
