@@ -15,8 +15,8 @@
 #   instructions  valgrind --tool=callgrind in the guest: user-space
 #                 instructions of the whole process, judged along the poll
 #                 loop's structure (Tests/PythonSupport/bench_figures.py): per
-#                 wake-up (a third run, paced: the central pauses 0.1 s after
-#                 each step of the 80 questions, so every transfer is its own
+#                 wake-up (a second pair of runs, paced: the central pauses
+#                 0.1 s after each step, so every transfer is its own
 #                 wake-up; its extra instructions over its extra wake-ups) and
 #                 per question besides the wake-ups (the work for its
 #                 packets). The total moves with how many packets one wake-up

@@ -13,14 +13,14 @@ that drains the input (TCP: the `read`; USB: the reap loop's final
 packet out; USB: a submit and a reap per transfer) or per question (the log
 line). Both parts are counts that repeat from run to run.
 
-Instructions are judged the same way, with a third run: the same questions
-as one of the two, the central pausing after each step of a cycle so that
-every packet arrives on its own (the most wake-ups). Same questions, same
-packets: the instructions the paced run spends more, divided by the wake-ups
-it has more, are what one wake-up costs (the wait, the loop's pass); the
-total per question less that cost times its wake-ups is the work done for the
-question's packets, whichever wake-up found them. The total is reported, not
-gated.
+Instructions are judged the same way, with a second pair of runs: the same
+questions, the central pausing after each step of a cycle so that every
+packet arrives on its own (the most wake-ups). Same questions, same packets:
+the instructions per question the paced pair spends more, divided by the
+wake-ups per question it has more, are what one wake-up costs (the wait, the
+loop's pass); the total per question less that cost times its wake-ups is the
+work done for the question's packets, whichever wake-up found them. The
+total is reported, not gated.
 """
 
 
@@ -60,21 +60,56 @@ def syscall_structure(calls, drains, leave_out=()):
             "besides_wakeups": total - woke}
 
 
-def instruction_structure(short, long, n1, n2, paced, paced_n):
-    """callgrind_profile.py figures of the runs of N1 and N2 questions and of the paced run of paced_n (N1 or
-    N2) questions -> {"total", "wakeups", "paced_wakeups" (per question), "per_wakeup" (instructions),
-    "besides_wakeups" (instructions per question)}.
-    Raises ValueError when the paced run did not wake up more (nothing to tell the two costs apart)."""
+def instruction_structure(short, long, paced_short, paced_long, n1, n2):
+    """callgrind_profile.py figures of the runs of N1 and N2 questions, unpaced and paced -> {"total",
+    "wakeups", "paced_wakeups" (per question), "per_wakeup" (instructions), "besides_wakeups" (instructions
+    per question)}. Each pair gives a cost per question and wake-ups per question with start-up cancelled;
+    the paced pair's extra cost over its extra wake-ups is one wake-up's. When the paced runs did not wake
+    up more (a loaded machine gives every arrival its own wake-up in both), the two costs cannot be told
+    apart: per_wakeup and besides_wakeups are None, and instruction_failures judges the total against both
+    budgets at its wake-ups."""
     total = per_question(short["instructions"], long["instructions"], n1, n2)
     wakeups = per_question(short["calls"]["poll"], long["calls"]["poll"], n1, n2)
-    same = short if paced_n == n1 else long
-    more = paced["calls"]["poll"] - same["calls"]["poll"]
-    if more < paced_n / 10:
-        raise ValueError(f"the paced run woke up {more} times more than the unpaced one for {paced_n} questions:"
-                         " too few to tell a wake-up's instructions from the packets'")
-    per_wakeup = (paced["instructions"] - same["instructions"]) / more
-    return {"total": total, "wakeups": wakeups, "paced_wakeups": paced["calls"]["poll"] / paced_n,
-            "per_wakeup": per_wakeup, "besides_wakeups": total - per_wakeup * wakeups}
+    paced_total = per_question(paced_short["instructions"], paced_long["instructions"], n1, n2)
+    paced_wakeups = per_question(paced_short["calls"]["poll"], paced_long["calls"]["poll"], n1, n2)
+    figures = {"total": total, "wakeups": wakeups, "paced_wakeups": paced_wakeups,
+               "per_wakeup": None, "besides_wakeups": None}
+    if paced_wakeups - wakeups >= 0.1:
+        figures["per_wakeup"] = (paced_total - total) / (paced_wakeups - wakeups)
+        figures["besides_wakeups"] = total - figures["per_wakeup"] * wakeups
+    return figures
+
+
+def instruction_failures(figures, max_per_wakeup, max_besides, what):
+    """The budget lines `figures` (instruction_structure's) break: the two parts each, or, when they could not
+    be told apart, the total against max_besides + max_per_wakeup x its wake-ups. `what`: a wake-up's parts."""
+    if figures["per_wakeup"] is None:
+        allowed = max_besides + max_per_wakeup * figures["wakeups"]
+        if figures["total"] > allowed:
+            return [f"{figures['total']:,.0f} instructions per question exceed {max_besides:,} besides the wake-ups"
+                    f" and {max_per_wakeup:,} for each of its {figures['wakeups']:.1f} wake-ups ({allowed:,.0f})"]
+        return []
+    failures = []
+    if figures["per_wakeup"] > max_per_wakeup:
+        failures.append(f"{figures['per_wakeup']:,.0f} instructions per wake-up exceed the budget of"
+                        f" {max_per_wakeup:,} ({what})")
+    if figures["besides_wakeups"] > max_besides:
+        failures.append(f"{figures['besides_wakeups']:,.0f} instructions per question besides the wake-ups' exceed"
+                        f" the budget of {max_besides:,}")
+    return failures
+
+
+def instruction_lines(figures, what):
+    """The report's two lines under the total: the cost of a wake-up and the packets' work (or why not)."""
+    if figures["per_wakeup"] is None:
+        return [f"    per wake-up / besides       not told apart this run: the unpaced run woke as often as the"
+                f" paced one ({figures['wakeups']:.1f} and {figures['paced_wakeups']:.1f} a question); the total"
+                f" is judged against both budgets at its wake-ups"]
+    return [f"    per wake-up             {figures['per_wakeup']:>13,.0f}   {what}: the paced run's extra"
+            f" instructions over its extra wake-ups",
+            f"    besides the wake-ups    {figures['besides_wakeups']:>13,.0f}   the work for the question's packets"
+            f" ({figures['wakeups']:.1f} wake-ups a question, {figures['paced_wakeups']:.1f} paced; the total moves"
+            f" with how many packets one wake-up finds, these two do not)"]
 
 
 def listing(by_name, leave_out=()):

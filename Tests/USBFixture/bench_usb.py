@@ -26,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [HERE, os.path.join(REPO, "Tests", "PythonSupport")]
-from bench_figures import instruction_structure, listing, per_question, strace_table, syscall_structure  # noqa: E402
+from bench_figures import instruction_failures, instruction_lines, instruction_structure, listing, per_question, strace_table, syscall_structure  # noqa: E402
 from fixture import Guest, Link  # noqa: E402
 from harness import stop_process  # noqa: E402
 
@@ -289,6 +289,7 @@ def measure(args, out, v1, v2, s1, s2, t1, t2, bumble_tools):
             for tool, (n1, n2) in (("callgrind", (v1, v2)), ("strace", (s1, s2))):
                 run(guest, link, out, "ours", tool, n1, args)
                 run(guest, link, out, "ours", tool, n2, args)
+            run(guest, link, out, "ours", "callgrind", v1, args, paced=True)
             run(guest, link, out, "ours", "callgrind", v2, args, paced=True)
         except (RunFailed, AssertionError, TimeoutError, RuntimeError) as error:  # fixture.Guest raises the others
             log(f"bench-usb: {error}")
@@ -357,11 +358,8 @@ def main():
     c1, c2 = callgrind_figures(out, "ours", v1), callgrind_figures(out, "ours", v2)
     cg = per_question(c1, c2, v1, v2)
     allocs, ours, libusb = cg["total"], cg["ours"], cg["libusb"]
-    try:
-        loop = instruction_structure(c1, c2, v1, v2, callgrind_figures(out, "ours", v2, paced=True), v2)
-    except ValueError as error:
-        log(f"bench-usb: {error}")
-        return 2
+    loop = instruction_structure(c1, c2, callgrind_figures(out, "ours", v1, paced=True),
+                                 callgrind_figures(out, "ours", v2, paced=True), v1, v2)
     instr = loop["total"]
     transfers_cg, polls_cg = cg["calls"]["libusb_submit_transfer"], cg["calls"]["poll"]
     by_name, errors, submits = strace_per_question(out, "ours", s1, s2)
@@ -384,11 +382,8 @@ def main():
         f" questions, one connection; callgrind {v1}/{v2}, strace {s1}/{s2}):")
     log(f"  instructions (callgrind)      {instr:>10,.0f}   ({c1['instructions']:,} and {c2['instructions']:,} in all),"
         f" {loop['wakeups']:.1f} wake-ups a question under callgrind")
-    log(f"    per wake-up                 {loop['per_wakeup']:>10,.0f}   libusb's poll and the loop's pass: the paced"
-        f" run's extra instructions over its extra wake-ups")
-    log(f"    besides the wake-ups        {loop['besides_wakeups']:>10,.0f}   the work for the question's packets"
-        f" ({loop['wakeups']:.1f} wake-ups a question, {loop['paced_wakeups']:.1f} paced; the total moves with"
-        f" how many packets one wake-up finds, these two do not)")
+    for line in instruction_lines(loop, "libusb's poll and the loop's pass"):
+        log(line)
     log(f"  heap allocations (callgrind)  {allocs:>10.2f}   ours {ours:.2f}, libusb {libusb:.2f}"
         f" (by caller: calls of malloc/calloc/realloc/posix_memalign/aligned_alloc)")
     counted = counter_per_question(out, "ours", s1, s2)
@@ -455,12 +450,8 @@ def main():
 
     failures = []
     # Instructions along the loop's structure too: a wake-up's and the packets' (the total is not gated).
-    if loop["per_wakeup"] > args.max_instructions_per_wakeup:
-        failures.append(f"{loop['per_wakeup']:,.0f} instructions per wake-up exceed the budget of"
-                        f" {args.max_instructions_per_wakeup:,} (libusb's poll and the loop's pass)")
-    if loop["besides_wakeups"] > args.max_instructions_besides:
-        failures.append(f"{loop['besides_wakeups']:,.0f} instructions per question besides the wake-ups'"
-                        f" exceed the budget of {args.max_instructions_besides:,}")
+    failures += instruction_failures(loop, args.max_instructions_per_wakeup, args.max_instructions_besides,
+                                     "libusb's poll and the loop's pass")
     if ours > args.max_allocations_ours + args.slack:
         failures.append(f"{ours:.2f} heap allocations of ours per question exceed the budget of"
                         f" {number(args.max_allocations_ours)}")
