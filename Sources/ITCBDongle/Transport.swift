@@ -182,6 +182,10 @@ class DescriptorTransport: Transport {
     /// A serial port may be reopened at another rate; a socket offers nothing.
     var offersPortReset: Bool { false }
     func warnHungAfterWarmStart() {}
+    // Declared here so that SerialTransport's versions override them: the protocol's
+    // defaults would otherwise be this class's witnesses, and a subclass's never called.
+    func chipsetFacts(into context: inout ChipsetContext) {}
+    func follow(baudRate: UInt32) {}
 
     final func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> UInt64 {
         if pollSet.isEmpty { pollSet.set([pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]) }
@@ -299,14 +303,14 @@ final class SerialTransport: DescriptorTransport {
         return true
     }
 
-    func chipsetFacts(into context: inout ChipsetContext) {
+    override func chipsetFacts(into context: inout ChipsetContext) {
         context.uartBaud = UInt32(baud)
         context.uartTargetBaud = UInt32(targetBaud)
     }
 
     /// A chipset changed the controller's rate (or its restart did): the port
     /// follows before anything more is sent. 0: no change asked.
-    func follow(baudRate wanted: UInt32) {
+    override func follow(baudRate wanted: UInt32) {
         let rate = Int(wanted)
         guard rate > 0, rate != baud else { return }
         let was = baud
