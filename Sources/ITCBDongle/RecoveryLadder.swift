@@ -1,5 +1,6 @@
 import CLinux
 import BLEHost
+import Chipsets
 
 /// The Linux board's part of the recovery ladder. The decisions
 /// are the driver's (`RecoveryRung`: HCI Reset, then a port reset and a fresh
