@@ -122,8 +122,9 @@ extension CommandLineSettings {
                 opened = try openTransport(spec, reset: portReset)
             } catch {
                 let now = monotonicMilliseconds()
-                if rung != nil, portReset, spec.isUSB, case .notFound = error {
-                    // The ladder's port reset made it re-enumerate: open it again where it comes back.
+                if rung != nil, portReset, spec.isUSB {
+                    // The ladder's port reset made it re-enumerate (gone for a moment, or not yet
+                    // answering its descriptor requests): open it again where it comes back.
                     Log.warning("\(error.description); waiting up to \(RecoveryLadder.reenumerationWait / 1000) s for it")
                     RecoveryLadder.stepBegins("dongle re-enumerating after its port reset")
                     reenumeratingUntil = now + RecoveryLadder.reenumerationWait

@@ -223,17 +223,22 @@ def test_warm_start_hang_is_recovered_with_a_port_reset(guest, link):
     Realtek parts after a reboot) until its port is reset: without --usb-reset the
     program resets the port by itself, once, and comes up."""
     guest.check("wait_btusb; wait_hci_idle; touch hang-until-port-reset")
-    start(guest, "warm", "--role peripheral --transport usb:0a12:0001 --name WarmBall")
-    guest.wait_for_file_text("warm.log", "info: advertising", timeout=40)
-    log = guest.file("warm.log")
-    assert "did not answer HCI Reset" in log and "resetting its USB port" in log, log
-    gadget = guest.file("gadget.log")
-    assert "HCI Reset dropped: hanging until a port reset" in gadget, gadget
-    assert "port reset: the controller answers HCI Reset again" in gadget, gadget
-    answers, _ = ask_over_usb(link, "WarmBall", ["Warm?", "Again?"])
-    assert all(a.decode() in SLUGS for a in answers), answers
-    stop(guest, "warm")
-    assert_btusb_back(guest, "warm")
+    try:
+        start(guest, "warm", "--role peripheral --transport usb:0a12:0001 --name WarmBall")
+        guest.wait_for_file_text("warm.log", "info: advertising", timeout=60)
+        log = guest.file("warm.log")
+        assert "did not answer HCI Reset" in log and "resetting its USB port" in log, log
+        gadget = guest.file("gadget.log")
+        assert "HCI Reset dropped: hanging until a port reset" in gadget, gadget
+        assert "port reset: the controller answers HCI Reset again" in gadget, gadget
+        answers, _ = ask_over_usb(link, "WarmBall", ["Warm?", "Again?"])
+        assert all(a.decode() in SLUGS for a in answers), answers
+        stop(guest, "warm")
+        assert_btusb_back(guest, "warm")
+    finally:
+        # A port reset can leave GadgetFS's EP0 unable to answer (seen once in the guest:
+        # every later test then found no usable descriptor): the next test gets a fresh plug.
+        guest.run("pkill -KILL -x itcb-dongle; rm -f hang-until-port-reset; unplug; plug && wait_btusb", timeout=90)
 
 
 # ---------------------------------------------------------------- endurance and faults over USB
