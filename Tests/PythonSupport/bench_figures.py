@@ -14,8 +14,9 @@ packet out; USB: a submit and a reap per transfer) or per question (the log
 line). Both parts are counts that repeat from run to run.
 
 Instructions are judged the same way, with a second pair of runs: the same
-questions, the central pausing after each step of a cycle so that every
-packet arrives on its own (the most wake-ups). Same questions, same packets:
+questions, the central pausing after each step of a cycle so that arrivals
+do not coalesce (more wake-ups, when the unpaced pair coalesced at all). Same
+questions, same packets:
 the instructions per question the paced pair spends more, divided by the
 wake-ups per question it has more, are what one wake-up costs (the wait, the
 loop's pass); the total per question less that cost times its wake-ups is the
@@ -65,7 +66,7 @@ def instruction_structure(short, long, paced_short, paced_long, n1, n2):
     "wakeups", "paced_wakeups" (per question), "per_wakeup" (instructions), "besides_wakeups" (instructions
     per question)}. Each pair gives a cost per question and wake-ups per question with start-up cancelled;
     the paced pair's extra cost over its extra wake-ups is one wake-up's. When the paced runs did not wake
-    up more (a loaded machine gives every arrival its own wake-up in both), the two costs cannot be told
+    up at least 0.1 a question more (little coalesces under callgrind, less on a loaded machine), the two costs cannot be told
     apart: per_wakeup and besides_wakeups are None, and instruction_failures judges the total against both
     budgets at its wake-ups."""
     total = per_question(short["instructions"], long["instructions"], n1, n2)
@@ -102,10 +103,10 @@ def instruction_failures(figures, max_per_wakeup, max_besides, what):
 def instruction_lines(figures, what):
     """The report's two lines under the total: the cost of a wake-up and the packets' work (or why not)."""
     if figures["per_wakeup"] is None:
-        return [f"    per wake-up / besides       not told apart this run: the unpaced run woke as often as the"
-                f" paced one ({figures['wakeups']:.1f} and {figures['paced_wakeups']:.1f} a question); the total"
+        return [f"    per wake-up / besides       not told apart this run: the paced pair did not wake up more"
+                f" than the unpaced one ({figures['paced_wakeups']:.1f} and {figures['wakeups']:.1f} a question); the total"
                 f" is judged against both budgets at its wake-ups"]
-    return [f"    per wake-up             {figures['per_wakeup']:>13,.0f}   {what}: the paced run's extra"
+    return [f"    per wake-up             {figures['per_wakeup']:>13,.0f}   {what}: the paced pair's extra"
             f" instructions over its extra wake-ups",
             f"    besides the wake-ups    {figures['besides_wakeups']:>13,.0f}   the work for the question's packets"
             f" ({figures['wakeups']:.1f} wake-ups a question, {figures['paced_wakeups']:.1f} paced; the total moves"
