@@ -44,13 +44,14 @@ demangle() {
     done
 }
 # Value initialisers (a Swift `init` and a stored property's initial value)
-# build the value they return in their own frame: Host(configuration:database:)
-# holds a whole ~40 KB host. Only the Linux binary and the tests call them,
-# with megabytes of stack; firmware builds the same state in its static storage
-# with Host.initialize / EightBallPeripheral.initialize (Sources/BLEHost/Buffers/InPlace.swift,
-# a few dozen bytes of frame, checked below like every other function) and the
-# firmware suite checks every frame of the linked ELF, start-up included. So
-# value initialisers are listed, bounded by INIT_LIMIT, and not held to LIMIT.
+# build what they return in their own frame: the transmit queue's initial
+# PDUs, the 8-Ball's per-central buffers (kilobytes at Linux's capacities).
+# Firmware calls them too, once at start, from Host.build and
+# EightBallPeripheral.build (Sources/BLEHost/Buffers/InPlace.swift), which
+# write the whole value where it lives and are held to LIMIT below like every
+# other function; at the firmware's capacities the firmware suite holds every
+# frame of the linked ELF, start-up included, to 2 KB. So here value
+# initialisers are listed, bounded by INIT_LIMIT, and not held to LIMIT.
 INIT_LIMIT=${STACK_INIT_LIMIT:-49152}
 : > "$out/initialisers.txt"
 : > "$out/others.txt"
@@ -62,7 +63,7 @@ paste -d'\t' "$out/frames.txt" "$out/names.txt" | while IFS=$'\t' read -r line n
         *) echo "$line" >> "$out/others.txt" ;;
     esac
 done
-for required in 'static Host.initialize(_:configuration:)' 'static EightBallPeripheral.initialize('; do
+for required in 'static Host.build(' 'static EightBallPeripheral.build('; do
     found=$(paste -d'\t' "$out/frames.txt" "$out/names.txt" | awk -F'\t' -v want="$required" \
         '!done && index($2, want) == 1 { split($1, f, " "); print $2 ": " f[1] " bytes"; done = 1 }')
     [ -n "$found" ] || { echo "stack-check: FAIL: the in-place constructor $required is missing"; exit 1; }

@@ -73,23 +73,23 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     }
 
     /// Builds an 8-Ball at `pointer` in place (firmware: no stack temporary of
-    /// its per-central buffers), adding its services to the host's `database`.
-    /// The memory may hold anything beforehand, as for `Host.initialize`.
+    /// its per-central buffers), adding its services to the host's `database`:
+    /// `init`, written where the 8-Ball lives, as `Host.initialize` does.
+    /// The memory may hold anything beforehand.
     public static func initialize(
         _ pointer: UnsafeMutablePointer<EightBallPeripheral>, name: UnsafeRawBufferPointer, style: AnswerStyle,
         seed: UInt64, database: inout GATTDatabase
     ) {
-        let name = UnsafeRawBufferPointer(rebasing: name[0..<min(name.count, Capacity.DeviceName.capacityCount)])
-        pointer.pointee.handles = EightBallDatabase.build(name: name, into: &database)
-        pointer.pointee.style = style
-        pointer.pointee.picker = AnswerPicker(seed: seed)
-        pointer.pointee.name.removeAll()
-        pointer.pointee.name.append(name)
-        for index in 0..<Capacity.links { pointer.pointee.centrals[index].inUse = false }
-        pointer.pointee.events.removeAll()
-        pointer.pointee.answeredCount = 0
-        pointer.pointee.rejectedCount = 0
-        pointer.pointee.answersWaiting = false
+        build(&pointer.pointee, name: name, style: style, seed: seed, database: &database)
+    }
+
+    @inline(never) static func build(
+        _ home: inout EightBallPeripheral, name: UnsafeRawBufferPointer, style: AnswerStyle, seed: UInt64,
+        database: inout GATTDatabase
+    ) {
+        withUnsafeMutablePointer(to: &home) {
+            $0.initialize(to: EightBallPeripheral(name: name, style: style, seed: seed, database: &database))
+        }
     }
 
     public mutating func nextEvent() -> EightBallEvent? { events.pop() }

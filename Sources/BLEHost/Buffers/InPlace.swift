@@ -1,60 +1,30 @@
 /// Construction in place, for firmware: `Host(configuration:database:)`
-/// builds the whole ~40 KB value in a stack temporary before it is copied to
-/// its home, which no small MCU's stack survives. These build the same state
-/// field by field in memory that is already the value's home (a static arena
-/// in .bss): every frame stays small. The memory may hold anything beforehand
-/// (zeros, a previous host): every type here is plain data without references,
-/// so writing a field never reads the old one, and nothing is read that was
-/// not written first (queues and tables are emptied by their counts).
-/// `InPlaceTests` proves the result behaves exactly like a host made by `init`.
+/// returns a ~40 KB value, and `pointer.initialize(to: Host(...))` builds it in
+/// a stack temporary before copying it home, which no small MCU's stack
+/// survives. `initialize` re-initialises with that same `init` (no list of
+/// fields to keep), but hands it the home as an `inout` (known to the
+/// optimiser as memory of the host's size): the value is then written where
+/// it lives. The memory may hold anything beforehand (zeros, a previous host):
+/// every type here is plain data without references, so nothing of the old
+/// value is read or released. `scripts/stack-check.sh` holds `initialize`'s
+/// frame to the limit of every function (a copy of the host would be
+/// kilobytes); `InPlaceTests` proves the result behaves like `init`'s.
 extension Host {
     /// Makes the memory at `pointer` a freshly initialised host (state `.off`,
     /// empty database: fill it with `buildDatabase`, then `start`).
     public static func initialize(_ pointer: UnsafeMutablePointer<Host>, configuration: HostConfiguration) {
-        pointer.pointee.resetInPlace(configuration: configuration)
+        build(&pointer.pointee, configuration)
+    }
+
+    /// Not inlined: the `inout` is what tells the optimiser that `home` is a
+    /// whole host's memory, so `init` may write into it directly.
+    @inline(never) static func build(_ home: inout Host, _ configuration: HostConfiguration) {
+        withUnsafeMutablePointer(to: &home) { $0.initialize(to: Host(configuration: configuration, database: GATTDatabase())) }
     }
 
     /// Adds attributes to the (empty) database before `start`.
     public mutating func buildDatabase(_ body: (inout GATTDatabase) -> Void) {
         body(&server.database)
-    }
-
-    mutating func resetInPlace(configuration: HostConfiguration) {
-        self.configuration = configuration
-        self.configuration.maxConnections = max(1, min(configuration.maxConnections, Host.connectionCapacity))
-        controller = ControllerInfo()
-        server.database.removeAll()
-        for i in 0..<Host.connectionCapacity { release(i) }
-        now = 0
-        commandQueue.removeAll()
-        commandCredits = 1
-        outstandingOpcode = nil
-        outstandingParameter = 0
-        commandDeadline = 0
-        earlyACL.removeAll()
-        linkAppeared = false
-        aclCredits = 0
-        aclQueue.removeAll()
-        mayOwe = false
-        signalingIdentifier = 0
-        unansweredOptional = false
-        owedCursor = 0
-        transmitRoomFreed = false
-        outputDropLine = RepeatedLine()
-        events.removeAll()
-        reports.removeAll()
-        advertisingReport = AdvertisingReport()
-        eventLossQueued = false
-        state = .off
-        initStep = .reset
-        advertiser = Advertiser()
-        scanner = Scanner()
-        shutdownStarted = 0
-        shutdownResetQueued = false
-        recoveries = 0
-        droppedInput = 0
-        droppedOutput = 0
-        counts = HostCounts()
     }
 }
 

@@ -40,13 +40,6 @@ public struct GATTDatabase: ~Copyable {
     var pool = Capacity.AttributeValuePool()
     public init() {}
 
-    /// Empties the database in place (Host.initialize builds firmware hosts so).
-    public mutating func removeAll() {
-        count = 0
-        cccdCount = 0
-        pool.removeAll()
-    }
-
     public func attribute(_ handle: UInt16) -> GATTAttribute? {
         guard handle >= 1, Int(handle) <= count else { return nil }
         return attributes[Int(handle) - 1]
