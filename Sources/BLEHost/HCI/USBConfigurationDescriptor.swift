@@ -1,32 +1,3 @@
-/// The endpoints of a USB Bluetooth controller (Core Vol 4 Part B §2.1.1):
-/// interrupt IN for events, bulk IN and bulk OUT for ACL, with their packet sizes.
-public struct USBEndpoints: Equatable {
-    public var event: UInt8 = 0
-    public var aclIn: UInt8 = 0
-    public var aclOut: UInt8 = 0
-    public var eventMaxPacket = 0
-    public var aclInMaxPacket = 0
-    public var aclOutMaxPacket = 0
-
-    public init() {}
-}
-
-/// Why a configuration descriptor gives no controller endpoints.
-public enum USBDescriptorError: Error, Equatable {
-    /// Fewer than 9 bytes, or not a configuration descriptor (bDescriptorType 2).
-    case notAConfiguration
-    /// wTotalLength is more than the bytes read, or less than the header.
-    case truncated(totalLength: Int, read: Int)
-    /// A descriptor whose bLength is below 2 or runs past wTotalLength (at this offset).
-    case badDescriptor(offset: Int)
-    /// An interface or endpoint descriptor shorter than its fixed part.
-    case shortDescriptor(offset: Int)
-    /// No interface 0, alternate setting 0.
-    case noInterfaceZero
-    /// Interface 0 lacks one of the three endpoints (what it has, as flags).
-    case missingEndpoints(interruptIn: Bool, bulkIn: Bool, bulkOut: Bool)
-}
-
 /// A raw configuration descriptor as the device sends it (USB 2.0 §9.6.3–9.6.6:
 /// the configuration, then interface, endpoint and class descriptors, each
 /// `bLength, bDescriptorType, …`, wTotalLength bytes in all), walked without
