@@ -13,6 +13,7 @@ import BLEHost
 /// Read Local Version (the patched build), on a UART with a faster rate asked
 /// Update UART Baud Rate, then Read BD_ADDR: an address from the kernel's list
 /// of defaults (every unit of a model shares it) is never used as the public one.
+
 /// The table's Broadcom/Cypress entry. USB dongles with a Broadcom VID:PID
 /// are probed; on any transport a controller is this chipset's when Read Local
 /// Version says Broadcom (15) or Cypress (305) with a subversion `btbcm.c` names.

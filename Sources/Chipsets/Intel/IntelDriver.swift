@@ -14,6 +14,7 @@ import BLEHost
 ///   records (Linux `btintel_parse_version_tlv`).
 ///
 /// The platform reads the files; everything here works on the caller's bytes.
+
 /// The table's Intel entry: the loader behind `ChipsetDriver`. A USB dongle
 /// with an Intel VID:PID starts at HCI Reset (its boot loader does not answer
 /// Read Local Version); on other transports the probe hands over when Read

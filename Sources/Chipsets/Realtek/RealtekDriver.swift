@@ -8,6 +8,7 @@ import BLEHost
 ///
 /// The platform reads the files; everything here works on the caller's bytes
 /// and keeps only offsets into them.
+
 /// The table's Realtek entry: the loader behind `ChipsetDriver`. USB dongles
 /// with a Realtek VID:PID are probed (Reset, Read Local Version); any other
 /// transport's controller is this chipset's when Read Local Version names an
