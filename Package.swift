@@ -22,8 +22,8 @@ let package = Package(
         // The 8-Ball game: GATT table, peripheral policy, central session.
         .target(name: "EightBall", dependencies: ["BLEHost"],
                 swiftSettings: inPlace),
-        // The chipset drivers of the Linux board: one table (Chipset.swift), one
-        // file per chipset (Realtek, Intel, Broadcom/Cypress: USB IDs, recognition,
+        // The chipset drivers of the Linux board: one table (ChipsetTable.swift), one
+        // folder per chipset (Realtek, Intel, Broadcom/Cypress: USB IDs, recognition,
         // loader, files) and `VendorSetup` (the plan and the probe, asking the
         // table). Sans-IO like the core, and Embedded-clean
         // (scripts/embedded-check.sh), but not part of the MCU firmware, whose

@@ -1,57 +1,5 @@
 import BLEHost
 
-/// Settings of the asker (docs/ARCHITECTURE.md, "The 8-Ball on the air"; CLI flags in parentheses).
-public struct CentralSettings {
-    /// RSSI window in dBm (--rssi-min/--rssi-max); the ITCB apps use -60…-20.
-    public var rssiMin: Int8 = -60
-    public var rssiMax: Int8 = -20
-    /// How long to wait for the answer notification (--timeout), ms.
-    public var answerTimeout: UInt64 = 5_000
-    /// How long to look for an 8-Ball before giving up, ms.
-    public var scanTimeout: UInt64 = 5_000
-    /// How long one LE Create Connection may take, ms.
-    public var connectTimeout: UInt64 = 5_000
-    /// Only this 8-Ball (--peer): by name, or by address when `peerAddress` is set.
-    public var peerName = FixedBytes<31>()
-    public var peerAddress: UInt64? = nil
-    /// Scan-only mode: report every 8-Ball in range, connect to none.
-    public var listOnly = false
-
-    public init() {}
-}
-
-/// What the session reports to the platform.
-public enum CentralEvent {
-    /// An advertiser passed the filter (scan table entry).
-    case found(ScanEntry)
-    case connected(address: BDAddress)
-    /// The target's advertised name is shortened: its GAP Device Name (0x2A00)
-    /// was read (`found`: the value is in the client link's `readValue`) or
-    /// could not be (`found` false). The session waits for `nameChecked`.
-    case nameRead(connection: UInt16, found: Bool)
-    /// Service, characteristics and Answer CCCD discovered: questions can be asked.
-    case ready(mtu: UInt16)
-    /// The answer to the current question: its index when it is a known slug or
-    /// phrase, and the raw value.
-    case answered(answer: Int?, value: Capacity.AnswerValue, latency: UInt64)
-    /// ATT error 0x0E: "please rephrase as a question".
-    case rejected
-    /// Another ATT error on the question write.
-    case failed(code: UInt8)
-    /// No answer in time: "device offline".
-    case offline
-    /// No 8-Ball passed the filter before the scan timeout.
-    case notFound
-    /// The peer has no 8-Ball service or lacks its characteristics.
-    case notAnEightBall
-    /// The link dropped mid-question: asking again on a fresh connection.
-    case retrying
-    /// Scan-only mode finished.
-    case scanComplete
-    /// The session ended (after `finish` or a fatal error).
-    case finished
-}
-
 /// The 8-Ball asker as a pure state machine: scan → filter → connect → exchange
 /// MTU → discover service, characteristics and the Answer CCCD → per question:
 /// subscribe, write the question, wait for the notification, unsubscribe.

@@ -189,11 +189,3 @@ func formatNumber(_ value: Double) -> String {
     // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
     abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : String(value)
 }
-
-enum RoleOption: String {
-    case peripheral, central
-}
-
-enum AnswersOption: String {
-    case slug, text
-}

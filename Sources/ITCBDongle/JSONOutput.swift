@@ -42,18 +42,6 @@ enum JSONOutput {
     }
 }
 
-enum JSONValue {
-    case string(String), int(Int), bool(Bool), null
-    var encoded: String {
-        switch self {
-        case .string(let s): jsonString(s)
-        case .int(let i): String(i)
-        case .bool(let b): b ? "true" : "false"
-        case .null: "null"
-        }
-    }
-}
-
 func jsonString(_ s: String) -> String {
     var out = "\""
     for scalar in s.unicodeScalars {

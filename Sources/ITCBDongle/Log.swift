@@ -1,34 +1,6 @@
 import CLinux
 import BLEHost
 
-/// Log levels of --log-level, most to least severe.
-enum LogLevel: Int, Comparable, CaseIterable {
-    case error, warning, info, debug, trace
-
-    init?(name: String) {
-        switch name.foldedCase() {
-        case "error": self = .error
-        case "warning", "warn": self = .warning
-        case "info": self = .info
-        case "debug": self = .debug
-        case "trace": self = .trace
-        default: return nil
-        }
-    }
-
-    var name: String {
-        switch self {
-        case .error: "error"
-        case .warning: "warning"
-        case .info: "info"
-        case .debug: "debug"
-        case .trace: "trace"
-        }
-    }
-
-    static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
-}
-
 /// One line per meaningful event on stderr (journald adds the timestamps under systemd).
 enum Log {
     nonisolated(unsafe) static var level = LogLevel.info
@@ -169,27 +141,4 @@ func logHostEvent(_ event: HostEvent, host: borrowing Host) {
         event.describe(into: &line, host: host)
     }
     line.write()
-}
-
-/// The controller stops advertising when a central connects and the host
-/// resumes it at once while a slot is free: that pair, once per connection, is
-/// debug. At info: the first "advertising" after bring-up, "advertising
-/// stopped" when it stays stopped (every --max-centrals slot taken), and
-/// "advertising" again when it resumes after that.
-enum AdvertisingNews {
-    nonisolated(unsafe) static var announced = false
-    nonisolated(unsafe) static var saidStopped = false
-
-    static func level(_ event: HostEvent) -> LogLevel {
-        guard case .advertising(let enabled) = event, enabled, !announced || saidStopped else { return .debug }
-        announced = true
-        saidStopped = false
-        return .info
-    }
-
-    static func connected(_ count: Int, _ limit: Int) {
-        guard announced, count >= limit, !saidStopped else { return }
-        saidStopped = true
-        Log.info("advertising stopped: \(count) central(s) connected, every --max-centrals slot taken")
-    }
 }

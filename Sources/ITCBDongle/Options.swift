@@ -6,21 +6,6 @@ import CLinux
 // fish completion are written from the same table at build time, by
 // Sources/ITCBDongleDocs (`make docs`), not by this program.
 
-/// A one-line command-line problem (exit 2).
-struct UsageError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
-}
-
-/// What getopt_long found: the options in order with their values ("" for a
-/// flag), and the arguments that are no option's.
-struct ParsedCommandLine {
-    var options: [(name: String, value: String)] = []
-    var positional: [String] = []
-
-    func has(_ name: String) -> Bool { options.contains { $0.name == name } }
-}
-
 /// Parses the arguments (without the program name) with getopt_long over the
 /// table: `--opt value` and `--opt=value`, options anywhere, `--` ends them.
 /// Unlike GNU's default an abbreviation is not taken for the option

@@ -67,8 +67,3 @@ enum TransportSpec: Equatable {
         }
     }
 }
-
-struct TransportSpecError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

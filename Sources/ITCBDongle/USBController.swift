@@ -3,41 +3,6 @@ import CLibUSB
 import CLinux
 import Chipsets
 
-/// A USB device that looks like a Bluetooth controller (Core Vol 4 Part B §2:
-/// class E0 Wireless, subclass 01 RF, protocol 01 Bluetooth, or FF/01/01 on a
-/// dongle a chipset claims) on the device or on interface 0. Combo cards that
-/// carry Bluetooth on another interface do not match.
-struct USBCandidate {
-    let device: OpaquePointer
-    let vendor: UInt16
-    let product: UInt16
-    let bus: Int
-    let ports: [Int]
-    let isBluetooth: Bool
-
-    /// The sysfs name, e.g. "1-1.2" (bus 1, port 1, then port 2 of that hub).
-    var path: String { "\(bus)-" + ports.map(String.init).joined(separator: ".") }
-    var id: String { "\(hex4(vendor)):\(hex4(product))" }
-
-    /// What sysfs says about it, readable without opening the device.
-    var productName: String { readSmallFile("/sys/bus/usb/devices/\(path)/product") ?? "?" }
-    var kernelDriver: String? {
-        var buffer = [CChar](repeating: 0, count: 512)
-        let n = readlink("/sys/bus/usb/devices/\(path):1.0/driver", &buffer, 511)
-        guard n > 0 else { return nil }
-        return string(fromCString: Array(buffer.prefix(n))).split(separator: "/").last.map(String.init)
-    }
-
-    func matches(_ spec: TransportSpec) -> Bool {
-        switch spec {
-        case .usbAny: isBluetooth
-        case .usbID(let v, let p): vendor == v && product == p
-        case .usbPath(let b, let p): bus == b && ports == p
-        default: false
-        }
-    }
-}
-
 /// Class E0/01/01 (Bluetooth), or vendor class FF/01/01 on a dongle a chipset
 /// of the table claims: Broadcom's BCM20702 dongles (0a5c:21e8 and OEM IDs)
 /// show FF/01/01 on the device and on interface 0, as Linux btusb's Broadcom

@@ -614,50 +614,6 @@ func libusbEventDescriptor(_ context: OpaquePointer) -> Int32 {
     return name == "anon_inode:[eventfd]" ? fd : -1
 }
 
-/// A fixed list of transfers, made once: a stack (`push`/`pop`) for the free
-/// pools, a FIFO (`push`/`popFirst`) for completions. Never grows.
-struct TransferList {
-    let slots: UnsafeMutablePointer<UnsafeMutablePointer<libusb_transfer>?>
-    let capacity: Int
-    var head = 0
-    private(set) var count = 0
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: nil, count: capacity)
-    }
-
-    subscript(index: Int) -> UnsafeMutablePointer<libusb_transfer> { slots[(head + index) % capacity]! }
-
-    mutating func push(_ transfer: UnsafeMutablePointer<libusb_transfer>) {
-        guard count < capacity else { return }
-        slots[(head + count) % capacity] = transfer
-        count += 1
-    }
-
-    /// The newest.
-    mutating func pop() -> UnsafeMutablePointer<libusb_transfer>? {
-        guard count > 0 else { return nil }
-        count -= 1
-        return slots[(head + count) % capacity]
-    }
-
-    /// The oldest.
-    mutating func popFirst() -> UnsafeMutablePointer<libusb_transfer>? {
-        guard count > 0 else { return nil }
-        let transfer = slots[head]
-        head = (head + 1) % capacity
-        count -= 1
-        return transfer
-    }
-
-    mutating func removeAll() {
-        head = 0
-        count = 0
-    }
-}
-
 /// libusb's pollfd notifiers: the poll set is rebuilt before the next wait.
 let usbPollfdAdded: libusb_pollfd_added_cb = { _, _, user in
     guard let user else { return }
@@ -673,21 +629,6 @@ let usbTransferCompleted: libusb_transfer_cb_fn = { transfer in
     guard let transfer, let user = transfer.pointee.user_data else { return }
     // The transport outlives its transfers (close() reaps them all): no retain needed.
     Unmanaged<USBTransport>.fromOpaque(user)._withUnsafeGuaranteedRef { $0.completed(transfer) }
-}
-
-/// Endpoint kinds by descriptor (USB 2.0 §9.6.6): bmAttributes bits 1..0, direction bit 7.
-enum USBEndpointKind: Equatable {
-    case interruptIn, bulkIn, bulkOut, other
-
-    init(attributes: UInt8, address: UInt8) {
-        let isIn = address & 0x80 != 0
-        switch (attributes & 0x03, isIn) {
-        case (0x03, true): self = .interruptIn
-        case (0x02, true): self = .bulkIn
-        case (0x02, false): self = .bulkOut
-        default: self = .other
-        }
-    }
 }
 
 /// Why a configuration descriptor gave no controller endpoints, in words.

@@ -3,60 +3,6 @@
 // the build-time tool that writes the man page and the shell completion from it
 // (Sources/ITCBDongleDocs), so the shipped binary carries no generator.
 
-/// Which role an option belongs to (a warning when the other role is chosen).
-public enum OptionRole: Sendable {
-    case any, peripheral, central
-}
-
-/// What a shell completes for an option's value.
-public enum OptionCompletion: Sendable {
-    case none, file, directory
-    case words([String])
-}
-
-public struct OptionSpec: Sendable {
-    /// The long name without "--".
-    public let name: String
-    /// The value's name as --help shows it (`<seconds>`); nil for a flag.
-    public let value: String?
-    public let help: String
-    public var role: OptionRole = .any
-    public var completion: OptionCompletion = .none
-    /// Shown as "Default: ….", the way help texts that explain theirs say it.
-    public var defaultValue: String? = nil
-    /// Only --question may be given more than once.
-    public var repeats = false
-    /// Not listed by --help (--generate-man-page, for the packaging scripts).
-    public var hidden = false
-    /// The short form (only --help has one: -h).
-    public var short: UInt8? = nil
-}
-
-public enum Program {
-    public static let name = "itcb-dongle"
-    public static let abstract = "A Magic 8-Ball BLE appliance on a USB Bluetooth dongle (or any H4 controller)."
-    public static let usage = [
-        "itcb-dongle --role peripheral [--name <name>] [--transport <transport>] [<options>]",
-        "itcb-dongle --role central [--question <question> ...] [--transport <transport>] [<options>]",
-        "itcb-dongle --role central --scan [--timeout <seconds>] [--json]",
-        "itcb-dongle --list-controllers | --controller-info [--transport <transport>]",
-    ]
-    public static let description = "Peripheral: advertises the 8-Ball service and answers questions written to it. "
-        + "Central: finds 8-Balls in range, asks questions, prints the answers."
-    public static let exitCodes = "0 success, 1 internal error, 2 bad command line or environment (bad value, "
-        + "unwritable --btsnoop file, no questions on standard input), 3 transport error, "
-        + "4 controller not responding, 5 question rejected (central), 6 no 8-Ball found (central), "
-        + "7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug), "
-        + "130 central stopped by Ctrl-C (143: SIGTERM)."
-    /// What --transport takes (TransportSpec.parse in Sources/ITCBDongle reads it).
-    public static let transports = "usb | usb:VID:PID | usb:BUS-PORT[.PORT…] | tcp:HOST:PORT | serial:PATH[@BAUD]"
-    public static let examples = [
-        "itcb-dongle --role peripheral --transport tcp:127.0.0.1:9001 --name Kiosk",
-        "itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question \"Rain?\"",
-        "itcb-dongle --role central --scan",
-    ]
-}
-
 /// Every option, in the order --help lists them.
 public let optionTable: [OptionSpec] = [
     // Both roles
@@ -156,23 +102,6 @@ public func wrap(_ text: String, indent: Int, width: Int = 80, firstIndent: Int?
     }
     if !line.isEmpty { lines.append(String(repeating: " ", count: lineIndent) + line) }
     return lines
-}
-
-extension OptionSpec {
-    /// "--role <peripheral|central>", "-h, --help".
-    public var synopsis: String {
-        var text = short.map { "-\(String(Unicode.Scalar($0))), " } ?? ""
-        text += "--" + name
-        if let value { text += " <\(value)>" }
-        return text
-    }
-
-    public var fullHelp: String {
-        var text = help
-        if let defaultValue { text += " Default: \(defaultValue)." }  // as the help texts that say their own
-        if repeats { text += " May be given more than once." }
-        return text
-    }
 }
 
 extension String {

@@ -1,85 +1,6 @@
 /// A value read from or written to a dynamic attribute.
 public typealias AttributeValue = Capacity.ValueBuffer
 
-/// The application behind our server's dynamic attributes. Calls are
-/// synchronous: the ATT response is built from what the delegate returns.
-/// Return 0 for success or an ATT error code (ATTError). By default there are
-/// no dynamic attributes: reads and writes are refused.
-public protocol GATTServerDelegate: ~Copyable {
-    /// A peer reads a dynamic attribute of ours.
-    mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8
-    /// A peer writes a dynamic attribute of ours (whole: long writes are assembled first).
-    mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8
-    /// A peer wrote the CCCD of characteristic value `attribute`.
-    mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16)
-}
-
-extension GATTServerDelegate where Self: ~Copyable {
-    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
-        ATTError.readNotPermitted
-    }
-    public mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
-        ATTError.writeNotPermitted
-    }
-    public mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16) {}
-}
-
-/// The delegate of an application that serves no dynamic attribute and subscribes to nothing.
-public struct NoGATTDelegate: GATTDelegate {
-    public init() {}
-}
-
-/// Queued Prepare Write values of one client (Vol 3 Part F §3.4.6.1), fixed size.
-public struct PrepareWriteQueue: ~Copyable {
-    let pin = InPlacePin()
-    public static var maxEntries: Int { Capacity.PreparedWriteSlots<UInt16>.count }
-    var handles: Capacity.PreparedWriteSlots<UInt16> = InlineArray(repeating: 0)
-    var offsets: Capacity.PreparedWriteSlots<UInt16> = InlineArray(repeating: 0)
-    var ends: Capacity.PreparedWriteSlots<UInt16> = InlineArray(repeating: 0)
-    var data = Capacity.PreparedWriteBytes()
-    public private(set) var count = 0
-
-    public init() {}
-
-    mutating func append(handle: UInt16, offset: UInt16, value: UnsafeRawBufferPointer) -> Bool {
-        guard count < PrepareWriteQueue.maxEntries, data.freeSpace >= value.count else { return false }
-        data.append(value)
-        handles[count] = handle
-        offsets[count] = offset
-        ends[count] = UInt16(data.count)
-        count += 1
-        return true
-    }
-
-    mutating func clear() {
-        count = 0
-        data.removeAll()
-    }
-
-    func start(_ index: Int) -> Int { index == 0 ? 0 : Int(ends[index - 1]) }
-}
-
-/// Per-connection ATT server state.
-public struct ATTBearer: ~Copyable {
-    let pin = InPlacePin()
-    public var mtu: UInt16 = ATT.defaultMTU
-    /// The client's Exchange MTU was taken: the MTU is set once per connection.
-    public var mtuExchanged = false
-    public var cccd: Capacity.CCCDSlots<UInt16> = InlineArray(repeating: 0)
-    public var prepareQueue = PrepareWriteQueue()
-    /// An indication waits for its confirmation (one at a time, Vol 3 Part F §3.4.7.2).
-    public var indicationPending = false
-
-    public init() {}
-}
-
-/// What a handled PDU means for the host, besides the response.
-public enum ATTServerNote: Equatable {
-    case none
-    case mtuExchanged(UInt16)
-    case subscription(attribute: UInt16, value: UInt16)
-}
-
 /// An outgoing ATT PDU: at most ATT.maxMTU bytes.
 public typealias ATTPDU = Capacity.ATTPDUBuffer
 
@@ -465,44 +386,6 @@ public struct ATTServer: ~Copyable {
         }
         response.append(ATTOpcode.executeWriteResponse)
         return note
-    }
-}
-
-extension PrepareWriteQueue {
-    /// Writes entry `index` into `value` at its offset: Invalid Offset past the end,
-    /// Invalid Attribute Value Length beyond 512 bytes.
-    func place(_ index: Int, into value: inout AttributeValue) -> UInt8 {
-        let offset = Int(offsets[index])
-        let start = self.start(index)
-        let length = Int(ends[index]) - start
-        guard offset <= value.count else { return ATTError.invalidOffset }
-        guard offset + length <= ATT.maxValueLength else { return ATTError.invalidAttributeValueLength }
-        value.truncate(to: offset)
-        data.withBytes { value.append(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
-        return 0
-    }
-}
-
-/// One request being answered: its bytes and the bearer's MTU.
-struct ATTRequest {
-    let pdu: UnsafeRawBufferPointer
-    let connection: UInt16
-    let mtu: Int
-    var opcode: UInt8 { pdu[0] }
-
-    init(pdu: UnsafeRawBufferPointer, connection: UInt16, mtu: Int) {
-        self.pdu = pdu
-        self.connection = connection
-        self.mtu = mtu
-    }
-
-    /// Replaces the response with an Error Response (§3.4.1.1).
-    func error(_ code: UInt8, _ handle: UInt16, _ response: inout ATTPDU) {
-        response.removeAll()
-        response.append(ATTOpcode.errorResponse)
-        response.append(opcode)
-        response.appendUInt16(handle)
-        response.append(code)
     }
 }
 

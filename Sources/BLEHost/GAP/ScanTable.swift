@@ -1,15 +1,3 @@
-/// One advertiser seen while scanning: what its advertising data and scan
-/// response said together, and its latest RSSI.
-public struct ScanEntry {
-    public var address = BDAddress.zero
-    public var rssi: Int8 = 127
-    public var connectable = false
-    /// A scan response was heard: the name is as complete as the device sends it.
-    public var heardScanResponse = false
-    public var summary = AdvertisementSummary()
-    public init() {}
-}
-
 /// Advertisers seen in one scan, merged by address (a scan response adds to the
 /// advertising data of the same address); each report updates the entry's RSSI,
 /// so a filter applied after every `add` judges the latest sample. Fixed size

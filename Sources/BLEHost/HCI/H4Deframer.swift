@@ -1,21 +1,3 @@
-/// HCI packet indicators of the UART transport (Core Vol 4 Part A §2).
-public enum H4PacketType {
-    public static let command: UInt8 = 0x01
-    public static let acl: UInt8 = 0x02
-    public static let sco: UInt8 = 0x03
-    public static let event: UInt8 = 0x04
-    public static let iso: UInt8 = 0x05
-}
-
-/// What `H4Deframer.next` found.
-public enum H4Frame: Equatable {
-    case none
-    /// A packet (without its indicator) at `input[start..<start + count]`.
-    case inPlace(type: UInt8, start: Int, count: Int)
-    /// A packet gathered across reads: `withPacket` gives it.
-    case buffered(type: UInt8)
-}
-
 /// Splits an H4 byte stream into HCI packets, whatever the read boundaries.
 ///
 /// The stream carries no resynchronisation marks, so the packet header decides

@@ -1,26 +1,3 @@
-/// What the controller told us about itself during bring-up.
-public struct ControllerInfo {
-    public var hciVersion: UInt8 = 0
-    public var hciRevision: UInt16 = 0
-    public var lmpVersion: UInt8 = 0
-    public var manufacturer: UInt16 = 0
-    public var lmpSubversion: UInt16 = 0
-    public var publicAddress = BDAddress.zero
-    /// The address we advertise/scan/connect with (public, or static random).
-    public var address = BDAddress.zero
-    /// ACL data length and packet count the host must respect.
-    public var aclDataLength: UInt16 = 27
-    public var aclPackets: UInt16 = 1
-    /// True when LE Read Buffer Size gave the numbers (else the shared BR/EDR buffers).
-    public var leBuffers = true
-    public var lmpFeatures: UInt64 = 0
-    public var leFeatures: UInt64 = 0
-    /// Supported Commands bit mask, first 8 octets (Vol 4 Part E §6.27); enough for reports.
-    public var supportedCommandsHead: UInt64 = 0
-
-    public init() {}
-}
-
 /// Events leaving the host core; the platform logs them and the application
 /// reacts. Small (pinned at 32 bytes or less by a test): values travel beside
 /// the event, not in it. The controller's details are `Host.controller`, an
@@ -90,61 +67,4 @@ public enum HostEvent {
     /// The host stopped; `controllerReset`: the controller confirmed the HCI Reset
     /// (false when it was never initialised, or did not answer in time).
     case shutdownComplete(controllerReset: Bool)
-}
-
-/// Why input was dropped (counted and logged, never fatal).
-public enum InputDrop: Equatable {
-    /// An HCI event shorter than its parameters say, or than its code needs.
-    case hciEvent
-    /// ACL for a connection handle we do not have (and not one just being made).
-    case aclUnknownHandle
-    /// An ACL packet or L2CAP PDU whose lengths disagree, or a reserved boundary flag.
-    case aclMalformed
-    /// An L2CAP fixed channel we do not serve.
-    case l2capUnknownChannel
-    /// An ATT PDU from the peer's server too short for its opcode.
-    case attMalformed
-}
-
-/// Why a peer's request was dropped unanswered.
-public enum RequestDrop: Equatable {
-    /// An ATT request while the answer to the previous one still waited for
-    /// room (one request at a time, Core Vol 3 Part F §3.3.2).
-    case attPipelined
-    /// An L2CAP signalling request while the answer to the previous one still waited.
-    case signalingPipelined
-}
-
-/// Why output was dropped: the fixed queue it goes through was full.
-public enum OutputDrop: Equatable {
-    /// An HCI command did not fit the command ring.
-    case commandQueueFull
-    /// An L2CAP PDU (ATT response, notification, signaling, SMP) did not fit the transmit slots.
-    case transmitQueueFull
-    /// A host event (or advertising report) did not fit the event ring: the application never sees it.
-    /// Reported once per overflow, in the ring's last slot, kept for this notice.
-    case eventQueueFull
-}
-
-/// One advertising report (legacy 0x02 or extended 0x0D), payload copied.
-public struct AdvertisingReport {
-    public var address: BDAddress
-    public var rssi: Int8
-    /// Event type bits: connectable / scannable / scan response.
-    public var connectable: Bool
-    public var isScanResponse: Bool
-    public var data: FixedBytes<31>
-
-    /// An empty report (the filler of the report ring).
-    public init() {
-        self.init(address: .zero, rssi: 127, connectable: false, isScanResponse: false, data: FixedBytes())
-    }
-
-    public init(address: BDAddress, rssi: Int8, connectable: Bool, isScanResponse: Bool, data: FixedBytes<31>) {
-        self.address = address
-        self.rssi = rssi
-        self.connectable = connectable
-        self.isScanResponse = isScanResponse
-        self.data = data
-    }
 }

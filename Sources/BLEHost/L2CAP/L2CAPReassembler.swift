@@ -1,20 +1,3 @@
-/// LE fixed channels (Core Vol 3 Part A §2.1).
-public enum L2CAPChannel {
-    public static let att: UInt16 = 0x0004
-    public static let leSignaling: UInt16 = 0x0005
-    public static let smp: UInt16 = 0x0006
-}
-
-/// What one ACL fragment completed.
-public enum L2CAPReassembly: Equatable {
-    /// The PDU is incomplete (or the fragment was dropped: see `dropped`).
-    case needMore
-    /// The fragment held the whole PDU: its payload is `fragment[4...]`, not copied.
-    case completeInPlace(channel: UInt16)
-    /// Fragments made a whole PDU: its payload is `payload` until the next push.
-    case completeInBuffer(channel: UInt16)
-}
-
 /// Rebuilds L2CAP B-frames from ACL fragments (Core Vol 3 Part A §3.1, Vol 4 Part E
 /// §5.4.2). The basic header's length decides when a PDU is complete, so whole PDUs
 /// longer than the controller's buffer (as Bumble sends them) work as well as

@@ -1,0 +1,18 @@
+/// An HCI command packet in H4 framing: indicator, opcode, length, parameters.
+public typealias HCIPacket = Capacity.OutgoingPacket
+
+public extension FixedBytes where capacity == 260 {
+    /// Starts an H4 command packet; finish it with `finishCommand()` once parameters are appended.
+    static func command(_ opcode: UInt16) -> HCIPacket {
+        var packet = HCIPacket()
+        packet.append(H4PacketType.command)
+        packet.appendUInt16(opcode)
+        packet.append(0)
+        return packet
+    }
+
+    /// Writes the parameter length into the header (byte 3).
+    mutating func finishCommand() {
+        self[3] = UInt8(truncatingIfNeeded: count - 4)
+    }
+}

@@ -1,0 +1,17 @@
+import BLEHost
+
+/// Where the controller is: what a chipset may need to know about its transport.
+public struct ChipsetContext: Equatable {
+    public var overUSB = false
+    public var usbVendor: UInt16 = 0
+    public var usbProduct: UInt16 = 0
+    /// A UART (not TCP, not USB): its current rate, and the rate the controller may be switched to (0: none).
+    public var uartBaud: UInt32 = 0
+    public var uartTargetBaud: UInt32 = 0
+    /// Every chipset is asked (--firmware-dir given); else only those probed on every UART.
+    public var probeEveryChipset = true
+    /// The controller stopped answering in the last session: a chipset with its
+    /// own reset (`ChipsetQuirks.ownReset`) runs it before its set-up.
+    public var resetFirst = false
+    public init() {}
+}

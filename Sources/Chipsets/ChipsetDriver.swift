@@ -1,0 +1,64 @@
+import BLEHost
+
+/// One chipset driver: everything the program knows about a family of
+/// controllers that needs a set-up before the host's bring-up. A chipset is
+/// one file of this target (its USB IDs, how Read Local Version names it, its
+/// sans-IO set-up steps, the files it needs and the Debian package that ships
+/// them, its quirks); `ChipsetTable` lists them. Nothing outside a chipset's
+/// file names a vendor: `VendorSetup`, the run loop, `--list-controllers` and
+/// the error messages ask the table (docs/ARCHITECTURE.md, "Adding a chipset").
+///
+/// Like BTstack's `btstack_chipset_t` and Bumble's `drivers/` registry, but
+/// static: Embedded Swift has no existentials, so the table dispatches with a
+/// `ChipsetVisitor` over one stored driver per chipset.
+public protocol ChipsetDriver {
+    init()
+    /// What the table says about the chipset (names, files, quirks).
+    static var info: ChipsetInfo { get }
+    /// How a USB dongle with this VID:PID starts, nil when it is not this chipset's.
+    static func usbStart(vendor: UInt16, product: UInt16) -> USBStart?
+    /// What `--list-controllers` shows for a dongle of this chipset: the model
+    /// and the file a typical unit needs (under `info.directory`); false when unknown.
+    static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool
+    /// Read Local Version of a controller (after the probe's Reset): this chipset's?
+    static func recognises(_ version: LocalVersion, context: ChipsetContext) -> Bool
+
+    /// From HCI Reset on (a USB dongle whose VID:PID says `.fromReset`).
+    mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep
+    /// After the probe's Reset and Read Local Version (`event`: its Command Complete).
+    mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    /// `pause` ms after a `.wait` passed without an answer (a chip restarting).
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep
+    var pause: UInt64 { get }
+    /// How long the next answer may take (ms).
+    var answerTimeout: UInt64 { get }
+    /// USB only: the command goes on bulk OUT / bulk IN carries the events.
+    var commandOnBulk: Bool { get }
+    var eventsOnBulk: Bool { get }
+    /// The UART rate the port must be at from now on (0: leave it).
+    var portBaudRate: UInt32 { get }
+    /// The controller reported an address its whole model shares: not to be used as the public one.
+    var sharedDefaultAddress: BDAddress? { get }
+
+    /// "Realtek RTL8761B/BU", "Intel AX210", "Broadcom BCM4345C0": for log lines.
+    func writeLabel<let n: Int>(into out: inout FixedBytes<n>)
+    /// The files `.needFiles` asks for, by name under `info.directory`.
+    func files(_ request: inout FileRequest)
+    /// Why the set-up failed (after `.failed`).
+    var failure: StaticString { get }
+    /// After `.done`: what was loaded, for the log (`.none`: nothing to say).
+    func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel
+}
+
+public extension ChipsetDriver {
+    static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool { false }
+    mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep { .done }
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep { .wait }
+    var pause: UInt64 { 0 }
+    var commandOnBulk: Bool { false }
+    var eventsOnBulk: Bool { false }
+    var portBaudRate: UInt32 { 0 }
+    var sharedDefaultAddress: BDAddress? { nil }
+}

@@ -1,0 +1,38 @@
+import BLEHost
+
+/// A name or a log line a chipset writes (one size: one specialisation of each writer).
+public typealias ChipsetText = FixedBytes<128>
+
+// Number formatting for log text written without allocation.
+
+func appendDecimal<let n: Int>(_ value: UInt32, to out: inout FixedBytes<n>) {
+    var digits = InlineArray<10, UInt8>(repeating: 0)
+    var count = 0
+    var v = value
+    repeat {
+        digits[count] = UInt8(ascii: "0") + UInt8(v % 10)
+        v /= 10
+        count += 1
+    } while v > 0
+    while count > 0 {
+        count -= 1
+        _ = out.append(digits[count])
+    }
+}
+
+func appendHex<let n: Int>(_ value: UInt32, digits: Int, to out: inout FixedBytes<n>) {
+    var shift = (digits - 1) * 4
+    while shift >= 0 {
+        let d = UInt8((value >> UInt32(shift)) & 0xF)
+        _ = out.append(d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10)
+        shift -= 4
+    }
+}
+
+func appendHex4<let n: Int>(_ value: UInt16, to out: inout FixedBytes<n>) {
+    appendHex(UInt32(value), digits: 4, to: &out)
+}
+
+func append<let n: Int>(_ text: StaticString, to out: inout FixedBytes<n>) {
+    _ = out.append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+}

@@ -1,0 +1,11 @@
+import BLEHost
+
+struct Describe: ChipsetVisitor {
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> ChipsetDescription {
+        var description = ChipsetDescription(info: D.info, failure: driver.failure, summaryLevel: .none)
+        driver.writeLabel(into: &description.label)
+        driver.files(&description.request)
+        description.summaryLevel = driver.writeSummary(into: &description.summary)
+        return description
+    }
+}

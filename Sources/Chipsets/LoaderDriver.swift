@@ -1,0 +1,21 @@
+import BLEHost
+
+/// A chipset driver whose events, file and pauses go straight to its loader (Broadcom's, MediaTek's).
+public protocol LoaderDriver: ChipsetDriver {
+    associatedtype Loader: SingleFileLoader
+    var loader: Loader { get set }
+}
+
+public extension LoaderDriver {
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        loader.handle(event: event, into: &packet)
+    }
+
+    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+        loader.provide(firmware: firmware, into: &packet)
+    }
+
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep { loader.resume(into: &packet) }
+
+    var pause: UInt64 { loader.pause }
+}

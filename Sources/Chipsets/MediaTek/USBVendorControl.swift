@@ -1,0 +1,43 @@
+import BLEHost
+
+/// What the USB board does for a chipset whose quirks say `vendorControlOverUSB`
+/// (MediaTek's, as Linux btusb/btmtk do it): a register command becomes a
+/// vendor control request and its answer an event the steps read as if the
+/// chip had sent it; any other WMT command goes as HCI and its answer is read
+/// with `answerRequest`, again while it comes back empty.
+public enum USBVendorControl {
+    /// btmtk_usb_submit_wmt_recv_urb: vendor IN, request 1, value 0x30, 64 bytes.
+    public static let answerRequest = USBControlRequest(requestType: 0xC0, request: 0x01, value: 0x30, index: 0, length: 64, data: 0)
+    /// The event code of the answers.
+    public static let answerEvent = MediaTekWMT.event
+
+    /// Whether an H4 command is one whose answer is read through control IN.
+    public static func answeredThroughControl(_ packet: UnsafeRawBufferPointer) -> Bool {
+        packet.count >= 6 && packet[1] == UInt8(MediaTekWMT.opcode & 0xFF) && packet[2] == UInt8(MediaTekWMT.opcode >> 8)
+    }
+
+    /// The control request for a register command (H4 framed); nil for other packets.
+    /// The id space is read with request 0x63 (type 0xC0), the UHW space with
+    /// 0x01 (type 0xDE) and written with 0x02 (type 0x5E); value and index are
+    /// the address's halves.
+    public static func registerRequest(_ packet: UnsafeRawBufferPointer) -> USBControlRequest? {
+        guard answeredThroughControl(packet), packet[5] == MediaTekWMT.register, packet.count >= 14 else { return nil }
+        let space = packet[8], write = packet[9] == MediaTekWMT.write
+        let address = MediaTekRAMCode.u32(packet, 10)
+        let value = write && packet.count >= 18 ? MediaTekRAMCode.u32(packet, 14) : 0
+        let type: UInt8 = write ? 0x5E : (space == MediaTekWMT.idSpace ? 0xC0 : 0xDE)
+        let request: UInt8 = write ? 0x02 : (space == MediaTekWMT.idSpace ? 0x63 : 0x01)
+        return USBControlRequest(requestType: type, request: request, value: UInt16(address >> 16),
+                                 index: UInt16(truncatingIfNeeded: address), length: 4, data: value)
+    }
+
+    /// The answer a register command gets (the event the steps read): status 0
+    /// and the value read, or status 1 when the request failed.
+    public static func registerAnswer(ok: Bool, value: UInt32, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
+        let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (MediaTekWMT.event, 10, 2, MediaTekWMT.register, 6, 0, 0)
+        withUnsafeBytes(of: bytes) { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: 7) }
+        buffer[7] = ok ? 0 : 1
+        for i in 0..<4 { buffer[8 + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(i))) }
+        return 12
+    }
+}

@@ -1,0 +1,166 @@
+import BLEHost
+
+/// A Realtek chip family, matched from Read Local Version Information of the
+/// un-patched ROM (LMP subversion, HCI revision, HCI version).
+public enum RealtekChip: UInt8 {
+    case rtl8723b, rtl8723d, rtl8821a, rtl8821c, rtl8761a, rtl8761bu, rtl8761cu
+    case rtl8822b, rtl8822c, rtl8852a, rtl8852b, rtl8852c
+
+    /// Every chip, for tables (raw values are dense from 0).
+    public static let count = 12
+
+    /// The ROM's LMP subversion (the "ROM id" shared by a family).
+    public var romLMPSubversion: UInt16 {
+        switch self {
+        case .rtl8723b, .rtl8723d: 0x8723
+        case .rtl8821a, .rtl8821c: 0x8821
+        case .rtl8761a, .rtl8761bu, .rtl8761cu: 0x8761
+        case .rtl8822b, .rtl8822c: 0x8822
+        case .rtl8852a, .rtl8852b, .rtl8852c: 0x8852
+        }
+    }
+
+    /// HCI revision and HCI version of the ROM; version 0 matches any.
+    public var romHCI: (revision: UInt16, version: UInt8) {
+        switch self {
+        case .rtl8723b: (0x0B, 0x06)
+        case .rtl8723d: (0x0D, 0x08)
+        case .rtl8821a: (0x0A, 0x06)
+        case .rtl8821c: (0x0C, 0x08)
+        case .rtl8761a: (0x0A, 0x06)
+        case .rtl8761bu: (0x0B, 0x0A)
+        case .rtl8761cu: (0x0E, 0x00)
+        case .rtl8822b: (0x0B, 0x07)
+        case .rtl8822c: (0x0C, 0x0A)
+        case .rtl8852a: (0x0A, 0x0B)
+        case .rtl8852b: (0x0B, 0x0B)
+        case .rtl8852c: (0x0C, 0x0C)
+        }
+    }
+
+    /// The chip refuses to run without its config file.
+    public var configRequired: Bool {
+        switch self {
+        case .rtl8723d, .rtl8822b: true
+        default: false
+        }
+    }
+
+    public var name: StaticString {
+        switch self {
+        case .rtl8723b: "RTL8723B"
+        case .rtl8723d: "RTL8723D"
+        case .rtl8821a: "RTL8821A"
+        case .rtl8821c: "RTL8821C"
+        case .rtl8761a: "RTL8761A"
+        case .rtl8761bu: "RTL8761B/BU"
+        case .rtl8761cu: "RTL8761CU"
+        case .rtl8822b: "RTL8822B"
+        case .rtl8822c: "RTL8822C"
+        case .rtl8852a: "RTL8852A"
+        case .rtl8852b: "RTL8852B"
+        case .rtl8852c: "RTL8852C"
+        }
+    }
+
+    /// File under `<firmware dir>/rtl_bt/` (Debian package firmware-realtek).
+    public var firmwareFile: StaticString {
+        switch self {
+        case .rtl8723b: "rtl8723b_fw.bin"
+        case .rtl8723d: "rtl8723d_fw.bin"
+        case .rtl8821a: "rtl8821a_fw.bin"
+        case .rtl8821c: "rtl8821c_fw.bin"
+        case .rtl8761a: "rtl8761a_fw.bin"
+        case .rtl8761bu: "rtl8761bu_fw.bin"
+        case .rtl8761cu: "rtl8761cu_fw.bin"
+        case .rtl8822b: "rtl8822b_fw.bin"
+        case .rtl8822c: "rtl8822cu_fw.bin"
+        case .rtl8852a: "rtl8852au_fw.bin"
+        case .rtl8852b: "rtl8852bu_fw.bin"
+        case .rtl8852c: "rtl8852cu_fw.bin"
+        }
+    }
+
+    public var configFile: StaticString {
+        switch self {
+        case .rtl8723b: "rtl8723b_config.bin"
+        case .rtl8723d: "rtl8723d_config.bin"
+        case .rtl8821a: "rtl8821a_config.bin"
+        case .rtl8821c: "rtl8821c_config.bin"
+        case .rtl8761a: "rtl8761a_config.bin"
+        case .rtl8761bu: "rtl8761bu_config.bin"
+        case .rtl8761cu: "rtl8761cu_config.bin"
+        case .rtl8822b: "rtl8822b_config.bin"
+        case .rtl8822c: "rtl8822cu_config.bin"
+        case .rtl8852a: "rtl8852au_config.bin"
+        case .rtl8852b: "rtl8852bu_config.bin"
+        case .rtl8852c: "rtl8852cu_config.bin"
+        }
+    }
+
+    /// The chip of an un-patched ROM, or nil (not Realtek, or already patched:
+    /// a patched controller reports the patch's subversion instead).
+    public static func match(lmpSubversion: UInt16, hciRevision: UInt16, hciVersion: UInt8) -> RealtekChip? {
+        var raw: UInt8 = 0
+        while let chip = RealtekChip(rawValue: raw) {
+            raw += 1
+            guard chip.romLMPSubversion == lmpSubversion else { continue }
+            let hci = chip.romHCI
+            if hci.revision == hciRevision && (hci.version == hciVersion || hci.version == 0) { return chip }
+        }
+        return nil
+    }
+
+    /// The ROM LMP subversion an epatch project id is built for (nil: unknown id).
+    public static func romLMPSubversion(projectID: UInt8) -> UInt16? {
+        switch projectID {
+        case 1, 9: 0x8723
+        case 2, 10: 0x8821
+        case 3, 14, 51: 0x8761
+        case 8, 13: 0x8822
+        case 18, 20, 25: 0x8852
+        default: nil
+        }
+    }
+
+    /// USB VID:PID pairs of known Realtek Bluetooth adapters (Linux btusb / Bumble list).
+    public static func isKnownUSB(vendor: UInt16, product: UInt16) -> Bool {
+        if vendor == 0x0BDA {
+            switch product {
+            case 0x8771, 0x877B, 0xA728, 0xA729, 0xB009, 0xB00C, 0xC822, 0xC123,
+                 0x2852, 0x385A, 0x4852, 0xC852, 0x887B, 0xC761:
+                return true
+            default: return false
+            }
+        }
+        switch (UInt32(vendor) << 16) | UInt32(product) {
+        case 0x0B05_190E, 0x2230_0016, 0x2357_0604, 0x2550_8761, 0x2B89_8761, 0x2C0A_8761,
+             0x7392_C611, 0x7392_A611, 0x7392_F611, 0x0B05_1BF6, 0x13D3_3529, 0x13D3_3549,
+             0x0B05_185C, 0x13D3_3526, 0x04C5_161F, 0x04CA_4005, 0x0B05_18EF, 0x0CB5_C547,
+             0x1358_C123, 0x13D3_3548, 0x13D3_3553, 0x13D3_3555, 0x2FF8_3051, 0x2FF8_B011,
+             0x04C5_165C, 0x04CA_4006, 0x0CB8_C549, 0x0CB8_C559, 0x13D3_3571, 0x04C5_1675,
+             0x04CA_4007, 0x0CB8_C558, 0x13D3_3586, 0x13D3_3587, 0x13D3_3592:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension RealtekChip {
+    /// The chip most likely behind a Realtek VID:PID.
+    public static func likely(vendor: UInt16, product: UInt16) -> RealtekChip {
+        switch (UInt32(vendor) << 16) | UInt32(product) {
+        case 0x0BDA_B009, 0x2FF8_B011, 0x7392_A611: .rtl8723d
+        case 0x0BDA_B00C, 0x13D3_3529: .rtl8821c
+        case 0x0B05_185C, 0x13D3_3526: .rtl8822b
+        case 0x04C5_161F, 0x04CA_4005, 0x0B05_18EF, 0x0BDA_C123, 0x0BDA_C822, 0x0CB5_C547, 0x1358_C123,
+             0x13D3_3548, 0x13D3_3549, 0x13D3_3553, 0x13D3_3555, 0x2FF8_3051: .rtl8822c
+        case 0x04C5_165C, 0x04CA_4006, 0x0BDA_2852, 0x0BDA_385A, 0x0BDA_4852, 0x0BDA_C852, 0x0CB8_C549: .rtl8852a
+        case 0x0BDA_887B, 0x0CB8_C559, 0x13D3_3571: .rtl8852b
+        case 0x04C5_1675, 0x04CA_4007, 0x0CB8_C558, 0x13D3_3586, 0x13D3_3587, 0x13D3_3592: .rtl8852c
+        case 0x0B05_1BF6, 0x0BDA_C761, 0x7392_F611: .rtl8761cu
+        default: .rtl8761bu
+        }
+    }
+}

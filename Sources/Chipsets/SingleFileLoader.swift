@@ -1,0 +1,9 @@
+import BLEHost
+
+/// A loader that takes one file and whose steps are the driver's as they are.
+public protocol SingleFileLoader {
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func resume(into packet: inout HCIPacket) -> SetupStep
+    var pause: UInt64 { get }
+}

@@ -1,0 +1,30 @@
+import BLEHost
+
+/// One set-up step on the active chipset.
+struct StepCall: ChipsetVisitor {
+    enum Kind {
+        case begin, timer
+        case resume(UnsafeRawBufferPointer)
+        case handle(UnsafeRawBufferPointer)
+        case provide(UnsafeRawBufferPointer, UnsafeRawBufferPointer)
+    }
+    let kind: Kind
+    let context: ChipsetContext
+    var packet: HCIPacket
+
+    init(_ kind: Kind, _ context: ChipsetContext, _ packet: HCIPacket) {
+        self.kind = kind
+        self.context = context
+        self.packet = packet
+    }
+
+    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> SetupStep {
+        switch kind {
+        case .begin: driver.start(context: context, into: &packet)
+        case .timer: driver.resume(into: &packet)
+        case .resume(let event): driver.resume(afterProbe: event, context: context, into: &packet)
+        case .handle(let event): driver.handle(event: event, into: &packet)
+        case .provide(let firmware, let companion): driver.provide(firmware: firmware, companion: companion, into: &packet)
+        }
+    }
+}

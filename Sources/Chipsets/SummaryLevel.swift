@@ -1,0 +1,3 @@
+import BLEHost
+
+public enum SummaryLevel: Equatable { case none, info, debug }

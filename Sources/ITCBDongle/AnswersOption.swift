@@ -1,0 +1,8 @@
+import BLEHost
+import Chipsets
+import EightBall
+import CLinux
+
+enum AnswersOption: String {
+    case slug, text
+}

@@ -1,0 +1,36 @@
+import CLinux
+import BLEHost
+import Chipsets
+
+/// The Linux board's ears on the driver: host events to the log and to
+/// systemd, packets to btsnoop and the trace.
+struct LinuxObserver: HostLoopObserver {
+    let snoop: BTSnoopWriter?
+    let notifier: SystemdNotifier?
+    let transportName: String
+    /// A central came or went: the metrics and status line are due now.
+    var connectionsChanged = false
+
+    mutating func observe(_ event: HostEvent, host: borrowing Host) {
+        if case .ready = event { SilentStarts.clear() }
+        logHostEvent(event, host: host)
+        notifier?.observe(event, host: host, role: host.configuration.role)
+        if case .connected = event { connectionsChanged = true } else if case .disconnected = event { connectionsChanged = true }
+    }
+
+    mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {
+        snoop?.record(type, packet, received: true)
+        if Log.level >= .debug {
+            if type == H4PacketType.acl, let line = attNarration(packet, outgoing: false) { Log.debug(line) }
+            Log.trace("< \(hex(type)) \(hexDump(packet))")
+        }
+    }
+
+    mutating func framingLost(_ why: FramingLoss) {
+        let reason = switch why {
+        case .notHCI(let count): "\(count) byte(s) or packet(s) that are not HCI"
+        case .stalled: "a packet began and never finished"
+        }
+        Log.warning("H4 stream from \(transportName) out of sync (\(reason)); resetting the controller")
+    }
+}

@@ -1,0 +1,30 @@
+import CLinux
+import BLEHost
+
+/// Log levels of --log-level, most to least severe.
+enum LogLevel: Int, Comparable, CaseIterable {
+    case error, warning, info, debug, trace
+
+    init?(name: String) {
+        switch name.foldedCase() {
+        case "error": self = .error
+        case "warning", "warn": self = .warning
+        case "info": self = .info
+        case "debug": self = .debug
+        case "trace": self = .trace
+        default: return nil
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .error: "error"
+        case .warning: "warning"
+        case .info: "info"
+        case .debug: "debug"
+        case .trace: "trace"
+        }
+    }
+
+    static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}

@@ -1,0 +1,67 @@
+import CLinux
+import BLEHost
+import Chipsets
+
+/// The counts --metrics-file and the systemd status line show: one session's
+/// (read from the host, the driver, the transport and the 8-Ball), or the
+/// process's (every session's added up: a re-plug or a port reset opens a new
+/// session, and a Prometheus counter must not fall back to 0 then).
+struct MetricCounts {
+    var answered = 0
+    var rejected = 0
+    var connections = 0
+    /// By `RecoveryKind`, then port resets (a session reopened with one).
+    var recoveries = InlineArray<4, Int>(repeating: 0)
+    /// By `InputDrop.index`, then the driver's (not a whole packet), then the transport's.
+    var droppedIn = InlineArray<7, Int>(repeating: 0)
+    /// By `OutputDrop.index`.
+    var droppedOut = InlineArray<3, Int>(repeating: 0)
+    var usbStalls = 0
+    var usbBabble = 0
+
+    static let recoveryKinds = ["command_timeout", "hardware_error", "framing_loss", "port_reset"]
+    static let inputReasons = ["malformed_hci_event", "unknown_connection", "malformed_acl", "unknown_l2cap_channel",
+                               "malformed_att", "malformed_packet", "transport"]
+    static let outputReasons = ["command_queue_full", "transmit_queue_full", "event_queue_full"]
+
+    mutating func add(_ other: MetricCounts) {
+        answered += other.answered
+        rejected += other.rejected
+        connections += other.connections
+        for i in 0..<4 { recoveries[i] += other.recoveries[i] }
+        for i in 0..<7 { droppedIn[i] += other.droppedIn[i] }
+        for i in 0..<3 { droppedOut[i] += other.droppedOut[i] }
+        usbStalls += other.usbStalls
+        usbBabble += other.usbBabble
+    }
+
+    var recoveryTotal: Int { recoveries[0] + recoveries[1] + recoveries[2] + recoveries[3] }
+    var droppedTotal: Int {
+        var n = 0
+        for i in 0..<7 { n += droppedIn[i] }
+        for i in 0..<3 { n += droppedOut[i] }
+        return n
+    }
+}
+
+extension MetricCounts {
+    /// One session's counts, read where they are kept.
+    init(host: borrowing Host, driverDropped: Int, transport: Transport, answered: Int, rejected: Int) {
+        self.answered = answered
+        self.rejected = rejected
+        connections = Int(host.counts.connections)
+        for i in 0..<RecoveryKind.count { recoveries[i] = Int(host.counts.recoveries[i]) }
+        for i in 0..<InputDrop.count { droppedIn[i] = Int(host.counts.droppedInput[i]) }
+        droppedIn[5] = driverDropped
+        droppedIn[6] = transport.droppedPackets
+        for i in 0..<OutputDrop.count { droppedOut[i] = Int(host.counts.droppedOutput[i]) }
+        usbStalls = transport.stalls
+        usbBabble = transport.babbledTransfers
+    }
+
+    /// The counts in one line, for `systemctl status` (sd_notify STATUS=).
+    func statusLine(connected: Int) -> String {
+        "\(connected) central(s) connected (\(connections) in all), \(answered) question(s) answered, \(rejected) rejected, "
+            + "\(recoveryTotal) controller recoveries, \(droppedTotal) packet(s) dropped"
+    }
+}

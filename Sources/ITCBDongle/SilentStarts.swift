@@ -1,0 +1,80 @@
+import CLinux
+import BLEHost
+import Chipsets
+
+/// The backoff between starts on a dead dongle: how many starts in a row
+/// ended with a silent controller (exit 4), kept in the unit's runtime
+/// directory ($RUNTIME_DIRECTORY; RuntimeDirectoryPreserve=restart keeps it
+/// across systemd's restarts). The next start waits 5 s, 10 s, 20 s, … (at
+/// most 2 min) before it touches the dongle, so a dongle no rung brings back
+/// costs a few journal lines per restart, ever further apart, and one that
+/// comes back is tried again within 2 min. A controller that finishes
+/// bring-up clears it. Without the variable (not under the unit): no backoff.
+enum SilentStarts {
+    /// The count read at start (cleared counts as 0 from then on).
+    nonisolated(unsafe) static var count = 0
+    static let firstWait: UInt64 = 5_000
+    static let longestWait: UInt64 = 120_000
+
+    static var path: String? {
+        guard let directory = getenv("RUNTIME_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty else { return nil }
+        // The unit configures one directory (several would be listed with ':' between them).
+        return directory + "/silent-starts"
+    }
+
+    /// How long to wait before this start's first attempt (ms): none for a count of 0.
+    static func wait(after count: Int) -> UInt64 {
+        guard count > 0 else { return 0 }
+        return min(firstWait << UInt64(min(count - 1, 16)), longestWait)
+    }
+
+    /// Reads the count and waits its backoff (telling systemd why, and
+    /// extending its start timeout); false when SIGINT/SIGTERM ended the wait.
+    static func backOff(_ what: String) -> Bool {
+        guard let path else { return true }
+        count = read(path)
+        let wait = wait(after: count)
+        guard wait > 0 else { return true }
+        let line = "controller at \(what) was silent at the last \(count) start(s); waiting \(wait / 1000) s before trying it again"
+        Log.warning(line)
+        if let notifier = SystemdNotifier() {
+            notifier.send("EXTEND_TIMEOUT_USEC=\((wait + 30_000) * 1000)\nSTATUS=\(line)")
+            notifier.close()
+        }
+        let end = monotonicMilliseconds() + wait
+        while true {
+            let now = monotonicMilliseconds()
+            if now >= end { return true }
+            var fd = pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&fd, 1, Int32(min(end - now, 60_000)))
+            while let signal = Signals.next() { if signal != SIGHUP { return false } }
+        }
+    }
+
+    /// This start ends with a silent controller: the next one waits longer.
+    static func record() {
+        guard let path else { return }
+        let text = "\(count + 1)\n"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        _ = text.utf8CString.withUnsafeBytes { sysWrite(fd, $0.baseAddress, text.utf8.count) }
+        sysClose(fd)
+    }
+
+    /// The controller answered bring-up: no backoff for the next start.
+    static func clear() {
+        guard count > 0, let path else { return }
+        count = 0
+        _ = unlink(path)
+    }
+
+    static func read(_ path: String) -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let n = bytes.withUnsafeMutableBytes { sysRead(fd, $0.baseAddress, 15) }
+        sysClose(fd)
+        guard n > 0 else { return 0 }
+        return parseInteger(String(decoding: bytes[0..<n], as: UTF8.self).trimmingCharacters()).map { max(0, $0) } ?? 0
+    }
+}

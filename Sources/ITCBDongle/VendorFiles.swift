@@ -1,0 +1,108 @@
+import CLinux
+import BLEHost
+import Chipsets
+
+/// The files a chipset set-up asks for, read whole and kept until the session
+/// ends (the loaders read them in place), and the set-up's log lines.
+struct VendorFiles {
+    var firmwareFile: UnsafeMutableRawBufferPointer? = nil
+    var companionFile: UnsafeMutableRawBufferPointer? = nil
+    /// The firmware file read (for the failure line).
+    var firmwarePath = ""
+    /// The "firmware loaded" line was written (or there was nothing to say).
+    var reported = false
+
+    var firmware: UnsafeRawBufferPointer { ChipsetSetup.bytes(firmwareFile) }
+    var companion: UnsafeRawBufferPointer { ChipsetSetup.bytes(companionFile) }
+
+    mutating func release() {
+        free()
+        firmwareFile = nil
+        companionFile = nil
+    }
+
+    func free() {
+        firmwareFile?.deallocate()
+        companionFile?.deallocate()
+    }
+
+    /// Reads what the set-up asks for; false (with the error line) when a required file is missing.
+    /// A chipset that runs from ROM without its file gets no bytes and a warning.
+    mutating func read(for setup: inout VendorSetup, directory: String) -> Bool {
+        release()
+        firmwarePath = ""
+        guard let facts = setup.facts() else { return false }
+        let folder = "\(directory)/\(facts.directory)"
+        let limit = facts.info.maximumFileSize
+        let request = facts.request
+        var tried = ["\(folder)/\(text(request.firmware))"]
+        if !request.alternative.isEmpty { tried.append("\(folder)/\(text(request.alternative))") }
+        for path in tried {
+            if let file = ChipsetSetup.readFile(path, limit: limit) {
+                firmwareFile = file
+                firmwarePath = path
+                break
+            }
+        }
+        guard firmwareFile != nil else {
+            let names = tried.joined(separator: " or ")
+            if request.optional {
+                Log.warning("\(facts.label): firmware file \(names) is missing; the controller runs from its ROM")
+                return true
+            }
+            Log.error("\(facts.label): firmware file \(names) is missing; it is in the \(facts.package)")
+            return false
+        }
+        let companionPath = "\(folder)/\(text(request.companion))"
+        if !request.companion.isEmpty { companionFile = ChipsetSetup.readFile(companionPath, limit: limit) }
+        if companionFile == nil, request.companionRequired {
+            Log.error("\(facts.label): config file \(companionPath) is missing; it is in the \(facts.package)")
+            return false
+        }
+        Log.info("\(facts.label): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(companionPath)")")
+        return true
+    }
+
+    /// The set-up handed over to the host: what it loaded, and an address the
+    /// controller's whole model shares is not used as the public one.
+    mutating func setupEnded(_ setup: inout VendorSetup, _ configuration: inout HostConfiguration) {
+        reportLoaded(&setup)
+        guard let shared = setup.status.sharedDefaultAddress, let facts = setup.facts() else { return }
+        let why = "\(facts.label): its address \(shared.string) is a default every unit of the model shares"
+        if configuration.forceRandomAddress {
+            Log.info("\(why); --address is used")
+            return
+        }
+        configuration.forceRandomAddress = true
+        Log.info("\(why); using the static random address \(configuration.staticAddress.string) (derived from the machine id) instead")
+    }
+
+    /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
+    mutating func reportLoaded(_ setup: inout VendorSetup) {
+        reported = true
+        defer { release() }
+        guard let facts = setup.facts() else { return }
+        ChipsetReport.line = "\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath) (\(facts.package))"
+        switch facts.summaryLevel {
+        case .info: Log.info("\(facts.label): \(facts.summary)")
+        case .debug: Log.debug("\(facts.label): \(facts.summary)")
+        case .none: break
+        }
+    }
+
+    /// The set-up failed: why, and which file.
+    func logFailure(_ setup: inout VendorSetup) {
+        guard let facts = setup.facts() else {
+            Log.error("controller refused Read Local Version Information during the chipset probe")
+            return
+        }
+        let file = firmwarePath.isEmpty ? "" : " (\(firmwarePath))"
+        Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(file)")
+    }
+
+    /// The controller went silent during the set-up: which one.
+    static func silentPhase(_ setup: inout VendorSetup) -> String {
+        guard let facts = setup.facts() else { return "the chipset probe (Reset, Read Local Version)" }
+        return "the \(facts.info.vendor) \(facts.info.setupName)"
+    }
+}
