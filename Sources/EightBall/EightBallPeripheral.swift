@@ -1,42 +1,5 @@
 import BLEHost
 
-/// What the 8-Ball did, for the platform's log.
-public enum EightBallEvent: Equatable {
-    /// A question was accepted (its text: `withQuestion(connection:)`).
-    case questionAccepted(connection: UInt16)
-    /// A write that is not a question got ATT error 0x0E (its text is in
-    /// `withQuestion(connection:)` when that holds `length` bytes).
-    case questionRejected(connection: UInt16, length: Int)
-    /// The answer went out as a notification.
-    case answered(connection: UInt16, answer: Int)
-    /// The answer waits for the central to subscribe: a central may write its
-    /// question before it subscribes (docs/COMMAND-LINE.md, "The peripheral").
-    case answerWaitingForSubscription(connection: UInt16)
-}
-
-/// One central's 8-Ball state, reset in place: each central has its own
-/// question, answer and subscription (docs/COMMAND-LINE.md, "The peripheral").
-@usableFromInline struct CentralState: ~Copyable {
-    @usableFromInline var handle: UInt16 = 0
-    @usableFromInline var inUse = false
-    @usableFromInline var question = Capacity.ValueBuffer()
-    /// Index of the last answer, -1 before the first question.
-    var answer = -1
-    /// An accepted question whose answer has not been notified yet.
-    var pending = false
-    /// The wait for a subscription was logged once.
-    var reportedWaiting = false
-
-    mutating func claim(_ connection: UInt16) {
-        handle = connection
-        inUse = true
-        question.removeAll()
-        answer = -1
-        pending = false
-        reportedWaiting = false
-    }
-}
-
 /// The 8-Ball peripheral policy: validates questions, picks answers, notifies
 /// them, and keeps advertising going through the host. Pure state machine:
 /// driven by the host's delegate calls, HostEvents and `poll`. Non-copyable:

@@ -1,0 +1,5 @@
+/// Our GAP role on the air.
+public enum Role: Equatable {
+    case peripheral
+    case central
+}
