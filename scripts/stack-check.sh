@@ -69,7 +69,7 @@ for required in 'static Host.build(' 'static EightBallPeripheral.build('; do
     [ -n "$found" ] || { echo "stack-check: FAIL: the in-place constructor $required is missing"; exit 1; }
     echo "stack-check: in-place constructor $found"
 done
-echo "stack-check: value initialisers (Linux and tests only; firmware builds in place), largest:"
+echo "stack-check: value initialisers (bounded by $INIT_LIMIT B; at the firmware's capacities its ELF holds them to 2 KB), largest:"
 head -n 3 "$out/initialisers.txt" | demangle
 init_over=$(awk -v limit="$INIT_LIMIT" '$1 > limit' "$out/initialisers.txt")
 if [ -n "$init_over" ]; then

@@ -87,6 +87,7 @@ public struct FixedBytes<let capacity: Int> {
     /// `withBytes` for callers that hold the buffer mutably: reached through a
     /// mutable span, the bytes are never copied (a borrowed read may copy all
     /// `capacity` bytes onto the stack first, which Embedded builds did).
+    @discardableResult
     @inlinable public mutating func withBytesInPlace<R: ~Copyable>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         let count = length
         var span = storage.mutableSpan
