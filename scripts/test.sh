@@ -121,6 +121,10 @@ export ITCB_DONGLE_RELEASE_BIN=$ITCB_DONGLE_BIN
 
 # The QEMU guests (USB fixture, BlueZ): the longest suites, beside all the others.
 guests() {
+    # Ahead of whatever else keeps the cores busy (another build, `stress-ng --cpu 2`):
+    # the guests and the Bumble peers they talk to run the product's real-time timeouts.
+    # Raising a priority needs root or CAP_SYS_NICE; without it they keep the default.
+    if [ "$(nice -n -10 nice 2>/dev/null)" = "-10" ]; then niceness=(nice -n -10); fi
     suite "USB transport in a QEMU guest" Tests/USBFixture/run-tests.sh
     # The path kiosks run, measured where it runs (the QEMU guest, libusb 1.0.26). Instructions
     # and syscalls are judged per wake-up and per packet: the wake-ups follow the peer's pacing
@@ -132,7 +136,8 @@ guests() {
 lane guests guests
 # The guests run the product's own timeouts (HCI commands, USB transfers) in a
 # TCG-emulated machine: starved of the cores, the guest's clock still runs. The
-# suites beside them (their counts do not depend on the CPU they get) yield.
+# suites beside them (their counts do not depend on the CPU they get) yield,
+# and the guests lane runs ahead of other work on the machine where it may.
 niceness=(nice -n 10)
 
 suite "embedded core (-no-allocations)" scripts/embedded-check.sh
