@@ -2,7 +2,9 @@ import BLEHost
 
 /// One central's 8-Ball state, reset in place: each central has its own
 /// question, answer and subscription (docs/COMMAND-LINE.md, "The peripheral").
+/// Pinned, so `claim` re-initialises it where it lies.
 @usableFromInline struct CentralState: ~Copyable {
+    let pin = InPlacePin()
     @usableFromInline var handle: UInt16 = 0
     @usableFromInline var inUse = false
     @usableFromInline var question = Capacity.ValueBuffer()
@@ -14,11 +16,8 @@ import BLEHost
     var reportedWaiting = false
 
     mutating func claim(_ connection: UInt16) {
+        self = CentralState()
         handle = connection
         inUse = true
-        question.removeAll()
-        answer = -1
-        pending = false
-        reportedWaiting = false
     }
 }

@@ -52,9 +52,5 @@ struct EnableTracker {
     }
 
     /// After a controller reset: off, nothing due.
-    mutating func reset() {
-        enabled = false
-        requested = nil
-        pending = 0
-    }
+    mutating func reset() { self = EnableTracker(opcode: opcode) }
 }
