@@ -44,7 +44,7 @@ def test_sd_notify_ready_after_advertising_and_watchdog(controllers, workdir):
         assert messages[messages.index("READY=1") + 1].startswith("STATUS=advertising"), messages
         dongle.process.send_signal(signal.SIGTERM)
         assert dongle.process.wait(10) == 0
-        assert listener.first("STOPPING=1") is not None
+        assert listener.wait_first("STOPPING=1") is not None
     finally:
         dongle.stop()
         listener.close()

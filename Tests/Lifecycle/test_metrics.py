@@ -129,7 +129,7 @@ def test_node_exporter_scrape_shows_exactly_the_questions_answered(controllers, 
         assert value(samples, "itcb_dongle_firmware_loaded", vendor="none") == 0
         # systemctl status: the same counts in one line, with the periodic write and when a central comes or goes.
         line = f"STATUS=1 central(s) connected (1 in all), {n} question(s) answered, 1 rejected, 0 controller recoveries, 0 packet(s) dropped"
-        assert any(text == line for _, text in listener.messages), listener.messages
+        assert listener.wait_first(line) is not None, listener.messages
 
         # At exit: written once more, with the link gone.
         dongle.process.send_signal(signal.SIGTERM)
@@ -139,8 +139,11 @@ def test_node_exporter_scrape_shows_exactly_the_questions_answered(controllers, 
         assert value(samples, "itcb_dongle_centrals_connected") == 0
         assert value(samples, "node_textfile_scrape_error") == 0
         assert "warning" not in dongle.log, dongle.log
+        # Sent just before the exit: the listener's thread may still be reading it.
+        final = line.replace("STATUS=1", "STATUS=0")
+        assert listener.wait_first(final) is not None, listener.messages
         status = [text for _, text in listener.messages if text.startswith("STATUS=")]
-        assert status[-1] == line.replace("STATUS=1", "STATUS=0"), status
+        assert status[-1] == final, status
 
         # Readable by node_exporter's user whatever the umask (the unit's is 0077).
         assert os.stat(path).st_mode & 0o777 == 0o644

@@ -333,6 +333,14 @@ class NotifyListener:
     def first(self, text):
         return next((stamp for stamp, line in self.messages if line == text or line.startswith(text)), None)
 
+    def wait_first(self, text, timeout=10):
+        """`first`, once the reader thread has caught up: a message sent just before the
+        process exited may still wait in the socket when the process is gone."""
+        deadline = time.time() + timeout
+        while self.first(text) is None and time.time() < deadline:
+            time.sleep(0.05)
+        return self.first(text)
+
     def close(self):
         self.closed = True
         self.socket.close()
