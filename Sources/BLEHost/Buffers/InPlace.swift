@@ -6,7 +6,7 @@
 /// optimiser as memory of the host's size): the value is then written where
 /// it lives. The memory may hold anything beforehand (zeros, a previous host):
 /// every type here is plain data without references, so nothing of the old
-/// value is read or released. `scripts/stack-check.sh` holds `initialize`'s
+/// value is read or released. `scripts/stack-check.sh` holds `build`'s
 /// frame to the limit of every function (a copy of the host would be
 /// kilobytes); `InPlaceTests` proves the result behaves like `init`'s.
 extension Host {
