@@ -11,9 +11,10 @@
 #   instructions  valgrind --tool=callgrind: user-space instructions of the
 #                 whole process (Swift runtime, libc and all), judged along
 #                 the poll loop's structure (Tests/PythonSupport/bench_figures.py):
-#                 per wake-up (a second pair of runs, paced: the same
-#                 questions with the most wake-ups; its extra instructions
-#                 over its extra wake-ups) and per question besides the wake-ups
+#                 per wake-up (a second pair of runs, split: the controller
+#                 sends each packet in two pieces, one wake-up more each for
+#                 the same packets; its extra instructions over its extra
+#                 wake-ups) and per question besides the wake-ups
 #                 (the work for its packets); the total moves with how many
 #                 packets one wake-up finds, so it is reported, not gated
 #   allocations   valgrind --tool=memcheck: "total heap usage: N allocs"
@@ -43,15 +44,16 @@ cd "$(dirname "$0")/.."
 
 # Budgets (docs/PERFORMANCE.md). Aim: one syscall per wake-up.
 # Instructions per wake-up (poll, read, the loop's pass) and per question besides (the packets' work).
-MAX_INSTRUCTIONS_PER_WAKEUP=${BENCH_MAX_INSTRUCTIONS_PER_WAKEUP:-1200}
-MAX_INSTRUCTIONS_BESIDES=${BENCH_MAX_INSTRUCTIONS_BESIDES:-10000}
+# A wake-up as the split runs measure it: one that finds half a packet and the deframer picks it up again.
+MAX_INSTRUCTIONS_PER_WAKEUP=${BENCH_MAX_INSTRUCTIONS_PER_WAKEUP:-1400}
+MAX_INSTRUCTIONS_BESIDES=${BENCH_MAX_INSTRUCTIONS_BESIDES:-8000}
 MAX_ALLOCATIONS=${BENCH_MAX_ALLOCATIONS:-0}
 # Per wake-up: poll and read. Per question besides: the 3 writes out (the answer rides with the question's
 # response) and the log line.
 MAX_SYSCALLS_PER_WAKEUP=${BENCH_MAX_SYSCALLS_PER_WAKEUP:-2}
 MAX_SYSCALLS_BESIDES_WAKEUPS=${BENCH_MAX_SYSCALLS_BESIDES_WAKEUPS:-4}
-# The paced run's pause after each step of a cycle, seconds (longer than a packet takes under callgrind).
-PACE=${BENCH_PACE:-0.05}
+# The split runs' pause between a packet's two pieces, seconds (longer than a wake-up takes under callgrind).
+SPLIT=${BENCH_SPLIT:-0.02}
 # Question counts of the two runs: under valgrind (slow) and without (strace, CPU).
 VALGRIND_N1=${BENCH_VALGRIND_N1:-100}
 VALGRIND_N2=${BENCH_VALGRIND_N2:-300}
@@ -129,19 +131,19 @@ wait_exit() {
     wait "$pid"
 }
 
-# run KIND TOOL N [paced]: one measured run. KIND ours|bumble; TOOL callgrind|memcheck|strace|plain;
-# paced: the central pauses $PACE s after each step of a cycle (the most wake-ups for the same questions).
-# Writes $OUT/KIND-TOOL-N[-paced]/ with the peripheral's log, the tool's output and
+# run KIND TOOL N [split]: one measured run. KIND ours|bumble; TOOL callgrind|memcheck|strace|plain;
+# split: the peripheral's controller sends each packet as its H4 type byte and, $SPLIT s later, the rest
+# (one wake-up more per packet, the same packets). Writes $OUT/KIND-TOOL-N[-split]/ with the peripheral's log, the tool's output and
 # stats (cpu_ns, vmhwm_kb of the plain runs). Exits the script on any failure.
 run() {
-    local kind=$1 tool=$2 n=$3 paced=${4:-} pause=()
-    local dir="$OUT/$kind-$tool-$n${paced:+-paced}" slow=1
-    [ -n "$paced" ] && pause=(--pause "$PACE")
+    local kind=$1 tool=$2 n=$3 split=${4:-} pieces=()
+    local dir="$OUT/$kind-$tool-$n${split:+-split}" slow=1
+    [ -n "$split" ] && pieces=(--split "$SPLIT")
     mkdir -p "$dir"
-    printf 'bench-process: %-6s %-9s %5d questions%s … ' "$kind" "$tool" "$n" "${paced:+, paced}"
+    printf 'bench-process: %-6s %-9s %5d questions%s … ' "$kind" "$tool" "$n" "${split:+, split}"
     local t0=$SECONDS
 
-    start "$dir/controllers.log" "$PY" Tests/PythonSupport/controllers.py 2
+    start "$dir/controllers.log" "$PY" Tests/PythonSupport/controllers.py 2 "${pieces[@]}"
     local controllers=$started
     wait_for "$dir/controllers.log" '^PORTS' 1 60 "$controllers" || { echo; cat "$dir/controllers.log"; die "Bumble controllers did not start"; }
     local p1 p2
@@ -178,9 +180,9 @@ run() {
 
     # shellcheck disable=SC2086
     start "$dir/central.log" "$PY" Tests/PythonSupport/bench_central.py --port "$p2" --name "$NAME" --count "$n" \
-        --step $((10 * slow)) "${pause[@]}" $CENTRAL_FLAGS
+        --step $((10 * slow)) $CENTRAL_FLAGS
     local central=$started status=0
-    wait_exit "$central" $((60 + n * slow / 5 + 30 * slow + ${#pause[@]} * n * 4)) || status=$?
+    wait_exit "$central" $((60 + n * slow / 5 + 30 * slow + ${#pieces[@]} * n)) || status=$?
     if ((status != 0)) || ! grep -q '^DONE' "$dir/central.log"; then
         echo
         cat "$dir/central.log"
@@ -215,7 +217,7 @@ run() {
 
 # Measurements per (kind, tool, n), extracted from the run folders.
 instructions() { sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$OUT/$1-callgrind-$2/callgrind.out" | head -1; }
-# profile N[-paced]: the callgrind figures of our run (instructions, poll calls) as JSON.
+# profile N[-split]: the callgrind figures of our run (instructions, poll calls) as JSON.
 profile() { "$PY" Tests/PythonSupport/callgrind_profile.py "$OUT/ours-callgrind-$1/callgrind.out" poll; }
 allocations() {
     sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' "$OUT/$1-memcheck-$2/valgrind.log" | tr -d , | head -1
@@ -224,8 +226,8 @@ allocations() {
 echo "bench-process: $BIN"
 run ours callgrind "$VALGRIND_N1"
 run ours callgrind "$VALGRIND_N2"
-run ours callgrind "$VALGRIND_N1" paced
-run ours callgrind "$VALGRIND_N2" paced
+run ours callgrind "$VALGRIND_N1" split
+run ours callgrind "$VALGRIND_N2" split
 run ours memcheck "$VALGRIND_N1"
 run ours memcheck "$VALGRIND_N2"
 for kind in ours bumble; do
@@ -266,7 +268,7 @@ done
 
 export OUT VALGRIND_N1 VALGRIND_N2 PLAIN_N1 PLAIN_N2 MAX_INSTRUCTIONS_PER_WAKEUP MAX_INSTRUCTIONS_BESIDES MAX_ALLOCATIONS REPORT_ONLY
 export MAX_SYSCALLS_PER_WAKEUP MAX_SYSCALLS_BESIDES_WAKEUPS
-export P1=$(profile "$VALGRIND_N1") P2=$(profile "$VALGRIND_N2") PP1=$(profile "$VALGRIND_N1-paced") PP2=$(profile "$VALGRIND_N2-paced")
+export P1=$(profile "$VALGRIND_N1") P2=$(profile "$VALGRIND_N2") PS1=$(profile "$VALGRIND_N1-split") PS2=$(profile "$VALGRIND_N2-split")
 export A1=$(allocations ours "$VALGRIND_N1") A2=$(allocations ours "$VALGRIND_N2")
 export BI1="" BI2=""
 if [ "$BUMBLE_CALLGRIND" = 1 ]; then
@@ -304,7 +306,7 @@ i1, i2 = p1_["instructions"], p2_["instructions"]
 a1, a2 = (int(env[k]) for k in ("A1", "A2"))
 # Wake-ups (poll calls) under callgrind: the slowed-down peripheral finds more
 # packets per wake-up than at full speed; the total moves with that, its two parts do not.
-loop = instruction_structure(p1_, p2_, json.loads(env["PP1"]), json.loads(env["PP2"]), v1, v2)
+loop = instruction_structure(p1_, p2_, v1, v2, split=(json.loads(env["PS1"]), json.loads(env["PS2"])))
 instr = loop["total"]
 allocs = difference(a1, a2, v1, v2)
 names_ours, cpu_ours, hwm_ours = per_question("ours")

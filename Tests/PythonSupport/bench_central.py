@@ -64,10 +64,7 @@ async def run(args):
             async def disable():
                 await cccd.write_value(b"\x00\x00", with_response=True)
         async def step(awaitable):
-            result = await asyncio.wait_for(awaitable, args.step)
-            if args.pause:  # every packet of the cycle reaches the peripheral on its own (--pause)
-                await asyncio.sleep(args.pause)
-            return result
+            return await asyncio.wait_for(awaitable, args.step)
 
         for index in range(args.count):
             await step(enable())
@@ -90,9 +87,6 @@ def main():
     parser.add_argument("--count", type=int, default=100, help="question cycles over one connection")
     parser.add_argument("--question", default="Is it fast now?")
     parser.add_argument("--step", type=float, default=60.0, help="time limit of each step, seconds")
-    parser.add_argument("--pause", type=float, default=0.0,
-                        help="seconds to wait after each step of a cycle, so that no two packets reach the peripheral"
-                             " together: the same questions with the most wake-ups (the benches' paced run)")
     parser.add_argument("--bumble-subscribe", action="store_true",
                         help="enable/disable with Bumble's subscribe()/unsubscribe(), which send a Find "
                              "Information Request before each CCCD write (5 ATT round trips per cycle, not 3)")

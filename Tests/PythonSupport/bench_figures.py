@@ -13,15 +13,19 @@ that drains the input (TCP: the `read`; USB: the reap loop's final
 packet out; USB: a submit and a reap per transfer) or per question (the log
 line). Both parts are counts that repeat from run to run.
 
-Instructions are judged the same way, with a second pair of runs: the same
-questions, the central pausing after each step of a cycle so that arrivals
-do not coalesce (more wake-ups, when the unpaced pair coalesced at all). Same
-questions, same packets:
-the instructions per question the paced pair spends more, divided by the
-wake-ups per question it has more, are what one wake-up costs (the wait, the
+Instructions are judged the same way on TCP, with a second pair of runs,
+split: the same questions, the peripheral's controller sending each packet in
+two pieces with a pause between (the H4 type byte, then the rest), so each
+packet costs one wake-up more. Same questions, same packets: the instructions per question the split
+pair spends more, divided by the wake-ups per question it has more, are what one wake-up costs (the wait, the
 loop's pass); the total per question less that cost times its wake-ups is the
 work done for the question's packets, whichever wake-up found them. The
-total is reported, not gated.
+total is reported, not gated. On USB no transfer can be cut (a short packet
+ends the packet: USB 2.0 §5.8.3) and every transfer is already its own
+wake-up when the process keeps up, so no pair of runs can add wake-ups: the
+total is judged against both budgets at its wake-ups (the budget besides
+plus the budget per wake-up times the wake-ups), a limit that follows the
+wake-ups as they move with the load.
 """
 
 
@@ -61,29 +65,31 @@ def syscall_structure(calls, drains, leave_out=()):
             "besides_wakeups": total - woke}
 
 
-def instruction_structure(short, long, paced_short, paced_long, n1, n2):
-    """callgrind_profile.py figures of the runs of N1 and N2 questions, unpaced and paced -> {"total",
-    "wakeups", "paced_wakeups" (per question), "per_wakeup" (instructions), "besides_wakeups" (instructions
-    per question)}. Each pair gives a cost per question and wake-ups per question with start-up cancelled;
-    the paced pair's extra cost over its extra wake-ups is one wake-up's. When the paced runs did not wake
-    up at least 0.1 a question more (little coalesces under callgrind, less on a loaded machine), the two costs cannot be told
-    apart: per_wakeup and besides_wakeups are None, and instruction_failures judges the total against both
-    budgets at its wake-ups."""
+def instruction_structure(short, long, n1, n2, split=None):
+    """callgrind_profile.py figures of the runs of N1 and N2 questions, and of the split pair (split_short,
+    split_long) where packets can be split -> {"total", "wakeups", "split_wakeups" (per question),
+    "per_wakeup" (instructions), "besides_wakeups" (instructions per question)}. Each pair gives a cost per
+    question and wake-ups per question with start-up cancelled; the split pair's extra cost over its extra
+    wake-ups is one wake-up's. Without a split pair (USB: a transfer cannot be cut without ending its packet),
+    or should the split runs not wake up at least 0.1 a question more (pieces that arrived together: a pause
+    too short for the machine), the two costs are not told apart: per_wakeup and besides_wakeups are None,
+    and instruction_failures judges the total against both budgets at its wake-ups."""
     total = per_question(short["instructions"], long["instructions"], n1, n2)
     wakeups = per_question(short["calls"]["poll"], long["calls"]["poll"], n1, n2)
-    paced_total = per_question(paced_short["instructions"], paced_long["instructions"], n1, n2)
-    paced_wakeups = per_question(paced_short["calls"]["poll"], paced_long["calls"]["poll"], n1, n2)
-    figures = {"total": total, "wakeups": wakeups, "paced_wakeups": paced_wakeups,
-               "per_wakeup": None, "besides_wakeups": None}
-    if paced_wakeups - wakeups >= 0.1:
-        figures["per_wakeup"] = (paced_total - total) / (paced_wakeups - wakeups)
+    figures = {"total": total, "wakeups": wakeups, "split_wakeups": None, "per_wakeup": None, "besides_wakeups": None}
+    if split is None:
+        return figures
+    split_total = per_question(split[0]["instructions"], split[1]["instructions"], n1, n2)
+    figures["split_wakeups"] = per_question(split[0]["calls"]["poll"], split[1]["calls"]["poll"], n1, n2)
+    if figures["split_wakeups"] - wakeups >= 0.1:
+        figures["per_wakeup"] = (split_total - total) / (figures["split_wakeups"] - wakeups)
         figures["besides_wakeups"] = total - figures["per_wakeup"] * wakeups
     return figures
 
 
 def instruction_failures(figures, max_per_wakeup, max_besides, what):
-    """The budget lines `figures` (instruction_structure's) break: the two parts each, or, when they could not
-    be told apart, the total against max_besides + max_per_wakeup x its wake-ups. `what`: a wake-up's parts."""
+    """The budget lines `figures` (instruction_structure's) break: the two parts each, or, when they were not
+    told apart, the total against max_besides + max_per_wakeup x its wake-ups. `what`: a wake-up's parts."""
     if figures["per_wakeup"] is None:
         allowed = max_besides + max_per_wakeup * figures["wakeups"]
         if figures["total"] > allowed:
@@ -100,16 +106,18 @@ def instruction_failures(figures, max_per_wakeup, max_besides, what):
     return failures
 
 
-def instruction_lines(figures, what):
-    """The report's two lines under the total: the cost of a wake-up and the packets' work (or why not)."""
+def instruction_lines(figures, what, unsplit_why=""):
+    """The report's two lines under the total: the cost of a wake-up and the packets' work, or why they were
+    judged together (`unsplit_why`: why no split pair was run)."""
     if figures["per_wakeup"] is None:
-        return [f"    per wake-up / besides       not told apart this run: the paced pair did not wake up more"
-                f" than the unpaced one ({figures['paced_wakeups']:.1f} and {figures['wakeups']:.1f} a question); the total"
-                f" is judged against both budgets at its wake-ups"]
-    return [f"    per wake-up             {figures['per_wakeup']:>13,.0f}   {what}: the paced pair's extra"
+        why = unsplit_why or (f"the split pair did not wake up more than the whole one"
+                              f" ({figures['split_wakeups']:.1f} and {figures['wakeups']:.1f} a question)")
+        return [f"    per wake-up / besides       judged together ({why}): the total against both budgets at its"
+                f" {figures['wakeups']:.1f} wake-ups"]
+    return [f"    per wake-up             {figures['per_wakeup']:>13,.0f}   {what}: the split pair's extra"
             f" instructions over its extra wake-ups",
             f"    besides the wake-ups    {figures['besides_wakeups']:>13,.0f}   the work for the question's packets"
-            f" ({figures['wakeups']:.1f} wake-ups a question, {figures['paced_wakeups']:.1f} paced; the total moves"
+            f" ({figures['wakeups']:.1f} wake-ups a question, {figures['split_wakeups']:.1f} split; the total moves"
             f" with how many packets one wake-up finds, these two do not)"]
 
 

@@ -10,7 +10,11 @@ scan response (controller.py, on_advertising_pdu), so a name that only the scan
 response carries in full is never seen whole. Here the advertising PDU carries
 the advertiser's scan response data across the link and the scanner's
 controller reports that, as a radio does.
-Usage: python Tests/PythonSupport/controllers.py [N=2] [TRANSPORT…] [--ports P1 … PN]"""
+
+--split SECONDS: the first controller sends each packet to its host in two
+writes, the H4 packet type and, SECONDS later, the rest: one wake-up more per
+packet for the host, with the same packets (the benches' split runs).
+Usage: python Tests/PythonSupport/controllers.py [N=2] [TRANSPORT…] [--split S] [--ports P1 … PN]"""
 import asyncio
 import dataclasses
 import signal
@@ -63,7 +67,25 @@ def send_real_scan_responses():
     Controller.on_advertising_pdu = on_advertising_pdu
 
 
-async def main(count, extra, fixed_ports=()):
+class SplitSink:
+    """Writes each packet as its first byte and, `pause` seconds later, the rest, in order."""
+
+    def __init__(self, sink, pause):
+        self.sink, self.pause, self.queue = sink, pause, asyncio.Queue()
+        self.task = asyncio.get_running_loop().create_task(self.run())
+
+    def on_packet(self, packet):
+        self.queue.put_nowait(bytes(packet))
+
+    async def run(self):
+        while True:
+            packet = await self.queue.get()
+            self.sink.on_packet(packet[:1])
+            await asyncio.sleep(self.pause)
+            self.sink.on_packet(packet[1:])
+
+
+async def main(count, extra, fixed_ports=(), split=0.0):
     link = LocalLink()
     keep, ports = [], []
     for index in range(count):
@@ -76,8 +98,8 @@ async def main(count, extra, fixed_ports=()):
         # ~40 ms to every ATT round trip through the virtual controllers.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         transport = await open_tcp_server_transport_with_socket(sock)
-        keep.append((transport, Controller(f"C{index}", host_source=transport.source, host_sink=transport.sink,
-                                           link=link)))
+        sink = SplitSink(transport.sink, split) if split and index == 0 else transport.sink
+        keep.append((transport, Controller(f"C{index}", host_source=transport.source, host_sink=sink, link=link)))
     for index, spec in enumerate(extra):
         transport = await open_transport(spec)
         keep.append((transport, Controller(f"X{index}", host_source=transport.source, host_sink=transport.sink,
@@ -87,9 +109,13 @@ async def main(count, extra, fixed_ports=()):
 
 
 def parse(argv):
-    """[N] [TRANSPORT…] [--ports P…] → (count, transports, ports); N defaults to
+    """[N] [TRANSPORT…] [--split S] [--ports P…] → (count, transports, ports, split); N defaults to
     the number of ports given, else 2."""
-    ports = []
+    ports, split = [], 0.0
+    if "--split" in argv:
+        at = argv.index("--split")
+        split = float(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
     if "--ports" in argv:
         at = argv.index("--ports")
         ports = [int(p) for p in argv[at + 1:]]
@@ -97,15 +123,15 @@ def parse(argv):
     count = int(argv[0]) if argv else (len(ports) or 2)
     if ports and len(ports) != count:
         sys.exit(f"controllers.py: {count} controllers but {len(ports)} ports given")
-    return count, argv[1:], ports
+    return count, argv[1:], ports, split
 
 
 if __name__ == "__main__":
     send_real_scan_responses()
-    count, extra, ports = parse(sys.argv[1:])
+    count, extra, ports, split = parse(sys.argv[1:])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        asyncio.run(main(count, extra, ports))
+        asyncio.run(main(count, extra, ports, split))
     except KeyboardInterrupt:
         sys.exit(130)
     except OSError as error:  # e.g. a --ports port in use

@@ -79,14 +79,13 @@ def copy_site_packages(work):
     shutil.copy(os.path.join(REPO, "Tests", "PythonSupport", "bumble_8ball.py"), work)
 
 
-def run(guest, link, out, kind, tool, n, args, paced=False):
-    """One measured run; its files end up in OUT/KIND-TOOL-N[-paced]/ (paced: the central pauses --pace seconds
-    after each step of a cycle, the most wake-ups for the same questions). Raises RunFailed."""
-    name = f"{kind}-{tool}-{n}" + ("-paced" if paced else "")
+def run(guest, link, out, kind, tool, n, args):
+    """One measured run; its files end up in OUT/KIND-TOOL-N/. Raises RunFailed."""
+    name = f"{kind}-{tool}-{n}"
     d = f"run/{name}"
     # Time limits scale with the tool's slow-down (Python under callgrind under TCG: over 8 minutes to start).
     slow = {("ours", "callgrind"): 8, ("bumble", "callgrind"): 40}.get((kind, tool), 3)
-    log(f"bench-usb: {kind:<6} {tool:<9} {n:4d} questions{', paced' if paced else ''} … ", end="")
+    log(f"bench-usb: {kind:<6} {tool:<9} {n:4d} questions … ", end="")
     t0 = time.time()
     rebind_btusb(guest)
     if tool == "callgrind":
@@ -150,11 +149,10 @@ def run(guest, link, out, kind, tool, n, args, paced=False):
     with open(os.path.join(out, name, "central.log"), "w") as central_log:
         central = subprocess.Popen(
             [os.path.join(REPO, ".venv", "bin", "python"), os.path.join(REPO, "Tests", "PythonSupport", "bench_central.py"),
-             "--port", str(link.ports[1]), "--name", NAME, "--count", str(n), "--step", str(10 * slow),
-             "--pause", str(args.pace if paced else 0)],
+             "--port", str(link.ports[1]), "--name", NAME, "--count", str(n), "--step", str(10 * slow)],
             stdout=central_log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            status = central.wait(90 + n * slow + (4 * n * args.pace if paced else 0))
+            status = central.wait(90 + n * slow)
         except subprocess.TimeoutExpired:
             status = "timeout"
         finally:
@@ -193,8 +191,8 @@ def run(guest, link, out, kind, tool, n, args, paced=False):
     log(f"{time.time() - t0:.0f} s")
 
 
-def callgrind_figures(out, kind, n, paced=False):
-    path = os.path.join(out, f"{kind}-callgrind-{n}" + ("-paced" if paced else ""), "callgrind.out")
+def callgrind_figures(out, kind, n):
+    path = os.path.join(out, f"{kind}-callgrind-{n}", "callgrind.out")
     result = subprocess.run([sys.executable, os.path.join(REPO, "Tests", "PythonSupport", "callgrind_profile.py"), path,
                              "libusb_submit_transfer", "poll"], capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
@@ -289,8 +287,6 @@ def measure(args, out, v1, v2, s1, s2, t1, t2, bumble_tools):
             for tool, (n1, n2) in (("callgrind", (v1, v2)), ("strace", (s1, s2))):
                 run(guest, link, out, "ours", tool, n1, args)
                 run(guest, link, out, "ours", tool, n2, args)
-            run(guest, link, out, "ours", "callgrind", v1, args, paced=True)
-            run(guest, link, out, "ours", "callgrind", v2, args, paced=True)
         except (RunFailed, AssertionError, TimeoutError, RuntimeError) as error:  # fixture.Guest raises the others
             log(f"bench-usb: {error}")
             return 2
@@ -323,8 +319,6 @@ def main():
     parser.add_argument("--bumble-strace", default="10,50", help="N1,N2 of Bumble's strace runs")
     parser.add_argument("--bumble", default="strace", help="Bumble's runs: none, strace or strace,callgrind")
     parser.add_argument("--peripheral-flags", default="")
-    parser.add_argument("--pace", type=float, default=0.1,
-                        help="the paced callgrind run's pause after each step of a cycle, seconds")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--analyze", action="store_true", help="no runs: the figures of the runs already in --out")
     parser.add_argument("--max-instructions-per-wakeup", type=int, default=1500,
@@ -358,8 +352,7 @@ def main():
     c1, c2 = callgrind_figures(out, "ours", v1), callgrind_figures(out, "ours", v2)
     cg = per_question(c1, c2, v1, v2)
     allocs, ours, libusb = cg["total"], cg["ours"], cg["libusb"]
-    loop = instruction_structure(c1, c2, callgrind_figures(out, "ours", v1, paced=True),
-                                 callgrind_figures(out, "ours", v2, paced=True), v1, v2)
+    loop = instruction_structure(c1, c2, v1, v2)
     instr = loop["total"]
     transfers_cg, polls_cg = cg["calls"]["libusb_submit_transfer"], cg["calls"]["poll"]
     by_name, errors, submits = strace_per_question(out, "ours", s1, s2)
@@ -371,7 +364,7 @@ def main():
     results = {"valgrind": [v1, v2], "strace": [s1, s2], "instructions": instr,
                "instructions_per_wakeup": loop["per_wakeup"],
                "instructions_besides_wakeups": loop["besides_wakeups"],
-               "wakeups_callgrind": loop["wakeups"], "wakeups_paced": loop["paced_wakeups"], "allocations": allocs,
+               "wakeups_callgrind": loop["wakeups"], "allocations": allocs,
                "allocations_ours": ours, "allocations_libusb": libusb, "submitted_transfers": submits,
                "libusb_submit_transfer_calls": transfers_cg, "syscalls": syscalls, "clock_gettime": clock,
                "wakeups": structure["wakeups"], "syscalls_per_wakeup": structure["per_wakeup"],
@@ -382,7 +375,8 @@ def main():
         f" questions, one connection; callgrind {v1}/{v2}, strace {s1}/{s2}):")
     log(f"  instructions (callgrind)      {instr:>10,.0f}   ({c1['instructions']:,} and {c2['instructions']:,} in all),"
         f" {loop['wakeups']:.1f} wake-ups a question under callgrind")
-    for line in instruction_lines(loop, "libusb's poll and the loop's pass"):
+    for line in instruction_lines(loop, "libusb's poll and the loop's pass",
+                                  "on USB every transfer is its own wake-up and none can be cut"):
         log(line)
     log(f"  heap allocations (callgrind)  {allocs:>10.2f}   ours {ours:.2f}, libusb {libusb:.2f}"
         f" (by caller: calls of malloc/calloc/realloc/posix_memalign/aligned_alloc)")
