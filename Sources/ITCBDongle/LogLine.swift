@@ -3,8 +3,8 @@ import BLEHost
 
 /// A log line built in a fixed buffer and written with one write(2): the line
 /// logged per question costs no allocation.
-struct LogLine {
-    var bytes = FixedBytes<768>()
+struct LogLine: ~Copyable {
+    var buffer = ByteStore<768>()
 
     init(_ level: LogLevel) {
         text("itcb-dongle: ")
@@ -19,7 +19,7 @@ struct LogLine {
     }
 
     mutating func text(_ literal: StaticString) {
-        literal.withUTF8Buffer { _ = bytes.append(UnsafeRawBufferPointer($0)) }
+        literal.withUTF8Buffer { _ = buffer.bytes.append(UnsafeRawBufferPointer($0)) }
     }
 
     /// "0x" and lower-case hex digits, as String(radix: 16) prints them.
@@ -36,17 +36,17 @@ struct LogLine {
                 count += 1
             }
         }
-        withUnsafeBytes(of: &digits) { _ = bytes.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        withUnsafeBytes(of: &digits) { _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
     /// Bytes of a value; control characters become '?' so one line stays one line.
     /// The clean run before the first control character (usually all of it) is
     /// appended whole; the rest is cleaned in a stack chunk, a chunk at a time.
     mutating func value(_ raw: UnsafeRawBufferPointer) {
-        let room = max(0, min(raw.count, bytes.freeSpace - 1))
+        let room = max(0, min(raw.count, buffer.bytes.freeSpace - 1))
         var clean = 0
         while clean < room, raw[clean] >= 0x20, raw[clean] != 0x7F { clean += 1 }
-        _ = bytes.append(UnsafeRawBufferPointer(rebasing: raw[0..<clean]))
+        _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: raw[0..<clean]))
         guard clean < room else { return }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { chunk in
             var offset = clean
@@ -56,7 +56,7 @@ struct LogLine {
                     let byte = raw[offset + i]
                     chunk[i] = byte < 0x20 || byte == 0x7F ? 0x3F : byte
                 }
-                _ = bytes.append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(chunk)[0..<n]))
+                _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(chunk)[0..<n]))
                 offset += n
             }
         }
@@ -64,11 +64,11 @@ struct LogLine {
 
     mutating func write() {
         PromptLine.end()
-        if !bytes.append(0x0A) {
-            bytes.truncate(to: bytes.count - 1)
-            bytes.append(0x0A)
+        if !buffer.bytes.append(0x0A) {
+            buffer.bytes.truncate(to: buffer.bytes.count - 1)
+            buffer.bytes.append(0x0A)
         }
-        bytes.withBytesInPlace { _ = sysWrite(2, $0.baseAddress, $0.count) }
+        buffer.withBytes { _ = sysWrite(2, $0.baseAddress, $0.count) }
     }
 }
 
@@ -89,18 +89,18 @@ func decimalDigits(_ value: Int) -> (digits: InlineArray<20, UInt8>, count: Int)
 
 extension LogLine: LogSink {
     mutating func decimal(_ value: Int) {
-        if value < 0 { bytes.append(0x2D) }
+        if value < 0 { buffer.bytes.append(0x2D) }
         var (digits, count) = decimalDigits(value)
         while count > 0 {
             count -= 1
-            bytes.append(digits[count])
+            buffer.bytes.append(digits[count])
         }
     }
 
     mutating func byte(_ value: UInt8) {
         let digits: StaticString = "0123456789ABCDEF"
-        bytes.append(digits.utf8Start[Int(value >> 4)])
-        bytes.append(digits.utf8Start[Int(value & 0xF)])
+        buffer.bytes.append(digits.utf8Start[Int(value >> 4)])
+        buffer.bytes.append(digits.utf8Start[Int(value & 0xF)])
     }
 
     /// Built in a 17-byte stack buffer and appended once (on the line of every
@@ -115,13 +115,13 @@ extension LogLine: LogSink {
                 out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
                 if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
             }
-            _ = bytes.append(UnsafeRawBufferPointer(rebasing: out[0..<17]))
+            _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: out[0..<17]))
         }
     }
 
     mutating func string(_ value: String) {
         var value = value
-        value.withUTF8 { _ = bytes.append(UnsafeRawBufferPointer($0)) }
+        value.withUTF8 { _ = buffer.bytes.append(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func commandName(_ opcode: UInt16) { string(hciCommandName(opcode)) }

@@ -191,7 +191,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         while transport.canSend, driver.nextOutgoing() {
             let onBulk = driver.state == .settingUp && driver.setup.commandOnBulk
             var failure: TransportError? = nil
-            driver.outgoing.withBytesInPlace { raw in
+            driver.outgoing.withBytes { raw in
                 observer.snoop?.record(raw, received: false)
                 if Log.level >= .debug {
                     if raw.first == H4PacketType.acl, let line = attNarration(UnsafeRawBufferPointer(rebasing: raw[1...]), outgoing: true) {

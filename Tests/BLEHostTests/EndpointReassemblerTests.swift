@@ -70,7 +70,7 @@ import TestSupport
         let out = feed([Self.resetComplete], into: &r)
         #expect(out == [Delivery(type: H4PacketType.event, bytes: Self.resetComplete, inPlaceAt: 0)])
         #expect(r.droppedPackets == 0)
-        #expect(!r.isMidPacket)
+        #expect(r.isMidPacket == false)
     }
 
     @Test func seventyByteEventInFiveTransfersIsDeliveredOnceIntact() {
@@ -79,12 +79,12 @@ import TestSupport
         #expect(parts.map(\.count) == [16, 16, 16, 16, 6])
         for (i, part) in parts.dropLast().enumerated() {
             #expect(feed([part], into: &r).isEmpty, "transfer \(i) delivers nothing yet")
-            #expect(r.isMidPacket)
+            #expect(r.isMidPacket == true)
         }
         let out = feed([parts.last!], into: &r)
         #expect(out == [Delivery(type: H4PacketType.event, bytes: Self.supportedCommands, inPlaceAt: nil)])
         #expect(r.droppedPackets == 0)
-        #expect(!r.isMidPacket)
+        #expect(r.isMidPacket == false)
         // The next event is delivered in place again.
         #expect(feed([Self.resetComplete], into: &r) == [Delivery(type: 4, bytes: Self.resetComplete, inPlaceAt: 0)])
     }
@@ -97,7 +97,7 @@ import TestSupport
         #expect(feed([parts[0]], into: &r).isEmpty)
         #expect(feed([parts[1]], into: &r) == [Delivery(type: 4, bytes: Self.advertisingReport, inPlaceAt: nil)])
         #expect(r.droppedPackets == 0)
-        #expect(!r.isMidPacket)
+        #expect(r.isMidPacket == false)
         // A zero-length packet after it changes nothing.
         #expect(feed([[]], into: &r).isEmpty)
         #expect(r.droppedPackets == 0)
@@ -171,7 +171,7 @@ import TestSupport
         #expect(feed([fill + [0x1A], [0x00]], into: &e).map(\.bytes)
                     == [Self.disconnection, Self.overflow, Self.resetComplete, hex("1a 00")])
         #expect(e.droppedPackets == 0)
-        #expect(!e.isMidPacket)
+        #expect(e.isMidPacket == false)
     }
 
     @Test func shortTransferCutsPacketShort() {
@@ -180,7 +180,7 @@ import TestSupport
         let parts = Self.transfers(Self.supportedCommands, size: 16)
         #expect(feed([parts[0], Array(parts[1].prefix(10))], into: &r).isEmpty)
         #expect(r.droppedPackets == 1)
-        #expect(!r.isMidPacket)
+        #expect(r.isMidPacket == false)
         // The next packet still arrives, in place.
         #expect(feed([Self.resetComplete], into: &r) == [Delivery(type: 4, bytes: Self.resetComplete, inPlaceAt: 0)])
         #expect(r.droppedPackets == 1)
@@ -214,7 +214,7 @@ import TestSupport
         #expect(parts.count == 17 && parts.last!.count == 5)
         #expect(feed([parts[0]], into: &a).isEmpty)
         #expect(a.droppedPackets == 1)
-        #expect(!a.isMidPacket)
+        #expect(a.isMidPacket == false)
         // Skipped up to and including the short packet, without further counts,
         // even where a skipped packet looks like a valid header.
         let lookalike = Self.aclPacket(60)
@@ -252,9 +252,9 @@ import TestSupport
     @Test func resetForgetsAPacketBegun() {
         var r = Self.events()
         #expect(feed([Array(Self.supportedCommands.prefix(16))], into: &r).isEmpty)
-        #expect(r.isMidPacket)
+        #expect(r.isMidPacket == true)
         r.reset()
-        #expect(!r.isMidPacket)
+        #expect(r.isMidPacket == false)
         #expect(feed([Self.resetComplete], into: &r) == [Delivery(type: 4, bytes: Self.resetComplete, inPlaceAt: 0)])
         #expect(r.droppedPackets == 0)
 
@@ -283,9 +283,9 @@ import TestSupport
 
         // In the middle of a 70-byte event: that event is lost, the next one arrives whole.
         #expect(feed([Array(Self.supportedCommands.prefix(16))], into: &r).isEmpty)
-        #expect(r.isMidPacket)
+        #expect(r.isMidPacket == true)
         r.babbled()
-        #expect(!r.isMidPacket)
+        #expect(r.isMidPacket == false)
         #expect(r.babbledTransfers == 2 && r.droppedPackets == 2)
         #expect(feed([Self.resetComplete], into: &r) == [Delivery(type: 4, bytes: Self.resetComplete, inPlaceAt: 0)])
 
@@ -309,7 +309,7 @@ import TestSupport
             if parts.last!.count == size { parts.append([]) }
             #expect(feed(parts, into: &r).map(\.bytes) == packets, "packet size \(size)")
             #expect(r.droppedPackets == 0, "packet size \(size)")
-            #expect(!r.isMidPacket)
+            #expect(r.isMidPacket == false)
         }
     }
 }

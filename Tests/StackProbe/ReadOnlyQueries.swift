@@ -40,6 +40,18 @@ public func probeDriver<App: HostApplication & ~Copyable, Setup: ControllerSetup
         && driver.nextDeadline() != nil  // the loop's own deadline: a query of a borrowed driver
 }
 
+/// A buffer read where it lies (a `ByteStore`): the outgoing packet of a
+/// borrowed driver, as a board hands it to its transport.
+public func probeOutgoing<App: HostApplication & ~Copyable, Setup: ControllerSetup & ~Copyable>(
+    _ driver: borrowing HostLoop<App, Setup>
+) -> Int {
+    driver.outgoing.withBytes { $0.isEmpty ? 0 : Int($0[0]) + $0.count }
+}
+
+public func probeOutgoingSpecialised(_ driver: UnsafeMutablePointer<HostLoop<EightBallPeripheral, NoSetup>>) -> Int {
+    probeOutgoing(driver.pointee)
+}
+
 public func probeDriverSpecialised(_ driver: UnsafeMutablePointer<HostLoop<EightBallPeripheral, NoSetup>>) -> Bool {
     probeDriver(driver.pointee)
 }

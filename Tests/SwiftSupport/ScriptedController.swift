@@ -13,6 +13,11 @@ extension FixedBytes {
     public var bytes: [UInt8] { withBytes { Array($0) } }
 }
 
+extension ByteStore {
+    /// The stored bytes, copied out (`bytes` is the buffer itself).
+    public var contents: [UInt8] { withBytes { Array($0) } }
+}
+
 /// A delegate with one dynamic readable/writable attribute for ATT tests,
 /// which keeps what the peer's server pushes to our client.
 public struct RecordingDelegate: GATTDelegate {

@@ -88,7 +88,7 @@ extension Host {
         if !answers || canSend(index), let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) {
             let note = server.receive(
                 pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate,
-                response: &aclQueue.pdus[slot])
+                response: &aclQueue.pdus[slot].bytes)
             noteAsking(index, aclQueue.pdus[slot].isEmpty ? nil : aclQueue.pdus[slot][0])
             if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             return report(connection, note)

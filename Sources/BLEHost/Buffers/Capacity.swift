@@ -42,17 +42,22 @@ public enum Capacity {
     /// parameter bytes) or an ACL packet (1 + 4 + an L2CAP PDU of 4 + 247).
     /// The transports' OUT transfers and waiting slots are sized from it.
     public typealias OutgoingPacket = FixedBytes<260>
+    /// The packet the host's loop hands to the transport next.
+    public typealias OutgoingPacketStore = ByteStore<260>
 
-    /// One outgoing ATT PDU: at most ATT's largest MTU and a little.
+    /// One outgoing ATT PDU: at most ATT's largest MTU and a little; and the
+    /// same where it is built and waits to be sent (the transmit queue's slots).
     public typealias ATTPDUBuffer = FixedBytes<256>
+    public typealias ATTPDUStore = ByteStore<256>
 
     /// One L2CAP PDU gathered from ACL fragments: the 4-byte header and the
     /// largest PDU we accept (ATT_MTU 247 + headroom).
     public typealias L2CAPPDUBuffer = FixedBytes<260>
 
     /// Largest HCI packet a transport gathers (H4 de-framer, USB endpoint
-    /// reassembler): an ACL packet of 4 + 1024 bytes (events are 2 + 255).
-    public typealias PacketBuffer = FixedBytes<1028>
+    /// reassembler): an ACL packet of 4 + 1024 bytes (events are 2 + 255),
+    /// kept in place.
+    public typealias PacketBuffer = ByteStore<1028>
 
     /// Advertisers one scan remembers (merged by address), and the 8-Ball
     /// central's list of those it reported.
@@ -68,6 +73,8 @@ public enum Capacity {
 
     /// One question or any attribute value: ATT's maximum (Vol 3 Part F §3.2.9).
     public typealias ValueBuffer = FixedBytes<512>
+    /// A value the GATT client writes, kept while it is sent in parts.
+    public typealias ValueStore = ByteStore<512>
 
     /// A Device Name: at most 248 bytes of UTF-8 (Vol 3 Part C §12.1).
     public typealias DeviceName = FixedBytes<248>

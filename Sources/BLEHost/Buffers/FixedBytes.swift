@@ -76,22 +76,14 @@ public struct FixedBytes<let capacity: Int> {
 
     /// Gives the valid bytes to `body` as a raw buffer; the pointer must not escape.
     /// Always inlined: a specialised copy of it (Embedded, -Osize) took `self`
-    /// by value and copied all `capacity` bytes before handing them out.
+    /// by value and copied all `capacity` bytes before handing them out. A
+    /// `FixedBytes` stored in another value may still be loaded whole first:
+    /// buffers read where they lie are `ByteStore`s.
     @discardableResult
     @inlinable @inline(__always) @_addressableSelf public func withBytes<R: ~Copyable>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         storage.span.withUnsafeBytes { raw in
             body(UnsafeRawBufferPointer(rebasing: raw[0..<length]))
         }
-    }
-
-    /// `withBytes` for callers that hold the buffer mutably: reached through a
-    /// mutable span, the bytes are never copied (a borrowed read may copy all
-    /// `capacity` bytes onto the stack first, which Embedded builds did).
-    @discardableResult
-    @inlinable public mutating func withBytesInPlace<R: ~Copyable>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let count = length
-        var span = storage.mutableSpan
-        return span.withUnsafeMutableBytes { raw in body(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
     }
 
     @inlinable public func equals(_ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -46,8 +46,8 @@ public struct GATTClient: ~Copyable {
     mutating func write(_ link: Int, attribute: UInt16, _ value: UnsafeRawBufferPointer, mtu: UInt16,
                         into request: inout ATTPDU) {
         links[link].attribute = attribute
-        links[link].value.removeAll()
-        links[link].value.append(value)
+        links[link].value.bytes.removeAll()
+        links[link].value.bytes.append(value)
         links[link].offset = 0
         guard value.count <= Int(mtu) - 3 else { return prepareWrite(link, mtu: mtu, into: &request) }
         request.append(ATTOpcode.writeRequest)
@@ -97,7 +97,7 @@ public struct GATTClient: ~Copyable {
         request.append(ATTOpcode.prepareWriteRequest)
         request.appendUInt16(links[link].attribute)
         request.appendUInt16(UInt16(offset))
-        _ = links[link].value.withBytesInPlace {
+        _ = links[link].value.withBytes {
             request.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + chunk)]))
         }
         links[link].procedure = .prepareWrite
@@ -251,7 +251,7 @@ public struct GATTClient: ~Copyable {
         let offset = links[link].offset, chunk = links[link].chunk
         let echoed = pdu.count == 5 + chunk && readUInt16(pdu, 1) == links[link].attribute
             && Int(readUInt16(pdu, 3)) == offset
-            && links[link].value.withBytesInPlace {
+            && links[link].value.withBytes {
                 valuesEqual(UnsafeRawBufferPointer(rebasing: pdu[5...]),
                             UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + chunk)]))
             }

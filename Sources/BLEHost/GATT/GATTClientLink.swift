@@ -18,7 +18,7 @@ public struct GATTClientLink: ~Copyable {
 
     // Writes and reads.
     var attribute: UInt16 = 0
-    var value = Capacity.ValueBuffer()
+    var value = Capacity.ValueStore()
     var offset = 0
     var chunk = 0
     public internal(set) var readValue = Capacity.ValueBuffer()

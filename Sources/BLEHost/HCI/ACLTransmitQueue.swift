@@ -14,7 +14,7 @@ public struct ACLTransmitQueue: ~Copyable {
     var handles: Capacity.TransmitSlots<UInt16> = InlineArray(repeating: 0)
     var channels: Capacity.TransmitSlots<UInt16> = InlineArray(repeating: 0)
     /// L2CAP payloads (ATT PDUs, signaling, SMP); at most ATT.maxMTU + headroom.
-    var pdus: Capacity.TransmitSlots<ATTPDU> = InlineArray { _ in ATTPDU() }
+    var pdus: Capacity.TransmitSlots<Capacity.ATTPDUStore> = InlineArray { _ in Capacity.ATTPDUStore() }
     var head = 0
     public private(set) var count = 0
     /// Bytes of the head PDU (basic header included) already sent.
@@ -28,7 +28,7 @@ public struct ACLTransmitQueue: ~Copyable {
         let slot = (head + count) % ACLTransmitQueue.capacity
         handles[slot] = handle
         channels[slot] = channel
-        pdus[slot].removeAll()
+        pdus[slot].bytes.removeAll()
         return slot
     }
 
@@ -44,7 +44,7 @@ public struct ACLTransmitQueue: ~Copyable {
 
     /// Queues a copy of a payload (the paths that did not build in place).
     public mutating func enqueue(handle: UInt16, channel: UInt16, payload: UnsafeRawBufferPointer) -> Bool {
-        guard let slot = reserve(handle: handle, channel: channel), pdus[slot].append(payload) else { return false }
+        guard let slot = reserve(handle: handle, channel: channel), pdus[slot].bytes.append(payload) else { return false }
         commit()
         return true
     }
@@ -73,7 +73,7 @@ public struct ACLTransmitQueue: ~Copyable {
         }
         let end = sent + length
         if end > from {
-            pdus[head].withBytesInPlace { packet.append(UnsafeRawBufferPointer(rebasing: $0[(from - 4)..<(end - 4)])) }
+            pdus[head].withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[(from - 4)..<(end - 4)])) }
         }
         sent = end
         if sent == total {

@@ -10,7 +10,7 @@
 /// whose header announces more than the buffer holds (the rest of its
 /// transfer is skipped), and a transfer with bytes after a complete packet
 /// that cannot begin another.
-public struct EndpointReassembler {
+public struct EndpointReassembler: ~Copyable {
     /// Largest packet kept (`Capacity.PacketBuffer`).
     public static var capacity: Int { Capacity.PacketBuffer.capacityCount }
 
@@ -38,7 +38,7 @@ public struct EndpointReassembler {
 
     /// Forgets a packet begun (after a stall or a port reset).
     public mutating func reset() {
-        buffer.removeAll()
+        buffer.bytes.removeAll()
         missing = 0
         discarding = false
     }
@@ -80,20 +80,20 @@ public struct EndpointReassembler {
                     }
                     missing = length - rest
                 }
-                buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
+                buffer.bytes.append(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
                 offset = transfer.count
             } else {
                 let rest = transfer.count - offset
                 if missing == 0 {
                     // The header itself was split: complete it first.
                     let take = min(headerLength - buffer.count, rest)
-                    buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
+                    buffer.bytes.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
                     offset += take
                     guard buffer.count == headerLength else { continue }
                     let length = headerLength + payloadLength()
                     if length > EndpointReassembler.capacity {
                         droppedPackets += 1
-                        buffer.removeAll()
+                        buffer.bytes.removeAll()
                         discarding = !short
                         return
                     }
@@ -102,7 +102,7 @@ public struct EndpointReassembler {
                     continue
                 }
                 let take = min(missing, rest)
-                buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
+                buffer.bytes.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
                 offset += take
                 missing -= take
                 if missing == 0 { finish(deliver) }
@@ -116,17 +116,15 @@ public struct EndpointReassembler {
     }
 
     mutating func finish(_ deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
-        let type = self.type
-        buffer.withBytesInPlace { deliver(type, $0) }
-        buffer.removeAll()
+        buffer.withBytes { deliver(type, $0) }
+        buffer.bytes.removeAll()
         missing = 0
     }
 
     func payloadLength(_ header: UnsafeRawBufferPointer) -> Int { HCIPacketLength.payload(type, header) }
 
     /// The payload length the gathered header announces, read in place.
-    mutating func payloadLength() -> Int {
-        let type = self.type
-        return buffer.withBytesInPlace { HCIPacketLength.payload(type, $0) }
+    func payloadLength() -> Int {
+        buffer.withBytes { HCIPacketLength.payload(type, $0) }
     }
 }

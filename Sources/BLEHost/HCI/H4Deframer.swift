@@ -4,7 +4,7 @@
 /// the length. An unknown indicator byte is dropped (and counted) so a stream with
 /// garbage recovers at the next valid packet; a packet larger than the buffer is
 /// skipped by its declared length rather than truncated.
-public struct H4Deframer {
+public struct H4Deframer: ~Copyable {
     /// Largest packet kept (`Capacity.PacketBuffer`).
     public static var capacity: Int { Capacity.PacketBuffer.capacityCount }
 
@@ -58,7 +58,7 @@ public struct H4Deframer {
     public var framingErrors: Int { droppedBytes + droppedPackets }
 
     /// The packet `next` returned as `.buffered`.
-    public mutating func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytesInPlace(body) }
+    public func withPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { buffer.withBytes(body) }
 
     /// Runs the state machine over one byte; true when a packet is complete in the buffer.
     mutating func consume(_ byte: UInt8) -> Bool {
@@ -67,7 +67,7 @@ public struct H4Deframer {
             let header = HCIPacketLength.header(byte)
             if header > 0 { begin(byte, header: header) } else { droppedBytes += 1 }
         case .header:
-            buffer.append(byte)
+            buffer.bytes.append(byte)
             if buffer.count == headerLength {
                 let payload = payloadLength()
                 if headerLength + payload > H4Deframer.capacity {
@@ -82,7 +82,7 @@ public struct H4Deframer {
                 }
             }
         case .payload:
-            buffer.append(byte)
+            buffer.bytes.append(byte)
             needed -= 1
             if needed == 0 { return true }
         case .discard:
@@ -95,13 +95,12 @@ public struct H4Deframer {
     mutating func begin(_ type: UInt8, header: Int) {
         self.type = type
         headerLength = header
-        buffer.removeAll()
+        buffer.bytes.removeAll()
         state = .header
     }
 
     /// The payload length its header announces, read in place.
-    mutating func payloadLength() -> Int {
-        let type = self.type
-        return buffer.withBytesInPlace { HCIPacketLength.payload(type, $0) }
+    func payloadLength() -> Int {
+        buffer.withBytes { HCIPacketLength.payload(type, $0) }
     }
 }

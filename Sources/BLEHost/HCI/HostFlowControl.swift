@@ -65,10 +65,10 @@ extension Host {
     mutating func payOwed(_ index: Int) {
         let handle = connections[index].handle
         if !owed[index].signaling.isEmpty, hasRoom(index) {
-            owed[index].signaling.withBytesInPlace {
+            owed[index].signaling.withBytes {
                 _ = aclQueue.enqueue(handle: handle, channel: L2CAPChannel.leSignaling, payload: $0)
             }
-            owed[index].signaling.removeAll()
+            owed[index].signaling.bytes.removeAll()
         }
         if owed[index].smp, hasRoom(index) {
             owed[index].smp = false
@@ -84,7 +84,7 @@ extension Host {
         }
         if !owed[index].att.isEmpty, hasRoom(index),
            let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) {
-            swap(&aclQueue.pdus[slot], &owed[index].att)
+            swap(&aclQueue.pdus[slot].bytes, &owed[index].att)
             aclQueue.commit()
         }
     }

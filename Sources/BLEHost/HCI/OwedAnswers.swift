@@ -4,7 +4,7 @@ struct OwedAnswers: ~Copyable {
     /// An ATT response or Error Response, built when its request was served.
     var att = ATTPDU()
     /// An LE signalling response (the longest: LE Credit Based Connection Response, 14 bytes).
-    var signaling = FixedBytes<16>()
+    var signaling = ByteStore<16>()
     /// A Pairing Failed (SMP has nothing else to say).
     var smp = false
     /// A Handle Value Confirmation for the peer's indication (our client).
@@ -14,7 +14,7 @@ struct OwedAnswers: ~Copyable {
 
     mutating func removeAll() {
         att.removeAll()
-        signaling.removeAll()
+        signaling.bytes.removeAll()
         smp = false
         confirmation = false
     }

@@ -297,9 +297,9 @@ public struct Host: ~Copyable {
             return false
         }
         let length = min(value.count, Int(connections[index].bearer.mtu) - 3)
-        aclQueue.pdus[slot].append(opcode)
-        aclQueue.pdus[slot].appendUInt16(attribute)
-        aclQueue.pdus[slot].append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
+        aclQueue.pdus[slot].bytes.append(opcode)
+        aclQueue.pdus[slot].bytes.appendUInt16(attribute)
+        aclQueue.pdus[slot].bytes.append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
         aclQueue.commit()
         if isIndication { connections[index].bearer.indicationPending = true }
         return true

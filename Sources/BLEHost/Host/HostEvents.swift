@@ -314,10 +314,10 @@ extension Host {
             let isCentral = connections[index].isCentral
             let note: L2CAPSignalNote
             if canSend(index), let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) {
-                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &aclQueue.pdus[slot])
+                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &aclQueue.pdus[slot].bytes)
                 if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             } else if owed[index].signaling.isEmpty {
-                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &owed[index].signaling)
+                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &owed[index].signaling.bytes)
                 owe()
             } else {
                 return requestDropped(index, .signalingPipelined)
@@ -335,7 +335,7 @@ extension Host {
             if !owed[index].isEmpty { payOwed(index) }
             guard let code = pdu.first, code != SMP.pairingFailed else { return }
             if canSend(index), let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.smp) {
-                SMP.receive(pdu, response: &aclQueue.pdus[slot])
+                SMP.receive(pdu, response: &aclQueue.pdus[slot].bytes)
                 aclQueue.commit()
             } else {
                 owed[index].smp = true

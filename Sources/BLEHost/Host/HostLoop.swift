@@ -19,7 +19,7 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
     public var setup: Setup
     public var settings: HostLoopSettings
     /// The packet `nextOutgoing` filled (H4: indicator byte first).
-    public var outgoing = HCIPacket()
+    public var outgoing = Capacity.OutgoingPacketStore()
     /// De-frames H4 streams (UART, TCP); USB hands whole packets.
     var deframer = H4Deframer()
 
@@ -62,7 +62,7 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
         let setupHome = withUnsafeMutablePointer(to: &driver.pointee.setup) { $0 }
         setupHome.initialize(to: setup)
         withUnsafeMutablePointer(to: &driver.pointee.settings) { $0.initialize(to: settings) }
-        withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: HCIPacket()) }
+        withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: Capacity.OutgoingPacketStore()) }
         withUnsafeMutablePointer(to: &driver.pointee.deframer) { $0.initialize(to: H4Deframer()) }
         withUnsafeMutablePointer(to: &driver.pointee.progress) { $0.initialize(to: DriverProgress()) }
     }
@@ -382,10 +382,10 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
         case .settingUp:
             guard progress.setupCommandPending else { return false }
             progress.setupCommandPending = false
-            setup.command(into: &outgoing)
+            setup.command(into: &outgoing.bytes)
             return true
         case .running:
-            return host.nextOutgoing(into: &outgoing)
+            return host.nextOutgoing(into: &outgoing.bytes)
         case .needsFiles, .finished:
             return false
         }
