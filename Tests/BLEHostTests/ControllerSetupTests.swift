@@ -73,7 +73,7 @@ struct ScriptedSetup: ControllerSetup {
         #expect(drain(&d) == [hciReset])
         deliver(&d, resetComplete, now: 100_020, &o)
         answerAll(&d, now: 100_030, &o)
-        #expect({ d.wasReady }())
+        #expect(d.wasReady == true)
     }
 
     @Test func aFailedSetUpEndsTheDriver() {
@@ -85,7 +85,7 @@ struct ScriptedSetup: ControllerSetup {
         d.provideFiles(firmware: UnsafeRawBufferPointer(start: nil, count: 0),
                        companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 20)
         #expect(d.check(now: 20) == .finished(.setupFailed))
-        #expect({ !d.nextOutgoing() }())
+        #expect(d.nextOutgoing() == false)
     }
 
     @Test func aSilentSetUpEndsTheDriverOrAsksForAPortReset() {
@@ -119,6 +119,6 @@ struct ScriptedSetup: ControllerSetup {
         _ = drain(&d)
         d.stop(now: 10)
         #expect(d.check(now: 10) == .finished(.stopped))
-        #expect({ !d.nextOutgoing() }())
+        #expect(d.nextOutgoing() == false)
     }
 }

@@ -97,16 +97,16 @@ import TestSupport
         // Two reads fill 0x40's share (16 / 8); no credits come back.
         for _ in 0..<2 { c.l2cap(handle: 0x40, channel: 4, Self.readRequest) }
         let value = [UInt8](repeating: 0x42, count: 5)
-        #expect({ !c.host.canSend(connection: 0x40) }())
-        #expect({ !value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
+        #expect(c.host.canSend(connection: 0x40) == false)
+        #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } == false)
         #expect(c.host.droppedOutput == 0)
         #expect(!c.events.contains { if case .droppedOutput = $0 { true } else { false } })
         // Another link is not held up by it.
-        #expect({ c.host.canSend(connection: 0x41) }())
+        #expect(c.host.canSend(connection: 0x41) == true)
         // Room again once the controller takes them.
         _ = sendEverything(&c)
-        #expect({ c.host.transmitRoomFreed }())
-        #expect({ value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
+        #expect(c.host.transmitRoomFreed == true)
+        #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } == true)
         #expect(sendEverything(&c).map(\.2) == [ATTOpcode.handleValueNotification])
     }
 
@@ -118,10 +118,10 @@ import TestSupport
         for _ in 0..<3 { c.l2cap(handle: 0x40, channel: 4, Self.readRequest) }
         #expect(!c.host.canSend(connection: 0x40) && !c.host.owed[0].isEmpty)
         let value = [UInt8](repeating: 0x42, count: 5)
-        #expect({ !value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
+        #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } == false)
         // The owed answer is queued as soon as a slot of the link frees, before anything new.
         #expect(sendEverything(&c).map(\.2) == [ATTOpcode.readResponse, ATTOpcode.readResponse, ATTOpcode.readResponse])
-        #expect({ value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
+        #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } == true)
         #expect(sendEverything(&c).map(\.2) == [ATTOpcode.handleValueNotification])
         #expect(c.host.droppedOutput == 0)
     }

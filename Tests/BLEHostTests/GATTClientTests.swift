@@ -53,7 +53,7 @@ import TestSupport
     @Test func writeLongValueWithPreparedWrites() {
         var c = connectedCentral()
         let value = [UInt8](repeating: 0x61, count: 40) + [0x3F]
-        #expect({ value.withRaw { c.host.clientWrite(connection: 0x40, attribute: 0x0C, value: $0) } }())
+        #expect(value.withRaw { c.host.clientWrite(connection: 0x40, attribute: 0x0C, value: $0) } == true)
         var sentParts = 0
         for _ in 0..<10 {
             _ = c.drain()

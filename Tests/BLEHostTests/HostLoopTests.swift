@@ -27,7 +27,7 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 0x005F)), now: 6, &o)
         let rest = answerAll(&d, now: 10, &o)
         #expect(rest.contains(HCIOpcode.setEventMask))
-        #expect({ d.wasReady }())
+        #expect(d.wasReady == true)
         #expect(o.events.contains("ready") && d.app.events.contains("ready"))
         #expect(o.events == d.app.events, "the board sees every event the application sees, in order")
         // Ready: the ready timeout no longer applies.
@@ -87,10 +87,10 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         // The host re-initialised the silent controller at each command timeout.
         #expect(sent == [hciReset, hciReset, hciReset, hciReset])
         #expect(o.events == ["controllerTimeout", "controllerTimeout", "controllerTimeout"])
-        #expect({ !d.wasReady }())
+        #expect(d.wasReady == false)
         // An end is final.
         #expect(d.check(now: 20_000) == .finished(.notReady))
-        #expect({ !d.nextOutgoing() }())
+        #expect(d.nextOutgoing() == false)
     }
 
     @Test func askerEndsAtTheFirstUnansweredCommand() {
@@ -115,7 +115,7 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         #expect(drain(&ready).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         ready.service(now: 4_000, observer: &o2)
         #expect(ready.check(now: 4_000) == .finished(.controllerSilent))
-        #expect({ !ready.nextOutgoing() }())
+        #expect(ready.nextOutgoing() == false)
     }
 
     @Test func portResetWantedWhenTheFirstCommandTimesOut() {
@@ -135,7 +135,7 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         settings.healthInterval = 1_000
         var o2 = RecordingObserver()
         var ready = readyDriver(settings: settings, &o2)
-        #expect({ ready.wasReady }())
+        #expect(ready.wasReady == true)
         ready.service(now: 1_000, observer: &o2)
         #expect(drain(&ready).compactMap(opcodeOf) == [HCIOpcode.readLocalVersion])
         ready.service(now: 4_000, observer: &o2)
@@ -279,13 +279,13 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         #expect(d.droppedPackets == bad.count)
         // The host never saw them (it takes its clock from each packet it handles).
         #expect(hostClock < 50)
-        #expect({ d.host.now == hostClock }())
+        #expect(d.host.now == hostClock)
         #expect(o.received.count == seenBefore)
         #expect(d.host.droppedInput == hostDropped)
         // A whole packet still goes through, to the board and the host.
         let packet = hex("13 05 01 40 00 01 00")
         deliver(&d, packet, now: 60, &o)
-        #expect({ d.host.now == 60 }())
+        #expect(d.host.now == 60)
         #expect(o.received.last == [H4PacketType.event] + packet)
         #expect(d.droppedPackets == bad.count)
         #expect(d.lastInput == 60)
@@ -342,7 +342,7 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         deliver(&d, resetComplete, now: 105, &o)
         let opcodes = [HCIOpcode.reset] + answerAll(&d, now: 110, &o)
         #expect(opcodes.count > 5)
-        #expect({ { d.host.isReady }() }())
+        #expect(d.host.isReady == true)
 
         // Garbage before a packet in the same read: the rest of the read is not trusted.
         stream(&d, hex("00") + hex("04") + resetComplete, now: 200, &o)
@@ -393,7 +393,7 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         var o = RecordingObserver()
         var d = readyDriver(&o)
         d.stop(now: 100)
-        #expect({ d.isStopping }())
+        #expect(d.isStopping == true)
         #expect(d.check(now: 100) == .running)
         #expect(drain(&d) == [hciReset])
         deliver(&d, resetComplete, now: 150, &o)
@@ -431,7 +431,7 @@ func readyDriver(settings: HostLoopSettings = HostLoopSettings(), now: UInt64 = 
         #expect(d.check(now: 100) == .running && !d.isStopping)
         d.app.finished = true
         #expect(d.check(now: 200) == .running)
-        #expect({ d.isStopping }())
+        #expect(d.isStopping == true)
         #expect(drain(&d) == [hciReset])
         deliver(&d, resetComplete, now: 250, &o)
         #expect(d.check(now: 250) == .finished(.stopped))
@@ -484,6 +484,6 @@ struct TirelessApp: HostApplication {
         }
         #expect(d.check(now: 200) == .running)
         d.stop(now: 200)
-        #expect({ d.isStopping }())
+        #expect(d.isStopping == true)
     }
 }

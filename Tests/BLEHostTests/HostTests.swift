@@ -23,7 +23,7 @@ import TestSupport
         // LE Set Random Address carries the static address, little-endian, top bits 11.
         let setRandom = c.sent.first { ScriptedController<RecordingDelegate>.opcode($0) == HCIOpcode.leSetRandomAddress }!
         #expect(setRandom[4...].last! & 0xC0 == 0xC0)
-        #expect({ c.host.isReady }())
+        #expect(c.host.isReady == true)
     }
 
     @Test func publicAddressIsUsedWhenPresent() {
@@ -67,7 +67,7 @@ import TestSupport
         #expect(c.events.contains { if case .controllerTimeout(HCIOpcode.reset, true) = $0 { true } else { false } })
         #expect(c.host.recoveries == 1)
         // By kind, for the metrics: this one a timeout, no other.
-        #expect({ (0..<RecoveryKind.count).map { c.host.counts.recoveries[$0] } }() == [1, 0, 0])
+        #expect((0..<RecoveryKind.count).map { c.host.counts.recoveries[$0] } == [1, 0, 0])
         #expect(c.host.nextDeadline() == 6_000)
     }
 
@@ -87,7 +87,7 @@ import TestSupport
         #expect(c.host.droppedOutput == 0)
         #expect(c.events.count == 8)
         #expect(c.events.allSatisfy { if case .droppedInput(.hciEvent) = $0 { true } else { false } })
-        #expect({ c.host.isReady }())
+        #expect(c.host.isReady == true)
     }
 }
 
@@ -358,15 +358,15 @@ import TestSupport
         c.connect(handle: 0x40)
         _ = c.answerAll()
         let value = [UInt8](repeating: 0x42, count: 40)
-        #expect({ !value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
+        #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } == false)
         c.l2cap(handle: 0x40, channel: 4, hex("12 0d 00 01 00"))
         _ = c.drain()
-        #expect({ value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } }())
+        #expect(value.withRaw { c.host.notify(connection: 0x40, attribute: 12, value: $0) } == true)
         c.feed(event: hex("13 05 01 40 00 04 00"))
         let pdus = ScriptedController<RecordingDelegate>.l2capPDUs(c.drain())
         #expect(pdus.last!.1 == [0x1B, 0x0C, 0x00] + Array(value.prefix(20)))
         // Indications are not enabled for it.
-        #expect({ !value.withRaw { c.host.indicate(connection: 0x40, attribute: 12, value: $0) } }())
+        #expect(value.withRaw { c.host.indicate(connection: 0x40, attribute: 12, value: $0) } == false)
     }
 
     @Test func shutdownSequence() {
@@ -382,7 +382,7 @@ import TestSupport
         c.feed(event: hex("05 04 00 40 00 16"))
         #expect(c.drain() == [hex("01 03 0c 00")])
         c.complete(HCIOpcode.reset)
-        #expect({ c.host.isStopped }())
+        #expect(c.host.isStopped == true)
         #expect(c.events.contains { if case .shutdownComplete(controllerReset: true) = $0 { true } else { false } })
     }
 
@@ -393,7 +393,7 @@ import TestSupport
         _ = c.drain()
         c.host.shutdown(now: 10)
         _ = c.drain()
-        #expect({ c.host.isStopped }())
+        #expect(c.host.isStopped == true)
         #expect(c.events.contains { if case .shutdownComplete(controllerReset: false) = $0 { true } else { false } })
         var line = TextLine()
         HostEvent.shutdownComplete(controllerReset: false).describe(into: &line, host: c.host)

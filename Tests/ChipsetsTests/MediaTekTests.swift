@@ -149,8 +149,8 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         deliver(&d, wmtAnswer(0x06, [0x04, 0x04]), now: 115, &o)
         #expect(drain(&d) == [hciReset], "the host's own bring-up follows")
         #expect(d.setup.table.mediatek.loader.phase == .done && d.setup.table.mediatek.loader.sectionsLoaded == 1)
-        #expect({ d.setup.describe().map { text($0.summary) } == "RAM code loaded (1 of 2 sections, 2 WMT commands); Bluetooth on" }())
-        #expect({ d.setup.describe().map { text($0.label) } == "MediaTek MT7921" }())
+        #expect(d.setup.describe().map { text($0.summary) } == "RAM code loaded (1 of 2 sections, 2 WMT commands); Bluetooth on")
+        #expect(d.setup.describe().map { text($0.label) } == "MediaTek MT7921")
     }
 
     @Test func aWarmChipKeepsItsRAMCode() {

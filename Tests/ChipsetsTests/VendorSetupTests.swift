@@ -49,7 +49,7 @@ let readLocalVersion = hex("01 01 10 00")
         deliver(&d, resetComplete, now: 30, &o)
         let opcodes = answerAll(&d, now: 40, &o)
         #expect(opcodes.first == HCIOpcode.readLocalVersion)
-        #expect({ d.wasReady }())
+        #expect(d.wasReady == true)
         #expect(d.setup.active == nil && d.setup.version?.manufacturer == 0x000F, "no chipset took it")
         #expect(d.setup.table.realtek.error == nil && d.setup.table.intel.error == nil)
         #expect(d.check(now: 40_000) == .running)
@@ -98,7 +98,7 @@ let readLocalVersion = hex("01 01 10 00")
         }
         #expect(d.check(now: 30) == .finished(.setupFailed))
         #expect(d.setup.table.realtek.error == .configMissing && d.setup.table.intel.error == nil)
-        #expect({ !d.nextOutgoing() }())
+        #expect(d.nextOutgoing() == false)
     }
 
     @Test func silentSetUp() {
@@ -138,7 +138,7 @@ let readLocalVersion = hex("01 01 10 00")
         #expect(drain(&d) == [hciReset])
         d.stop(now: 10)
         #expect(d.check(now: 10) == .finished(.stopped))
-        #expect({ !d.nextOutgoing() }())
+        #expect(d.nextOutgoing() == false)
     }
 
     @Test func realtekROMNeedsFilesThenDownloadsAndStartsTheHost() {
@@ -148,7 +148,7 @@ let readLocalVersion = hex("01 01 10 00")
         #expect(d.state == .needsFiles)
         #expect(d.setup.table.realtek.loader.chip == .rtl8761bu)
         #expect(d.check(now: 100_000) == .needsFiles, "waiting for files is not a timeout")
-        #expect({ !d.nextOutgoing() }())
+        #expect(d.nextOutgoing() == false)
         #expect(d.nextDeadline() == nil)
         var setupOpcodes: [UInt16] = []
         RealtekTests.file.withRaw { firmware in
