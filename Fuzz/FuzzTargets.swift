@@ -95,8 +95,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 if case .none = frame { break }
                 var copy = Capacity.PacketBuffer()
                 switch frame {
-                case .inPlace(_, let start, let count): copy.append(UnsafeRawBufferPointer(rebasing: part[start..<(start + count)]))
-                case .buffered: _ = deframer.withPacket { copy.append($0) }
+                case .inPlace(_, let start, let count): copy.bytes.append(UnsafeRawBufferPointer(rebasing: part[start..<(start + count)]))
+                case .buffered: _ = deframer.withPacket { copy.bytes.append($0) }
                 case .none: break
                 }
                 let type: UInt8 = switch frame { case .inPlace(let t, _, _), .buffered(let t): t; case .none: 0 }
