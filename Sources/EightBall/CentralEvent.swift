@@ -26,6 +26,9 @@ public enum CentralEvent {
     case notAnEightBall
     /// The link dropped mid-question: asking again on a fresh connection.
     case retrying
+    /// Scan-only mode has listed as many 8-Balls as it remembers (the count):
+    /// from now on the oldest is forgotten, and listed again if heard again.
+    case listFull(Int)
     /// Scan-only mode finished.
     case scanComplete
     /// The session ended (after `finish` or a fatal error).

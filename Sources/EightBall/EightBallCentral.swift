@@ -15,9 +15,14 @@ public struct EightBallCentral: ~Copyable {
     public var settings: CentralSettings
     var phase = Phase.idle
     var table = ScanTable()
-    /// Addresses already reported in scan-only mode.
-    var reported: Capacity.ScanEntries<UInt64> = InlineArray(repeating: 0)
+    /// Addresses already reported in scan-only mode: a ring, oldest first
+    /// forgotten when it is full, so every 8-Ball heard is listed.
+    var reported: Capacity.ReportedEightBalls<UInt64> = InlineArray(repeating: 0)
     var reportedCount = 0
+    /// Where the next address goes once the ring is full (its oldest entry).
+    var reportedOldest = 0
+    /// 8-Balls listed in all (those forgotten to make room included).
+    public private(set) var listedCount = 0
     public private(set) var target = ScanEntry()
     var connection: UInt16? = nil
     var connectAttempts = 0
@@ -282,12 +287,22 @@ public struct EightBallCentral: ~Copyable {
         return true
     }
 
+    /// Lists an 8-Ball the first time it is heard. The event goes first: an
+    /// address is remembered only once its report is on its way (a full ring
+    /// leaves it to be listed at its next advertisement). A full table forgets
+    /// its oldest address and says so once (`.listFull`): never a silent cap.
     mutating func reportOnce(_ entry: ScanEntry) {
         for i in 0..<reportedCount where reported[i] == entry.address.value { return }
-        guard reportedCount < reported.count else { return }
-        reported[reportedCount] = entry.address.value
-        reportedCount += 1
-        events.push(.found(entry))
+        guard events.push(.found(entry)) else { return }
+        listedCount += 1
+        if reportedCount < reported.count {
+            reported[reportedCount] = entry.address.value
+            reportedCount += 1
+            return
+        }
+        if listedCount == reported.count + 1 { _ = events.push(.listFull(reported.count)) }
+        reported[reportedOldest] = entry.address.value
+        reportedOldest = (reportedOldest + 1) % reported.count
     }
 
     mutating func beginScan(_ host: inout Host, _ now: UInt64) {

@@ -28,23 +28,24 @@ final class AnswerPrinter {
         if !interactive { fail(code) }
     }
 
-    func answered(question: String, answer: Int?, value: String, latency: UInt64) {
+    /// `value`: the Answer as it came (shown escaped when it is no known answer).
+    func answered(question: String, answer: Int?, value: Capacity.AnswerValue, latency: UInt64) {
         let slug = answer.map { index -> String in
             var buffer = FixedBytes<16>()
             Answers.slug(index, into: &buffer)
             return buffer.string
         }
-        let phrase = answer.map { index -> String in
-            var buffer = Capacity.AnswerValue()
-            Answers.phrase(index, into: &buffer)
-            return buffer.string
-        } ?? value
+        var phrase = value
+        if let answer {
+            phrase.removeAll()
+            Answers.phrase(answer, into: &phrase)
+        }
         if json {
-            emit(["question": .string(question), "slug": slug.map { .string($0) } ?? .null, "phrase": .string(phrase),
+            emit(["question": .string(question), "slug": slug.map { .string($0) } ?? .null, "phrase": .string(phrase.string),
                   "peer": .string(peerName), "address": .string(peerAddress), "rssi": .int(rssi),
                   "latency_ms": .int(Int(latency))])
         } else {
-            printLine("\(question) -> \(phrase)")
+            printLine("\(question.escaped) -> \(phrase.escaped)")
         }
     }
 
@@ -54,19 +55,19 @@ final class AnswerPrinter {
                   "peer": .string(peerName), "address": .string(peerAddress)])
             JSONOutput.failureShown = true
         } else {
-            printLine("\(question) -> \(message)")
+            printLine("\(question.escaped) -> \(message)")
         }
     }
 
     /// One 8-Ball --scan found; a name it advertises shortened (past 29 bytes)
     /// is marked so: `--peer` takes the shortened or the full name.
     func found(_ entry: ScanEntry) {
-        let name = entry.summary.name.string, shortened = !entry.summary.nameIsComplete
+        let shortened = !entry.summary.nameIsComplete
         if json {
-            emit(["name": .string(name), "shortened": .bool(shortened), "address": .string(entry.address.string),
+            emit(["name": .string(entry.summary.name.string), "shortened": .bool(shortened), "address": .string(entry.address.string),
                   "rssi": .int(Int(entry.rssi))])
         } else {
-            printLine("\(name)\(shortened ? " (shortened)" : "")\t\(entry.address.string)\t\(entry.rssi) dBm")
+            printLine("\(entry.summary.name.escaped)\(shortened ? " (shortened)" : "")\t\(entry.address.string)\t\(entry.rssi) dBm")
         }
     }
 

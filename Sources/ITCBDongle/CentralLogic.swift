@@ -17,7 +17,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// Advertisers seen, for "no 8-Ball found" (what was seen, and why not).
     var seen = ScanTable()
     /// 8-Balls whose shortened name began like --peer NAME but whose full name
-    /// (GAP Device Name, read over GATT) is another: address → that name.
+    /// (GAP Device Name, read over GATT) is another: address → that name, escaped.
     var otherNames: [(address: UInt64, name: String)] = []
     /// The session reached .ready once: an 8-Ball that goes away later is
     /// "device offline" for the question, and the next question reconnects.
@@ -65,7 +65,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// The full name of a target advertised shortened: is it the one wanted?
     mutating func nameRead(_ connection: UInt16, found: Bool, _ host: inout Host, now: UInt64) {
         let name = found ? host.withClientLink(connection: connection) { $0.readValue.string } ?? "" : ""
-        let heard = session.target.summary.name.string
+        let nameShown = found ? host.withClientLink(connection: connection) { $0.readValue.escaped } ?? "" : ""
+        let heard = session.target.summary.name.string, heardShown = session.target.summary.name.escaped
         let wanted: Bool
         if let peerName {
             // Found by its full name, or by the shortened one --scan lists.
@@ -75,12 +76,12 @@ struct CentralLogic: RoleLogic, ~Copyable {
         }
         if wanted {
             if found { printer.peerName = name }
-            Log.info(found ? "the 8-Ball's full name (GAP Device Name) is \"\(name)\""
-                : "the 8-Ball \"\(heard)\" has no readable GAP Device Name; its shortened name stands")
+            Log.info(found ? "the 8-Ball's full name (GAP Device Name) is \"\(nameShown)\""
+                : "the 8-Ball \"\(heardShown)\" has no readable GAP Device Name; its shortened name stands")
         } else {
-            let shown = found ? "\"\(name)\"" : "unreadable (no GAP Device Name)"
-            Log.info("\"\(heard)\" at \(session.target.address.string) is not \"\(peerName ?? "")\": its full name is \(shown); looking on")
-            otherNames.append((session.target.address.value, found ? name : ""))
+            let shown = found ? "\"\(nameShown)\"" : "unreadable (no GAP Device Name)"
+            Log.info("\"\(heardShown)\" at \(session.target.address.string) is not \"\((peerName ?? "").escaped)\": its full name is \(shown); looking on")
+            otherNames.append((session.target.address.value, nameShown))
             session.settings.peerAddress = CentralLogic.unresolvedPeer
         }
         session.nameChecked(wanted, host: &host, now: now)
@@ -130,8 +131,10 @@ struct CentralLogic: RoleLogic, ~Copyable {
                 printer.peerName = entry.summary.name.string
                 printer.peerAddress = entry.address.string
                 printer.rssi = Int(entry.rssi)
-                Log.info("found 8-Ball \"\(printer.peerName)\" at \(entry.address.string), RSSI \(entry.rssi) dBm")
+                Log.info("found 8-Ball \"\(entry.summary.name.escaped)\" at \(entry.address.string), RSSI \(entry.rssi) dBm")
             }
+        case .listFull(let count):
+            Log.info("listed \(count) 8-Balls: from now on the oldest is forgotten to make room, and listed again if heard again")
         case .connected(let address):
             Log.debug("connected to \(address.string)")
         case .nameRead(let connection, let found):
@@ -140,7 +143,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             Log.info("8-Ball ready (MTU \(mtu))")
             everReady = true
         case .answered(let answer, let value, let latency):
-            printer.answered(question: question, answer: answer, value: value.string, latency: latency)
+            printer.answered(question: question, answer: answer, value: value, latency: latency)
             current = nil
         case .rejected:
             printer.problem(question: question, error: "rejected", message: "please rephrase as a question")
@@ -206,7 +209,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let settings = session.settings
         var wanted = "a device advertising the 8-Ball service and a name"
         if let peerName {
-            wanted += ", named \"\(peerName)\" (any case)"
+            wanted += ", named \"\(peerName.escaped)\" (any case)"
         } else if let address = settings.peerAddress {
             wanted += ", at \(BDAddress(value: address, type: 0).string)"
         }
@@ -219,7 +222,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         for index in 0..<seen.count {
             let entry = seen.entries[index]
             let name = entry.summary.name.isEmpty ? "(no name)"
-                : "\"\(entry.summary.name.string)\"" + (entry.summary.nameIsComplete ? "" : " (shortened)")
+                : "\"\(entry.summary.name.escaped)\"" + (entry.summary.nameIsComplete ? "" : " (shortened)")
             let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"
             lines.append("seen: \(name) \(entry.address.string) \(rssi): \(whyNot(entry))")
         }
@@ -236,15 +239,15 @@ struct CentralLogic: RoleLogic, ~Copyable {
         }
         if let other = otherNames.first(where: { $0.address == entry.address.value }) {
             let shown = other.name.isEmpty ? "cannot be read (no GAP Device Name)" : "is \"\(other.name)\""
-            return "not named \"\(peerName ?? "")\": its full name, read over GATT, \(shown)"
+            return "not named \"\((peerName ?? "").escaped)\": its full name, read over GATT, \(shown)"
         }
         if let peerName, entry.summary.name.string.foldedCase() != peerName.foldedCase(),
            !(entry.heardScanResponse && peerName.foldedCase().hasPrefix(entry.summary.name.string.foldedCase())) {
             if !entry.summary.nameIsComplete, !entry.heardScanResponse,
                peerName.foldedCase().hasPrefix(entry.summary.name.string.foldedCase()) {
-                return "not named \"\(peerName)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
+                return "not named \"\(peerName.escaped)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
             }
-            return "not named \"\(peerName)\""
+            return "not named \"\(peerName.escaped)\""
         }
         if peerName == nil, let address = settings.peerAddress, entry.address.value != address { return "not the --peer address" }
         if !entry.connectable, !settings.listOnly { return "not connectable" }

@@ -98,7 +98,7 @@ func repeatedOption(_ options: [(name: String, value: String)]) -> String? {
     for name in order where name != "question" {
         let given = options.filter { $0.name == name }.map { $0.value }
         guard given.count > 1, !(optionSpec(name)?.repeats ?? false) else { continue }
-        let shown = valueOptions.contains(name) ? " (" + given.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
+        let shown = valueOptions.contains(name) ? " (" + given.map { "'\($0.escaped)'" }.joined(separator: ", ") + ")" : ""
         return "--\(name) is given \(given.count) times\(shown); give it once (only --question repeats)"
     }
     return nil
@@ -152,7 +152,7 @@ extension CommandLineSettings {
             if !given.contains("name"), let value = variable("ITCB_NAME") { name = value }
             if !given.contains("answers"), let value = variable("ITCB_ANSWERS") {
                 guard let parsed = AnswersOption(rawValue: value) else {
-                    return "ITCB_ANSWERS must be slug or text (got '\(value)')"
+                    return "ITCB_ANSWERS must be slug or text (got '\(value.escaped)')"
                 }
                 answers = parsed
             }

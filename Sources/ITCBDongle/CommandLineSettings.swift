@@ -43,17 +43,17 @@ struct CommandLineSettings {
         if let first = parsed.positional.first {
             if parsed.positional.count == 1 {
                 if RoleOption(rawValue: first) != nil {
-                    throw UsageError("unexpected argument '\(first)'; did you mean '--role \(first)'?")
+                    throw UsageError("unexpected argument '\(first.escaped)'; did you mean '--role \(first)'?")
                 }
-                throw UsageError("unexpected argument '\(first)' (a value with spaces needs quotes: --question \"Will it rain?\")")
+                throw UsageError("unexpected argument '\(first.escaped)' (a value with spaces needs quotes: --question \"Will it rain?\")")
             }
-            let listed = parsed.positional.map { "'\($0)'" }.joined(separator: ", ")
+            let listed = parsed.positional.map { "'\($0.escaped)'" }.joined(separator: ", ")
             throw UsageError("\(parsed.positional.count) unexpected arguments: \(listed) (a value with spaces needs quotes: --question \"Will it rain?\")")
         }
         for (option, value) in parsed.options {
             switch option {
             case "role":
-                guard let parsed = RoleOption(rawValue: value) else { throw UsageError("--role must be peripheral or central (got '\(value)')") }
+                guard let parsed = RoleOption(rawValue: value) else { throw UsageError("--role must be peripheral or central (got '\(value.escaped)')") }
                 role = parsed
             case "transport": transport = value
             case "btsnoop": btsnoop = value
@@ -65,7 +65,7 @@ struct CommandLineSettings {
             case "udev-match": udevMatch = value
             case "name": name = value
             case "answers":
-                guard let parsed = AnswersOption(rawValue: value) else { throw UsageError("--answers must be slug or text (got '\(value)')") }
+                guard let parsed = AnswersOption(rawValue: value) else { throw UsageError("--answers must be slug or text (got '\(value.escaped)')") }
                 answers = parsed
             case "max-centrals": maxCentrals = try integer(option, value)
             case "idle-timeout": idleTimeout = try number(option, value)
@@ -92,7 +92,7 @@ struct CommandLineSettings {
     /// a stray argument is reported first, not a missing role).
     func check() throws(UsageError) {
         if let logLevel, LogLevel(name: logLevel) == nil {
-            throw UsageError("--log-level must be one of error, warning, info, debug, trace (got '\(logLevel)')")
+            throw UsageError("--log-level must be one of error, warning, info, debug, trace (got '\(logLevel.escaped)')")
         }
         if case .failure(let error) = TransportSpec.parse(transport) { throw UsageError(error.description) }
         if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
@@ -136,7 +136,7 @@ struct CommandLineSettings {
         }
         if let address {
             guard let parsed = BDAddress(string: address, type: 1) else {
-                throw UsageError("--address must look like C0:12:34:56:78:9A (got '\(address)')")
+                throw UsageError("--address must look like C0:12:34:56:78:9A (got '\(address.escaped)')")
             }
             guard parsed.value >> 46 == 0b11, parsed.value & 0x3FFF_FFFF_FFFF != 0,
                   parsed.value & 0x3FFF_FFFF_FFFF != 0x3FFF_FFFF_FFFF else {
@@ -150,14 +150,14 @@ struct CommandLineSettings {
 func parseSeed(_ text: String) throws(UsageError) -> UInt64 {
     if let value = UInt64(text, radix: 10) { return value }
     if text.hasPrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-        throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text)')")
+        throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text.escaped)')")
     }
-    throw UsageError("--seed: a seed is a whole number from 0 to 18446744073709551615 (got '\(text)')")
+    throw UsageError("--seed: a seed is a whole number from 0 to 18446744073709551615 (got '\(text.escaped)')")
 }
 
 /// A whole-number option's value.
 func integer(_ option: String, _ text: String) throws(UsageError) -> Int {
-    guard let value = parseInteger(text) else { throw UsageError("--\(option) must be a number (got '\(text)')") }
+    guard let value = parseInteger(text) else { throw UsageError("--\(option) must be a number (got '\(text.escaped)')") }
     return value
 }
 
@@ -166,7 +166,7 @@ func integer(_ option: String, _ text: String) throws(UsageError) -> Int {
 func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionParameters? {
     if text == "off" { return nil }
     let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off (got '\(text)')")
+    let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off (got '\(text.escaped)')")
     guard parts.count == 2, let low = parseDouble(String(parts[0])), let high = parseDouble(String(parts[1])),
           low >= 7.5, high <= 1000, low <= high else { throw bad }
     // 1.25 ms units (Vol 4 Part E §7.8.12), rounded inward so the range stays what was asked.
@@ -180,7 +180,7 @@ func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionPar
 
 /// A number option's value (seconds: fractions allowed).
 func number(_ option: String, _ text: String) throws(UsageError) -> Double {
-    guard let value = parseDouble(text) else { throw UsageError("--\(option) must be a number (got '\(text)')") }
+    guard let value = parseDouble(text) else { throw UsageError("--\(option) must be a number (got '\(text.escaped)')") }
     return value
 }
 

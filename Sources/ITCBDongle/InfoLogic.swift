@@ -9,7 +9,8 @@ struct InfoLogic: RoleLogic {
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         guard case .ready = event, exitCode == nil else { return }
-        printLine(controllerInfoText(host.controller))
+        // A line at a time: printLine makes each one a line of its own.
+        for line in controllerInfoText(host.controller).split(separator: "\n") { printLine(String(line)) }
         exitCode = Exit.success
     }
 }

@@ -52,8 +52,10 @@ func jsonString(_ s: String) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            if scalar.value < 0x20 {
-                out += "\\u00" + hex(UInt8(scalar.value)).foldedCase()
+            if UntrustedText.needsEscape(scalar.value, wholeLine: true) {
+                // Controls, DEL, C1 and bidi controls as \u escapes (RFC 8259 §7):
+                // the same string to a JSON reader, nothing a terminal acts on.
+                out += "\\u" + hex(UInt8(scalar.value >> 8)).foldedCase() + hex(UInt8(scalar.value & 0xFF)).foldedCase()
             } else {
                 out.unicodeScalars.append(scalar)
             }

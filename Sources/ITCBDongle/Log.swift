@@ -21,7 +21,7 @@ enum Log {
     static func emit(_ level: LogLevel, _ message: String) {
         if level == .error, firstError == nil { firstError = message }
         guard level <= Log.level else { return }
-        writeStandardError("itcb-dongle: \(level.name): \(message)\n")
+        writeStandardError("itcb-dongle: \(level.name): \(UntrustedText.line(message))\n")
     }
 
     @inline(__always) static func error(_ m: @autoclosure () -> String) { write(.error, m()) }
@@ -45,7 +45,7 @@ func writeRaw(_ fd: Int32, _ text: String) {
 /// Writes a line straight to fd 1, so piped output (--json) streams as it happens.
 func printLine(_ text: String) {
     PromptLine.end()
-    writeRaw(1, text + "\n")
+    writeRaw(1, UntrustedText.line(text) + "\n")
 }
 
 extension BDAddress {
@@ -81,6 +81,9 @@ func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
 extension FixedBytes {
     var array: [UInt8] { withBytes { Array($0) } }
     var string: String { String(decoding: array, as: UTF8.self) }
+    /// The bytes as they may be printed (`UntrustedText`): invalid UTF-8 shown
+    /// byte by byte, not replaced as `string` would.
+    var escaped: String { withBytes { UntrustedText.escaped($0) } }
 }
 
 /// HCI error codes by name (Core Vol 1 Part F), for disconnection reasons and failures.

@@ -39,26 +39,18 @@ struct LogLine: ~Copyable {
         withUnsafeBytes(of: &digits) { _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
-    /// Bytes of a value; control characters become '?' so one line stays one line.
-    /// The clean run before the first control character (usually all of it) is
-    /// appended whole; the rest is cleaned in a stack chunk, a chunk at a time.
+    /// Bytes from a peer or a file, escaped (`UntrustedText`) straight into the
+    /// line: one line stays one line and shows what was sent. The last byte of
+    /// the buffer stays free for the newline; a value too long for the line is
+    /// cut between two characters (an escape is kept whole or left out).
     mutating func value(_ raw: UnsafeRawBufferPointer) {
-        let room = max(0, min(raw.count, buffer.bytes.freeSpace - 1))
-        var clean = 0
-        while clean < room, raw[clean] >= 0x20, raw[clean] != 0x7F { clean += 1 }
-        _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: raw[0..<clean]))
-        guard clean < room else { return }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { chunk in
-            var offset = clean
-            while offset < room {
-                let n = min(64, room - offset)
-                for i in 0..<n {
-                    let byte = raw[offset + i]
-                    chunk[i] = byte < 0x20 || byte == 0x7F ? 0x3F : byte
-                }
-                _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(chunk)[0..<n]))
-                offset += n
-            }
+        UntrustedText.escape(raw) { piece in
+            let room = buffer.bytes.freeSpace - 1
+            if piece.count <= room { return buffer.bytes.append(piece) }
+            var cut = piece[0] == 0x5C ? 0 : max(0, room)
+            while cut > 0, piece[cut] & 0xC0 == 0x80 { cut -= 1 }
+            _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: piece[0..<cut]))
+            return false
         }
     }
 

@@ -54,7 +54,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
                     let found = clinux_optopt()
                     if found >= 256 {
                         let token = text(next - 1)
-                        failure = UsageError("\(optionToken(token)) takes no value (got '\(token)')")
+                        failure = UsageError("\(optionToken(token)) takes no value (got '\(token.escaped)')")
                     } else if found > 0 {
                         failure = unknownOption("-" + String(Unicode.Scalar(UInt8(truncatingIfNeeded: found))))
                     } else {
@@ -96,7 +96,7 @@ func optionToken(_ token: String) -> String {
 
 /// "unknown option '--rol'; did you mean '--role'?"
 func unknownOption(_ token: String) -> UsageError {
-    var message = "unknown option '\(token)'"
+    var message = "unknown option '\(token.escaped)'"
     if let suggestion = closestOption(to: token) { message += "; did you mean '--\(suggestion)'?" }
     return UsageError(message)
 }

@@ -29,7 +29,7 @@ enum TransportSpec: Equatable {
                     return .success(.usbPath(bus: bus, ports: ports.map { $0! }))
                 }
             }
-            return .failure(TransportSpecError("bad USB selector '\(rest)': use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
+            return .failure(TransportSpecError("bad USB selector '\(String(rest).escaped)': use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
         }
         if text.hasPrefix("tcp:") {
             let rest = text.dropFirst(4)
@@ -50,14 +50,14 @@ enum TransportSpec: Equatable {
             if let at = rest.lastIndex(of: "@") {
                 path = String(rest[rest.startIndex..<at])
                 guard let value = Int(rest[rest.index(after: at)...]), SerialTransport.speed(value) != nil else {
-                    return .failure(TransportSpecError("unsupported baud rate in '\(text)' (use 115200, 460800, 921600, 1000000, …)"))
+                    return .failure(TransportSpecError("unsupported baud rate in '\(text.escaped)' (use 115200, 460800, 921600, 1000000, …)"))
                 }
                 baud = value
             }
             guard !path.isEmpty else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
             return .success(.serial(path: path, baud: baud))
         }
-        return .failure(TransportSpecError("unknown transport '\(text)': use \(help)"))
+        return .failure(TransportSpecError("unknown transport '\(text.escaped)': use \(help)"))
     }
 
     var isUSB: Bool {

@@ -73,7 +73,7 @@ enum USBController {
         printLine("VID:PID    PATH        DRIVER      FAMILY    FIRMWARE                            PRODUCT")
         for c in controllers {
             let driver = c.kernelDriver ?? "(none)"
-            printLine("\(c.id)  \(pad("usb:" + c.path, 10))  \(pad(driver, 10))  \(firmwareColumns(c, firmwareDirectory))  \(c.productName)")
+            printLine("\(c.id)  \(pad("usb:" + c.path, 10))  \(pad(driver, 10))  \(firmwareColumns(c, firmwareDirectory))  \(c.productName.escaped)")
         }
         if let uart { printLine(uart) }
         return Exit.success

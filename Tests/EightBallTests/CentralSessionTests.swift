@@ -375,6 +375,51 @@ import TestSupport
         let m5 = session.matches(entry)
         #expect(!m5)
     }
+
+    /// --scan in a crowded hall: every distinct 8-Ball is listed once, past
+    /// what the list remembers too; when it is full the oldest is forgotten
+    /// (said once, `.listFull`) and listed again if heard again.
+    @Test func scanListsEveryEightBallInACrowdedHall() {
+        var settings = CentralSettings()
+        settings.listOnly = true
+        var h = Harness(.answer, settings: settings, autoAdvertise: false)
+        let remembered = Capacity.ReportedEightBalls<UInt8>.count
+        func listed() -> [UInt8] {
+            // The scripted reports vary the address's least significant byte.
+            h.reported.compactMap { if case .found(let entry) = $0 { UInt8(truncatingIfNeeded: entry.address.value) } else { nil } }
+        }
+        let crowd = UInt8(remembered + 20)
+        for address in 1...crowd {
+            for _ in 0..<2 {  // heard twice in a row: listed once
+                h.advertise(address: address)
+                h.pump()
+            }
+        }
+        #expect(listed() == Array(1...crowd))
+        #expect(h.session.listedCount == Int(crowd))
+        let full = h.reported.compactMap { if case .listFull(let count) = $0 { count } else { nil } }
+        #expect(full == [remembered])
+        // The first 20 were forgotten to make room: heard again, listed again.
+        h.advertise(address: 1)
+        h.pump()
+        h.advertise(address: crowd)
+        h.pump()
+        #expect(listed().suffix(2) == [crowd, 1])
+    }
+
+    /// Reports faster than the platform drains the session's events: none is
+    /// lost, the 8-Ball whose report found no room is listed when heard next.
+    @Test func scanListsWhatABurstOverflowed() {
+        var settings = CentralSettings()
+        settings.listOnly = true
+        var h = Harness(.answer, settings: settings, autoAdvertise: false)
+        for address in UInt8(1)...30 { h.advertise(address: address) }
+        h.pump()
+        for address in UInt8(1)...30 { h.advertise(address: address) }
+        h.pump()
+        let listed = h.reported.compactMap { if case .found(let entry) = $0 { UInt8(truncatingIfNeeded: entry.address.value) } else { nil } }
+        #expect(listed.sorted() == Array(1...30))
+    }
 }
 
 extension EightBallCentral {

@@ -92,6 +92,8 @@ import BLEHost
         #expect(jsonString("plain") == "\"plain\"")
         #expect(jsonString("say \"hi\"\\ \n\t") == "\"say \\\"hi\\\"\\\\ \\n\\t\"")
         #expect(jsonString("\u{01}é🎱") == "\"\\u0001é🎱\"")
+        // DEL, C1 and bidi controls as \u escapes: the same string to a JSON reader.
+        #expect(jsonString("a\u{7F}\u{9B}31m\u{202E}z") == "\"a\\u007f\\u009b31m\\u202ez\"")
     }
 
     /// What the core's formatter writes into a Linux log line, after the "itcb-dongle: info: " prefix.
@@ -112,13 +114,16 @@ import BLEHost
             return Array(line.buffer.bytes.array[start...])
         }
         #expect(value(Array("Will it rain?".utf8)) == Array("Will it rain?".utf8))
-        #expect(value([0x41, 0x0A, 0x42, 0x7F, 0x43, 0x00]) == Array("A?B?C?".utf8))
-        // Past one 64-byte chunk, a control character late in the value.
+        #expect(value([0x41, 0x0A, 0x42, 0x7F, 0x43, 0x00]) == Array("A\\x0aB\\x7fC\\x00".utf8))
+        // A long clean run, then a control character late in the value.
         let long = Array(repeating: UInt8(ascii: "x"), count: 100) + [0x0D] + Array("end".utf8)
-        #expect(value(long) == Array(repeating: UInt8(ascii: "x"), count: 100) + Array("?end".utf8))
-        // Cut where the line is full, one byte kept for its newline.
+        #expect(value(long) == Array(repeating: UInt8(ascii: "x"), count: 100) + Array("\\x0dend".utf8))
+        // Cut where the line is full, one byte kept for its newline; an escape
+        // is kept whole or left out, a character never cut.
         #expect(value(Array("abcdef".utf8), room: 4) == Array("abcd".utf8))
-        #expect(value([0x01, 0x41, 0x42], room: 2) == Array("?A".utf8))
+        #expect(value([0x01, 0x41, 0x42], room: 2) == [])
+        #expect(value([0x01, 0x41, 0x42], room: 5) == Array("\\x01A".utf8))
+        #expect(value(Array("aé".utf8), room: 2) == Array("a".utf8))
     }
 
     @Test func cccdValuesAreDescribedBitByBit() {

@@ -5,6 +5,12 @@ advertisers the central must ignore or survive:
   --no-uuid   advertise without the 8-Ball service UUID
   --no-name   advertise without a local name
   --silent    accept questions but never answer
+and the hostile ones whose text must never reach a terminal raw:
+  --name-hex HEX     advertise these bytes as the name (any bytes, invalid UTF-8 too)
+  --shortened        advertise the name as shortened (a scan response too), so a
+                     central reads the GAP Device Name over GATT
+  --device-name TEXT the GAP Device Name (default: the name)
+  --answer-hex HEX   notify these bytes as every answer
 Prints READY once advertising."""
 import argparse
 import asyncio
@@ -25,7 +31,9 @@ UNLIKELY_ERROR = 0x0E
 
 async def main(args):
     async with await open_transport(args.transport) as transport:
-        device = Device.with_hci(args.name or "nameless", Address(args.address), transport.source, transport.sink)
+        device = Device.with_hci(args.device_name or args.name or "nameless", Address(args.address),
+                                 transport.source, transport.sink)
+        name = bytes.fromhex(args.name_hex) if args.name_hex else args.name.encode()
         rng = random.Random(args.seed)
         last = {}
         pending = {}
@@ -44,7 +52,7 @@ async def main(args):
                 ok = False
             if not ok:
                 raise ATT_Error(UNLIKELY_ERROR)
-            slug = f"SLUG-ANSWER-{rng.randrange(20):02d}".encode()
+            slug = bytes.fromhex(args.answer_hex) if args.answer_hex else f"SLUG-ANSWER-{rng.randrange(20):02d}".encode()
             last[connection] = slug
             pending[connection] = slug
             if subscribed.get(connection):
@@ -71,8 +79,16 @@ async def main(args):
         structures = [(AdvertisingData.FLAGS, bytes([0x06]))]
         if not args.no_uuid:
             structures.append((AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS, bytes(SERVICE)))
+        # As the product advertises: a name past the 31 bytes' room (8 bytes
+        # beside flags and the 128-bit UUID) goes shortened, whole in the scan response.
+        room = 31 - sum(2 + len(value) for _, value in structures) - 2
         if not args.no_name:
-            structures.append((AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()))
+            fits = len(name) <= room and not args.shortened
+            structures.append((AdvertisingData.COMPLETE_LOCAL_NAME if fits else AdvertisingData.SHORTENED_LOCAL_NAME,
+                               name[:room]))
+            if not fits:
+                whole = AdvertisingData.SHORTENED_LOCAL_NAME if args.shortened else AdvertisingData.COMPLETE_LOCAL_NAME
+                device.scan_response_data = bytes(AdvertisingData([(whole, name[:29])]))
         device.advertising_data = bytes(AdvertisingData(structures))
         await device.power_on()
         await device.start_advertising(auto_restart=True)
@@ -89,4 +105,8 @@ if __name__ == "__main__":
     parser.add_argument("--no-uuid", action="store_true")
     parser.add_argument("--no-name", action="store_true")
     parser.add_argument("--silent", action="store_true")
+    parser.add_argument("--name-hex")
+    parser.add_argument("--shortened", action="store_true")
+    parser.add_argument("--device-name")
+    parser.add_argument("--answer-hex")
     asyncio.run(main(parser.parse_args()))

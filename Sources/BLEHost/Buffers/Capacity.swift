@@ -59,9 +59,12 @@ public enum Capacity {
     /// kept in place.
     public typealias PacketBuffer = ByteStore<1028>
 
-    /// Advertisers one scan remembers (merged by address), and the 8-Ball
-    /// central's list of those it reported.
+    /// Advertisers one scan remembers (merged by address; the least recently
+    /// heard makes room).
     public typealias ScanEntries<Element> = InlineArray<16, Element>
+    /// 8-Balls `--scan` has listed, by address: sized for a crowded hall (1 KB);
+    /// when full the oldest is forgotten (and listed again if heard again).
+    public typealias ReportedEightBalls<Element> = InlineArray<128, Element>
 
     /// What an application (the 8-Ball peripheral or central) has to tell its
     /// board between two drains.

@@ -1,0 +1,170 @@
+/// The one way text from a peer, a controller or a file reaches a terminal, a
+/// log line or the journal: names heard over the air, answers, questions, GAP
+/// Device Names, file names. What could move the cursor, clear the screen,
+/// start a forged line or reorder what is shown becomes a visible escape:
+///
+/// - C0 controls, DEL and each byte of invalid UTF-8: `\x1b`, `\x7f`, `\xff`;
+/// - C1 controls (U+0080–U+009F, e.g. U+009B, a one-character CSI), the bidi
+///   controls (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) and the line
+///   and paragraph separators (U+2028/9): `\u009b`, `\u202e`;
+/// - the backslash itself: `\\`, so an escape seen is one that was made.
+///
+/// Everything else, any language's letters included, is printed as it came.
+/// JSON output keeps its own escaping (`jsonString`).
+///
+/// Values are escaped where they enter a line (`escaped`, `LogLine.value`);
+/// the writers of String lines (`Log`, `printLine`) pass each whole line
+/// through `line` as well, which escapes the same characters but leaves
+/// backslashes and tabs (the columns of --scan) alone: a value escaped once
+/// passes unchanged, and one that was missed still cannot forge a line.
+enum UntrustedText {
+    /// Hands `raw`, escaped, to `append` a piece at a time: runs of bytes that
+    /// need nothing whole, each escape on its own. Stops where `append` says it
+    /// has no room, so a full line ends between two characters, never inside one.
+    static func escape(_ raw: UnsafeRawBufferPointer, wholeLine: Bool = false,
+                       _ append: (UnsafeRawBufferPointer) -> Bool) {
+        var start = 0, index = 0
+        func flush(upTo end: Int) -> Bool {
+            defer { start = end }
+            return end == start || append(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+        }
+        while index < raw.count {
+            let length = sequenceLength(raw, at: index)
+            let scalar = length > 0 ? decode(raw, at: index, length: length) : 0
+            guard length == 0 || needsEscape(scalar, wholeLine: wholeLine) else {
+                index += length
+                continue
+            }
+            guard flush(upTo: index) else { return }
+            var escape = Escape()
+            if length == 0 {
+                escape.byte(raw[index])
+                index += 1
+            } else if scalar == 0x5C {
+                escape.backslash()
+                index += 1
+            } else if scalar < 0x80 {
+                escape.byte(UInt8(scalar))
+                index += 1
+            } else {
+                escape.scalar(scalar)
+                index += length
+            }
+            start = index
+            guard escape.withBytes(append) else { return }
+        }
+        _ = flush(upTo: index)
+    }
+
+    /// `text` escaped, for the lines built as String (start-up, errors, the central).
+    static func escaped(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A whole line of ours as it may be written: itself when nothing in it
+    /// needs escaping (every line, unless a value was missed).
+    static func line(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            var index = 0
+            while index < raw.count {
+                let length = sequenceLength(raw, at: index)
+                guard length > 0, !needsEscape(decode(raw, at: index, length: length), wholeLine: true) else {
+                    return escaped(raw, wholeLine: true)
+                }
+                index += length
+            }
+            return nil
+        } ?? text
+    }
+
+    static func escaped(_ raw: UnsafeRawBufferPointer, wholeLine: Bool = false) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        escape(raw, wholeLine: wholeLine) { piece in
+            out.append(contentsOf: piece)
+            return true
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The length of the well-formed UTF-8 sequence at `index` (Unicode §3.9,
+    /// table 3-7), or 0 when the byte there does not start one.
+    static func sequenceLength(_ raw: UnsafeRawBufferPointer, at index: Int) -> Int {
+        let lead = raw[index]
+        let length: Int
+        var low: UInt8 = 0x80, high: UInt8 = 0xBF  // the second byte's range
+        switch lead {
+        case 0x00...0x7F: return 1
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xED: length = 3; high = 0x9F  // no UTF-16 surrogates
+        case 0xE1...0xEF: length = 3
+        case 0xF0: length = 4; low = 0x90
+        case 0xF4: length = 4; high = 0x8F  // nothing past U+10FFFF
+        case 0xF1...0xF3: length = 4
+        default: return 0
+        }
+        guard index + length <= raw.count, raw[index + 1] >= low, raw[index + 1] <= high else { return 0 }
+        for i in 2..<length where raw[index + i] & 0xC0 != 0x80 { return 0 }
+        return length
+    }
+
+    static func decode(_ raw: UnsafeRawBufferPointer, at index: Int, length: Int) -> UInt32 {
+        guard length > 1 else { return UInt32(raw[index]) }
+        var scalar = UInt32(raw[index]) & (0x7F >> UInt32(length))
+        for i in 1..<length { scalar = scalar << 6 | UInt32(raw[index + i] & 0x3F) }
+        return scalar
+    }
+
+    static func needsEscape(_ scalar: UInt32, wholeLine: Bool) -> Bool {
+        switch scalar {
+        case 0x09, 0x5C: !wholeLine
+        case 0x00...0x1F, 0x5C, 0x7F...0x9F: true
+        case 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// One escape, built on the stack: `\\`, `\xNN` or `\uNNNN` (lower-case hex).
+    struct Escape {
+        var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x5C, 0, 0, 0, 0, 0)
+        var count = 1
+
+        mutating func backslash() { put(0x5C) }
+
+        mutating func byte(_ value: UInt8) {
+            put(UInt8(ascii: "x"))
+            digits(UInt32(value), 2)
+        }
+
+        mutating func scalar(_ value: UInt32) {
+            put(UInt8(ascii: "u"))
+            digits(value, 4)
+        }
+
+        mutating func digits(_ value: UInt32, _ n: Int) {
+            for shift in stride(from: 4 * (n - 1), through: 0, by: -4) {
+                let digit = UInt8((value >> UInt32(shift)) & 0xF)
+                put(digit < 10 ? 0x30 + digit : 0x57 + digit)
+            }
+        }
+
+        mutating func put(_ byte: UInt8) {
+            withUnsafeMutableBytes(of: &bytes) { $0[count] = byte }
+            count += 1
+        }
+
+        mutating func withBytes(_ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+            let count = count
+            return withUnsafeBytes(of: &bytes) { body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+    }
+}
+
+extension String {
+    /// This text as it may be printed (`UntrustedText`).
+    var escaped: String { UntrustedText.escaped(self) }
+}
