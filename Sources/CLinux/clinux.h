@@ -44,6 +44,17 @@ static inline int clinux_close(int fd) { return close(fd); }
 /// signal(number, SIG_IGN).
 static inline void clinux_ignore_signal(int number) { signal(number, SIG_IGN); }
 
+/// Whether `fd` is the stream systemd connected to the journal: JOURNAL_STREAM
+/// is its "DEVICE:INODE" (systemd.exec(5)); a child that inherited the variable
+/// but writes elsewhere (a terminal, a pipe) does not match.
+static inline int clinux_is_journal_stream(int fd) {
+    const char *value = getenv("JOURNAL_STREAM");
+    unsigned long long device, inode;
+    struct stat status;
+    if (!value || sscanf(value, "%llu:%llu", &device, &inode) != 2 || fstat(fd, &status) != 0) return 0;
+    return status.st_dev == device && status.st_ino == inode;
+}
+
 /// getopt_long's state (globals of libc).
 static inline const char *clinux_optarg(void) { return optarg; }
 static inline int clinux_optind(void) { return optind; }

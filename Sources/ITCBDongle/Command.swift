@@ -54,7 +54,7 @@ enum Main {
 
     /// One line on stderr (and an error object with --json), exit 2 (README "Exit codes").
     static func fail(_ message: String) -> Never {
-        writeStandardError("itcb-dongle: error: \(UntrustedText.line(message)) (see --help)\n")
+        writeStandardError(Log.prefix(.error) + UntrustedText.line(message) + " (see --help)\n")
         Log.firstError = message
         exit(JSONOutput.finish(Exit.usage))
     }

@@ -8,6 +8,16 @@ enum Log {
     /// The first error line of the run (the one a --json error object carries).
     nonisolated(unsafe) static var firstError: String? = nil
 
+    /// stderr is the journal's stream (under systemd): each line starts with
+    /// its priority, so `journalctl -p warning` shows warnings and errors. On
+    /// a terminal or a pipe, no prefix.
+    nonisolated(unsafe) static var toJournal = clinux_is_journal_stream(2) != 0
+
+    /// "<4>itcb-dongle: warning: " (the priority under systemd only).
+    static func prefix(_ level: LogLevel) -> String {
+        (toJournal ? "<\(level.priority)>" : "") + "itcb-dongle: \(level.name): "
+    }
+
     /// Inlined where it is called: the message is built there only when the
     /// level is on, and the one `emit` writes it (an @autoclosure passed into
     /// an outlined function gets a copy of that function per call site).
@@ -21,7 +31,7 @@ enum Log {
     static func emit(_ level: LogLevel, _ message: String) {
         if level == .error, firstError == nil { firstError = message }
         guard level <= Log.level else { return }
-        writeStandardError("itcb-dongle: \(level.name): \(UntrustedText.line(message))\n")
+        writeStandardError(prefix(level) + UntrustedText.line(message) + "\n")
     }
 
     @inline(__always) static func error(_ m: @autoclosure () -> String) { write(.error, m()) }

@@ -26,5 +26,17 @@ enum LogLevel: Int, Comparable, CaseIterable {
         }
     }
 
+    /// The syslog priority a line of this level has in the journal, written
+    /// before it as sd-daemon(3) reads it: `<3>` error, `<4>` warning, `<6>`
+    /// info, `<7>` debug and trace.
+    var priority: Int {
+        switch self {
+        case .error: 3
+        case .warning: 4
+        case .info: 6
+        case .debug, .trace: 7
+        }
+    }
+
     static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }

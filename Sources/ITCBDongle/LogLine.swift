@@ -7,6 +7,11 @@ struct LogLine: ~Copyable {
     var buffer = ByteStore<768>()
 
     init(_ level: LogLevel) {
+        if Log.toJournal {
+            text("<")
+            decimal(level.priority)
+            text(">")
+        }
         text("itcb-dongle: ")
         switch level {
         case .error: text("error")

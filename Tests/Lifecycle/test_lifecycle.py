@@ -7,7 +7,7 @@ import signal
 import time
 
 from bumble_client import EightBall, central
-from harness import SLUGS, Dongle, NotifyListener, Proxy, ask, sent_commands
+from harness import BINARY, SLUGS, Dongle, NotifyListener, Proxy, ask, sent_commands
 
 HCI_RESET = 0x0C03
 HCI_DISCONNECT = 0x0406
@@ -189,3 +189,37 @@ def test_sighup_logs_status(controllers):
         assert dongle.process.poll() is None
     finally:
         dongle.stop()
+
+
+def test_journal_lines_carry_their_priority(controllers):
+    """Under systemd (stderr is the stream JOURNAL_STREAM names) every line
+    starts with its sd-daemon priority, so `journalctl -p warning` shows the
+    stall's warnings and not the rest; anywhere else, no prefix (a terminal, a
+    pipe, or a child that inherited the variable but writes elsewhere)."""
+    proxy = Proxy(controllers.ports[0])
+    command = ("JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec \"$0\" --role peripheral --transport "
+               f"tcp:127.0.0.1:{proxy.port} --name Journal8 --health-check 1 --log-level debug")
+    dongle = Dongle("sh", "-c", command, BINARY, binary=False)
+    elsewhere = peripheral(controllers.ports[1], "Elsewhere", env={"JOURNAL_STREAM": "1:1"})
+    try:
+        dongle.wait_for("itcb-dongle: info: advertising")
+        proxy.silent.set()
+        silenced = time.time()
+        dongle.wait_for("did not answer HCI command", timeout=10, after=silenced)
+        proxy.silent.clear()
+        dongle.wait_for("itcb-dongle: info: advertising", timeout=20, after=time.time() - 0.5)
+        elsewhere.wait_for("itcb-dongle: info: advertising")
+        priorities = {"error": 3, "warning": 4, "info": 6, "debug": 7, "trace": 7}
+        levels = set()
+        for _, line in dongle.lines:
+            assert line.startswith("<") and ">itcb-dongle: " in line, line
+            priority, rest = line[1:].split(">", 1)
+            level = rest.split(": ")[1]
+            assert int(priority) == priorities[level], line
+            levels.add(level)
+        assert {"error", "info", "debug"} <= levels, dongle.log  # the stall is an error line
+        assert all(line.startswith("itcb-dongle: ") for _, line in elsewhere.lines), elsewhere.log
+    finally:
+        dongle.stop()
+        elsewhere.stop()
+        proxy.close()

@@ -140,6 +140,29 @@ def test_a_dongle_silent_until_its_port_is_reset_comes_back_in_the_same_process(
     comes_back_in_the_same_process(system, capsys, "silent-until-port-reset", "silent until a port reset", 5 + 3 + 3 + 5,
                                    port_resets=1)
     assert "port reset: the controller answers commands again" in system[0].file("gadget.log")
+    journal_priorities_hold(system[0])
+
+
+def journal_priorities_hold(guest):
+    """Each of the program's lines reached the journal with its own priority
+    (the sd-daemon prefix, consumed by journald): `journalctl -p warning`
+    shows exactly the run's warnings and errors (the stall's), `-p info` the
+    rest but debug."""
+    import json
+    own = f"journalctl -u {UNIT} _COMM=itcb-dongle --no-pager"
+    warnings = guest.run(f"{own} -p warning -o cat; true")[1].splitlines()
+    info = guest.run(f"{own} -p info -o cat; true")[1].splitlines()
+    records = [json.loads(line) for line in guest.run(f"{own} -o json; true")[1].splitlines() if line.startswith("{")]
+    priorities = {"error": "3", "warning": "4", "info": "6", "debug": "7", "trace": "7"}
+    for record in records:
+        message = record["MESSAGE"]
+        assert message.startswith("itcb-dongle: "), record
+        assert record["PRIORITY"] == priorities[message.split(": ")[1]], record
+    severe = [r["MESSAGE"] for r in records if r["PRIORITY"] in ("3", "4")]
+    not_debug = [r["MESSAGE"] for r in records if r["PRIORITY"] != "7"]
+    # Read before the whole: a line logged in between is only in the later list.
+    assert warnings == severe[:len(warnings)] and any(RUNG2 in line for line in warnings), warnings
+    assert info == not_debug[:len(info)] and any("info: advertising" in line for line in info), info
 
 
 def test_a_dongle_that_re_enumerates_at_its_port_reset_comes_back_in_the_same_process(system, capsys):
