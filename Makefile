@@ -169,6 +169,7 @@ DOCDIR ?= $(PREFIX)/share/doc/itcb-dongle
 MANDIR ?= $(PREFIX)/share/man/man1
 BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
+FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 UDEV_RULES_DIR ?= /etc/udev/rules.d
 SYSTEMD_UNIT_DIR ?= /etc/systemd/system
 SYSCONFDIR ?= /etc
@@ -178,8 +179,8 @@ BINARY ?= $(OUT)/itcb-dongle
 # (SYSCONFDIR/default/itcb-dongle, SYSCONFDIR/itcb-dongle/dongles) are never
 # overwritten: a different shipped one goes next to it as .dist, as dpkg does.
 install: $(BINARY) docs
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASH_COMPLETION_DIR) \
-	    $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(UDEV_RULES_DIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASH_COMPLETION_DIR) \
+	    $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(FISH_COMPLETION_DIR) $(DESTDIR)$(UDEV_RULES_DIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR) \
 	    $(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(SYSCONFDIR)/itcb-dongle
 	install -m 0755 $(BINARY) $(DESTDIR)$(BINDIR)/itcb-dongle
 	$(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/itcb-dongle
@@ -187,13 +188,16 @@ install: $(BINARY) docs
 	# bash-completion sources the file: no #! line (lintian's bash-completion-with-hashbang)
 	sed '1{/^#!/d}' $(OUT)/completion/itcb-dongle.bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/itcb-dongle
 	install -m 0644 $(OUT)/completion/_itcb-dongle $(DESTDIR)$(ZSH_COMPLETION_DIR)/_itcb-dongle
+	install -m 0644 $(OUT)/completion/itcb-dongle.fish $(DESTDIR)$(FISH_COMPLETION_DIR)/itcb-dongle.fish
 	sed 's|/usr/bin/itcb-dongle|$(BINDIR)/itcb-dongle|g' udev/70-itcb-dongle.rules \
 	    > $(DESTDIR)$(UDEV_RULES_DIR)/70-itcb-dongle.rules
 	sed -e 's|/usr/bin/itcb-dongle|$(BINDIR)/itcb-dongle|g' -e 's|/usr/share/doc/itcb-dongle|$(DOCDIR)|g' \
 	    udev/itcb-dongle@.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/itcb-dongle@.service
 	chmod 0644 $(DESTDIR)$(BASH_COMPLETION_DIR)/itcb-dongle $(DESTDIR)$(UDEV_RULES_DIR)/70-itcb-dongle.rules \
 	    $(DESTDIR)$(SYSTEMD_UNIT_DIR)/itcb-dongle@.service
+	# README and the docs it links to, in the same layout (its links work there too).
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	for pair in udev/itcb-dongle.default:default/itcb-dongle udev/dongles:itcb-dongle/dongles; do \
 	    src=$${pair%%:*} dst=$(DESTDIR)$(SYSCONFDIR)/$${pair#*:}; \
 	    if [ ! -e "$$dst" ]; then install -m 0644 "$$src" "$$dst"; \

@@ -29,8 +29,10 @@
 # It says what it does on stderr; the last line on stdout is
 # "build-deb: built out/itcb-dongle_<version>_<arch>.deb".
 # The packaged binary is stripped (scripts/install.sh strips the same way).
-# Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils. Set SOURCE_DATE_EPOCH for
-# a reproducible package (default: the last commit's time).
+# Needs: swift, dpkg-dev (dpkg-shlibdeps), binutils, and for arm64 the cross
+# packages: checked first (scripts/deb-tools.sh), the missing ones named in one
+# line; `scripts/setup.sh --package amd64|arm64` installs them. Set
+# SOURCE_DATE_EPOCH for a reproducible package (default: the last commit's time).
 #
 # Linking: the binary is Embedded Swift: what it uses of the Swift
 # stdlib is compiled into it, so it needs only glibc (libc, libm) and
@@ -60,6 +62,8 @@ case "$arch" in
         strip=aarch64-linux-gnu-strip ;;
     *) echo "build-deb: unknown --arch $arch (amd64 or arm64)" >&2; exit 2 ;;
 esac
+# Every tool first: a missing one is named here, not found out halfway (exit 127, clang's missing header).
+scripts/deb-tools.sh --check "$arch" || exit 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -8,19 +8,30 @@
 #   scripts/setup.sh --demo   only what scripts/demo.sh needs: libusb's dev
 #                             package, pkg-config, make, and python3-venv when
 #                             `python3 -m venv` cannot work (stock Debian 12)
+#   scripts/setup.sh --package [amd64|arm64]
+#                             only what scripts/build-deb.sh needs for that
+#                             architecture (default: this machine's); no venv
 #
 # RootCanal's environment is made by its own suite (scripts/rootcanal-setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+demo=0 package=""
 case "${1:-}" in
-    "") demo=0 ;;
+    "") ;;
     --demo) demo=1 ;;
-    *) echo "setup: unknown option $1 (use --demo, or nothing)" >&2; exit 2 ;;
+    --package)
+        package=${2:-$(dpkg --print-architecture)}
+        case "$package" in amd64|x86_64) package=amd64 ;; arm64|aarch64) package=arm64 ;;
+            *) echo "setup: --package takes amd64 or arm64 (got '$package')" >&2; exit 2 ;; esac ;;
+    *) echo "setup: unknown option $1 (use --demo, --package [amd64|arm64], or nothing)" >&2; exit 2 ;;
 esac
 
 # The build: libusb-1.0 through pkg-config (Sources/CLibUSB); make runs the Makefile.
 packages=(libusb-1.0-0-dev pkg-config make)
-if ((!demo)); then
+if [ -n "$package" ]; then
+    # scripts/build-deb.sh names the same list when a package is missing (scripts/deb-tools.sh).
+    mapfile -t packages < <(scripts/deb-tools.sh --packages "$package")
+elif ((!demo)); then
     # strace: the process benchmark (scripts/bench-process.sh).
     # debootstrap: the trixie tree RootCanal runs with (scripts/rootcanal-setup.sh)
     # and the clean Debian root of the demo check (Tests/Deployment).
@@ -38,7 +49,7 @@ if ((!demo)); then
 fi
 # The venv (Bumble): Debian keeps ensurepip, which `python3 -m venv` needs, in
 # python3-venv; without it venv fails with "ensurepip is not available".
-if [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+if [ -z "$package" ] && [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     packages+=(python3-venv)
 fi
 missing=()
@@ -66,4 +77,4 @@ if [ -n "$swift_version" ]; then
         exit 1
     fi
 fi
-scripts/bootstrap-venv.sh
+[ -n "$package" ] || scripts/bootstrap-venv.sh

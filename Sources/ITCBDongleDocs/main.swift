@@ -44,7 +44,9 @@ func manPage(version: String, date: String) -> String {
             ".TP", "\\fI/var/log/itcb\\-dongle\\fR",
             "The one directory the service may write to for you (e.g. \\-\\-btsnoop files); its metrics files go to /var/lib/itcb\\-dongle.",
             ".SH SEE ALSO",
-            "\\fBsystemctl\\fR(1), \\fBudevadm\\fR(8), \\fBbtmon\\fR(1); /usr/share/doc/itcb\\-dongle/README.md"]
+            "\\fBsystemctl\\fR(1), \\fBudevadm\\fR(8), \\fBbtmon\\fR(1); /usr/share/doc/itcb\\-dongle/README.md and,",
+            "beside it, docs/COMMAND\\-LINE.md (every option), docs/DEPLOYMENT.md (kiosks, metrics),",
+            "docs/DONGLES.md (controllers and firmware)"]
     return out.joined(separator: "\n") + "\n"
 }
 

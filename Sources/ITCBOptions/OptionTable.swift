@@ -75,7 +75,7 @@ public let optionTable: [OptionSpec] = [
     OptionSpec(name: "exit-on-unplug", value: nil,
                help: "USB: exit (code 8) when the dongle is unplugged instead of waiting for it to come back."),
     OptionSpec(name: "firmware-dir", value: "dir",
-               help: "Where controller firmware lives: DIR/rtl_bt/, DIR/intel/, DIR/brcm/, each chipset's folder as Linux names it, from Debian's non-free-firmware packages (docs/DONGLES.md). Default: /lib/firmware. Given, it also probes TCP and serial controllers for every chipset (a serial port is always probed for those that have no other identity).",
+               help: "Where controller firmware lives: DIR/rtl_bt/, DIR/intel/, DIR/brcm/, each chipset's folder as Linux names it, from Debian's non-free-firmware packages (/usr/share/doc/itcb-dongle/docs/DONGLES.md). Default: /lib/firmware. Given, it also probes TCP and serial controllers for every chipset (a serial port is always probed for those that have no other identity).",
                completion: .directory),
     // The program itself
     OptionSpec(name: "version", value: nil, help: "Show the version."),

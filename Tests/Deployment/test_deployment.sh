@@ -103,8 +103,19 @@ package_contents() {
         "-rw-r--r-- root/root ./usr/share/doc/itcb-dongle/changelog.gz" \
         "-rw-r--r-- root/root ./usr/share/man/man1/itcb-dongle.1.gz" \
         "-rw-r--r-- root/root ./usr/share/bash-completion/completions/itcb-dongle" \
-        "-rw-r--r-- root/root ./usr/share/zsh/vendor-completions/_itcb-dongle"; do
+        "-rw-r--r-- root/root ./usr/share/zsh/vendor-completions/_itcb-dongle" \
+        "-rw-r--r-- root/root ./usr/share/fish/vendor_completions.d/itcb-dongle.fish" \
+        "-rw-r--r-- root/root ./usr/share/doc/itcb-dongle/README.md"; do
         grep -qxF -- "$expected" <<< "$listing" || { echo "missing: $expected"; echo "$listing"; return 1; }
+    done
+    # The docs README, --help, the man page and the unit point at are in the package, where they point.
+    local link
+    for link in $(grep -oE '\(docs/[A-Z-]+\.md' README.md | tr -d '(' | sort -u); do
+        cmp -s "$link" "$pkg/usr/share/doc/itcb-dongle/$link" || { echo "not packaged: $link (README links it)"; return 1; }
+    done
+    for link in $(cat "$pkg/usr/lib/systemd/system/itcb-dongle@.service" <("$pkg/usr/bin/itcb-dongle" --help) \
+                  | grep -oE '/usr/share/doc/itcb-dongle/[A-Za-z/.-]+\.md' | sort -u); do
+        [ -f "$pkg$link" ] || { echo "not packaged: $link (the unit or --help names it)"; return 1; }
     done
     cmp -s udev/70-itcb-dongle.rules "$pkg/usr/lib/udev/rules.d/70-itcb-dongle.rules" \
         && cmp -s udev/itcb-dongle@.service "$pkg/usr/lib/systemd/system/itcb-dongle@.service" \
@@ -120,6 +131,22 @@ package_contents() {
 }
 check "package: files, modes, conffiles, maintainer scripts, md5sums, VERSION" package_contents
 
+# A package build on a machine that lacks its tools says which, in one line, before it
+# builds anything: here dpkg-dev's dpkg-shlibdeps and the arm64 cross strip are hidden.
+build_names_what_is_missing() {
+    local bin="$scratch/bin" tool out code=0
+    mkdir -p "$bin"
+    for tool in /usr/bin/*; do
+        case "${tool##*/}" in dpkg-shlibdeps|aarch64-linux-gnu-strip) ;; *) ln -sf "$tool" "$bin/" ;; esac
+    done
+    out=$(PATH="$bin:$(dirname "$(command -v swift)")" scripts/build-deb.sh --arch arm64 2>&1 >/dev/null) || code=$?
+    [ "$code" = 1 ] && [ "$(wc -l <<< "$out")" = 1 ] || { echo "exit $code: $out"; return 1; }
+    grep -qF "build-deb: an arm64 package build needs dpkg-dev, binutils-aarch64-linux-gnu: sudo apt-get install" \
+        <<< "$out" && grep -qF "(or scripts/setup.sh --package arm64)" <<< "$out" || { echo "$out"; return 1; }
+    [ "$(scripts/deb-tools.sh --packages amd64 | tr '\n' ' ')" = "make pkg-config libusb-1.0-0-dev binutils dpkg-dev gzip " ]
+}
+check "package build: a missing tool is named in one line, with the packages to install" build_names_what_is_missing
+
 package_manual_and_completion() {
     local page="$scratch/itcb-dongle.1" option
     gzip -dc "$pkg/usr/share/man/man1/itcb-dongle.1.gz" > "$page"
@@ -133,10 +160,11 @@ package_manual_and_completion() {
     grep -q -- "--role" "$pkg/usr/share/bash-completion/completions/itcb-dongle" \
         && bash -n "$pkg/usr/share/bash-completion/completions/itcb-dongle" \
         && grep -q '^#compdef itcb-dongle' "$pkg/usr/share/zsh/vendor-completions/_itcb-dongle" \
+        && grep -q '^complete -c itcb-dongle' "$pkg/usr/share/fish/vendor_completions.d/itcb-dongle.fish" \
         || { echo "completion scripts"; return 1; }
     [ "$("$binary" --version)" = "$(tr -d ' \n' < VERSION)" ] || { echo "--version is not VERSION's"; return 1; }
 }
-check "package: man page (every --help option, no warnings), bash/zsh completion, --version" package_manual_and_completion
+check "package: man page (every --help option, no warnings), bash/zsh/fish completion, --version" package_manual_and_completion
 
 package_depends() {
     local depends names needed

@@ -68,3 +68,21 @@ def test_plug_starts_hardened_unit_and_unplug_stops_it(system):
     wait_state(guest, "inactive")
     guest.run("kill -USR2 $(cat /run/gadget.pid)")
     wait_state(guest, "active")
+
+
+def test_a_central_instance_ends_with_its_outcome_and_is_not_restarted(system):
+    """A central kiosk asks once per start: with no 8-Ball on the air it ends
+    with 6 (no 8-Ball found), which the unit does not restart (nor 5 and 7)."""
+    guest, _ = system
+    unit = "itcb-dongle@1-1.service"
+    wait_state(guest, "active")
+    guest.check("printf 'ITCB_ROLE=central\\nITCB_QUESTION=\"Anyone there?\"\\nITCB_EXTRA_ARGS=--timeout 3\\n'"
+                f" > /etc/itcb-dongle/1-1.conf; systemctl restart {unit}")
+    try:
+        wait_state(guest, "failed", timeout=60)
+        time.sleep(6)  # three times RestartSec: a restart would have come
+        _, shown = guest.run(f"systemctl show -p ExecMainStatus -p NRestarts -p ActiveState {unit}; true")
+        assert "ExecMainStatus=6" in shown and "NRestarts=0" in shown and "ActiveState=failed" in shown, shown
+    finally:
+        guest.run(f"rm -f /etc/itcb-dongle/1-1.conf; systemctl reset-failed {unit}; systemctl start {unit}; true")
+    wait_state(guest, "active")
