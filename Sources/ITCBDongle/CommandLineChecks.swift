@@ -72,6 +72,9 @@ let centralOptions: [String] = optionTable.filter { $0.role == .central }.map { 
 /// nothing) --question and --count. Nil when every option applies.
 func inapplicableOption(given options: [(name: String, value: String)], role: RoleOption?, controllerInfo: Bool,
                         listControllers: Bool, scan: Bool = false) -> String? {
+    if listControllers, options.contains(where: { $0.name == "role" }) {
+        return "--role does not apply with --list-controllers, which lists controllers and plays no role"
+    }
     for option in options {
         let name = option.name
         let isPeripheral = peripheralOptions.contains(name)

@@ -70,12 +70,13 @@ enum USBController {
             Log.warning("no USB Bluetooth controllers found (\(devices.count) USB devices seen)")
             if uart == nil { return Exit.success }
         }
-        printLine("VID:PID    PATH        DRIVER      FAMILY    FIRMWARE                            PRODUCT")
+        var rows = [["VID:PID", "PATH", "DRIVER", "FAMILY", "FIRMWARE", "PRODUCT"]]
         for c in controllers {
-            let driver = c.kernelDriver ?? "(none)"
-            printLine("\(c.id)  \(pad("usb:" + c.path, 10))  \(pad(driver, 10))  \(firmwareColumns(c, firmwareDirectory))  \(c.productName.escaped)")
+            rows.append([c.id, "usb:" + c.path, c.kernelDriver ?? "(none)"] + firmwareColumns(c, firmwareDirectory)
+                        + [c.productName.escaped])
         }
-        if let uart { printLine(uart) }
+        if let uart { rows.append(uart) }
+        for line in alignedColumns(rows) { printLine(line) }
         return Exit.success
     }
 
@@ -132,19 +133,37 @@ enum USBController {
 /// present, as the chipset table says (a VID:PID does not always name the
 /// chip: the file a typical unit needs is shown, the exact one is named by the
 /// controller at start).
-func firmwareColumns(_ c: USBCandidate, _ directory: String) -> String {
+func firmwareColumns(_ c: USBCandidate, _ directory: String) -> [String] {
     guard let (family, _, file, package) = firmwareGuess(vendor: c.vendor, product: c.product) else {
-        return "\(USBController.pad("-", 8))  \(USBController.pad("not needed", 34))"
+        return ["-", "not needed"]
     }
     let present = ChipsetSetup.fileExists("\(directory)/\(file)")
-    return "\(USBController.pad(family, 8))  \(USBController.pad("\(file) (\(present ? "present" : "MISSING"), \(package))", 34))"
+    return [family, "\(file) (\(present ? "present" : "MISSING"), \(package))"]
 }
 
 /// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1), when
-/// there: probed at start, the chip named by its answer.
-func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> String? {
+/// there: probed at start, the chip (and so its file) named by its answer.
+func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
     guard access(path, F_OK) == 0 else { return nil }
-    return "UART       \(USBController.pad("serial:" + path, 10))  (probed)    -         \(USBController.pad(directory + "/…", 34))  the board's Bluetooth UART (the chip is named at start)"
+    return ["UART", "serial:" + path, "(probed)", "-", "\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)",
+            "the board's Bluetooth UART"]
+}
+
+/// Rows as columns two spaces apart, each as wide as its widest cell (the
+/// last one not padded).
+func alignedColumns(_ rows: [[String]]) -> [String] {
+    var widths: [Int] = []
+    for row in rows {
+        for (column, cell) in row.enumerated() {
+            if column == widths.count { widths.append(0) }
+            widths[column] = max(widths[column], cell.count)
+        }
+    }
+    return rows.map { row in
+        row.enumerated().map { column, cell in
+            column == row.count - 1 ? cell : USBController.pad(cell, widths[column])
+        }.joined(separator: "  ")
+    }
 }
 
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.

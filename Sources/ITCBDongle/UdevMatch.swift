@@ -53,16 +53,19 @@ enum UdevMatch {
     /// same with the `usb:` prefix of --transport; `#` starts a comment.
     static func configured(config: String, vendor: UInt16, product: UInt16, path: String) -> Bool {
         guard let text = readText(config) else { return false }
-        for rawLine in text.split(separator: "\n") {
-            var line = String(rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let entry = String(rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
                 .trimmingCharacters()
-            if line.isEmpty { continue }
-            if !line.hasPrefix("usb:") { line = "usb:" + line }
-            switch TransportSpec.parse(line) {
+            if entry.isEmpty { continue }
+            switch TransportSpec.parse(entry.hasPrefix("usb:") ? entry : "usb:" + entry) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
             case .success(.usbPath(let bus, let ports)) where "\(bus)-" + ports.map(String.init).joined(separator: ".") == path:
                 return true
-            default: continue
+            case .success: continue
+            case .failure:
+                // udev logs it (journalctl -u systemd-udevd): a typo must not go unseen.
+                Log.warning("\(config) line \(number + 1): '\(entry.escaped)' is not a dongle (VID:PID such as 0a12:0001, "
+                            + "or a bus-port path such as 1-1.2); ignored")
             }
         }
         return false

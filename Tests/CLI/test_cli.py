@@ -155,6 +155,8 @@ def test_options_that_cannot_apply_are_refused():
         (["--role", "central", "--scan", "--question", "x?"], "--question does not apply with --scan, which lists 8-Balls and asks nothing"),
         (["--role", "central", "--scan", "--count", "2"], "--count does not apply with --scan, which lists 8-Balls and asks nothing"),
         (["--list-controllers", "--seed", "3"], "--seed is a peripheral option: it does not apply with --list-controllers"),
+        (["--list-controllers", "--role", "central"],
+         "--role does not apply with --list-controllers, which lists controllers and plays no role"),
     ]:
         result = run(*args, "--transport", nowhere())
         assert result.returncode == 2, (args, result.stderr)
@@ -586,3 +588,27 @@ def test_central_is_quiet_by_default():
     result = run("--role", "central", "--question", "Q?", "--transport", nowhere())
     assert result.returncode == 3
     assert "info:" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_troubleshooting_quotes_what_the_program_prints():
+    """Each message README's Troubleshooting quotes that a run without a
+    controller can make is made here, and the quote (its "…" parts standing
+    for what varies) matches the line printed."""
+    table = README[README.index("## Troubleshooting"):]
+    quoted = re.findall(r"^\| `([^`]+)`", table, flags=re.M)
+
+    def pattern(quote):
+        parts = [re.escape(part) for part in re.split(r"…|\bP\b", quote)]
+        return re.compile(".+".join(parts))
+
+    port = nowhere().rsplit(":", 1)[1]
+    made = {
+        "cannot connect to controller at 127.0.0.1:P": run("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{port}"),
+        "2 unexpected arguments: 'it', 'rain?'": run("--role", "central", "--question", "Will", "it", "rain?"),
+    }
+    if not os.path.exists("/dev/bus/usb") or not os.listdir("/dev/bus/usb"):
+        made["no USB Bluetooth dongle found; seen: …"] = run("--role", "peripheral", "--transport", "usb")
+    for quote, result in made.items():
+        assert quote in quoted, f"README's Troubleshooting no longer quotes {quote!r}"
+        lines = [line for line in result.stderr.splitlines() if line.startswith("itcb-dongle: error: ")]
+        assert any(pattern(quote).search(line) for line in lines), (quote, result.stderr)

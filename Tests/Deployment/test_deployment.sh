@@ -344,6 +344,13 @@ matcher_cases() {
 1-6 ITCB_BLUETOOTH=0 
 1-9 ITCB_BLUETOOTH=0 
 CASES
+    # A mistyped line is said (udev logs the helper's stderr), the good ones still count.
+    configure '0a12:001\n1-1\n'
+    got=$(ITCB_DONGLES_FILE="$dongles" "$binary" --udev-match "$usb/1-1" 2>&1 >/dev/null)
+    [ "$got" = "itcb-dongle: warning: $dongles line 1: '0a12:001' is not a dongle (VID:PID such as 0a12:0001, or a bus-port path such as 1-1.2); ignored" ] \
+        || { echo "mistyped line: '$got'"; return 1; }
+    [ "$(ITCB_DONGLES_FILE="$dongles" "$binary" --udev-match "$usb/1-1" 2>/dev/null | tr '\n' ' ')" \
+        = "ITCB_BLUETOOTH=1 ITCB_CONFIGURED=1 ITCB_INSTANCE=1-1 " ] || { echo "a good line after a bad one"; return 1; }
     # Nothing configured (the shipped file): no dongle starts anything.
     cp udev/dongles "$scratch/shipped"
     [ "$(ITCB_DONGLES_FILE="$scratch/shipped" "$binary" --udev-match "$usb/1-1" | tr '\n' ' ')" \

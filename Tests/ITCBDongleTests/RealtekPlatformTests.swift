@@ -22,11 +22,22 @@ import BLEHost
     }
 
     /// --list-controllers' row for the board's own UART radio: only when the port is there.
-    @Test func test_board_uart_row() {
+    @Test func test_board_uart_row() throws {
         #expect(boardUARTRow("/lib/firmware", path: "/nonexistent/serial1") == nil)
-        let row = boardUARTRow("/fw", path: "/dev/null")
-        #expect(row?.hasPrefix("UART       serial:/dev/null") == true)
-        #expect(row?.contains("(probed)") == true && row?.contains("/fw/") == true)
+        let row = try #require(boardUARTRow("/fw", path: "/dev/null"))
+        #expect(row[0...2] == ["UART", "serial:/dev/null", "(probed)"])
+        #expect(row[4].hasPrefix("/fw/brcm/BCM"))
+    }
+
+    /// --list-controllers' columns line up whatever a cell's width: the UART's
+    /// path is wider than a USB one.
+    @Test func listColumnsAreAligned() {
+        let lines = alignedColumns([["VID:PID", "PATH", "DRIVER", "PRODUCT"],
+                                    ["0a12:0001", "usb:1-1.2", "btusb", "CSR8510 A10"],
+                                    ["UART", "serial:/dev/serial1", "(probed)", "the board's Bluetooth UART"]])
+        #expect(lines[0] == "VID:PID    PATH                 DRIVER    PRODUCT")
+        #expect(lines[1] == "0a12:0001  usb:1-1.2            btusb     CSR8510 A10")
+        #expect(lines[2] == "UART       serial:/dev/serial1  (probed)  the board's Bluetooth UART")
     }
 
     /// A file of ours in a fresh temporary directory: read whole, refused over
