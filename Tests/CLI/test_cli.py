@@ -612,3 +612,14 @@ def test_troubleshooting_quotes_what_the_program_prints():
         assert quote in quoted, f"README's Troubleshooting no longer quotes {quote!r}"
         lines = [line for line in result.stderr.splitlines() if line.startswith("itcb-dongle: error: ")]
         assert any(pattern(quote).search(line) for line in lines), (quote, result.stderr)
+
+
+def test_the_binarys_size_is_given_in_one_place():
+    """The shipped binary's size is measured into docs/PERFORMANCE.md; the other
+    documents link there instead of carrying a copy that goes stale."""
+    size = re.compile(r"\d[\d,.]* ?(KB|kB|B|bytes)\b[^.\n]{0,40}stripped|stripped[^.\n]{0,25}?\d[\d,.]* ?(KB|B|bytes)\b")
+    for name, text in (("README.md", README), ("docs/DEPLOYMENT.md", DEPLOYMENT),
+                       ("docs/ARCHITECTURE.md", doc("ARCHITECTURE.md"))):
+        found = size.search(text)
+        assert not found, f"{name} gives the binary's size ({found.group(0)!r}): link docs/PERFORMANCE.md instead"
+    assert size.search(doc("PERFORMANCE.md"))
