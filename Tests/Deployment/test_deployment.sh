@@ -206,6 +206,20 @@ unit_verifies() {
 }
 check "systemd-analyze verify accepts the unit" unit_verifies
 
+# A TCP or serial instance is enabled at boot as DEPLOYMENT says (`systemctl enable`
+# on an instance of the template), in a root of its own: enabled, then disabled.
+unit_enables() {
+    local root="$scratch/enable-root" out
+    mkdir -p "$root/etc/systemd/system" "$root/usr/lib/systemd/system"
+    cp "$pkg/usr/lib/systemd/system/itcb-dongle@.service" "$root/usr/lib/systemd/system/"
+    out=$(systemctl --root="$root" enable itcb-dongle@pi-uart.service 2>&1) || { echo "$out"; return 1; }
+    [ "$(systemctl --root="$root" is-enabled itcb-dongle@pi-uart.service)" = enabled ] || return 1
+    [ -L "$root/etc/systemd/system/multi-user.target.wants/itcb-dongle@pi-uart.service" ] || return 1
+    systemctl --root="$root" disable itcb-dongle@pi-uart.service >/dev/null 2>&1
+    [ "$(systemctl --root="$root" is-enabled itcb-dongle@pi-uart.service)" = disabled ]
+}
+check "systemctl enable starts a TCP or serial instance at boot ([Install])" unit_enables
+
 # The TCP and serial drop-ins of docs/DEPLOYMENT.md (the same lines as the unit's header
 # comment) on top of the unit: systemd-analyze loads and accepts them.
 drop_ins_verify() {
