@@ -2,8 +2,8 @@
 // the ordinary SwiftPM build (where these headers come through the system
 // module map) and the Embedded Swift build (which has no Glibc module). What
 // Swift cannot import as it is gets a non-variadic shim here: errno (a macro),
-// open(2) and fcntl(2) (variadic), SIG_IGN (a cast macro), getopt_long's
-// globals.
+// open(2) and fcntl(2) (variadic), SIG_IGN (a cast macro), sigaction's
+// handler (in a union), S_IFMT, getopt_long's globals.
 #ifndef ITCB_CLINUX_H
 #define ITCB_CLINUX_H
 
@@ -54,6 +54,21 @@ static inline int clinux_is_journal_stream(int fd) {
     if (!value || sscanf(value, "%llu:%llu", &device, &inode) != 2 || fstat(fd, &status) != 0) return 0;
     return status.st_dev == device && status.st_ino == inode;
 }
+
+/// sigaction(2) with `handler` and no SA_RESTART: a call blocked when the
+/// signal comes (connect, open of a FIFO) returns EINTR instead of going on
+/// and holding off the stop. (sa_handler is a member of a union Swift names badly.)
+static inline int clinux_catch_signal(int number, void (*handler)(int)) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    return sigaction(number, &action, NULL);
+}
+
+/// The file type bits of a mode (S_IFMT is a macro of a macro).
+static inline unsigned int clinux_file_type(mode_t mode) { return mode & S_IFMT; }
 
 /// getopt_long's state (globals of libc).
 static inline const char *clinux_optarg(void) { return optarg; }

@@ -15,8 +15,13 @@ final class BTSnoopWriter {
 
     init(path: String) throws(TransportError) {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .unavailable("cannot write btsnoop file \(path): \(errnoString())") }
+        // A regular file only: a FIFO would hold the start (and SIGTERM) in open(2)
+        // until a reader came, and a torn record cannot be cut back off a pipe or a device.
+        do throws(FileProblem) {
+            fd = try openRegularFile(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } catch {
+            throw .unavailable("cannot write btsnoop file \(path): \(error.reason)")
+        }
         var header: [UInt8] = Array("btsnoop".utf8) + [0]
         header += BTSnoopWriter.bigEndian(UInt32(1))  // version
         header += BTSnoopWriter.bigEndian(UInt32(1002))  // datalink: H4

@@ -14,21 +14,6 @@ enum ChipsetSetup {
         return context
     }
 
-    /// Whole file, or nil when it cannot be read. The caller deallocates.
-    static func readFile(_ path: String, limit: Int) -> UnsafeMutableRawBufferPointer? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        guard fseek(file, 0, SEEK_END) == 0 else { return nil }
-        let size = ftell(file)
-        guard size >= 0, size <= limit, fseek(file, 0, SEEK_SET) == 0 else { return nil }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 8)
-        guard size == 0 || fread(buffer.baseAddress, 1, size, file) == size else {
-            buffer.deallocate()
-            return nil
-        }
-        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size])
-    }
-
     static func fileExists(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
     /// A file the caller owns, or no bytes.

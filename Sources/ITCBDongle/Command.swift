@@ -95,7 +95,7 @@ extension CommandLineSettings {
         }
         let session = makeSession(configuration: configuration)
         // A dead dongle's restarts, ever further apart (RecoveryLadder.swift).
-        guard SilentStarts.backOff(transport) else { return Exit.success }
+        guard SilentStarts.backOff(transport) else { return stoppedExit }
 
         // One session per plug-in: after an unplug (USB, without --exit-on-unplug)
         // wait for a matching dongle and resume the role without a restart.
@@ -123,6 +123,8 @@ extension CommandLineSettings {
                 if let until = reenumeratingUntil, now < until, USBController.waitForDevice(spec, within: until - now) {
                     continue
                 }
+                // SIGINT/SIGTERM ended the open (a connect still under way): a stop, not a failure.
+                if Signals.stopReceived != 0 { return stoppedExit }
                 Log.error(error.description)
                 return error.isUnplug ? Exit.unplugged : Exit.transport
             }
@@ -149,13 +151,17 @@ extension CommandLineSettings {
             if code == Exit.controller { SilentStarts.record() }
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
-            guard USBController.waitForDevice(spec) else { return Exit.success }
+            guard USBController.waitForDevice(spec) else { return stoppedExit }
             Log.info("dongle is back; resuming as \((role ?? .peripheral).rawValue)")
             // A dongle that has just enumerated may not answer at once (the kernel's
             // driver binds it, the machine is busy): opening it is retried for a while.
             reenumeratingUntil = monotonicMilliseconds() + RecoveryLadder.reenumerationWait
         }
     }
+
+    /// Stopped by SIGINT/SIGTERM outside a session: the peripheral's 0, the
+    /// central's 128 + the signal, as when a session is stopped (README "Exit codes").
+    var stoppedExit: Int32 { role == .central && !controllerInfo ? Signals.stopExitCode ?? Exit.success : Exit.success }
 
     /// Builds what one transport session runs: the role's logic and the run loop.
     func makeSession(configuration: HostConfiguration) -> (Session) -> SessionEnd {

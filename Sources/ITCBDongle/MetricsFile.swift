@@ -80,7 +80,8 @@ final class MetricsFile {
         var total = carried
         total.add(session)
         render(total, connected: connected)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // O_NONBLOCK: a FIFO left at the name fails (ENXIO, warned) instead of holding the loop.
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
         guard fd >= 0 else { return failed("cannot create \(temporary)") }
         // The unit's UMask=0077 would leave it unreadable to node_exporter's user.
         _ = fchmod(fd, 0o644)

@@ -38,7 +38,9 @@ enum Signals {
                 _ = sysWrite(Signals.wakeFD, &one, 8)
             }
         }
-        for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, handler) }
+        // Without SA_RESTART: a blocking call the program still makes returns
+        // EINTR and the stop is seen, instead of waiting for the call's own end.
+        for s in [SIGINT, SIGTERM, SIGHUP] { _ = clinux_catch_signal(s, handler) }
         clinux_ignore_signal(SIGPIPE)
     }
 
@@ -54,6 +56,20 @@ enum Signals {
     static func next() -> Int32? {
         var byte: UInt8 = 0
         return sysRead(readFD, &byte, 1) == 1 ? Int32(byte) : nil
+    }
+
+    /// How a wait outside the run loop ended.
+    enum Wake { case stop, ready, timedOut }
+
+    /// Sleeps in poll(2) up to `milliseconds` on the signal pipe and on `fd`
+    /// (-1: none) for `events`: .stop once SIGINT/SIGTERM came (SIGHUP is read
+    /// and passed over), .ready when `fd` is, else .timedOut. For the waits
+    /// before and between sessions, which must end at a stop as the run loop does.
+    static func sleep(_ milliseconds: Int32, watching fd: Int32 = -1, for events: Int32 = POLLIN) -> Wake {
+        var fds = (pollfd(fd: readFD, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(events), revents: 0))
+        let n = withUnsafeMutableBytes(of: &fds) { poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, milliseconds) }
+        while let signal = next() { if signal != SIGHUP { return .stop } }
+        return n > 0 && fds.1.revents != 0 ? .ready : .timedOut
     }
 
     /// 128 + the stop signal's number, the shell's convention; nil when none arrived.

@@ -45,9 +45,7 @@ enum SilentStarts {
         while true {
             let now = monotonicMilliseconds()
             if now >= end { return true }
-            var fd = pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&fd, 1, Int32(min(end - now, 60_000)))
-            while let signal = Signals.next() { if signal != SIGHUP { return false } }
+            if Signals.sleep(Int32(min(end - now, 60_000))) == .stop { return false }
         }
     }
 
@@ -55,7 +53,7 @@ enum SilentStarts {
     static func record() {
         guard let path else { return }
         let text = "\(count + 1)\n"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard fd >= 0 else { return }
         _ = text.utf8CString.withUnsafeBytes { sysWrite(fd, $0.baseAddress, text.utf8.count) }
         sysClose(fd)
@@ -69,7 +67,7 @@ enum SilentStarts {
     }
 
     static func read(_ path: String) -> Int {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO there must not hold the start
         guard fd >= 0 else { return 0 }
         var bytes = [UInt8](repeating: 0, count: 16)
         let n = bytes.withUnsafeMutableBytes { sysRead(fd, $0.baseAddress, 15) }

@@ -87,9 +87,7 @@ enum USBController {
         let deadline = limit.map { monotonicMilliseconds() + $0 }
         while true {
             if let deadline, monotonicMilliseconds() >= deadline { return false }
-            var fd = pollfd(fd: Signals.readFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&fd, 1, limit == nil ? 1000 : 100)
-            while let signal = Signals.next() { if signal != SIGHUP { return false } }
+            if Signals.sleep(limit == nil ? 1000 : 100) == .stop { return false }
             // A fresh context per scan: a long-lived one only learns of new devices
             // through hotplug events, which nobody would be handling here.
             var context: OpaquePointer? = nil

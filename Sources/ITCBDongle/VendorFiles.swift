@@ -26,7 +26,7 @@ struct VendorFiles {
         companionFile?.deallocate()
     }
 
-    /// Reads what the set-up asks for; false (with the error line) when a required file is missing.
+    /// Reads what the set-up asks for; false (with the error line) when a required file is missing or refused.
     /// A chipset that runs from ROM without its file gets no bytes and a warning.
     mutating func read(for setup: inout VendorSetup, directory: String) -> Bool {
         release()
@@ -37,30 +37,48 @@ struct VendorFiles {
         let request = facts.request
         var tried = ["\(folder)/\(text(request.firmware))"]
         if !request.alternative.isEmpty { tried.append("\(folder)/\(text(request.alternative))") }
+        var refused: (path: String, problem: FileProblem)? = nil
         for path in tried {
-            if let file = ChipsetSetup.readFile(path, limit: limit) {
-                firmwareFile = file
+            do throws(FileProblem) {
+                firmwareFile = try readRegularFile(path, limit: limit)
                 firmwarePath = path
                 break
+            } catch {
+                if error != .missing, refused == nil { refused = (path, error) }
             }
         }
         guard firmwareFile != nil else {
-            let names = tried.joined(separator: " or ")
+            // Only a file that is not there is "missing"; one that is there says what is wrong with it.
+            let (path, problem) = refused ?? (tried.joined(separator: " or "), .missing)
             if request.optional {
-                Log.warning("\(facts.label): firmware file \(names) is missing; the controller runs from its ROM")
+                Log.warning("\(facts.label): firmware file \(path) \(problem.clause); the controller runs from its ROM")
                 return true
             }
-            Log.error("\(facts.label): firmware file \(names) is missing; it is in the \(facts.package)")
+            Log.error(VendorFiles.line(facts, "firmware file", path, problem))
             return false
         }
         let companionPath = "\(folder)/\(text(request.companion))"
-        if !request.companion.isEmpty { companionFile = ChipsetSetup.readFile(companionPath, limit: limit) }
+        var companionProblem = FileProblem.missing
+        if !request.companion.isEmpty {
+            do throws(FileProblem) {
+                companionFile = try readRegularFile(companionPath, limit: limit)
+            } catch {
+                companionProblem = error
+            }
+        }
         if companionFile == nil, request.companionRequired {
-            Log.error("\(facts.label): config file \(companionPath) is missing; it is in the \(facts.package)")
+            Log.error(VendorFiles.line(facts, "config file", companionPath, companionProblem))
             return false
         }
         Log.info("\(facts.label): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(companionPath)")")
         return true
+    }
+
+    /// A file the set-up cannot have, in one line: missing (and the package that
+    /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
+    static func line(_ facts: ChipsetFacts, _ what: String, _ path: String, _ problem: FileProblem) -> String {
+        let tail = problem == .missing ? "; it is in the \(facts.package)" : ""
+        return "\(facts.label): \(what) \(path) \(problem.clause)\(tail)"
     }
 
     /// The set-up handed over to the host: what it loaded, and an address the

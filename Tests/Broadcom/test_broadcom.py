@@ -108,6 +108,32 @@ def test_broadcom_missing_hcd_exit_4(workdir):
     assert f"{workdir}/brcm/BCM43430A1.hcd" in error and "bluez-firmware" in error, error
 
 
+@pytest.mark.parametrize("kind", ["too-large", "directory", "fifo", "device", "loop"])
+def test_broadcom_hcd_that_is_there_but_refused_says_what_it_is(kind, workdir):
+    # Each used to be reported "missing; it is in the Debian package …".
+    os.makedirs(os.path.join(workdir, "brcm"))
+    path = os.path.join(workdir, "brcm", "BCM43430A1.hcd")
+    if kind == "too-large":
+        with open(path, "wb") as f:
+            f.truncate(512 * 1024 + 1)  # sparse: one byte over the patchram limit
+    elif kind == "directory":
+        os.mkdir(path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        os.symlink("/dev/zero", path)
+    else:
+        os.symlink(path, path)
+    error, commands = failed_start(workdir)
+    what = {"too-large": "is 524289 bytes, over the limit of 524288 bytes",
+            "directory": "is a directory, not a regular file",
+            "fifo": "is a FIFO (named pipe), not a regular file",
+            "device": "is a character device, not a regular file",
+            "loop": "is a loop of symbolic links"}[kind]
+    assert error == f"itcb-dongle: error: Broadcom BCM43430A1: firmware file {path} {what}", error
+    assert not any(c[1:3] == b"\x2e\xfc" for c in commands), "nothing is downloaded"
+
+
 @pytest.mark.parametrize("damage", ["truncated", "empty", "bad-length"])
 def test_broadcom_corrupt_hcd_exit_4(damage, firmware_dir, workdir):
     data = open(os.path.join(firmware_dir, "brcm", "BCM43430A1.hcd"), "rb").read()

@@ -39,26 +39,4 @@ import BLEHost
         #expect(lines[1] == "0a12:0001  usb:1-1.2            btusb     CSR8510 A10")
         #expect(lines[2] == "UART       serial:/dev/serial1  (probed)  the board's Bluetooth UART")
     }
-
-    /// A file of ours in a fresh temporary directory: read whole, refused over
-    /// the limit, and nothing read from the machine's own files.
-    @Test func test_realtek_read_file() throws {
-        var template = Array("/tmp/itcb-readfile-XXXXXX".utf8CString)
-        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
-        defer { rmdir(directory) }
-        let path = "\(directory)/rtl8761bu_fw.bin"
-        let content: [UInt8] = [0x52, 0x65, 0x61, 0x6C, 0x74, 0x65, 0x63, 0x68, 0x00, 0xFF]
-        let file = try #require(fopen(path, "wb"))
-        #expect(fwrite(content, 1, content.count, file) == content.count)
-        fclose(file)
-        defer { unlink(path) }
-
-        #expect(ChipsetSetup.fileExists(path))
-        let bytes = try #require(ChipsetSetup.readFile(path, limit: 1 << 20))
-        #expect(Array(UnsafeRawBufferPointer(bytes)) == content)
-        bytes.deallocate()
-        #expect(ChipsetSetup.readFile(path, limit: content.count - 1) == nil)  // over the limit: refused
-        #expect(ChipsetSetup.readFile("\(directory)/missing.bin", limit: 1 << 20) == nil)
-        #expect(!ChipsetSetup.fileExists("\(directory)/missing.bin"))
-    }
 }

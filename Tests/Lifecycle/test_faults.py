@@ -1,7 +1,10 @@
 """Faults that must not leave the appliance deaf or locked: a desynchronised H4 stream, a controller that goes silent under a
-scanning central, a full disk under --btsnoop, idle links, and what --log-level
-debug and SIGHUP tell."""
+scanning central, a full disk under --btsnoop, idle links, what --log-level
+debug and SIGHUP tell, and start-up calls that could block past SIGTERM (a FIFO
+as --btsnoop or firmware file, a controller host that drops SYNs)."""
 import asyncio
+import os
+import select
 import shutil
 import signal
 import socket
@@ -13,7 +16,7 @@ import time
 import pytest
 
 from bumble_client import EightBall, central
-from harness import BINARY, SLUGS, Dongle, Proxy, ask
+from harness import BINARY, SLUGS, Dongle, Proxy, VendorEmulation, ask
 
 
 def peripheral(port, name, *extra):
@@ -78,18 +81,6 @@ def test_central_with_a_controller_gone_silent_exits_4_naming_it(controllers):
     finally:
         central_process.stop()
         proxy.close()
-
-
-def test_btsnoop_on_a_full_disk_warns_once_and_keeps_serving(controllers):
-    dongle = peripheral(controllers.ports[0], "Full", "--btsnoop", "/dev/full")
-    try:
-        dongle.wait_for("info: advertising")
-        answers, _ = asyncio.run(ask(controllers.ports[1], "Full", ["Disk full?", "Still?"]))
-        assert all(a.decode() in SLUGS for a in answers)
-        assert dongle.count("btsnoop: cannot write /dev/full") == 1, dongle.log
-        assert dongle.process.poll() is None
-    finally:
-        dongle.stop()
 
 
 def test_idle_central_is_disconnected_and_logged_with_its_address(controllers):
@@ -384,3 +375,129 @@ def test_a_central_that_only_reads_is_idle(controllers):
         dongle.wait_for("disconnecting idle central", timeout=2)
     finally:
         dongle.stop()
+
+
+# ---------------------------------------------------------------- start-up calls that could block
+
+ROLES = {"peripheral": (["--role", "peripheral"], 0), "central": (["--role", "central", "--question", "Blocked?"], 143)}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("role", ROLES)
+def test_btsnoop_that_is_not_a_regular_file_is_refused_at_once(role, kind, tmp_path):
+    # A FIFO held open(2) until a reader came, with SIGTERM ignored (killed after
+    # 150 s); a device (/dev/full) cannot be cut back to a whole record. One line, exit 2.
+    path = str(tmp_path / "live.btsnoop")
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path = "/dev/full"
+    what = "a FIFO (named pipe)" if kind == "fifo" else "a character device"
+    # Port 1 refuses: the file is refused before the transport is opened.
+    run = Dongle(*ROLES[role][0], "--transport", "tcp:127.0.0.1:1", "--btsnoop", path)
+    try:
+        assert run.wait_exit(5) == 2, run.log
+        assert run.log == f"itcb-dongle: error: cannot write btsnoop file {path}: it is {what}, not a regular file", run.log
+    finally:
+        run.stop()
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_firmware_file_that_is_a_fifo_is_refused_at_once(role, tmp_path):
+    # The probe (--firmware-dir on TCP) finds a Broadcom chip whose .hcd is a FIFO:
+    # read blocking, it held the start until a writer came; now one line, exit 4.
+    os.makedirs(tmp_path / "brcm")
+    fifo = tmp_path / "brcm" / "BCM43430A1.hcd"
+    os.mkfifo(fifo)
+    emulation = VendorEmulation("bcm43430a1", str(tmp_path / "fifo.hex"))
+    run = Dongle(*ROLES[role][0], "--transport", f"tcp:127.0.0.1:{emulation.ports[0]}", "--firmware-dir", str(tmp_path))
+    try:
+        assert run.wait_exit(20) == 4, run.log
+        assert run.log.splitlines()[-1] == ("itcb-dongle: error: Broadcom BCM43430A1: firmware file "
+                                            f"{fifo} is a FIFO (named pipe), not a regular file"), run.log
+        assert "missing" not in run.log
+    finally:
+        run.stop()
+        emulation.stop()
+
+
+class FullBacklog:
+    """A listener that never accepts, its queue filled by connections of our own:
+    the kernel drops further SYNs, so a connect hangs (it would retry for 130 s)."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(0)
+        self.port = self.listener.getsockname()[1]
+        self.fillers = []
+        while True:
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", self.port))
+            self.fillers.append(s)
+            if not select.select([], [s], [], 0.5)[1]:
+                break  # this one hangs: the queue is full
+            assert len(self.fillers) < 10, "the backlog never filled"
+
+    def close(self):
+        for s in [self.listener, *self.fillers]:
+            s.close()
+
+
+def socket_inodes_in_syn_sent(pid, port):
+    """The process's sockets that are connecting (SYN_SENT) to 127.0.0.1:`port`."""
+    mine = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            mine.add(target[8:-1])
+    found = []
+    with open("/proc/net/tcp") as table:
+        for row in list(table)[1:]:
+            fields = row.split()
+            remote_port, state, inode = int(fields[2].split(":")[1], 16), fields[3], fields[9]
+            if remote_port == port and state == "02" and inode in mine:
+                found.append(inode)
+    return found
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_sigterm_ends_a_connect_to_a_host_that_drops_syns_within_a_second(role):
+    # A blocking connect(2), restarted after the handler (SA_RESTART), held
+    # SIGTERM off for 130 s: under systemd a stop timeout and a SIGKILL.
+    backlog = FullBacklog()
+    args, code = ROLES[role]
+    run = Dongle(*args, "--transport", f"tcp:127.0.0.1:{backlog.port}")
+    try:
+        deadline = time.time() + 10
+        while not socket_inodes_in_syn_sent(run.process.pid, backlog.port):
+            assert time.time() < deadline and run.process.poll() is None, f"never seen connecting; log:\n{run.log}"
+            time.sleep(0.02)
+        stopping = time.time()
+        run.process.send_signal(signal.SIGTERM)
+        assert run.wait_exit(5) == code, run.log
+        took = time.time() - stopping
+        assert took < 1.0, f"SIGTERM took {took:.2f} s"
+        assert "error" not in run.log, run.log
+    finally:
+        run.stop()
+        backlog.close()
+
+
+def test_connect_to_a_host_that_drops_syns_gives_up_after_5_s():
+    backlog = FullBacklog()
+    run = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{backlog.port}")
+    try:
+        started = time.time()
+        assert run.wait_exit(30) == 3, run.log
+        took = time.time() - started
+        assert 5.0 <= took < 15.0, took  # its own 5 s, not the kernel's 130 s
+        assert run.log == (f"itcb-dongle: error: cannot connect to controller at 127.0.0.1:{backlog.port}: "
+                           "no answer within 5 s (is the virtual controller running?)"), run.log
+    finally:
+        run.stop()
+        backlog.close()
