@@ -3,7 +3,7 @@
 // module map) and the Embedded Swift build (which has no Glibc module). What
 // Swift cannot import as it is gets a non-variadic shim here: errno (a macro),
 // open(2) and fcntl(2) (variadic), SIG_IGN (a cast macro), sigaction's
-// handler (in a union), S_IFMT, getopt_long's globals.
+// handler (in a union), getopt_long's globals.
 #ifndef ITCB_CLINUX_H
 #define ITCB_CLINUX_H
 
@@ -66,9 +66,6 @@ static inline int clinux_catch_signal(int number, void (*handler)(int)) {
     action.sa_flags = 0;
     return sigaction(number, &action, NULL);
 }
-
-/// The file type bits of a mode (S_IFMT is a macro of a macro).
-static inline unsigned int clinux_file_type(mode_t mode) { return mode & S_IFMT; }
 
 /// getopt_long's state (globals of libc).
 static inline const char *clinux_optarg(void) { return optarg; }

@@ -47,13 +47,13 @@ enum FileProblem: Error, Equatable {
 
     /// What a stat(2) mode names in words; nil for a regular file.
     static func kind(of mode: mode_t) -> String? {
-        switch clinux_file_type(mode) {
-        case UInt32(S_IFREG): nil
-        case UInt32(S_IFDIR): "a directory"
-        case UInt32(S_IFIFO): "a FIFO (named pipe)"
-        case UInt32(S_IFCHR): "a character device"
-        case UInt32(S_IFBLK): "a block device"
-        case UInt32(S_IFSOCK): "a socket"
+        switch mode & mode_t(S_IFMT) {
+        case mode_t(S_IFREG): nil
+        case mode_t(S_IFDIR): "a directory"
+        case mode_t(S_IFIFO): "a FIFO (named pipe)"
+        case mode_t(S_IFCHR): "a character device"
+        case mode_t(S_IFBLK): "a block device"
+        case mode_t(S_IFSOCK): "a socket"
         default: "not a file"
         }
     }

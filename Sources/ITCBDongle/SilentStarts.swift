@@ -53,7 +53,7 @@ enum SilentStarts {
     static func record() {
         guard let path else { return }
         let text = "\(count + 1)\n"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o600)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o600)  // nor the exit
         guard fd >= 0 else { return }
         _ = text.utf8CString.withUnsafeBytes { sysWrite(fd, $0.baseAddress, text.utf8.count) }
         sysClose(fd)

@@ -176,6 +176,25 @@ def test_missing_directory_is_warned_once_and_the_8_ball_serves_on(controllers, 
         dongle.stop()
 
 
+def test_a_fifo_at_the_temporary_name_does_not_hold_the_stop(controllers, workdir):
+    # The last write at exit opens the temporary file: blocking, a FIFO there held
+    # the process in open(2) after SIGTERM. Now it fails at once (warned) and the stop goes on.
+    path = os.path.join(workdir, "itcb-dongle.prom")
+    os.mkfifo(os.path.join(workdir, ".itcb-dongle.prom.tmp"))
+    dongle = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{controllers.ports[0]}", "--name", "Piped",
+                    "--metrics-file", path)
+    try:
+        dongle.wait_for("itcb-dongle: info: advertising")
+        stopping = time.time()
+        dongle.process.send_signal(signal.SIGTERM)
+        assert dongle.wait_exit(5) == 0, dongle.log
+        assert time.time() - stopping < 2.5, dongle.log
+        assert dongle.count(f"metrics: cannot create {workdir}/.itcb-dongle.prom.tmp: No such device or address") == 1, \
+            dongle.log
+    finally:
+        dongle.stop()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--metrics-file", "metrics.txt"], "--metrics-file must name a file ending in .prom"),
     (["--metrics-file", ""], "--metrics-file must name a file ending in .prom"),
