@@ -11,13 +11,15 @@ struct ChipsetFacts {
     var summaryLevel: SummaryLevel
     var summary: String
 
+    /// The label and summary are printed only, and may carry what the
+    /// controller reported (its name, its version): escaped once, here.
     init(_ description: ChipsetDescription) {
-        label = text(description.label)
+        label = text(description.label).escaped
         info = description.info
         request = description.request
         failure = "\(description.failure)"
         summaryLevel = description.summaryLevel
-        summary = text(description.summary)
+        summary = text(description.summary).escaped
     }
 
     var directory: String { "\(info.directory)" }

@@ -49,9 +49,10 @@ struct VendorFiles {
         }
         guard firmwareFile != nil else {
             // Only a file that is not there is "missing"; one that is there says what is wrong with it.
+            // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
             let (path, problem) = refused ?? (tried.joined(separator: " or "), .missing)
             if request.optional {
-                Log.warning("\(facts.label): firmware file \(path) \(problem.clause); the controller runs from its ROM")
+                Log.warning("\(facts.label): firmware file \(path.escaped) \(problem.clause); the controller runs from its ROM")
                 return true
             }
             Log.error(VendorFiles.line(facts, "firmware file", path, problem))
@@ -70,7 +71,7 @@ struct VendorFiles {
             Log.error(VendorFiles.line(facts, "config file", companionPath, companionProblem))
             return false
         }
-        Log.info("\(facts.label): loading \(firmwarePath)\(companionFile == nil ? "" : " and \(companionPath)")")
+        Log.info("\(facts.label): loading \(firmwarePath.escaped)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
         return true
     }
 
@@ -78,7 +79,7 @@ struct VendorFiles {
     /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
     static func line(_ facts: ChipsetFacts, _ what: String, _ path: String, _ problem: FileProblem) -> String {
         let tail = problem == .missing ? "; it is in the \(facts.package)" : ""
-        return "\(facts.label): \(what) \(path) \(problem.clause)\(tail)"
+        return "\(facts.label): \(what) \(path.escaped) \(problem.clause)\(tail)"
     }
 
     /// The set-up handed over to the host: what it loaded, and an address the
@@ -100,7 +101,7 @@ struct VendorFiles {
         reported = true
         defer { release() }
         guard let facts = setup.facts() else { return }
-        ChipsetReport.line = "\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath) (\(facts.package))"
+        ChipsetReport.line = "\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (\(facts.package))"
         switch facts.summaryLevel {
         case .info: Log.info("\(facts.label): \(facts.summary)")
         case .debug: Log.debug("\(facts.label): \(facts.summary)")
