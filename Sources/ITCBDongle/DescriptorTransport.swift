@@ -7,7 +7,8 @@ import Chipsets
 /// and go out with one write(2) per flush.
 class DescriptorTransport: Transport {
     let fd: Int32
-    let description: String
+    /// Its name in logs (a serial port's says the rate it is at now).
+    var description: String
     /// Incoming bytes: one read's worth.
     let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
     /// Outgoing bytes of this pass: room for a full transmit queue of largest ACL packets.

@@ -7,7 +7,8 @@ import Chipsets
 struct LinuxObserver: HostLoopObserver {
     let snoop: BTSnoopWriter?
     let notifier: SystemdNotifier?
-    let transportName: String
+    /// The link's name is read when a line needs it: a serial port's changes with its rate.
+    let transport: Transport
     /// A central came or went: the metrics and status line are due now.
     var connectionsChanged = false
 
@@ -26,11 +27,17 @@ struct LinuxObserver: HostLoopObserver {
         }
     }
 
+    /// Line noise can go on for as long as it likes: one line a second at most (`LineLimiter`).
     mutating func framingLost(_ why: FramingLoss) {
-        let reason = switch why {
+        Log.repeated(.framingLoss, .warning, "H4 stream from \(transport.description) out of sync (\(why.reason)); resetting the controller")
+    }
+}
+
+extension FramingLoss {
+    var reason: String {
+        switch self {
         case .notHCI(let count): "\(count) byte(s) or packet(s) that are not HCI"
         case .stalled: "a packet began and never finished"
         }
-        Log.warning("H4 stream from \(transportName) out of sync (\(reason)); resetting the controller")
     }
 }

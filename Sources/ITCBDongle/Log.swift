@@ -139,6 +139,8 @@ func logHostEvent(_ event: HostEvent, host: borrowing Host) {
     // After the connection's own line: did it take the last slot?
     defer { if case .connected(_, _, false, _) = event { AdvertisingNews.connected(host.connectionCount, host.configuration.maxConnections) } }
     guard level <= Log.level else { return }
+    // A line a peer or a noisy line can repeat: at most one a second (LineLimiter.swift).
+    if let repeated = event.repeatKind, !RepeatedLines.admit(repeated.kind, key: repeated.key, level: level) { return }
     if case .gattClient(let client) = event {
         Log.trace("GATT client: \(describe(client))")
         return

@@ -46,11 +46,14 @@ struct MetricCounts {
 
 extension MetricCounts {
     /// One session's counts, read where they are kept.
-    init(host: borrowing Host, driverDropped: Int, transport: Transport, answered: Int, rejected: Int) {
+    init(host: borrowing Host, driverDropped: Int, framingLosses: Int, transport: Transport, answered: Int, rejected: Int) {
         self.answered = answered
         self.rejected = rejected
         connections = Int(host.counts.connections)
         for i in 0..<RecoveryKind.count { recoveries[i] = Int(host.counts.recoveries[i]) }
+        // Every loss the log reports (held lines too), also those during a
+        // chipset's set-up, before the host has a controller to reset.
+        recoveries[RecoveryKind.framingLoss.rawValue] = framingLosses
         for i in 0..<InputDrop.count { droppedIn[i] = Int(host.counts.droppedInput[i]) }
         droppedIn[5] = driverDropped
         droppedIn[6] = transport.droppedPackets

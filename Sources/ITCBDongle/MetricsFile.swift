@@ -136,7 +136,7 @@ final class MetricsFile {
         family("itcb_dongle_connections_total", "counter", "Centrals that connected, in all.")
         sample("itcb_dongle_connections_total", counts.connections)
         family("itcb_dongle_controller_recoveries_total", "counter",
-               "Times the controller was reset and brought up again, by what called for it.")
+               "Times the controller was reset and brought up again, by what called for it (framing_loss: every time the H4 stream was out of sync).")
         for (i, kind) in MetricCounts.recoveryKinds.enumerated() {
             sample("itcb_dongle_controller_recoveries_total", counts.recoveries[i], "kind", kind)
         }
@@ -217,7 +217,7 @@ extension RunLoop where Logic: ~Copyable {
 
     mutating func sessionCounts() -> MetricCounts {
         let questions = driver.app.questionCounts
-        return MetricCounts(host: driver.host, driverDropped: driver.droppedPackets, transport: transport,
+        return MetricCounts(host: driver.host, driverDropped: driver.droppedPackets, framingLosses: driver.framingResets, transport: transport,
                             answered: questions.answered, rejected: questions.rejected)
     }
 

@@ -32,12 +32,12 @@ extension RunLoop where Logic: ~Copyable {
     mutating func ladderStep(_ end: HostLoopEnd) -> SessionEnd? {
         switch (end, driver.recoveryRung) {
         case (.portResetWanted, .portReset?) where driver.setup.status.quirks.ownReset && !driver.setup.context.resetFirst:
-            Log.warning("controller at \(transport.description) did not answer after its HCI Reset either; resetting the chip with its own reset, then bringing it up afresh (recovery step 2 of 3, the USB port reset if it stays silent)")
+            Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; resetting the chip with its own reset, then bringing it up afresh (recovery step 2 of 3, the USB port reset if it stays silent)")
             RecoveryLadder.stepBegins("controller not responding; resetting the chip")
             return .reopenWithChipReset
         case (.portResetWanted, .portReset?):
             RecoveryLadder.portResets += 1
-            Log.warning("controller at \(transport.description) did not answer after its HCI Reset either; resetting its USB port and bringing it up afresh (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
+            Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; resetting its USB port and bringing it up afresh (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
             RecoveryLadder.stepBegins("controller not responding; resetting its USB port (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.controllerSilent, .exit?), (.notReady, .exit?):

@@ -45,7 +45,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         self.transport = transport
         let notifier = SystemdNotifier()
         self.notifier = notifier
-        observer = LinuxObserver(snoop: snoop, notifier: notifier, transportName: transport.description)
+        observer = LinuxObserver(snoop: snoop, notifier: notifier, transport: transport)
     }
 
     deinit { files.free() }
@@ -68,6 +68,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         defer { endMetrics() }
         let transport = self.transport
         var now = monotonicMilliseconds()
+        RepeatedLines.now = now
         driver.start(now: now)
         do throws(TransportError) {
             while true {
@@ -93,6 +94,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 let deadline = driver.nextDeadline() ?? UInt64.max
                 // One path for every transport: it sleeps its own way.
                 now = try transport.wait(until: nextWake(driver: deadline), now: now, signals: Signals.readFD, extra: extraDescriptor())
+                RepeatedLines.flush(now: now)
                 Signals.drain { handleSignal($0, now: now) }
                 try transport.receive { hand($0, now: now) }
                 notifier?.tick(now: now, answering: controllerAnswers(now: now))
@@ -100,6 +102,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 driver.service(now: now, waitedUntil: deadline, observer: &observer)
             }
         } catch {
+            RepeatedLines.flush(now: now, everything: true)
             if driver.isStopping {
                 // The controller went away during shutdown: nothing left to tidy.
                 return .exit(driver.app.exitCode ?? Exit.success)
@@ -123,6 +126,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
 
     /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
     mutating func finish(_ end: HostLoopEnd) -> SessionEnd {
+        // What a burst held back is said before the session's last words.
+        RepeatedLines.flush(now: RepeatedLines.now, everything: true)
         if let next = ladderStep(end) { return next }
         switch end {
         case .stopped:
@@ -155,7 +160,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         var first = deadline
         if let d = notifier?.deadline { first = min(first, d) }
         if let d = reportDeadline { first = min(first, d) }
-        return first
+        // A summary of held lines (none held: no wake-up).
+        return min(first, RepeatedLines.limiter.deadline)
     }
 
     mutating func handleSignal(_ signal: Int32, now: UInt64) {

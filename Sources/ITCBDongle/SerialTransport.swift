@@ -14,6 +14,7 @@ final class SerialTransport: DescriptorTransport {
     static let startBaud = 115_200
     static let defaultFastBaud = 3_000_000
 
+    let path: String
     private(set) var baud: Int
     /// The rate a chipset that can change it is switched to: @BAUD, or 3,000,000 when none (or 115200) is given.
     let targetBaud: Int
@@ -40,6 +41,8 @@ final class SerialTransport: DescriptorTransport {
         cfsetospeed(&tio, speed)
         guard tcsetattr(fd, TCSANOW, &tio) == 0 else { return false }
         baud = rate
+        // Every line from now on names the rate the port is at (an exit 4 after a switch, too).
+        description = SerialTransport.name(path, rate)
         return true
     }
 
@@ -53,9 +56,9 @@ final class SerialTransport: DescriptorTransport {
     override func follow(baudRate wanted: UInt32) {
         let rate = Int(wanted)
         guard rate > 0, rate != baud else { return }
-        let was = baud
+        let (was, wasName) = (baud, description)
         if setBaud(rate) {
-            Log.info("\(description): now at \(rate) baud (was \(was)), as the controller")
+            Log.info("\(wasName): now at \(rate) baud (was \(was)), as the controller")
         } else {
             Log.warning("\(description): cannot set \(rate) baud; the controller will not be understood")
         }
@@ -65,6 +68,9 @@ final class SerialTransport: DescriptorTransport {
         let (other, _) = SerialTransport.rates(spec: baud, retry: true)
         Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(other) baud once (a chip a set-up switched to a faster rate keeps it until it restarts)")
     }
+
+    /// "serial:/dev/ttyAMA0@3000000": the port and the rate it is at.
+    static func name(_ path: String, _ baud: Int) -> String { "serial:\(path)@\(baud)" }
 
     static func speed(_ baud: Int) -> speed_t? {
         switch baud {
@@ -84,10 +90,11 @@ final class SerialTransport: DescriptorTransport {
     }
 
     init(path: String, baud: Int, targetBaud: Int = 0, offersRetry: Bool = false) throws(TransportError) {
+        self.path = path
         self.baud = baud
         self.targetBaud = targetBaud
         self.offersRetry = offersRetry
-        let description = "serial:\(path)@\(baud)"
+        let description = SerialTransport.name(path, baud)
         guard let speed = SerialTransport.speed(baud) else {
             throw .unavailable("unsupported baud rate \(baud)")
         }

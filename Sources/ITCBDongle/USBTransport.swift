@@ -461,7 +461,7 @@ final class USBTransport: Transport {
                     clearedCount += 1
                 }
                 let clear = libusb_clear_halt(handle, endpoint)
-                Log.warning("USB endpoint 0x\(hex(endpoint)) stalled; halt cleared (\(clear == 0 ? "ok" : libusbError(clear)))")
+                Log.repeated(.usbStall, key: UInt16(endpoint), .warning, "USB endpoint 0x\(hex(endpoint)) stalled; halt cleared (\(clear == 0 ? "ok" : libusbError(clear)))")
                 if endpoint == eventEndpoint { events.reset() } else if endpoint == aclInEndpoint { aclIn.reset() }
                 if endpoint == aclOutEndpoint { outStallsInARow += 1 }
             }

@@ -77,6 +77,51 @@ import TestSupport
         #expect(c.events.filter { if case .connectionParametersRefused = $0 { true } else { false } }.count == 1)
     }
 
+    @Test func malformedOrUnsolicitedAnswersFromTheCentralAreDroppedSilently() {
+        var c = connected()
+        _ = commands(&c)
+        remoteFeatures(&c, 0)
+        #expect(commands(&c).isEmpty)
+        #expect(Controller.l2capPDUs(c.sent).count == 1, "the request, identifier 1")
+        let before = c.sent.count
+        for answer in ["13 01 04 00 01 00", "13 01 01 00 01", "13 07 02 00 01 00", "01 07 02 00 00 00",
+                       "01 01 00 00", "15 01 02 00 00 00", "07 01 04 00 40 00 40 00"] {
+            c.l2cap(handle: 0x40, channel: 5, hex(answer))
+            #expect(c.drain().isEmpty, "\(answer): nothing is sent back (Vol 3 Part A §4.1)")
+        }
+        #expect(c.sent.count == before && c.host.connections[0].tuning == .askingCentral(identifier: 1))
+        #expect(!c.events.contains { if case .connectionParametersRefused = $0 { true } else { false } })
+        #expect(c.host.droppedOutput == 0, "responses are not pipelined requests")
+        // The real answer still counts.
+        c.l2cap(handle: 0x40, channel: 5, hex("01 01 02 00 00 00"))
+        #expect(c.events.contains { if case .connectionParametersRefused(0x40) = $0 { true } else { false } })
+    }
+
+    @Test func linkEventsForAHandleWithNoConnectionAreDroppedAndNamedUnknown() {
+        var c = connected()
+        _ = commands(&c)
+        let before = c.host.droppedInput
+        c.feed(event: hex("3e 0a 03 00 ee 0e 18 00 00 00 90 01"))  // LE Connection Update Complete
+        c.feed(event: hex("3e 0b 07 ee 0e fb 00 48 08 fb 00 48 08"))  // LE Data Length Change
+        c.feed(event: hex("3e 06 0c 00 ee 0e 02 02"))  // LE PHY Update Complete
+        let unknown = c.events.compactMap { if case .unknownConnection(let handle, let subevent) = $0 { (handle, subevent) } else { nil } }
+        #expect(unknown.map(\.0) == [0x0EEE, 0x0EEE, 0x0EEE] && unknown.map(\.1) == [0x03, 0x07, 0x0C])
+        #expect(!c.events.contains { switch $0 {
+            case .connectionUpdated, .dataLengthChanged, .phyUpdated: true
+            default: false
+        } })
+        #expect(c.host.droppedInput == before + 3)
+        #expect(c.host.counts.droppedInput[InputDrop.aclUnknownHandle.index] == 3)
+        // The line names the handle as unknown, not as a connection.
+        var line = TextLine()
+        c.events.last!.describe(into: &line, host: c.host)
+        #expect(line.text == "dropped input: LE event 0xC for unknown connection 0xeee")  // TextLine: bytes unpadded
+        #expect(c.events.last!.severity == .debug)
+        // The link's own events still pass.
+        c.feed(event: hex("3e 06 0c 00 40 00 02 02"))
+        #expect(c.events.contains { if case .phyUpdated(0x40, 2, 2) = $0 { true } else { false } })
+    }
+
     @Test func aLinkLayerFailureFallsBackToL2CAPOnce() {
         var c = connected()
         _ = commands(&c)

@@ -24,6 +24,41 @@ import TestSupport
         #expect(signal(hex("12 03 08 00 06 00"), central: true).0 == hex("01 03 02 00 00 00"))
     }
 
+    @Test func responsesAreNeverAnsweredNotEvenMalformedOnes() {
+        // "A Command Reject shall not be sent in response to an identified
+        // response packet" (Vol 3 Part A §4.1): malformed, unsolicited or not
+        // for LE, a response is dropped without a word, on either side.
+        let responses = [
+            "13 05 04 00 00 00",  // Connection Parameter Update Response: length 4, 2 octets follow
+            "13 05 03 00 00 00 00",  // its length agrees, but it is not the response's 2
+            "13 05",  // cut short before its length
+            "01 07 00 00",  // Command Reject without its reason
+            "01 07 04 00 00 00",  // Command Reject, lengths disagree
+            "15 09 0a 00 80 00",  // LE Credit Based Connection Response, cut short
+            "15 09 0a 00 40 00 f7 00 f7 00 0a 00 00 00",  // well formed, to a request never sent
+            "07 03 04 00 40 00 40 00",  // Disconnection Response
+            "07 03 09 00 40 00",  // Disconnection Response, lengths disagree
+            "18 04 02 00 00 00", "1a 04 02 00 00 00",  // Credit Based Connection / Reconfigure Response
+            "03 02 00 00", "05 02 00 00", "09 02 00 00", "0b 02 00 00",  // BR/EDR responses
+        ]
+        for response in responses {
+            for central in [false, true] {
+                let (sent, note) = signal(hex(response), central: central)
+                #expect(sent.isEmpty, "\(response) answered with \(sent)")
+                #expect(note == .none, "\(response)")
+            }
+        }
+        // Well formed, they tell what they say (the host checks the identifier).
+        #expect(signal(hex("13 05 02 00 01 00"), central: false) == ([], .updateAnswered(identifier: 5, accepted: false)))
+        #expect(signal(hex("13 05 02 00 00 00"), central: false) == ([], .updateAnswered(identifier: 5, accepted: true)))
+        #expect(signal(hex("01 05 02 00 00 00"), central: false) == ([], .updateAnswered(identifier: 5, accepted: false)))
+        // A request with the same faults is still rejected, and an unknown code too.
+        #expect(signal(hex("12 05 04 00 00 00"), central: true).0 == hex("01 05 02 00 00 00"))
+        #expect(signal(hex("14 05 0b 00 80 00"), central: false).0 == hex("01 05 02 00 00 00"))
+        #expect(signal(hex("06 05 09 00 40 00"), central: false).0 == hex("01 05 02 00 00 00"))
+        #expect(signal(hex("0c 05 00 00"), central: false).0 == hex("01 05 02 00 00 00"))
+    }
+
     @Test func connectionParameterUpdate() {
         // As central: sane values accepted (result 0) and applied.
         let request = hex("12 05 08 00 18 00 28 00 00 00 f4 01")

@@ -19,9 +19,11 @@ BCM20702 (USB dongles): no .hcd for it may be redistributed, so the test
 writes one in the same record format."""
 import os
 import struct
+import threading
+import time
 
 import pytest
-from harness import Dongle, VendorEmulation, failed_set_up, twenty_answers
+from harness import Dongle, VendorEmulation, failed_set_up, framing_losses, twenty_answers
 from personalities import synthetic_hcd
 
 CHIPS = {"bcm43430a1": ("Broadcom BCM43430A1", "BCM43430A1.hcd", "AA:AA:AA:AA:AA:AA"),
@@ -266,3 +268,53 @@ def test_broadcom_uart_is_probed_without_firmware_dir(workdir):
     finally:
         dongle.stop()
         emulation.stop()
+
+
+def test_garbage_on_a_uart_is_a_few_lines_and_every_loss_is_counted(tmp_path):
+    """Garbage on a UART with no chip behind it gave 1,054 warnings in 11 s
+    before exit 4: now the first "out of sync", then a count of the held ones
+    at most once a second (and at each session's end), exit 4 naming the rate
+    the port was at, and the metrics file counting every loss."""
+    master, slave = os.openpty()
+    tty = os.ttyname(slave)
+    metrics = tmp_path / "uart.prom"
+    stop = threading.Event()
+
+    def noise():
+        # No byte is an H4 packet type (0x01-0x05): each read of it is one framing loss.
+        while not stop.is_set():
+            try:
+                os.write(master, bytes([0xAA, 0x55, 0xFF, 0x99, 0x42, 0x13, 0x07] * 8))
+            except OSError:
+                pass
+            time.sleep(0.005)
+
+    writer = threading.Thread(target=noise, daemon=True)
+    dongle = Dongle("--role", "peripheral", "--transport", f"serial:{tty}", "--firmware-dir", str(tmp_path),
+                    "--metrics-file", str(metrics))
+    started = time.time()
+    writer.start()
+    try:
+        assert dongle.wait_exit(60) == 4, dongle.log
+        ended = time.time()
+        lines = [text for _, text in dongle.lines]
+        print(f"{len(lines)} lines in {ended - started:.1f} s:", *lines, sep="\n")
+        assert len(lines) <= 2 * (ended - started), dongle.log
+        losses = 0
+        for text in lines:
+            if "H4 stream out of sync, controller reset: " in text:
+                losses += int(text.split("controller reset: ")[1].split(" more ")[0])
+            elif "out of sync (" in text:
+                losses += 1
+        assert losses > 100, dongle.log
+        assert framing_losses(metrics) == losses, metrics.read_text()
+        # Retried at the other rate, and the last words name the rate the port was at then.
+        assert dongle.count(f"did not answer at 115200 baud; trying 3000000 baud once") == 1, dongle.log
+        errors = [text for text in lines if ": error: " in text]
+        assert len(errors) == 1 and f"serial:{tty}@3000000" in errors[0], dongle.log
+    finally:
+        stop.set()
+        writer.join(5)
+        dongle.stop()
+        os.close(master)
+        os.close(slave)

@@ -16,7 +16,11 @@ import time
 import pytest
 
 from bumble_client import EightBall, central
+<<<<<<< HEAD
 from harness import BINARY, SLUGS, Dongle, Proxy, VendorEmulation, ask
+=======
+from harness import BINARY, SLUGS, Dongle, Proxy, ask, framing_losses
+>>>>>>> ratelimit
 
 
 def peripheral(port, name, *extra):
@@ -65,6 +69,72 @@ def test_acl_header_announcing_a_packet_that_never_comes_resynchronises(controll
     finally:
         dongle.stop()
         proxy.close()
+
+
+class NoisyLine(Proxy):
+    """The proxy, counting the HCI Resets our host sends: each framing loss's recovery begins with one."""
+    RESET = bytes.fromhex("01030c00")
+
+    def __init__(self, target_port):
+        self.resets = 0
+        super().__init__(target_port)
+
+    def passing(self, source, data):
+        if source is self.host:
+            self.resets += data.count(self.RESET)
+
+
+def held_back(lines, line_text, summary_text):
+    """The occurrences `lines` account for: one per line with `line_text`, plus the count of each summary."""
+    total = 0
+    for line in lines:
+        if summary_text in line:
+            total += int(line.split(summary_text)[1].split(" more ")[0])
+        elif line_text in line:
+            total += 1
+    return total
+
+
+def test_twenty_seconds_of_noise_is_a_few_lines_a_second_and_every_loss_is_counted(controllers, tmp_path):
+    # 20 s of noise gave 59 lines a second ("out of sync", "controller ready",
+    # "advertising" for each burst). Now at most one line per kind a second,
+    # and a count of the held ones when the burst ends; the metrics count each loss.
+    line = NoisyLine(controllers.ports[0])
+    line.target_port_peer = controllers.ports[1]
+    metrics = tmp_path / "noise.prom"
+    dongle = peripheral(line.port, "Static", "--metrics-file", str(metrics))
+    try:
+        dongle.wait_for("info: advertising")
+        started, injected = time.time(), 0
+        while time.time() - started < 20:
+            # One burst per recovery: the next only once the host reset the controller, so each is one loss.
+            resets = line.resets
+            line.inject_to_host(bytes([0x07, 0x99, 0x42, 0x00, 0x13]))
+            injected += 1
+            deadline = time.time() + 10
+            while line.resets == resets:
+                assert time.time() < deadline, f"no HCI Reset after burst {injected}:\n{dongle.log}"
+                time.sleep(0.002)
+            time.sleep(0.03)
+        noise_ended = time.time()
+        dongle.wait_for("H4 stream out of sync, controller reset: ", after=noise_ended - 0.1, timeout=5)
+        time.sleep(1.5)  # the other kinds' summaries
+        lines = [text for stamp, text in dongle.lines if stamp >= started]
+        print(f"{injected} bursts in {noise_ended - started:.1f} s: {len(lines)} lines", *lines, sep="\n")
+        assert injected > 100, "the noise must repeat (a burst every ~50 ms)"
+        assert len(lines) <= 2 * (noise_ended - started), "\n".join(lines)
+        assert held_back(lines, "out of sync (", "H4 stream out of sync, controller reset: ") == injected, "\n".join(lines)
+        assert held_back(lines, "info: controller ready", "controller ready: ") <= injected
+        assert any("more in the last 10 s" in text for text in lines), "\n".join(lines)
+        # Served again after the noise, and the metrics count every loss.
+        answers, _ = asyncio.run(ask(line.target_port_peer, "Static", ["Quiet now?"]))
+        assert answers[0].decode() in SLUGS
+        dongle.process.send_signal(signal.SIGTERM)
+        assert dongle.wait_exit(10) == 0, dongle.log
+        assert framing_losses(metrics) == injected, metrics.read_text()
+    finally:
+        dongle.stop()
+        line.close()
 
 
 def test_central_with_a_controller_gone_silent_exits_4_naming_it(controllers):

@@ -124,11 +124,15 @@ class Proxy:
                 return
             if not data:
                 return
+            self.passing(source, data)
             if not self.silent.is_set():
                 try:
                     sink.sendall(data)
                 except OSError:
                     return
+
+    def passing(self, source, data):
+        """Sees the bytes `source` sent (a subclass's hook)."""
 
     def inject_to_host(self, packet: bytes):
         self.host.sendall(packet)
@@ -244,6 +248,13 @@ def failed_set_up(emulation, firmware_dir):
     errors = [line for line in out.stderr.splitlines() if "error" in line]
     assert len(errors) == 1, out.stderr
     return errors[0]
+
+
+def framing_losses(metrics_file):
+    """The framing_loss recoveries a --metrics-file counts."""
+    import re
+    return int(re.search(r'^itcb_dongle_controller_recoveries_total\{[^}]*kind="framing_loss"\} (\d+)$',
+                         open(metrics_file).read(), re.M).group(1))
 
 
 def realtek_rom_version(path):

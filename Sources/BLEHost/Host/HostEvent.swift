@@ -49,6 +49,10 @@ public enum HostEvent {
     /// again (false only during a stop).
     case hardwareError(code: UInt8?, resetting: Bool)
     case dataBufferOverflow
+    /// An LE event about a link (Connection Update, Data Length Change, PHY
+    /// Update) for a handle with no connection: ignored, counted in
+    /// `Host.droppedInput` with the ACL of unknown handles.
+    case unknownConnection(connection: UInt16, subevent: UInt8)
     /// Input from the controller or a peer that was dropped (counted in `Host.droppedInput`).
     case droppedInput(InputDrop)
     /// Something the host had to send or report that did not fit (counted in

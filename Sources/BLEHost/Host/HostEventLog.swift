@@ -9,7 +9,7 @@ extension HostEvent {
         case .ready, .advertising, .advertisingWhileConnectedUnsupported, .connected, .disconnected, .mtuExchanged,
              .idleDisconnect, .pairingRefused, .shutdownComplete, .connectionUpdated, .connectionParametersRefused,
              .dataLengthChanged, .phyUpdated: .info
-        case .scanning, .subscriptionChanged, .droppedInput, .linkOptionRefused: .debug
+        case .scanning, .subscriptionChanged, .droppedInput, .unknownConnection, .linkOptionRefused: .debug
         case .advertisingReport, .gattClient: .trace
         }
     }
@@ -158,6 +158,11 @@ extension HostEvent {
             case .l2capUnknownChannel: line.text("unknown L2CAP channel")
             case .attMalformed: line.text("malformed ATT PDU")
             }
+        case .unknownConnection(let handle, let subevent):
+            line.text("dropped input: LE event 0x")
+            line.byte(subevent)
+            line.text(" for unknown connection ")
+            line.hex(handle)
         case .droppedOutput(let reason, let unreported):
             line.text("dropped output: ")
             switch reason {

@@ -142,9 +142,8 @@ extension Host {
             let status = reader.u8(), handle = reader.u16() & 0x0FFF
             let interval = reader.u16(), latency = reader.u16(), timeout = reader.u16()
             guard status == 0 else { return linkLayerUpdateFailed(handle, status: status) }
-            if let index = connectionIndex(handle), connections[index].tuning == .askingLinkLayer {
-                connections[index].tuning = .done
-            }
+            guard let index = connectionIndex(handle) else { return unknownConnection(handle, subevent) }
+            if connections[index].tuning == .askingLinkLayer { connections[index].tuning = .done }
             push(.connectionUpdated(connection: handle, interval: interval, latency: latency, timeout: timeout))
         case LESubevent.readRemoteFeaturesComplete:
             guard reader.has(11) else { return inputDropped(.hciEvent) }
@@ -157,11 +156,14 @@ extension Host {
             let handle = reader.u16() & 0x0FFF, tx = reader.u16()
             _ = reader.u16()
             let rx = reader.u16()
+            guard connectionIndex(handle) != nil else { return unknownConnection(handle, subevent) }
             push(.dataLengthChanged(connection: handle, txOctets: tx, rxOctets: rx))
         case LESubevent.phyUpdateComplete:
             guard reader.has(5) else { return inputDropped(.hciEvent) }
             let status = reader.u8(), handle = reader.u16() & 0x0FFF, tx = reader.u8(), rx = reader.u8()
-            if status == 0 { push(.phyUpdated(connection: handle, tx: tx, rx: rx)) }
+            guard status == 0 else { return }
+            guard connectionIndex(handle) != nil else { return unknownConnection(handle, subevent) }
+            push(.phyUpdated(connection: handle, tx: tx, rx: rx))
         case LESubevent.longTermKeyRequest:
             // No bonding, no keys: LTK Negative Reply (Vol 4 Part E §7.8.26).
             guard reader.has(12) else { return inputDropped(.hciEvent) }
@@ -188,6 +190,15 @@ extension Host {
         default:
             break
         }
+    }
+
+    /// An LE event about a link for a handle that has none (a stale or noisy
+    /// controller): dropped and counted with the ACL of unknown handles, its
+    /// line naming the handle as unknown, not as a connection.
+    mutating func unknownConnection(_ handle: UInt16, _ subevent: UInt8) {
+        droppedInput += 1
+        counts.droppedInput[InputDrop.aclUnknownHandle.index] &+= 1
+        push(.unknownConnection(connection: handle, subevent: subevent))
     }
 
     /// LE Connection Update and LE Remote Connection Parameter Request Reply share
@@ -307,6 +318,11 @@ extension Host {
         case L2CAPChannel.att:
             handleATT(index, pdu, delegate: &delegate)
         case L2CAPChannel.leSignaling:
+            // A response is owed nothing and takes no room (Vol 3 Part A §4.1):
+            // never dropped as a pipelined request, never rejected.
+            if let code = pdu.first, L2CAPSignaling.isResponse(code) {
+                return signalNoted(index, L2CAPSignaling.responseReceived(pdu))
+            }
             // Built in the transmit slot when there is room, else owed; one
             // signalling request at a time (Vol 3 Part A §4): a second one
             // while an answer is owed is dropped.
@@ -322,14 +338,7 @@ extension Host {
             } else {
                 return requestDropped(index, .signalingPipelined)
             }
-            switch note {
-            case .updateConnection(let parameters):
-                queueConnectionParameters(HCIOpcode.leConnectionUpdate, handle, parameters)
-            case .updateAnswered(let identifier, let accepted):
-                centralAnswered(index, identifier: identifier, accepted: accepted)
-            case .none:
-                break
-            }
+            signalNoted(index, note)
         case L2CAPChannel.smp:
             // Every SMP command gets Pairing Failed; owed ones collapse into one.
             if !owed[index].isEmpty { payOwed(index) }
@@ -344,6 +353,18 @@ extension Host {
             pairingRefused(index, handle)
         default:
             inputDropped(.l2capUnknownChannel)
+        }
+    }
+
+    /// What a signalling PDU asks of the host beyond its response.
+    mutating func signalNoted(_ index: Int, _ note: L2CAPSignalNote) {
+        switch note {
+        case .updateConnection(let parameters):
+            queueConnectionParameters(HCIOpcode.leConnectionUpdate, connections[index].handle, parameters)
+        case .updateAnswered(let identifier, let accepted):
+            centralAnswered(index, identifier: identifier, accepted: accepted)
+        case .none:
+            break
         }
     }
 
