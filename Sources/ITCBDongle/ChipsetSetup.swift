@@ -11,7 +11,7 @@ enum ChipsetSetup {
     static func context(for transport: Transport) -> ChipsetContext {
         var context = ChipsetContext()
         transport.chipsetFacts(into: &context)
-        _ = DeviceTree.current.boardName.utf8.withContiguousStorageIfAvailable { context.board.append(UnsafeRawBufferPointer($0)) }
+        context.board = DeviceTree.current.boardText
         return context
     }
 

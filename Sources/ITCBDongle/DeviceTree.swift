@@ -1,4 +1,5 @@
 import CLinux
+import Chipsets
 
 /// The board, read from the device tree (`--device-tree DIR`, default
 /// `/proc/device-tree`, or a dumped copy laid out the same way): its model,
@@ -23,6 +24,13 @@ struct DeviceTree {
     /// The name Linux `btbcm.c` gives the board (`btbcm_get_board_name`: the
     /// first `compatible` entry, '/' as '-'); empty without a tree.
     var boardName: String { compatible.first.map { String($0.map { $0 == "/" ? "-" : $0 }) } ?? "" }
+
+    /// `boardName` as the chipsets take it (`ChipsetContext.board`).
+    var boardText: ChipsetText {
+        var text = ChipsetText()
+        _ = boardName.utf8.withContiguousStorageIfAvailable { text.append(UnsafeRawBufferPointer($0)) }
+        return text
+    }
 
     var isRaspberryPi: Bool { compatible.first?.hasPrefix("raspberrypi,") ?? false }
 

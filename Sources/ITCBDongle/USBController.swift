@@ -148,8 +148,7 @@ func firmwareColumns(_ c: USBCandidate, _ directory: String) -> [String] {
 /// followed), for each chip the board is sold with.
 func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
     guard access(path, F_OK) == 0 else { return nil }
-    var board = ChipsetText()
-    _ = DeviceTree.current.boardName.utf8.withContiguousStorageIfAvailable { board.append(UnsafeRawBufferPointer($0)) }
+    let board = DeviceTree.current.boardText
     var files: [String] = []
     var family = "-"
     var variant = 0
