@@ -1,7 +1,7 @@
 import BLEHost
 
 /// Where the controller is: what a chipset may need to know about its transport.
-public struct ChipsetContext: Equatable {
+public struct ChipsetContext {
     public var overUSB = false
     public var usbVendor: UInt16 = 0
     public var usbProduct: UInt16 = 0
@@ -13,5 +13,9 @@ public struct ChipsetContext: Equatable {
     /// The controller stopped answering in the last session: a chipset with its
     /// own reset (`ChipsetQuirks.ownReset`) runs it before its set-up.
     public var resetFirst = false
+    /// The board's name as Linux `btbcm.c` makes it (`btbcm_get_board_name`):
+    /// the device tree root's first `compatible` entry, '/' written as '-';
+    /// empty when there is no device tree. The platform reads it.
+    public var board = ChipsetText()
     public init() {}
 }

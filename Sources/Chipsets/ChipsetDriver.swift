@@ -20,6 +20,10 @@ public protocol ChipsetDriver {
     /// What `--list-controllers` shows for a dongle of this chipset: the model
     /// and the file a typical unit needs (under `info.directory`); false when unknown.
     static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool
+    /// What `--list-controllers` shows for the board's own UART before its chip
+    /// answers: the board's chip `variant` (0, 1, … for a board sold with
+    /// several) and its file's candidate names; false when none.
+    static func boardFiles(board: ChipsetText, variant: Int, model: inout ChipsetText, request: inout FileRequest) -> Bool
     /// Read Local Version of a controller (after the probe's Reset): this chipset's?
     static func recognises(_ version: LocalVersion, context: ChipsetContext) -> Bool
 
@@ -54,6 +58,7 @@ public protocol ChipsetDriver {
 
 public extension ChipsetDriver {
     static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool { false }
+    static func boardFiles(board: ChipsetText, variant: Int, model: inout ChipsetText, request: inout FileRequest) -> Bool { false }
     mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep { .done }
     mutating func resume(into packet: inout HCIPacket) -> SetupStep { .wait }
     var pause: UInt64 { 0 }

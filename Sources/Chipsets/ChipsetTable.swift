@@ -48,4 +48,10 @@ extension ChipsetTable {
         var find = FindUSBModel(vendor: vendor, product: product)
         return first(&find) == nil ? nil : find.found
     }
+
+    /// The chip (variant 0, 1, …) a board (`ChipsetContext.board`) carries on its own UART, nil when no entry knows it.
+    public static func boardChip(board: ChipsetText, variant: Int) -> BoardChip? {
+        var find = FindBoardChip(board: board, variant: variant)
+        return first(&find) == nil ? nil : find.found
+    }
 }

@@ -11,6 +11,7 @@ enum ChipsetSetup {
     static func context(for transport: Transport) -> ChipsetContext {
         var context = ChipsetContext()
         transport.chipsetFacts(into: &context)
+        context.board = DeviceTree.current.boardText
         return context
     }
 

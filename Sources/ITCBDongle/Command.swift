@@ -65,9 +65,19 @@ extension CommandLineSettings {
         // The central is quiet unless asked: its answers and warnings only.
         Log.level = logLevel.flatMap(LogLevel.init(name:)) ?? (role == .central && !controllerInfo ? .warning : .info)
         guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
-        if listControllers { return USBController.list(firmwareDirectory: firmwareDir ?? "/lib/firmware") }
+        DeviceTree.current = DeviceTree.load(deviceTree ?? DeviceTree.defaultDirectory)
+        let uartPath: String? = if case .serial(let path, _, _) = spec { path } else { nil }
+        if listControllers {
+            return USBController.list(firmwareDirectory: firmwareDir ?? "/lib/firmware", uart: uartPath ?? "/dev/serial1")
+        }
         if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
         Signals.install()
+        var board = BoardUART.standard("not a UART")
+        if let uartPath, case .serial(_, let baud, let flow) = spec {
+            let (choice, line) = BoardUART.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
+            board = choice
+            Log.info("serial:\(uartPath.escaped): \(line)")
+        }
 
         var snoop: BTSnoopWriter? = nil
         if let btsnoop {
@@ -107,7 +117,7 @@ extension CommandLineSettings {
         while true {
             let opened: Transport
             do throws(TransportError) {
-                opened = try openTransport(spec, reset: portReset)
+                opened = try openTransport(spec, reset: portReset, board: board)
             } catch {
                 let now = monotonicMilliseconds()
                 if rung != nil, portReset, spec.isUSB {
@@ -200,12 +210,13 @@ extension CommandLineSettings {
         return notifier?.watchdogInterval
     }
 
-    func openTransport(_ spec: TransportSpec, reset: Bool) throws(TransportError) -> Transport {
+    /// `board`: a UART's rate and flow control (`BoardUART`).
+    func openTransport(_ spec: TransportSpec, reset: Bool, board: BoardUART) throws(TransportError) -> Transport {
         switch spec {
         case .tcp(let host, let port):
             return try TCPTransport(host: host, port: port)
-        case .serial(let path, let baud):
-            return try SerialTransport(path: path, spec: baud, retry: reset)
+        case .serial(let path, let baud, _):
+            return try SerialTransport(path: path, baud: baud, board: board, retry: reset)
         case .usbAny, .usbID, .usbPath:
             return try USBController.open(spec, reset: reset)
         }

@@ -1,4 +1,5 @@
 import BLEHost
+import CLinux
 import Chipsets
 import EightBall
 import CLinux
@@ -37,6 +38,7 @@ struct CommandLineSettings {
     var usbReset = false
     var exitOnUnplug = false
     var firmwareDir: String?
+    var deviceTree: String?
 
     /// The options' values, converted in the order given: the first bad one is the error.
     init(_ parsed: ParsedCommandLine) throws(UsageError) {
@@ -83,6 +85,7 @@ struct CommandLineSettings {
             case "usb-reset": usbReset = true
             case "exit-on-unplug": exitOnUnplug = true
             case "firmware-dir": firmwareDir = value
+            case "device-tree": deviceTree = value
             default: break  // --help, --version and the generators are handled before
             }
         }
@@ -91,6 +94,9 @@ struct CommandLineSettings {
     /// Value checks, run after parsing succeeded (so that an unknown option or
     /// a stray argument is reported first, not a missing role).
     func check() throws(UsageError) {
+        if let deviceTree, access(deviceTree + "/.", F_OK) != 0 {
+            throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(deviceTree.escaped)': \(errnoString()))")
+        }
         if let logLevel, LogLevel(name: logLevel) == nil {
             throw UsageError("--log-level must be one of error, warning, info, debug, trace (got '\(logLevel.escaped)')")
         }

@@ -1,9 +1,10 @@
 import CLinux
 import Chipsets
 
-/// H4 over a UART (`serial:/dev/ttyACM0[@BAUD]`), e.g. Zephyr's hci_uart or
-/// the Raspberry Pi's own radio. The UART transport requires RTS/CTS flow
-/// control (Core Vol 4 Part A §1).
+/// H4 over a UART (`serial:/dev/ttyACM0[@BAUD][,flow|,noflow]`), e.g.
+/// Zephyr's hci_uart or the Raspberry Pi's own radio. RTS/CTS flow control is
+/// on (the H4 transport requires it, Core Vol 4 Part A §1) unless the board
+/// has no such lines (`BoardUART`) or `,noflow` says so.
 ///
 /// A chipset may change the rate after its set-up (Broadcom's Update UART Baud
 /// Rate, to `targetBaud`): the port follows (`setBaud`). A controller left at
@@ -16,20 +17,26 @@ final class SerialTransport: DescriptorTransport {
 
     let path: String
     private(set) var baud: Int
-    /// The rate a chipset that can change it is switched to: @BAUD, or 3,000,000 when none (or 115200) is given.
+    /// The rate a chipset that can change it is switched to: @BAUD, else the board's.
     let targetBaud: Int
     let offersRetry: Bool
+    /// The other rate a retry opens at (`warnHungAfterWarmStart`).
+    let retryBaud: Int
     override var offersPortReset: Bool { offersRetry }
 
-    /// The spec's rate, or (`retry`) the other one of 115200 and the target.
-    static func rates(spec baud: Int, retry: Bool) -> (open: Int, target: Int) {
-        let target = baud == startBaud ? defaultFastBaud : baud
-        return (retry ? (baud == startBaud ? target : startBaud) : baud, target)
+    /// Where to open: at `first` (@BAUD when given, else 115200), or (`retry`)
+    /// at the other one of 115200 and the target.
+    static func rates(first: Int, target: Int, retry: Bool) -> (open: Int, other: Int) {
+        let other = first == startBaud ? target : startBaud
+        return retry ? (other, first) : (first, other)
     }
 
-    convenience init(path: String, spec baud: Int, retry: Bool) throws(TransportError) {
-        let (open, target) = SerialTransport.rates(spec: baud, retry: retry)
-        try self.init(path: path, baud: open, targetBaud: target, offersRetry: !retry)
+    /// `baud`: @BAUD (nil: start at 115200 and go to `board.baud`); `board`: the board's rate and flow control.
+    convenience init(path: String, baud: Int?, board: BoardUART, retry: Bool) throws(TransportError) {
+        let first = baud ?? SerialTransport.startBaud
+        let target = first == SerialTransport.startBaud ? board.baud : first
+        let (open, other) = SerialTransport.rates(first: first, target: target, retry: retry)
+        try self.init(path: path, baud: open, targetBaud: target, flow: board.flow, offersRetry: !retry, retryBaud: other)
     }
 
     /// The port's rate from now on (a chipset changed the controller's); false when refused.
@@ -65,8 +72,7 @@ final class SerialTransport: DescriptorTransport {
     }
 
     override func warnHungAfterWarmStart() {
-        let (other, _) = SerialTransport.rates(spec: baud, retry: true)
-        Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(other) baud once (a chip a set-up switched to a faster rate keeps it until it restarts)")
+        Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(retryBaud) baud once (a chip a set-up switched to a faster rate keeps it until it restarts)")
     }
 
     /// "serial:/dev/ttyAMA0@3000000": the port and the rate it is at.
@@ -89,11 +95,13 @@ final class SerialTransport: DescriptorTransport {
         }
     }
 
-    init(path: String, baud: Int, targetBaud: Int = 0, offersRetry: Bool = false) throws(TransportError) {
+    init(path: String, baud: Int, targetBaud: Int = 0, flow: Bool = true, offersRetry: Bool = false,
+         retryBaud: Int = startBaud) throws(TransportError) {
         self.path = path
         self.baud = baud
         self.targetBaud = targetBaud
         self.offersRetry = offersRetry
+        self.retryBaud = retryBaud
         let description = SerialTransport.name(path, baud)
         guard let speed = SerialTransport.speed(baud) else {
             throw .unavailable("unsupported baud rate \(baud)")
@@ -111,7 +119,8 @@ final class SerialTransport: DescriptorTransport {
         cfmakeraw(&tio)
         cfsetispeed(&tio, speed)
         cfsetospeed(&tio, speed)
-        tio.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD) | tcflag_t(CRTSCTS)
+        tio.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD)
+        if flow { tio.c_cflag |= tcflag_t(CRTSCTS) } else { tio.c_cflag &= ~tcflag_t(CRTSCTS) }
         tcsetattr(opened, TCSANOW, &tio)
         tcflush(opened, TCIOFLUSH)
         super.init(fd: opened, description: description)

@@ -5,7 +5,8 @@ enum TransportSpec: Equatable {
     case usbID(vendor: UInt16, product: UInt16)
     case usbPath(bus: Int, ports: [Int])
     case tcp(host: String, port: UInt16)
-    case serial(path: String, baud: Int)
+    /// `serial:PATH[@BAUD][,flow|,noflow]`: nil when not given (the board decides, `BoardUART`).
+    case serial(path: String, baud: Int?, flow: Bool?)
 
     static let help = Program.transports
 
@@ -44,9 +45,19 @@ enum TransportSpec: Equatable {
             return .success(.tcp(host: host, port: port))
         }
         if text.hasPrefix("serial:") {
-            let rest = text.dropFirst(7)
+            var rest = Substring(text.dropFirst(7))
+            var flow: Bool? = nil
+            if let comma = rest.lastIndex(of: ",") {
+                switch rest[rest.index(after: comma)...] {
+                case "flow": flow = true
+                case "noflow": flow = false
+                default:
+                    return .failure(TransportSpecError("unknown serial option in '\(text.escaped)': use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
+                }
+                rest = rest[rest.startIndex..<comma]
+            }
             var path = String(rest)
-            var baud = 115_200
+            var baud: Int? = nil
             if let at = rest.lastIndex(of: "@") {
                 path = String(rest[rest.startIndex..<at])
                 guard let value = Int(rest[rest.index(after: at)...]), SerialTransport.speed(value) != nil else {
@@ -55,7 +66,7 @@ enum TransportSpec: Equatable {
                 baud = value
             }
             guard !path.isEmpty else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
-            return .success(.serial(path: path, baud: baud))
+            return .success(.serial(path: path, baud: baud, flow: flow))
         }
         return .failure(TransportSpecError("unknown transport '\(text.escaped)': use \(help)"))
     }

@@ -55,7 +55,7 @@ enum USBController {
     }
 
     /// --list-controllers: one line per Bluetooth USB device.
-    static func list(firmwareDirectory: String = "/lib/firmware") -> Int32 {
+    static func list(firmwareDirectory: String = "/lib/firmware", uart: String = "/dev/serial1") -> Int32 {
         var context: OpaquePointer? = nil
         guard libusb_init(&context) == 0, let context else {
             Log.error("cannot initialise libusb (is /dev/bus/usb available?)")
@@ -65,7 +65,7 @@ enum USBController {
         let (list, devices) = enumerate(context)
         defer { if let list { libusb_free_device_list(list, 1) } }
         let controllers = devices.filter { $0.isBluetooth }
-        let uart = boardUARTRow(firmwareDirectory)
+        let uart = boardUARTRow(firmwareDirectory, path: uart)
         if controllers.isEmpty {
             Log.warning("no USB Bluetooth controllers found (\(devices.count) USB devices seen)")
             if uart == nil { return Exit.success }
@@ -139,12 +139,26 @@ func firmwareColumns(_ c: USBCandidate, _ directory: String) -> [String] {
     return [family, "\(file) (\(present ? "present" : "MISSING"), \(package))"]
 }
 
-/// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1), when
-/// there: probed at start, the chip (and so its file) named by its answer.
+/// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1, or
+/// the serial:PATH given), when there: probed at start, where its chip names
+/// itself. With the board known from the device tree, the file the board's
+/// chip needs: the first of Linux's names that is there (symbolic links
+/// followed), for each chip the board is sold with.
 func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
     guard access(path, F_OK) == 0 else { return nil }
-    return ["UART", "serial:" + path, "(probed)", "-", "\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)",
-            "the board's Bluetooth UART"]
+    let board = DeviceTree.current.boardText
+    var files: [String] = []
+    var family = "-"
+    var variant = 0
+    while let chip = ChipsetTable.boardChip(board: board, variant: variant) {
+        family = "\(chip.info.vendor)"
+        let candidates = VendorFiles.candidatePaths(chip.request, folder: "\(directory)/\(chip.info.directory)")
+        let found = candidates.first(where: { access($0, R_OK) == 0 })
+        files.append("\(text(chip.model)): \(found ?? candidates[0]) (\(found == nil ? "MISSING" : "present"))")
+        variant += 1
+    }
+    let file = files.isEmpty ? "\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)" : files.joined(separator: " or ")
+    return ["UART", "serial:" + path, "(probed)", family, file, "the board's Bluetooth UART"]
 }
 
 /// Rows as columns two spaces apart, each as wide as its widest cell (the

@@ -35,8 +35,7 @@ struct VendorFiles {
         let folder = "\(directory)/\(facts.directory)"
         let limit = facts.info.maximumFileSize
         let request = facts.request
-        var tried = ["\(folder)/\(text(request.firmware))"]
-        if !request.alternative.isEmpty { tried.append("\(folder)/\(text(request.alternative))") }
+        let tried = VendorFiles.candidatePaths(request, folder: folder)
         var refused: (path: String, problem: FileProblem)? = nil
         for path in tried {
             do throws(FileProblem) {
@@ -94,6 +93,13 @@ struct VendorFiles {
         }
         configuration.forceRandomAddress = true
         Log.info("\(why); using the static random address \(configuration.staticAddress.string) (derived from the machine id) instead")
+    }
+
+    /// The firmware's candidate names under `folder`, in the order the chipset tries them.
+    static func candidatePaths(_ request: FileRequest, folder: String) -> [String] {
+        var paths: [String] = []
+        request.forEachCandidate { paths.append(folder + "/" + String(decoding: $0, as: UTF8.self)) }
+        return paths
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.

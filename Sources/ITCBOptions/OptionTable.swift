@@ -77,6 +77,9 @@ public let optionTable: [OptionSpec] = [
     OptionSpec(name: "firmware-dir", value: "dir",
                help: "Where controller firmware lives: DIR/rtl_bt/, DIR/intel/, DIR/brcm/, each chipset's folder as Linux names it, from Debian's non-free-firmware packages (/usr/share/doc/itcb-dongle/docs/DONGLES.md). Default: /lib/firmware. Given, it also probes TCP and serial controllers for every chipset (a serial port is always probed for those that have no other identity).",
                completion: .directory),
+    OptionSpec(name: "device-tree", value: "dir",
+               help: "The board's device tree, read at start: a Raspberry Pi's own Bluetooth UART gets the rate and flow control Raspberry Pi's tools give it (3000000 with RTS/CTS, 921600 or, on the mini-UART, 460800 without), and Broadcom firmware is looked for under the board's name first, as Linux does. serial:PATH@BAUD and ,flow or ,noflow override it. Default: /proc/device-tree (none there: the UART's defaults).",
+               completion: .directory),
     // The program itself
     OptionSpec(name: "version", value: nil, help: "Show the version."),
     OptionSpec(name: "help", value: nil, help: "Show help information.", short: UInt8(ascii: "h")),

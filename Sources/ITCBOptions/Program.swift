@@ -15,7 +15,7 @@ public enum Program {
         + "7 timeout / device offline (central), 8 dongle unplugged (--exit-on-unplug), "
         + "130 central stopped by Ctrl-C (143: SIGTERM)."
     /// What --transport takes (TransportSpec.parse in Sources/ITCBDongle reads it).
-    public static let transports = "usb | usb:VID:PID | usb:BUS-PORT[.PORT…] | tcp:HOST:PORT | serial:PATH[@BAUD]"
+    public static let transports = "usb | usb:VID:PID | usb:BUS-PORT[.PORT…] | tcp:HOST:PORT | serial:PATH[@BAUD][,flow|,noflow]"
     public static let examples = [
         "itcb-dongle --role peripheral --transport tcp:127.0.0.1:9001 --name Kiosk",
         "itcb-dongle --role central --transport tcp:127.0.0.1:9002 --question \"Rain?\"",

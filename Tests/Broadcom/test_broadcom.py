@@ -194,11 +194,11 @@ def check_uart_setup(rates, path, fast):
 
 
 def test_broadcom_pi_uart_over_a_pty(firmware_dir, workdir):
-    """The Pi 4's CYW43455 on its UART: 115200 with RTS/CTS, patchram, 3,000,000 baud
+    """The Pi 4's CYW43455 (BCM4345C0, as Raspberry Pi OS's links say) on its UART, no device tree: 115200 with RTS/CTS, patchram, 3,000,000 baud
     (seen on the pseudo-terminal's termios), then 20 questions; a restart of the
     program finds the chip still at 3,000,000 and comes back to it."""
-    emulation, tty = uart_emulation("bcm4345c5", firmware_dir, workdir, "pi4")
-    path = os.path.join(firmware_dir, "brcm", "BCM4345C5.hcd")
+    emulation, tty = uart_emulation("bcm4345c0", firmware_dir, workdir, "pi4")
+    path = os.path.join(firmware_dir, "brcm", "BCM4345C0.hcd")
     args = ("--role", "peripheral", "--name", "PiUart", "--transport", f"serial:{tty}", "--firmware-dir", firmware_dir)
     try:
         dongle = Dongle(*args)
@@ -207,7 +207,7 @@ def test_broadcom_pi_uart_over_a_pty(firmware_dir, workdir):
             assert emulation.errors() == []
             check_uart_setup(emulation.rates(), path, 3_000_000)
             assert dongle.count("now at 3000000 baud") == 1, dongle.log
-            assert dongle.count("Cypress BCM4345C5: patchram loaded") == 1, dongle.log
+            assert dongle.count("Broadcom BCM4345C0: patchram loaded") == 1, dongle.log
             twenty_answers(emulation.ports[1], "PiUart", "Pi UART question")
         finally:
             dongle.stop()
@@ -263,8 +263,9 @@ def test_broadcom_uart_is_probed_without_firmware_dir(workdir):
             dongle.wait_for("Broadcom BCM43430A1: loading /lib/firmware/brcm/BCM43430A1.hcd", timeout=30)
         else:
             assert dongle.wait_exit(30) == 4
-            assert dongle.count("Broadcom BCM43430A1: firmware file /lib/firmware/brcm/BCM43430A1.hcd is missing; "
-                                "it is in the Debian package bluez-firmware") == 1, dongle.log
+            # Linux's names without a board (no device tree here): the chip's, then BCM.hcd.
+            assert dongle.count("Broadcom BCM43430A1: firmware file /lib/firmware/brcm/BCM43430A1.hcd or "
+                                "/lib/firmware/brcm/BCM.hcd is missing; it is in the Debian package bluez-firmware") == 1, dongle.log
     finally:
         dongle.stop()
         emulation.stop()
@@ -318,3 +319,151 @@ def test_garbage_on_a_uart_is_a_few_lines_and_every_loss_is_counted(tmp_path):
         dongle.stop()
         os.close(master)
         os.close(slave)
+
+
+# ------------------------------------------------- the board decides (issue 38)
+# One fake device tree per board, laid out as /proc/device-tree (NUL-ended
+# strings, `compatible` a NUL-separated list, cells big-endian). The facts,
+# each from its source:
+# - model, compatible, aliases and uart0_pins: Raspberry Pi's kernel trees
+#   (raspberrypi/linux arch/arm/boot/dts/broadcom/): bcm2710-rpi-3-b.dts and
+#   bcm2710-rpi-3-b-plus.dts `uart0_pins` <32 33> (TX, RX), bcm2708-rpi-zero-w.dts
+#   and bcm2710-rpi-zero-2-w.dts <30 31 32 33> (with CTS, RTS),
+#   bcm2711-rpi-4-b.dts <32 33> (the 400's and CM4's trees are bcm2711's too:
+#   taken as the 4B's); the 3A+ boots the 3B+'s tree (its own compatible as the
+#   upstream bcm2837-rpi-3-a-plus.dts names it); serial1 = uart0 (the PL011)
+#   in each. The Pi 5 (bcm2712-rpi-5-b.dts) has no gpio@7e200000: its
+#   Bluetooth node (aliases/bluetooth) has max-speed 3000000 and its UART
+#   `uart-has-rtscts`.
+# - the rate and flow control: Raspberry Pi's btuart (RPi-Distro/pi-bluetooth):
+#   PL011 with four uart0_pins → 3000000 flow, two → 921600 noflow, the
+#   mini-UART → 460800 noflow.
+# - the chip each board carries and its file: Raspberry Pi OS's bluez-firmware
+#   (RPi-Distro/bluez-firmware, debian/bluez-firmware.links, 1.2-9+rpt3);
+#   Debian 13's bluez-firmware 1.2-13 ships brcm/BCM43430A1.hcd,
+#   BCM43430B0.hcd, BCM4345C0.hcd and BCM4345C5.hcd and no links.
+PL011, MINI_UART = "/soc/serial@7e201000", "/soc/serial@7e215040"
+TWO_PINS, FOUR_PINS = struct.pack(">2I", 32, 33), struct.pack(">4I", 30, 31, 32, 33)
+BOARDS = {  # name: (model, compatible, uart0_pins or None (Pi 5), serial1, chip, (rate, flow))
+    "3B": ("Raspberry Pi 3 Model B Rev 1.2", "raspberrypi,3-model-b", TWO_PINS, PL011, "bcm43430a1", (921600, False)),
+    "ZeroW": ("Raspberry Pi Zero W Rev 1.1", "raspberrypi,model-zero-w", FOUR_PINS, PL011, "bcm43430a1", (3000000, True)),
+    "3A+": ("Raspberry Pi 3 Model A Plus Rev 1.0", "raspberrypi,3-model-a-plus", TWO_PINS, PL011, "bcm4345c0",
+            (921600, False)),
+    "3B+": ("Raspberry Pi 3 Model B Plus Rev 1.3", "raspberrypi,3-model-b-plus", TWO_PINS, PL011, "bcm4345c0",
+            (921600, False)),
+    "3B+miniuart-bt": ("Raspberry Pi 3 Model B Plus Rev 1.3", "raspberrypi,3-model-b-plus", TWO_PINS, MINI_UART,
+                       "bcm4345c0", (460800, False)),
+    "Zero2W": ("Raspberry Pi Zero 2 W Rev 1.0", "raspberrypi,model-zero-2-w", FOUR_PINS, PL011, "bcm43430a1",
+               (3000000, True)),
+    "4B": ("Raspberry Pi 4 Model B Rev 1.4", "raspberrypi,4-model-b", TWO_PINS, PL011, "bcm4345c0", (921600, False)),
+    "400": ("Raspberry Pi 400 Rev 1.0", "raspberrypi,400", TWO_PINS, PL011, "bcm4345c5", (921600, False)),
+    "CM4": ("Raspberry Pi Compute Module 4 Rev 1.0", "raspberrypi,4-compute-module", TWO_PINS, PL011, "bcm4345c0",
+            (921600, False)),
+    "CM4-43456": ("Raspberry Pi Compute Module 4 Rev 1.0", "raspberrypi,4-compute-module", TWO_PINS, PL011,
+                  "bcm4345c5", (921600, False)),
+    "5": ("Raspberry Pi 5 Model B Rev 1.0", "raspberrypi,5-model-b", None, None, "bcm4345c0", (3000000, True)),
+}
+SOC = {"bcm2835": ("raspberrypi,model-zero-w",), "bcm2712": ("raspberrypi,5-model-b",),
+       "bcm2711": ("raspberrypi,4-model-b", "raspberrypi,400", "raspberrypi,4-compute-module")}
+# Raspberry Pi OS's links, as dh_link installs them (relative).
+PIOS_LINKS = {
+    "BCM43430A1.raspberrypi,3-model-b.hcd": "BCM43430A1.hcd",
+    "BCM43430A1.raspberrypi,model-zero-w.hcd": "BCM43430A1.hcd",
+    "BCM4345C0.raspberrypi,3-model-a-plus.hcd": "BCM4345C0.hcd",
+    "BCM4345C0.raspberrypi,3-model-b-plus.hcd": "BCM4345C0.hcd",
+    "BCM4345C0.raspberrypi,4-compute-module.hcd": "BCM4345C0.hcd",
+    "BCM4345C0.raspberrypi,4-model-b.hcd": "BCM4345C0.hcd",
+    "BCM4345C0.raspberrypi,5-model-b.hcd": "BCM4345C0.hcd",
+    "BCM4345C5.raspberrypi,4-compute-module.hcd": "BCM4345C5.hcd",
+    "BCM4345C5.raspberrypi,400.hcd": "BCM4345C5.hcd",
+    "BCM43430A1.raspberrypi,model-zero-2-w.hcd": "../synaptics/SYN43430A1.hcd",
+    "BCM43430B0.raspberrypi,model-zero-2-w.hcd": "../synaptics/SYN43430B0.hcd",
+}
+# Small made-up files, each of its own length, so the one read is known by its record count.
+DEBIAN_FILES = {"brcm/BCM43430A1.hcd": 1, "brcm/BCM43430B0.hcd": 2, "brcm/BCM4345C0.hcd": 3, "brcm/BCM4345C5.hcd": 4}
+PIOS_FILES = {**DEBIAN_FILES, "brcm/BCM4343A2.hcd": 5, "synaptics/SYN43430A1.hcd": 6, "synaptics/SYN43430B0.hcd": 7}
+
+
+def fake_tree(root, board):
+    model, compatible, pins, serial1, _, _ = BOARDS[board]
+    soc = next((s for s, boards in SOC.items() if compatible in boards), "bcm2837")
+    files = {"model": model.encode() + b"\0", "compatible": f"{compatible}\0brcm,{soc}\0".encode()}
+    if pins is None:  # the Pi 5: BCM2712, no BCM2835 GPIO block
+        node = "soc@107c000000/serial@7d50c000"
+        files.update({"aliases/bluetooth": f"/{node}/bluetooth\0".encode(),
+                      f"{node}/uart-has-rtscts": b"", f"{node}/bluetooth/max-speed": struct.pack(">I", 3000000)})
+    else:
+        files.update({"aliases/uart0": PL011.encode() + b"\0", "aliases/serial1": serial1.encode() + b"\0",
+                      "soc/gpio@7e200000/uart0_pins/brcm,pins": pins})
+    for name, data in files.items():
+        os.makedirs(os.path.dirname(os.path.join(root, name)), exist_ok=True)
+        with open(os.path.join(root, name), "wb") as f:
+            f.write(data)
+    return root
+
+
+def fake_firmware(root, layout):
+    for name, n in (PIOS_FILES if layout == "pios" else DEBIAN_FILES).items():
+        os.makedirs(os.path.dirname(os.path.join(root, name)), exist_ok=True)
+        with open(os.path.join(root, name), "wb") as f:
+            f.write(synthetic_hcd(n))
+    if layout == "pios":
+        for link, target in PIOS_LINKS.items():
+            os.symlink(target, os.path.join(root, "brcm", link))
+    return root
+
+
+def linux_opens(firmware, chip, board):
+    """btbcm_initialize's names on a UART (the board's name, then without; the chip's, then BCM): the first there."""
+    names = [f"{chip}.{board}.hcd", f"{chip}.hcd", f"BCM.{board}.hcd", "BCM.hcd"]
+    return next(os.path.join(firmware, "brcm", n) for n in names if os.path.exists(os.path.join(firmware, "brcm", n)))
+
+
+@pytest.mark.parametrize("board", sorted(BOARDS))
+def test_broadcom_pi_board_picks_rate_flow_and_file(board, workdir):
+    """Each board's tree, Raspberry Pi OS's files: the port's termios (read from
+    the pseudo-terminal opened again) has the board's flow control from the
+    start and its rate after the set-up, the choice is logged once with its
+    reason, and the file read is the one Linux opens on that board."""
+    import termios
+    model, compatible, _, _, chip, (rate, flow) = BOARDS[board]
+    tree = fake_tree(os.path.join(workdir, "tree"), board)
+    firmware = fake_firmware(os.path.join(workdir, "firmware"), "pios")
+    name = chip.upper()
+    want = linux_opens(firmware, name, compatible)
+    # The emulated ROM checks every record against the file Linux opens.
+    expect = os.path.join(workdir, "expect", "brcm")
+    os.makedirs(expect)
+    with open(want, "rb") as src, open(os.path.join(expect, f"{name}.hcd"), "wb") as dst:
+        dst.write(src.read())
+    emulation, tty = uart_emulation(chip, os.path.dirname(expect), workdir, "board")
+    dongle = Dongle("--role", "peripheral", "--transport", f"serial:{tty}", "--device-tree", tree,
+                    "--firmware-dir", firmware)
+    try:
+        dongle.wait_for(f"now at {rate} baud", timeout=30)
+        attrs = termios.tcgetattr(os.open(tty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK))
+        assert (bool(attrs[2] & termios.CRTSCTS), attrs[5]) == (flow, getattr(termios, f"B{rate}")), board
+        assert emulation.errors() == []
+        assert dongle.count(f"loading {want}") == 1, dongle.log
+        assert dongle.count(f"{rate} baud {'with RTS/CTS' if flow else 'without flow control'} once the chip is set up: "
+                            f"{model}") == 1, dongle.log
+        assert dongle.count("once the chip is set up") == 1, "logged once"
+    finally:
+        dongle.stop()
+        emulation.stop()
+
+
+@pytest.mark.parametrize("layout", ["debian13", "pios"])
+def test_broadcom_list_controllers_names_the_boards_file(layout, workdir):
+    """--list-controllers' UART row, for every board and both packages' files:
+    the file Linux opens for the board's chip, found through the links."""
+    firmware = fake_firmware(os.path.join(workdir, "firmware"), layout)
+    tty = os.path.join(workdir, "serial1")
+    open(tty, "w").close()
+    for board, (_, compatible, _, _, chip, _) in sorted(BOARDS.items()):
+        tree = fake_tree(os.path.join(workdir, f"tree-{board}"), board)
+        listing = Dongle("--list-controllers", "--transport", f"serial:{tty}", "--device-tree", tree,
+                         "--firmware-dir", firmware)
+        assert listing.wait_exit(10) == 0, listing.log
+        row = next(line for _, line in listing.lines if line.startswith("UART"))
+        assert f"{chip.upper()}: {linux_opens(firmware, chip.upper(), compatible)} (present)" in row, (board, row)

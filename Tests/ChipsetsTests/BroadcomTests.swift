@@ -14,6 +14,12 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
     BroadcomChip.name(lmpSubversion: lmpSubversion, overUSB: overUSB).map { "\($0)" }
 }
 
+func candidates(_ request: FileRequest) -> [String] {
+    var names: [String] = []
+    request.forEachCandidate { names.append(String(decoding: $0, as: UTF8.self)) }
+    return names
+}
+
 @Suite struct BroadcomTests {
     @Test func chipNamesAsBtbcmMapsThem() {
         #expect(chipName(lmpSubversion: 0x2209, overUSB: false) == "BCM43430A1")
@@ -26,6 +32,47 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         #expect(BroadcomChip.isDefault(0xAAAA_AAAA_AAAA) && BroadcomChip.isDefault(0x4345_C500_1FAC))
         #expect(BroadcomChip.isDefault(0x4345_C000_1FAC), "the Pi 3B+'s, beyond btbcm.c's list")
         #expect(!BroadcomChip.isDefault(0x4345_C500_1FAD))
+    }
+
+    /// btbcm_initialize's order with a board name: the chip's name with the
+    /// board, without it, then BCM with the board and without (on USB each
+    /// with -<vid>-<pid>); the board's name is the first compatible entry.
+    @Test func fileNamesAsBtbcmOrdersThem() {
+        var uart = ChipsetContext()
+        uart.uartBaud = 115_200
+        append("raspberrypi,4-model-b", to: &uart.board)
+        var request = FileRequest()
+        BroadcomNames.add(chip: "BCM4345C0", context: uart, into: &request)
+        #expect(candidates(request) == ["BCM4345C0.raspberrypi,4-model-b.hcd", "BCM4345C0.hcd",
+                                        "BCM.raspberrypi,4-model-b.hcd", "BCM.hcd"])
+        #expect(!request.optional)
+        var usb = uart
+        (usb.overUSB, usb.usbVendor, usb.usbProduct) = (true, 0x0A5C, 0x21E8)
+        request = FileRequest()
+        BroadcomNames.add(chip: "BCM20702A1", context: usb, into: &request)
+        #expect(candidates(request) == ["BCM20702A1-0a5c-21e8.raspberrypi,4-model-b.hcd", "BCM20702A1-0a5c-21e8.hcd",
+                                        "BCM-0a5c-21e8.raspberrypi,4-model-b.hcd", "BCM-0a5c-21e8.hcd", "BCM20702A1.hcd"])
+        // No board: the chip's name, then BCM.hcd.
+        request = FileRequest()
+        BroadcomNames.add(chip: "BCM43430A1", context: ChipsetContext(), into: &request)
+        #expect(candidates(request) == ["BCM43430A1.hcd", "BCM.hcd"])
+    }
+
+    /// Raspberry Pi OS's links (RPi-Distro/bluez-firmware, debian/bluez-firmware.links): board → chips.
+    @Test func boardsChipsAsRaspberryPiOSLinksThem() {
+        func chips(_ board: StaticString) -> [String] {
+            var name = ChipsetText()
+            append(board, to: &name)
+            return (0..<3).compactMap { ChipsetTable.boardChip(board: name, variant: $0).map { text($0.model) } }
+        }
+        #expect(chips("raspberrypi,3-model-b") == ["BCM43430A1"])
+        #expect(chips("raspberrypi,model-zero-2-w") == ["BCM43430A1", "BCM43430B0"])
+        #expect(chips("raspberrypi,4-compute-module") == ["BCM4345C0", "BCM4345C5"])
+        #expect(chips("raspberrypi,400") == ["BCM4345C5"])
+        #expect(chips("raspberrypi,5-model-b") == ["BCM4345C0"])
+        #expect(chips("brcm,bcm2711") == [], "a board Raspberry Pi OS links no file for")
+        #expect(chipName(lmpSubversion: 0x2310, overUSB: false) == "BCM4343A2")
+        #expect(chipName(lmpSubversion: 0x420E, overUSB: false) == "BCM4349B1")
     }
 
     @Test func hcdCheck() {
@@ -83,15 +130,20 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         #expect(d.check(now: 355) == .settingUp)
         #expect(drain(&d) == [hciReset])
         deliver(&d, resetComplete, now: 360, &o)
+        // 100 ms after that Reset (btbcm_reset's msleep(100)) before Read Local Version.
+        #expect(drain(&d).isEmpty)
+        #expect(d.nextDeadline() == 460)
+        #expect(d.check(now: 459) == .settingUp && drain(&d).isEmpty)
+        _ = d.check(now: 460)
         #expect(drain(&d) == [readLocalVersion])
-        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 15, hciVersion: 6, revision: 0x1123, subversion: 0x2209)), now: 370, &o)
+        deliver(&d, commandComplete(HCIOpcode.readLocalVersion, localVersion(manufacturer: 15, hciVersion: 6, revision: 0x1123, subversion: 0x2209)), now: 470, &o)
         // Update UART Baud Rate: two zero bytes, 3,000,000 little-endian; the port follows once it is answered.
         #expect(drain(&d) == [hex("01 18 fc 06 00 00 c0 c6 2d 00")])
         #expect(d.setup.status.portBaudRate == 115_200, "the restart put the chip's UART back at 115200")
-        deliver(&d, commandComplete(0xFC18), now: 380, &o)
+        deliver(&d, commandComplete(0xFC18), now: 480, &o)
         #expect(d.setup.status.portBaudRate == 3_000_000)
         #expect(drain(&d) == [hex("01 09 10 00")])
-        deliver(&d, commandComplete(HCIOpcode.readBDAddr, [0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA]), now: 390, &o)
+        deliver(&d, commandComplete(HCIOpcode.readBDAddr, [0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA]), now: 490, &o)
         #expect(d.state == .running)
         #expect(d.setup.status.sharedDefaultAddress?.value == 0xAAAA_AAAA_AAAA)
         #expect(d.setup.table.broadcom.loader.patchedBuild == 0x123 && d.setup.table.broadcom.loader.romBuild == 0x100)
@@ -128,8 +180,8 @@ func chipName(lmpSubversion: UInt16, overUSB: Bool) -> String? {
         #expect(d.state == .needsFiles)
         var request = FileRequest()
         d.setup.table.broadcom.files(&request)
-        #expect(request.firmware.withBytes { Array($0) } == Array("BCM20702A1-0a5c-21e8.hcd".utf8))
-        #expect(request.alternative.withBytes { Array($0) } == Array("BCM20702A1.hcd".utf8))
+        // Linux's two names (btbcm_initialize, no board), then the one BCM20702 files are usually installed under.
+        #expect(candidates(request) == ["BCM20702A1-0a5c-21e8.hcd", "BCM-0a5c-21e8.hcd", "BCM20702A1.hcd"])
         #expect(request.optional)
         // No file: no download, straight to the address check.
         d.provideFiles(firmware: UnsafeRawBufferPointer(start: nil, count: 0), companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 30)

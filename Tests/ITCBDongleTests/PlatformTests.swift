@@ -15,14 +15,17 @@ import BLEHost
         #expect(try TransportSpec.parse("tcp:127.0.0.1:9001").get() == .tcp(host: "127.0.0.1", port: 9001))
         #expect(try TransportSpec.parse("tcp:[::1]:9001").get() == .tcp(host: "::1", port: 9001))
         #expect(try TransportSpec.parse("tcp:localhost:1").get() == .tcp(host: "localhost", port: 1))
-        #expect(try TransportSpec.parse("serial:/dev/ttyACM0").get() == .serial(path: "/dev/ttyACM0", baud: 115_200))
-        #expect(try TransportSpec.parse("serial:/dev/ttyUSB1@1000000").get() == .serial(path: "/dev/ttyUSB1", baud: 1_000_000))
+        #expect(try TransportSpec.parse("serial:/dev/ttyACM0").get() == .serial(path: "/dev/ttyACM0", baud: nil, flow: nil))
+        #expect(try TransportSpec.parse("serial:/dev/ttyUSB1@1000000").get() == .serial(path: "/dev/ttyUSB1", baud: 1_000_000, flow: nil))
+        #expect(try TransportSpec.parse("serial:/dev/serial1@921600,noflow").get() == .serial(path: "/dev/serial1", baud: 921_600, flow: false))
+        #expect(try TransportSpec.parse("serial:/dev/serial1,flow").get() == .serial(path: "/dev/serial1", baud: nil, flow: true))
     }
 
     @Test func invalidSelectorsExplainThemselves() {
         for bad in ["", "usb:", "usb:0a12", "usb:0a12:1", "usb:zzzz:0001", "usb:1-", "usb:0-1", "usb:1-1..2",
                     "usb:1-300", "tcp:", "tcp:host", "tcp:host:0", "tcp:host:70000", "tcp::1234", "serial:",
-                    "serial:/dev/ttyS0@12345", "bluetooth", "USB"] {
+                    "serial:/dev/ttyS0@12345", "serial:/dev/serial1,rtscts", "serial:/dev/serial1@921600,", "serial:,flow",
+                    "bluetooth", "USB"] {
             guard case .failure(let error) = TransportSpec.parse(bad) else {
                 Issue.record("'\(bad)' was accepted")
                 continue

@@ -23,7 +23,11 @@ public enum BroadcomChip {
         case 0x6119: "BCM4345C0"
         case 0x6606: "BCM4345C5"
         case 0x230F: "BCM4356A2"
+        // CYW43439 (Raspberry Pi OS's bluez-firmware ships BCM4343A2.hcd since
+        // 1.2-9+rpt3): the Linux patch that adds it to btbcm.c's UART table.
+        case 0x2310: "BCM4343A2"
         case 0x220E: "BCM20702A1"
+        case 0x420D, 0x420E: "BCM4349B1"
         case 0x4217: "BCM4329B1"
         case 0x6106: "BCM4359C0"
         case 0x4106: "BCM4335A0"

@@ -68,22 +68,21 @@ public struct BroadcomDriver: LoaderDriver {
         append(loader.chip, to: &out)
     }
 
-    /// `BCM<chip>.hcd`; over USB first `BCM<chip>-<vid>-<pid>.hcd` (Linux's names).
+    /// Linux's names in Linux's order (`BroadcomNames`).
     public func files(_ request: inout FileRequest) {
-        if context.overUSB {
-            append(loader.chip, to: &request.firmware)
-            append("-", to: &request.firmware)
-            appendHex(UInt32(context.usbVendor), digits: 4, to: &request.firmware)
-            append("-", to: &request.firmware)
-            appendHex(UInt32(context.usbProduct), digits: 4, to: &request.firmware)
-            append(".hcd", to: &request.firmware)
-            append(loader.chip, to: &request.alternative)
-            append(".hcd", to: &request.alternative)
-        } else {
-            append(loader.chip, to: &request.firmware)
-            append(".hcd", to: &request.firmware)
-        }
+        BroadcomNames.add(chip: loader.chip, context: context, into: &request)
         request.optional = context.overUSB && Self.info.quirks.runsFromROMOverUSB
+    }
+
+    /// The board's chip `variant` (0, then 1 for a board sold with two) and the
+    /// names its file is looked for under on the board's UART.
+    public static func boardFiles(board: ChipsetText, variant: Int, model: inout ChipsetText, request: inout FileRequest) -> Bool {
+        guard let chip = BroadcomBoards.chip(board: board, variant: variant) else { return false }
+        append(chip, to: &model)
+        var context = ChipsetContext()
+        context.board = board
+        BroadcomNames.add(chip: chip, context: context, into: &request)
+        return true
     }
 
     public var failure: StaticString { loader.error?.text ?? "unexpected answer" }

@@ -3,7 +3,7 @@ import BLEHost
 /// The patchram download as a state machine (events in, commands out).
 public struct BroadcomLoader: SingleFileLoader {
     public enum Phase: UInt8, Equatable {
-        case idle, awaitingFiles, minidriver, minidriverPause, records, restart, reset, readVersion, baudRate, readAddress, done, failed
+        case idle, awaitingFiles, minidriver, minidriverPause, records, restart, reset, resetPause, readVersion, baudRate, readAddress, done, failed
     }
 
     public private(set) var phase: Phase = .idle
@@ -31,9 +31,12 @@ public struct BroadcomLoader: SingleFileLoader {
     var at = 0
     var lastOpcode: UInt16 = 0
 
-    /// The Linux pauses: after Download Minidriver, and for the chip's restart after Launch RAM.
+    /// The Linux pauses: after Download Minidriver, for the chip's restart
+    /// after Launch RAM, and after the HCI Reset that follows it
+    /// (`btbcm_reset`: msleep(100), "for module to complete reset process").
     public static let minidriverPause: UInt64 = 50
     public static let restartPause: UInt64 = 250
+    public static let resetPause: UInt64 = 100
 
     public init() {}
 
@@ -72,6 +75,7 @@ public struct BroadcomLoader: SingleFileLoader {
         switch phase {
         case .minidriverPause: Self.minidriverPause
         case .restart: Self.restartPause
+        case .resetPause: Self.resetPause
         default: 0
         }
     }
@@ -88,6 +92,11 @@ public struct BroadcomLoader: SingleFileLoader {
             patched = true
             phase = .reset
             packet = .command(HCIOpcode.reset)
+            packet.finishCommand()
+            return .send
+        case .resetPause:
+            phase = .readVersion
+            packet = .command(HCIOpcode.readLocalVersion)
             packet.finishCommand()
             return .send
         default:
@@ -146,10 +155,8 @@ public struct BroadcomLoader: SingleFileLoader {
         case .reset:
             guard opcode == HCIOpcode.reset else { return .wait }
             guard status == HCIStatus.success else { return fail(.commandFailed) }
-            phase = .readVersion
-            packet = .command(HCIOpcode.readLocalVersion)
-            packet.finishCommand()
-            return .send
+            phase = .resetPause
+            return .wait
         case .readVersion:
             guard opcode == HCIOpcode.readLocalVersion else { return .wait }
             guard let version = LocalVersion(commandComplete: event) else { return fail(.versionFailed) }
@@ -182,7 +189,7 @@ public struct BroadcomLoader: SingleFileLoader {
             }
             phase = .done
             return .done
-        case .idle, .awaitingFiles, .minidriverPause, .restart, .done, .failed:
+        case .idle, .awaitingFiles, .minidriverPause, .restart, .resetPause, .done, .failed:
             return .wait
         }
     }
