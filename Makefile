@@ -99,7 +99,9 @@ SHIPPED_FLAGS := $(EMBEDDED) -target $(STDLIB_TARGET) $(CROSS) -Osize -Xfrontend
 PLATFORM_FLAGS := $(SHIPPED_FLAGS) -I Sources/CLinux -I Sources/CLibUSB \
     -Xfrontend -sil-inline-threshold -Xfrontend 10 \
     -Xfrontend -sil-inline-caller-benefit-reduction-factor -Xfrontend 64
-SHIPPED_LDFLAGS := -L $(EMBEDDED_LIB) -lswiftUnicodeDataTables -lusb-1.0 \
+# The toolchain's lld, for identical code folding: the generic loop's copies per
+# role share much identical code (7 KB less on x86_64, measured 2026-11-28).
+SHIPPED_LDFLAGS := -L $(EMBEDDED_LIB) -lswiftUnicodeDataTables -lusb-1.0 -fuse-ld=lld -Wl,--icf=all \
     -Wl,--gc-sections -Wl,-z,relro -Wl,-z,now -Wl,--build-id $(ARCH_LDFLAGS)
 
 # --- One Swift module ------------------------------------------------------------

@@ -73,10 +73,12 @@ extension CommandLineSettings {
         if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
         Signals.install()
         var board = BoardUART.standard("not a UART")
+        // Said once, when the port first opens (a port that cannot be opened is the one line then).
+        var boardLine: String? = nil
         if let uartPath, case .serial(_, let baud, let flow) = spec {
             let (choice, line) = BoardUART.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
             board = choice
-            Log.info("serial:\(uartPath.escaped): \(line)")
+            boardLine = "serial:\(uartPath.escaped): \(line)"
         }
 
         var snoop: BTSnoopWriter? = nil
@@ -139,6 +141,10 @@ extension CommandLineSettings {
                 return error.isUnplug ? Exit.unplugged : Exit.transport
             }
             reenumeratingUntil = nil
+            if let line = boardLine {
+                Log.info(line)
+                boardLine = nil
+            }
             sessions += 1
             let setup = ChipsetSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil, resetFirst: chipReset)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
