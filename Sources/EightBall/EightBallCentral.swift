@@ -8,6 +8,9 @@ public struct EightBallCentral: ~Copyable {
     enum Phase: Equatable {
         case idle, scanning, connecting, naming, nameRead, rejecting, discovering, ready
         case subscribing, writing, waitingAnswer, unsubscribing, disconnecting, finished
+        /// A question ran out of time: its link (or Create Connection) is being
+        /// closed; the next question starts afresh.
+        case abandoning
     }
 
     enum Outcome: Equatable { case none, answered, rejected, failed(UInt8), offline }
@@ -26,7 +29,15 @@ public struct EightBallCentral: ~Copyable {
     public private(set) var target = ScanEntry()
     var connection: UInt16? = nil
     var connectAttempts = 0
+    /// The phase's own timer: the scan's end, or `finish`'s wait for the link to close.
     var deadline: UInt64? = nil
+    /// When the question in flight must be answered (`settings.questionTimeout`
+    /// after it was asked): whatever it is waiting for then, it is over.
+    var questionDue: UInt64? = nil
+    /// An 8-Ball matched while the scan settles (`settings.settleTime`): it is
+    /// connected to when `settleUntil` comes, unless the platform refused first.
+    var settleUntil: UInt64? = nil
+    var hasTarget = false
 
     // Discovery results.
     var serviceEnd: UInt16 = 0
@@ -52,7 +63,9 @@ public struct EightBallCentral: ~Copyable {
     public var isFinished: Bool { phase == .finished }
     /// Scan-only mode found at least one 8-Ball.
     public var reportedAny: Bool { reportedCount > 0 }
-    public func nextDeadline() -> UInt64? { deadline }
+    /// The scan is listening before it connects (`settings.settleTime`).
+    public var isSettling: Bool { settleUntil != nil }
+    public func nextDeadline() -> UInt64? { earliest(earliest(deadline, questionDue), settleUntil) }
     public mutating func nextEvent() -> CentralEvent? { events.pop() }
 
     /// Starts looking for an 8-Ball (the host may still be initialising).
@@ -67,6 +80,8 @@ public struct EightBallCentral: ~Copyable {
         question = FixedBytes(text)
         hasQuestion = true
         retried = false
+        // Before the controller is ready the clock starts at `.ready`.
+        questionDue = host.isReady ? now + settings.questionTimeout : nil
         if phase == .ready { beginQuestion(&host, now) }
         if phase == .idle { beginScan(&host, now) }
         return true
@@ -77,6 +92,7 @@ public struct EightBallCentral: ~Copyable {
         finishing = true
         if let connection, phase != .disconnecting {
             phase = .disconnecting
+            deadline = host.now + settings.closeGrace
             host.disconnect(connection: connection)
         } else if connection == nil {
             host.stopScanning()
@@ -91,8 +107,9 @@ public struct EightBallCentral: ~Copyable {
         case .ready:
             // The scan's time counts from when the controller can scan: a slow
             // or silent bring-up is the driver's to judge, not "nothing found".
+            if hasQuestion, questionDue == nil { questionDue = now + settings.questionTimeout }
             if phase == .scanning {
-                deadline = now + settings.scanTimeout
+                scanStarted(now)
                 host.startScanning()
             }
         case .advertisingReport:
@@ -105,10 +122,17 @@ public struct EightBallCentral: ~Copyable {
                 return
             }
             target = entry
-            events.push(.found(entry))
-            connectTo(&host, now)
+            hasTarget = true
+            // Still settling: the latest report of the match is connected to then.
+            if let until = settleUntil, now < until { return }
+            connectToTarget(&host, now)
         case .connectionFailed:
+            if phase == .abandoning { return linkAbandoned(&host, now) }
             guard phase == .connecting else { return }
+            if hasQuestion, let due = questionDue, now >= due {
+                phase = .idle
+                return questionOverdue(&host, now)
+            }
             // Try again from a fresh scan: the advertiser may have moved on.
             if connectAttempts < 3 {
                 beginScan(&host, now)
@@ -119,6 +143,7 @@ public struct EightBallCentral: ~Copyable {
             guard isCentral else { return }
             guard phase == .connecting || phase == .scanning, connection == nil else {
                 host.disconnect(connection: handle)  // a late link from a cancelled attempt
+                if phase == .abandoning, connection == nil { linkAbandoned(&host, now) }
                 return
             }
             connection = handle
@@ -192,8 +217,7 @@ public struct EightBallCentral: ~Copyable {
                     outcome = .answered
                     unsubscribe(&host)
                 } else {
-                    phase = .waitingAnswer
-                    deadline = now + settings.answerTimeout
+                    phase = .waitingAnswer  // until the notification, or `questionDue`
                 }
             } else if handle == cccdHandle, phase == .unsubscribing {
                 report(now)
@@ -224,17 +248,24 @@ public struct EightBallCentral: ~Copyable {
         }
     }
 
-    /// Timers: scan timeout (nothing found) and answer timeout (device
-    /// offline); and an answer that arrived while it was awaited.
+    /// Timers: the question's deadline (device offline, or not found), the
+    /// scan's settling and timeout (nothing found), `finish`'s wait for the
+    /// link; and an answer that arrived while it was awaited.
     public mutating func tick(host: inout Host, now: UInt64) {
         if phase == .waitingAnswer, hasAnswer {
-            deadline = nil
             outcome = .answered
             unsubscribe(&host)
+        }
+        if hasQuestion, let due = questionDue, now >= due { return questionOverdue(&host, now) }
+        if let until = settleUntil, now >= until {
+            settleUntil = nil
+            if phase == .scanning, hasTarget { connectToTarget(&host, now) }
         }
         guard let due = deadline, now >= due else { return }
         deadline = nil
         switch phase {
+        case .scanning where hasTarget && !settings.listOnly:
+            connectToTarget(&host, now)
         case .scanning:
             host.stopScanning()
             if settings.listOnly {
@@ -244,12 +275,63 @@ public struct EightBallCentral: ~Copyable {
             }
             hasQuestion = false
             end()
-        case .waitingAnswer:
-            outcome = .offline
-            unsubscribe(&host)
+        case .disconnecting:
+            // The link did not close within `closeGrace`: the driver's stop resets
+            // the controller, which ends it.
+            report(now)
+            end()
         default:
             break
         }
+    }
+
+    /// The question's time is up, whatever it was waiting for: found nothing
+    /// (not found, as a scan timeout) or anything later (device offline). The
+    /// link it was using is closed: a request may still be outstanding on it,
+    /// and the next question starts afresh.
+    mutating func questionOverdue(_ host: inout Host, _ now: UInt64) {
+        questionDue = nil
+        if phase == .scanning, !hasTarget {
+            host.stopScanning()
+            events.push(.notFound)
+            hasQuestion = false
+            return end()
+        }
+        if outcome == .none { outcome = .offline }  // an answer already in stands
+        report(now)
+        settleUntil = nil
+        hasTarget = false
+        switch phase {
+        case .disconnecting, .abandoning, .finished:
+            return
+        case .connecting:
+            phase = .abandoning
+            host.cancelConnecting()  // its .connectionFailed ends the abandoning
+        default:
+            if let connection {
+                phase = .abandoning
+                host.disconnect(connection: connection)
+            } else {
+                host.stopScanning()
+                phase = .idle
+            }
+        }
+    }
+
+    /// An abandoned question's link is closed (or its connection attempt failed).
+    mutating func linkAbandoned(_ host: inout Host, _ now: UInt64) {
+        phase = .idle
+        if finishing {
+            end()
+        } else if hasQuestion {
+            beginScan(&host, now)
+        }
+    }
+
+    /// Forgets the 8-Ball matched while settling (the platform found --peer
+    /// ambiguous): nothing is connected to when the settling ends.
+    public mutating func dropTarget() {
+        hasTarget = false
     }
 
     /// The platform's verdict on the name read (`.nameRead`): the 8-Ball wanted
@@ -273,18 +355,26 @@ public struct EightBallCentral: ~Copyable {
     // MARK: - Steps
 
     func matches(_ entry: ScanEntry) -> Bool {
-        guard entry.connectable || settings.listOnly,
-              entry.summary.hasService(EightBallUUID.service),
-              !entry.summary.name.isEmpty,
-              // A shortened name: wait for the scan response with the full one.
-              entry.summary.nameIsComplete || entry.heardScanResponse || !entry.connectable,
-              entry.rssi != 127,
-              entry.rssi >= settings.rssiMin, entry.rssi <= settings.rssiMax else { return false }
+        guard isCandidate(entry) else { return false }
         if let address = settings.peerAddress { return entry.address.value == address }
         if !settings.peerName.isEmpty {
             return settings.peerName.withBytes { entry.summary.name.equals($0) }
         }
         return true
+    }
+
+    /// Whether an advertiser is an 8-Ball this session may pick, whoever --peer
+    /// names: connectable (or only listed), the 8-Ball service, a name (a
+    /// shortened one once the scan response with the full one was heard), a
+    /// signal inside the window.
+    public func isCandidate(_ entry: ScanEntry) -> Bool {
+        guard entry.connectable || settings.listOnly,
+              entry.summary.hasService(EightBallUUID.service),
+              !entry.summary.name.isEmpty,
+              // A shortened name: wait for the scan response with the full one.
+              entry.summary.nameIsComplete || entry.heardScanResponse || !entry.connectable else { return false }
+        guard settings.rssiWindow else { return true }
+        return entry.rssi != 127 && entry.rssi >= settings.rssiMin && entry.rssi <= settings.rssiMax
     }
 
     /// Lists an 8-Ball the first time it is heard. The event goes first: an
@@ -305,14 +395,29 @@ public struct EightBallCentral: ~Copyable {
         reportedOldest = (reportedOldest + 1) % reported.count
     }
 
-    mutating func beginScan(_ host: inout Host, _ now: UInt64) {
+    /// `settle`: listen `settings.settleTime` before connecting (not after a
+    /// name read turned an 8-Ball down: what is around was heard already).
+    mutating func beginScan(_ host: inout Host, _ now: UInt64, settle: Bool = true) {
         phase = .scanning
         table.removeAll()
-        deadline = host.isReady ? now + settings.scanTimeout : nil
+        hasTarget = false
+        settleUntil = nil
+        deadline = nil
+        if host.isReady { scanStarted(now, settle: settle) }
         host.startScanning()
     }
 
-    mutating func connectTo(_ host: inout Host, _ now: UInt64) {
+    /// The scan's clocks start when the controller can scan.
+    mutating func scanStarted(_ now: UInt64, settle: Bool = true) {
+        deadline = now + settings.scanTimeout
+        settleUntil = settle && settings.settleTime > 0 && !settings.listOnly ? now + settings.settleTime : nil
+    }
+
+    /// The 8-Ball matched (the latest report of it): said, and connected to.
+    mutating func connectToTarget(_ host: inout Host, _ now: UInt64) {
+        hasTarget = false
+        settleUntil = nil
+        events.push(.found(target))
         connectAttempts += 1
         if host.connect(to: target.address, timeout: settings.connectTimeout) {
             phase = .connecting
@@ -350,6 +455,7 @@ public struct EightBallCentral: ~Copyable {
     mutating func report(_ now: UInt64) {
         guard hasQuestion else { return }
         hasQuestion = false
+        questionDue = nil
         switch outcome {
         case .answered:
             let index = answer.withBytes { Answers.index(of: $0) }
@@ -366,8 +472,9 @@ public struct EightBallCentral: ~Copyable {
         if phase == .rejecting, !finishing {
             // Not the 8-Ball wanted (its full name said so): look on.
             connectAttempts = 0
-            return beginScan(&host, now)
+            return beginScan(&host, now, settle: false)
         }
+        if phase == .abandoning { return linkAbandoned(&host, now) }
         if finishing || phase == .disconnecting {
             report(now)
             return end()
@@ -400,9 +507,11 @@ public struct EightBallCentral: ~Copyable {
     mutating func notAnEightBall(_ host: inout Host) {
         events.push(.notAnEightBall)
         hasQuestion = false
+        questionDue = nil
         finishing = true
         if let connection {
             phase = .disconnecting
+            deadline = host.now + settings.closeGrace
             host.disconnect(connection: connection)
         } else {
             end()
@@ -441,4 +550,11 @@ extension EightBallCentral: GATTServerDelegate, GATTClientDelegate {
         hasAnswer = true
     }
 
+}
+
+/// The earlier of two optional instants (nil: none).
+func earliest(_ a: UInt64?, _ b: UInt64?) -> UInt64? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
 }

@@ -65,9 +65,10 @@ final class AnswerPrinter {
         let shortened = !entry.summary.nameIsComplete
         if json {
             emit(["name": .string(entry.summary.name.string), "shortened": .bool(shortened), "address": .string(entry.address.string),
-                  "rssi": .int(Int(entry.rssi))])
+                  "rssi": entry.rssi == 127 ? .null : .int(Int(entry.rssi))])
         } else {
-            printLine("\(entry.summary.name.escaped)\(shortened ? " (shortened)" : "")\t\(entry.address.string)\t\(entry.rssi) dBm")
+            let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"  // 127: the controller had none
+            printLine("\(entry.summary.name.escaped)\(shortened ? " (shortened)" : "")\t\(entry.address.string)\t\(rssi)")
         }
     }
 

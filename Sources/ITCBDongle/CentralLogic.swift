@@ -19,6 +19,10 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// 8-Balls whose shortened name began like --peer NAME but whose full name
     /// (GAP Device Name, read over GATT) is another: address → that name, escaped.
     var otherNames: [(address: UInt64, name: String)] = []
+    /// 8-Balls the session may pick whose name is --peer NAME (any case): two or
+    /// more when the scan has settled and --peer is refused, never guessed.
+    var namesakes: [ScanEntry] = []
+    var refusedPeer = false
     /// The session reached .ready once: an 8-Ball that goes away later is
     /// "device offline" for the question, and the next question reconnects.
     var everReady = false
@@ -32,11 +36,16 @@ struct CentralLogic: RoleLogic, ~Copyable {
     var scanSeconds: Double? = nil
 
     static let unresolvedPeer = UInt64.max
+    /// With --peer NAME the scan listens this long (ms; half of --timeout if
+    /// that is less) before it connects (docs/COMMAND-LINE.md, "--peer").
+    static let peerSettle: UInt64 = 1_000
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         switch event {
         case .gattClient(let client): logClientEvent(client)
-        case .advertisingReport: noteAdvertiser(host.advertisingReport)
+        case .advertisingReport:
+            guard !refusedPeer else { return }
+            noteAdvertiser(host.advertisingReport)
         case .disconnected:
             if source.fromStdin, everReady, current == nil, !finishing, Signals.stopReceived == 0 {
                 Log.warning("the 8-Ball disconnected; the next question looks for it again")
@@ -51,15 +60,56 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// Keeps what was seen and resolves --peer NAME (any case) to an address:
     /// the name heard, or a shortened name NAME begins with (heard whole, scan
     /// response included), whose full name the session then reads (`.nameRead`).
+    /// Every 8-Ball heard with the name itself is kept (`namesakes`): a second
+    /// one while the scan settles makes the choice the user's (`refusePeer`).
     mutating func noteAdvertiser(_ report: AdvertisingReport) {
         let entry = seen.entries[seen.add(report)]
-        guard let peerName, session.settings.peerAddress == CentralLogic.unresolvedPeer,
-              entry.summary.hasService(EightBallUUID.service), !entry.summary.name.isEmpty else { return }
+        guard let peerName, session.isCandidate(entry) else { return }
         let heard = entry.summary.name.string.foldedCase(), wanted = peerName.foldedCase()
+        let address = entry.address.value
         let mayBe = !entry.summary.nameIsComplete && entry.heardScanResponse && wanted.hasPrefix(heard)
-            && !otherNames.contains { $0.address == entry.address.value }
+            && !otherNames.contains { $0.address == address }
         guard heard == wanted || mayBe else { return }
-        session.settings.peerAddress = entry.address.value
+        if session.settings.listOnly {
+            session.settings.peerAddress = address  // --scan lists each of them
+            return
+        }
+        if heard == wanted {
+            if let index = namesakes.firstIndex(where: { $0.address.value == address }) {
+                namesakes[index] = entry
+            } else {
+                namesakes.append(entry)
+            }
+            if namesakes.count > 1 {
+                session.settings.peerAddress = CentralLogic.unresolvedPeer
+                session.dropTarget()
+                return
+            }
+        }
+        if session.settings.peerAddress == CentralLogic.unresolvedPeer { session.settings.peerAddress = address }
+    }
+
+    /// --peer NAME names more than one 8-Ball: refused (exit 6), with each of
+    /// them, so that the user picks one by its address.
+    mutating func refusePeer(_ host: inout Host) {
+        refusedPeer = true
+        let shortened = namesakes.contains { !$0.summary.nameIsComplete }
+        Log.error("--peer \"\((peerName ?? "").escaped)\" matches \(namesakes.count) 8-Balls, so none was asked; "
+            + "give the one you mean by its address (--peer ADDRESS)\(shortened ? " or its full name" : "")")
+        for entry in namesakes { Log.error("candidate: \(describe(entry))") }
+        JSONOutput.errorKind = "ambiguous"
+        printer.fail(Exit.notFound)
+        current = nil
+        finishing = true
+        session.finish(host: &host)
+    }
+
+    /// An advertiser as the messages show it: `"NAME" (shortened) ADDRESS -50 dBm`.
+    func describe(_ entry: ScanEntry) -> String {
+        let name = entry.summary.name.isEmpty ? "(no name)"
+            : "\"\(entry.summary.name.escaped)\"" + (entry.summary.nameIsComplete ? "" : " (shortened)")
+        let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"
+        return "\(name) \(entry.address.string) \(rssi)"
     }
 
     /// The full name of a target advertised shortened: is it the one wanted?
@@ -100,6 +150,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
             session.start(host: &host, now: now)
         }
         session.tick(host: &host, now: now)
+        // The scan settled with two 8-Balls of that name: none is asked.
+        if namesakes.count > 1, !refusedPeer, !session.settings.listOnly, !session.isSettling { refusePeer(&host) }
         if !source.descriptors.isEmpty { source.readStdin() }
         while let event = session.nextEvent() { report(event, &host) }
         guard exitCode == nil, !session.settings.listOnly, Signals.stopReceived == 0 else { return }
@@ -161,7 +213,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
             current = nil
         case .notFound:
             guard !stopped else { break }
-            if source.fromStdin, everReady {
+            if namesakes.count > 1, !refusedPeer {
+                refusePeer(&host)
+            } else if source.fromStdin, everReady {
                 // The 8-Ball went away mid-session and this question did not
                 // find it again: offline; the next one looks for it again.
                 let within = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
@@ -213,7 +267,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
         } else if let address = settings.peerAddress {
             wanted += ", at \(BDAddress(value: address, type: 0).string)"
         }
-        wanted += ", signal from \(settings.rssiMin) to \(settings.rssiMax) dBm (--rssi-min/--rssi-max)"
+        if settings.rssiWindow {
+            wanted += ", signal from \(settings.rssiMin) to \(settings.rssiMax) dBm (--rssi-min/--rssi-max)"
+        }
         let within = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
         var lines = ["no 8-Ball found\(within); looked for \(wanted)"]
         if seen.count == 0 {
@@ -221,10 +277,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         }
         for index in 0..<seen.count {
             let entry = seen.entries[index]
-            let name = entry.summary.name.isEmpty ? "(no name)"
-                : "\"\(entry.summary.name.escaped)\"" + (entry.summary.nameIsComplete ? "" : " (shortened)")
-            let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"
-            lines.append("seen: \(name) \(entry.address.string) \(rssi): \(whyNot(entry))")
+            lines.append("seen: \(describe(entry)): \(whyNot(entry))")
         }
         return lines
     }
@@ -234,7 +287,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let settings = session.settings
         if !entry.summary.hasService(EightBallUUID.service) { return "not an 8-Ball (no 8-Ball service)" }
         if entry.summary.name.isEmpty { return "an 8-Ball service but no name" }
-        if entry.rssi == 127 || entry.rssi < settings.rssiMin || entry.rssi > settings.rssiMax {
+        if settings.rssiWindow, entry.rssi == 127 || entry.rssi < settings.rssiMin || entry.rssi > settings.rssiMax {
             return "signal outside \(settings.rssiMin)…\(settings.rssiMax) dBm"
         }
         if let other = otherNames.first(where: { $0.address == entry.address.value }) {
@@ -276,10 +329,14 @@ extension CommandLineSettings {
         var settings = CentralSettings()
         settings.rssiMin = Int8(rssiMin)
         settings.rssiMax = Int8(rssiMax)
+        // --scan without them lists every 8-Ball heard, whatever its signal.
+        settings.rssiWindow = !scan || rssiGiven
+        // --timeout S is the whole question's time (docs/COMMAND-LINE.md, "--timeout"),
+        // and the time to find an 8-Ball when no question waits.
         let seconds = timeout ?? 5
-        settings.answerTimeout = UInt64(seconds * 1000)
+        settings.questionTimeout = UInt64(seconds * 1000)
         // --scan without --timeout: until stopped (Ctrl-C); 100 years will do.
-        let scanSeconds: Double? = scan && timeout == nil ? nil : max(seconds, 3)
+        let scanSeconds: Double? = scan && timeout == nil ? nil : seconds
         settings.scanTimeout = scanSeconds.map { UInt64($0 * 1000) } ?? 3_153_600_000_000
         settings.listOnly = scan
         var peerName: String? = nil
@@ -289,6 +346,8 @@ extension CommandLineSettings {
             } else {
                 peerName = peer
                 settings.peerAddress = CentralLogic.unresolvedPeer
+                // Listen this long before picking, to hear a second 8-Ball of that name.
+                settings.settleTime = min(CentralLogic.peerSettle, settings.questionTimeout / 2)
             }
         }
         let source = QuestionSource(questions: scan ? ["-"] : question, count: count)

@@ -29,6 +29,8 @@ struct CommandLineSettings {
     var question: [String] = []
     var rssiMin = -60
     var rssiMax = -20
+    /// --rssi-min or --rssi-max was given (--scan judges the window only then).
+    var rssiGiven = false
     var timeout: Double?
     var count = 1
     var peer: String?
@@ -75,8 +77,12 @@ struct CommandLineSettings {
             case "seed": seed = try parseSeed(value)
             case "metrics-file": metricsFile = value
             case "question": question.append(value)
-            case "rssi-min": rssiMin = try integer(option, value)
-            case "rssi-max": rssiMax = try integer(option, value)
+            case "rssi-min":
+                rssiMin = try integer(option, value)
+                rssiGiven = true
+            case "rssi-max":
+                rssiMax = try integer(option, value)
+                rssiGiven = true
             case "timeout": timeout = try number(option, value)
             case "count": count = try integer(option, value)
             case "peer": peer = value

@@ -16,6 +16,9 @@ enum JSONOutput {
     nonisolated(unsafe) static var enabled = false
     /// A question's error object was printed (its exit code is the run's).
     nonisolated(unsafe) static var failureShown = false
+    /// The error object's `error` when the exit code alone does not say it
+    /// (`ambiguous`: --peer named more than one 8-Ball, exit 6).
+    nonisolated(unsafe) static var errorKind: String? = nil
 
     static func kind(_ code: Int32) -> String {
         switch code {
@@ -37,7 +40,7 @@ enum JSONOutput {
         failureShown = true
         let message = code == 130 || code == 143 ? "stopped by \(code == 130 ? "SIGINT (Ctrl-C)" : "SIGTERM")"
             : Log.firstError ?? "exit status \(code)"
-        emitJSON(["error": .string(kind(code)), "message": .string(message), "exit": .int(Int(code))])
+        emitJSON(["error": .string(errorKind ?? kind(code)), "message": .string(message), "exit": .int(Int(code))])
         return code
     }
 }

@@ -578,3 +578,124 @@ def test_ctrl_c_on_the_prompt_ends_its_line(link):
         if screen:
             screen.stop()
         peripheral.stop()
+
+
+# --- --timeout bounds the whole question; --peer never guesses ----------------------
+
+# docs/COMMAND-LINE.md, "--timeout": exit 7 within S plus this margin (closing the
+# link, resetting the controller; measured from the process's start here, so
+# the controller's bring-up over TCP is in it too).
+TIMEOUT_MARGIN = 1.0
+
+
+def timed_central(port, *args):
+    started = time.monotonic()
+    result = central(port, *args)
+    return result, time.monotonic() - started
+
+
+@pytest.mark.parametrize("step", ["mtu", "discovery", "answer"])
+def test_timeout_bounds_the_whole_question_against_a_frozen_peripheral(link, step):
+    """A peripheral whose host stops answering ATT at `step` (its controller keeps
+    the link up): "device offline", exit 7, within --timeout plus the margin,
+    not at the ATT transaction timeout (30 s)."""
+    peer = BumblePeripheral(link.ports[1], "--name", "Frozen", "--freeze-at", step)
+    try:
+        # 4 s: time for a loaded machine's Bumble to reach the step before the deadline.
+        result, took = timed_central(link.ports[0], "--question", "Are you there?", "--timeout", "4", "--json",
+                                     "--log-level", "debug")
+        assert result.returncode == 7, result.stderr
+        assert json.loads(result.stdout) == {"question": "Are you there?", "error": "offline", "message": "device offline",
+                                             "peer": "Frozen", "address": "C4:B5:A6:97:88:79"}
+        assert took < 4 + TIMEOUT_MARGIN, took
+        # It froze where asked, not earlier (the line is there by now, or never).
+        assert select.select([peer.process.stdout], [], [], 1)[0], f"the 8-Ball never froze:\n{result.stderr}"
+        assert peer.process.stdout.readline().strip() == f"FROZEN at {step}"
+    finally:
+        peer.stop()
+
+
+def test_timeout_against_our_peripheral_stopped_with_sigstop(link):
+    """Issue 40's case: our 8-Ball stopped with SIGSTOP (its controller still
+    advertises and connects): --timeout 3 ends with 7 within 3 s plus the margin."""
+    ours = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Ours")
+    try:
+        ours.wait_for("advertising")
+        ours.process.send_signal(signal.SIGSTOP)
+        result, took = timed_central(link.ports[0], "--question", "Are you there?", "--timeout", "3")
+        assert result.returncode == 7, result.stderr
+        assert result.stdout == "Are you there? -> device offline\n"
+        assert took < 3 + TIMEOUT_MARGIN, took
+    finally:
+        ours.process.send_signal(signal.SIGCONT)
+        ours.stop()
+
+
+def test_ambiguous_peer_name_is_refused_with_the_candidates(link):
+    """Two 8-Balls whose names past 29 bytes share the shortened name --scan
+    lists: --peer with that name is refused (exit 6, both listed, none asked);
+    each full name, or an address, picks one."""
+    first, second = "the magic 8-ball in the lobby, first floor", "the magic 8-ball in the lobby, second floor"
+    shortened = first[:29]
+    assert shortened == second[:29] == "the magic 8-ball in the lobby"
+    a = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", first,
+               "--address", "D1:11:11:11:11:11", "--log-level", "info")
+    b = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[2]}", "--name", second,
+               "--address", "D2:22:22:22:22:22", "--log-level", "info")
+    try:
+        a.wait_for("advertising")
+        b.wait_for("advertising")
+        for attempt in range(2):
+            result = central(link.ports[0], "--peer", shortened, "--question", "Which one?")
+            assert result.returncode == 6, result.stderr
+            assert result.stdout == ""
+            assert (f'error: --peer "{shortened}" matches 2 8-Balls, so none was asked; give the one you mean by its '
+                    "address (--peer ADDRESS) or its full name") in result.stderr
+            for address in ("D1:11:11:11:11:11", "D2:22:22:22:22:22"):
+                assert f'error: candidate: "{shortened}" (shortened) {address} -50 dBm' in result.stderr, result.stderr
+        result = central(link.ports[0], "--peer", shortened.upper(), "--question", "Which one?", "--json")
+        assert result.returncode == 6
+        [record] = [json.loads(line) for line in result.stdout.splitlines()]
+        assert record["error"] == "ambiguous" and record["exit"] == 6 and "matches 2 8-Balls" in record["message"]
+        assert a.count("info: answer to ") == b.count("info: answer to ") == 0  # nobody was asked
+        for peer, address in ((second, "D2:22:22:22:22:22"), ("D1:11:11:11:11:11", "D1:11:11:11:11:11")):
+            result = central(link.ports[0], "--peer", peer, "--question", "Which one?", "--json")
+            assert result.returncode == 0, result.stderr
+            assert json.loads(result.stdout)["address"] == address
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_two_eight_balls_with_the_same_name_are_not_guessed_between(link):
+    one = BumblePeripheral(link.ports[1], "--name", "Kiosk", "--address", "C7:77:77:77:77:77")
+    two = BumblePeripheral(link.ports[2], "--name", "KIOSK", "--address", "C8:88:88:88:88:88")
+    try:
+        result = central(link.ports[0], "--peer", "kiosk", "--question", "You?")
+        assert result.returncode == 6, result.stderr
+        assert 'error: --peer "kiosk" matches 2 8-Balls, so none was asked; give the one you mean by its address ' \
+               "(--peer ADDRESS)\n" in result.stderr
+        assert 'error: candidate: "Kiosk" C7:77:77:77:77:77 -50 dBm' in result.stderr
+        assert 'error: candidate: "KIOSK" C8:88:88:88:88:88 -50 dBm' in result.stderr
+        # --scan lists both; the address picks one.
+        result = central(link.ports[0], "--scan", "--timeout", "2", "--json")
+        assert sorted(json.loads(line)["address"] for line in result.stdout.splitlines()) == [
+            "C7:77:77:77:77:77", "C8:88:88:88:88:88"]
+        result = central(link.ports[0], "--peer", "C8:88:88:88:88:88", "--question", "You?", "--json")
+        assert result.returncode == 0 and json.loads(result.stdout)["peer"] == "KIOSK"
+    finally:
+        one.stop()
+        two.stop()
+
+
+def test_scan_judges_the_rssi_window_only_when_given(link):
+    """--scan lists whatever it hears (Bumble: -50 dBm) with its RSSI; a window
+    given is honoured."""
+    peer = BumblePeripheral(link.ports[1], "--name", "B8")
+    try:
+        result = central(link.ports[0], "--scan", "--timeout", "2", "--rssi-max", "-55")
+        assert result.returncode == 6 and "signal outside -60…-55 dBm" in result.stderr, result.stderr
+        result = central(link.ports[0], "--scan", "--timeout", "2")
+        assert result.returncode == 0 and result.stdout == "B8\tC4:B5:A6:97:88:79\t-50 dBm\n", result.stderr
+    finally:
+        peer.stop()

@@ -28,10 +28,19 @@ import TestSupport
         var gapName = "B8"
         var nameRead: String? = nil
         var acceptName: (String) -> Bool = { _ in true }
+        /// The scripted 8-Ball freezes (as under SIGSTOP: its controller keeps the
+        /// link, its host answers nothing more) at the first request this picks.
+        var freezeAt: ([UInt8]) -> Bool = { _ in false }
+        var frozen = false
+        /// Its controller never completes an LE Create Connection.
+        var unreachable = false
 
-        init(_ behaviour: Behaviour, settings: CentralSettings = CentralSettings(), autoAdvertise: Bool = true) {
+        init(_ behaviour: Behaviour, settings: CentralSettings = CentralSettings(), autoAdvertise: Bool = true,
+             freezeAt: @escaping ([UInt8]) -> Bool = { _ in false }, unreachable: Bool = false) {
             self.behaviour = behaviour
             self.autoAdvertise = autoAdvertise
+            self.freezeAt = freezeAt
+            self.unreachable = unreachable
             session = EightBallCentral(settings: settings)
             c.host.start(now: 0)
             c.answerAll()
@@ -48,6 +57,8 @@ import TestSupport
         /// What the scripted 8-Ball answers to one ATT request.
         mutating func serve(_ pdu: [UInt8]) -> [[UInt8]] {
             requests.append(pdu)
+            frozen = frozen || freezeAt(pdu)
+            if frozen { return [] }
             switch pdu[0] {
             case 0x02: return [hex("03 f7 00")]
             case 0x06 where pdu[7] == 0x00 && pdu[8] == 0x18: return [hex("07 01 00 05 00")]
@@ -79,6 +90,8 @@ import TestSupport
         /// Runs the host, the session and the scripted peer until nothing moves.
         mutating func pump(now: UInt64 = 0) {
             c.now = now
+            c.host.tick(now: now)
+            c.takeEvents()
             for _ in 0..<200 {
                 var moved = false
                 let events = c.events
@@ -106,6 +119,8 @@ import TestSupport
                 for packet in out {
                     moved = true
                     switch ScriptedController<NoGATTDelegate>.opcode(packet) {
+                    case HCIOpcode.leCreateConnection? where unreachable:
+                        c.status(HCIOpcode.leCreateConnection)
                     case HCIOpcode.leCreateConnection?:
                         c.status(HCIOpcode.leCreateConnection)
                         linkUp = true
@@ -419,6 +434,153 @@ import TestSupport
         h.pump()
         let listed = h.reported.compactMap { if case .found(let entry) = $0 { UInt8(truncatingIfNeeded: entry.address.value) } else { nil } }
         #expect(listed.sorted() == Array(1...30))
+    }
+}
+
+// MARK: - --timeout bounds the whole question
+
+extension CentralSessionTests {
+    static func reported(_ h: borrowing Harness, _ wanted: (CentralEvent) -> Bool) -> Bool { h.reported.contains(where: wanted) }
+    static func offline(_ event: CentralEvent) -> Bool { if case .offline = event { true } else { false } }
+    static func answered(_ event: CentralEvent) -> Bool { if case .answered = event { true } else { false } }
+
+    /// Asks at 100 ms with a 3 s question timeout against an 8-Ball that freezes
+    /// at the request `freezeAt` picks: nothing is said before 3,100 ms, "device
+    /// offline" at 3,100 ms (not at the ATT transaction timeout, 30 s later), the
+    /// link is closed and the next question can be asked.
+    static func frozen(at freezeAt: @escaping ([UInt8]) -> Bool, unreachable: Bool = false) -> Harness {
+        var settings = CentralSettings()
+        settings.questionTimeout = 3_000
+        var h = Harness(.answer, settings: settings, freezeAt: freezeAt, unreachable: unreachable)
+        h.ask("Are you there?", now: 100)
+        do { let ok = h.session.nextDeadline() == 3_100; #expect(ok) }  // the driver wakes up for it
+        h.pump(now: 3_099)
+        do { let ok = !reported(h, offline); #expect(ok) }
+        h.pump(now: 3_100)
+        do { let ok = reported(h, offline); #expect(ok) }
+        do { let ok = !h.linkUp; #expect(ok) }
+        let idle = h.session.isIdleForQuestion
+        #expect(idle)
+        return h
+    }
+
+    @Test func aPeripheralFrozenAtTheMTUExchangeIsOfflineAtTheQuestionsTimeout() {
+        let h = Self.frozen(at: { $0[0] == 0x02 })
+        do { let ok = h.requests.map { $0[0] } == [0x02]; #expect(ok) }
+        do { let ok = h.c.sent.contains { ScriptedController<NoGATTDelegate>.opcode($0) == HCIOpcode.disconnect }; #expect(ok) }
+    }
+
+    @Test func aPeripheralFrozenAtDiscoveryIsOfflineAtTheQuestionsTimeout() {
+        let h = Self.frozen(at: { $0[0] == 0x06 })
+        do { let ok = h.requests.map { $0[0] } == [0x02, 0x06]; #expect(ok) }
+    }
+
+    @Test func aPeripheralFrozenAtTheQuestionIsOfflineAtTheQuestionsTimeout() {
+        // Subscribed; the question's Write Request goes unanswered.
+        let h = Self.frozen(at: { $0[0] == 0x12 && $0[1] == 0x0C })
+        do { let ok = h.requests.last?.starts(with: [0x12, 0x0C]) == true; #expect(ok) }
+    }
+
+    @Test func aPeripheralThatAcceptsTheQuestionAndNeverAnswersIsOfflineAtTheQuestionsTimeout() {
+        var settings = CentralSettings()
+        settings.questionTimeout = 3_000
+        var h = Harness(.silent, settings: settings)
+        h.ask("Anyone?", now: 100)
+        h.pump(now: 3_099)
+        do { let ok = !Self.reported(h, Self.offline); #expect(ok) }
+        h.pump(now: 3_100)
+        do { let ok = Self.reported(h, Self.offline); #expect(ok) }
+    }
+
+    @Test func aConnectionThatNeverCompletesIsOfflineAtTheQuestionsTimeout() {
+        var h = Self.frozen(at: { _ in false }, unreachable: true)
+        do { let ok = h.requests.isEmpty; #expect(ok) }
+        // The next question starts afresh and is answered by an 8-Ball that connects.
+        h.unreachable = false
+        h.ask("Now?", now: 3_200)
+        do { let ok = Self.reported(h, Self.answered); #expect(ok) }
+    }
+
+    @Test func theNextQuestionAfterATimeoutIsAskedOnAFreshLink() {
+        var h = Self.frozen(at: { $0[0] == 0x06 })
+        h.frozen = false
+        h.freezeAt = { _ in false }
+        h.ask("And now?", now: 4_000)
+        do { let ok = Self.reported(h, Self.answered); #expect(ok) }
+    }
+
+    @Test func anAnswerInBeforeTheTimeoutStandsWhenTheUnsubscribeIsNotAnswered() {
+        var settings = CentralSettings()
+        settings.questionTimeout = 3_000
+        var h = Harness(.answer, settings: settings)
+        h.freezeAt = { $0 == hex("12 0f 00 00 00") }
+        h.ask("Quick?", now: 100)
+        h.pump(now: 3_100)
+        do { let ok = Self.reported(h, Self.answered) && !Self.reported(h, Self.offline); #expect(ok) }
+    }
+
+    @Test func theQuestionsTimeCountsFromTheControllerBeingReady() {
+        // Asked before the controller is up: its clock starts at .ready.
+        var settings = CentralSettings()
+        settings.questionTimeout = 3_000
+        var h = Harness(.answer, settings: settings)
+        h.freezeAt = { $0[0] == 0x02 }
+        var fresh = EightBallCentral(settings: settings)
+        _ = Array("Early?".utf8).withRaw { fresh.ask($0, host: &h.c.host, now: 50) }
+        #expect(fresh.questionDue == 3_050)
+        var notReady = ScriptedController(delegate: NoGATTDelegate(), role: .central, database: GATTDatabase(), maxConnections: 1)
+        var early = EightBallCentral(settings: settings)
+        early.start(host: &notReady.host, now: 0)
+        _ = Array("Early?".utf8).withRaw { early.ask($0, host: &notReady.host, now: 50) }
+        #expect(early.questionDue == nil)
+        early.handle(.ready, host: &notReady.host, now: 400)
+        #expect(early.questionDue == 3_400)
+    }
+
+    // MARK: - --peer NAME settles before it picks
+
+    /// A scan that settles 1 s, with its 8-Ball heard at 200 ms: not connected to yet.
+    static func settling() -> Harness {
+        var settings = CentralSettings()
+        settings.settleTime = 1_000
+        var h = Harness(.answer, settings: settings, autoAdvertise: false)
+        h.ask("Which?", now: 0)
+        h.advertise()
+        h.pump(now: 200)
+        do { let ok = !h.reported.contains { if case .found = $0 { true } else { false } } && !h.linkUp; #expect(ok) }
+        return h
+    }
+
+    @Test func aMatchIsConnectedToOnlyOnceTheScanHasSettled() {
+        var h = Self.settling()
+        do { let ok = h.session.isSettling && h.session.nextDeadline() == 1_000; #expect(ok) }
+        h.pump(now: 1_000)
+        do { let ok = h.reported.contains { if case .found = $0 { true } else { false } }; #expect(ok) }
+        do { let ok = Self.reported(h, Self.answered); #expect(ok) }
+    }
+
+    @Test func aDroppedTargetIsNotConnectedTo() {
+        var h = Self.settling()
+        h.session.dropTarget()
+        h.session.settings.peerAddress = UInt64.max  // as the platform does: nobody matches
+        h.advertise()
+        h.pump(now: 1_000)
+        do { let ok = !h.reported.contains { if case .found = $0 { true } else { false } } && !h.linkUp; #expect(ok) }
+        let settling = h.session.isSettling
+        #expect(!settling)
+    }
+
+    @Test func scanWithoutAWindowListsEverySignal() {
+        var settings = CentralSettings()
+        settings.listOnly = true
+        settings.rssiWindow = false
+        var h = Harness(.answer, settings: settings, autoAdvertise: false)
+        for (address, rssi) in [(UInt8(1), Int8(-90)), (2, -10), (3, -50)] {
+            h.advertise(rssi: UInt8(bitPattern: rssi), address: address)
+            h.pump()
+        }
+        let listed = h.reported.compactMap { if case .found(let entry) = $0 { entry.rssi } else { nil } }
+        #expect(listed == [-90, -10, -50])
     }
 }
 

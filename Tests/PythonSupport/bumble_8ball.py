@@ -5,6 +5,10 @@ advertisers the central must ignore or survive:
   --no-uuid   advertise without the 8-Ball service UUID
   --no-name   advertise without a local name
   --silent    accept questions but never answer
+  --freeze-at mtu|discovery|answer
+              stop answering ATT (as a peripheral under SIGSTOP whose controller
+              keeps the link) from the Exchange MTU Request, the first discovery
+              request, or the question's Write Request on
 and the hostile ones whose text must never reach a terminal raw:
   --name-hex HEX     advertise these bytes as the name (any bytes, invalid UTF-8 too)
   --shortened        advertise the name as shortened (a scan response too), so a
@@ -76,6 +80,25 @@ async def main(args):
         answer.on("subscription", on_subscription)
         device.add_service(Service(SERVICE, [question, answer]))
 
+        if args.freeze_at:
+            # Every ATT request from the step on goes unanswered (the link stays up).
+            server = device.gatt_server
+            serve = server.on_gatt_pdu
+            discovery = {0x04, 0x06, 0x08, 0x10}
+            frozen = []
+
+            def freezing(connection, pdu):
+                step = {"mtu": pdu.op_code == 0x02, "discovery": pdu.op_code in discovery,
+                        "answer": pdu.op_code == 0x12 and getattr(pdu, "attribute_handle", None) == question.handle}
+                if frozen or step[args.freeze_at]:
+                    if not frozen:
+                        print(f"FROZEN at {args.freeze_at}", flush=True)
+                    frozen.append(pdu.op_code)
+                    return
+                serve(connection, pdu)
+
+            server.on_gatt_pdu = freezing
+
         structures = [(AdvertisingData.FLAGS, bytes([0x06]))]
         if not args.no_uuid:
             structures.append((AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS, bytes(SERVICE)))
@@ -105,6 +128,7 @@ if __name__ == "__main__":
     parser.add_argument("--no-uuid", action="store_true")
     parser.add_argument("--no-name", action="store_true")
     parser.add_argument("--silent", action="store_true")
+    parser.add_argument("--freeze-at", choices=["mtu", "discovery", "answer"])
     parser.add_argument("--name-hex")
     parser.add_argument("--shortened", action="store_true")
     parser.add_argument("--device-name")

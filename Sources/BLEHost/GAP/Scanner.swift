@@ -100,16 +100,21 @@ extension Host {
     }
 
     mutating func tickCentral() {
-        if scanner.connecting, let deadline = scanner.deadline, now >= deadline {
-            // Give up: cancel (Vol 4 Part E §7.8.13). A real controller answers with a
-            // Connection Complete (0x02); Bumble's may not, so we do not wait for it.
-            scanner.connecting = false
-            scanner.cancelling = true
-            scanner.deadline = nil
-            queueCommand(HCIPacket.command(HCIOpcode.leCreateConnectionCancel))
-            push(.connectionFailed(status: HCIStatus.connectionTimeout))
-        }
+        if scanner.connecting, let deadline = scanner.deadline, now >= deadline { cancelConnecting() }
         tickClients()
+    }
+
+    /// Gives up the LE Create Connection in progress, as its timeout does
+    /// (then .connectionFailed): the application's own deadline came first.
+    public mutating func cancelConnecting() {
+        guard scanner.connecting else { return }
+        // Cancel (Vol 4 Part E §7.8.13). A real controller answers with a
+        // Connection Complete (0x02); Bumble's may not, so we do not wait for it.
+        scanner.connecting = false
+        scanner.cancelling = true
+        scanner.deadline = nil
+        queueCommand(HCIPacket.command(HCIOpcode.leCreateConnectionCancel))
+        push(.connectionFailed(status: HCIStatus.connectionTimeout))
     }
 
     mutating func centralReady() {
