@@ -16,11 +16,7 @@ import time
 import pytest
 
 from bumble_client import EightBall, central
-<<<<<<< HEAD
-from harness import BINARY, SLUGS, Dongle, Proxy, VendorEmulation, ask
-=======
-from harness import BINARY, SLUGS, Dongle, Proxy, ask, framing_losses
->>>>>>> ratelimit
+from harness import BINARY, SLUGS, Dongle, Proxy, VendorEmulation, ask, framing_losses
 
 
 def peripheral(port, name, *extra):
