@@ -169,6 +169,8 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DOCDIR ?= $(PREFIX)/share/doc/itcb-dongle
 MANDIR ?= $(PREFIX)/share/man/man1
+SBINDIR ?= $(PREFIX)/sbin
+MAN8DIR ?= $(PREFIX)/share/man/man8
 BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
@@ -181,12 +183,21 @@ BINARY ?= $(OUT)/itcb-dongle
 # (SYSCONFDIR/default/itcb-dongle, SYSCONFDIR/itcb-dongle/dongles) are never
 # overwritten: a different shipped one goes next to it as .dist, as dpkg does.
 install: $(BINARY) docs
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASH_COMPLETION_DIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MAN8DIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASH_COMPLETION_DIR) \
 	    $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(FISH_COMPLETION_DIR) $(DESTDIR)$(UDEV_RULES_DIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR) \
 	    $(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(SYSCONFDIR)/itcb-dongle
 	install -m 0755 $(BINARY) $(DESTDIR)$(BINDIR)/itcb-dongle
 	$(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/itcb-dongle
 	install -m 0644 $(OUT)/itcb-dongle.1 $(DESTDIR)$(MANDIR)/itcb-dongle.1
+	# The Pi's radio handed over (README, "A Raspberry Pi without a dongle"); its
+	# manual page is its header comment, the text --help prints.
+	sed 's|/usr/bin/itcb-dongle|$(BINDIR)/itcb-dongle|g' packaging/itcb-dongle-setup > $(DESTDIR)$(SBINDIR)/itcb-dongle-setup
+	chmod 0755 $(DESTDIR)$(SBINDIR)/itcb-dongle-setup
+	{ printf '.TH ITCB-DONGLE-SETUP 8 "%s" "itcb-dongle $(VERSION)"\n.SH NAME\nitcb-dongle-setup \\- %s\n.SH DESCRIPTION\n.nf\n' \
+	    "$$(date -u -d @$(SOURCE_DATE_EPOCH) +%F)" "hand a Raspberry Pi's own Bluetooth radio over to itcb-dongle"; \
+	  sed -n '4,/^set -eu/p' packaging/itcb-dongle-setup | sed '$$d; s/^# \{0,1\}//; s/\\/\\e/g; s/^[.'"'"']/\\\&&/'; \
+	  printf '.fi\n.SH SEE ALSO\nitcb\\-dongle(1)\n'; } > $(DESTDIR)$(MAN8DIR)/itcb-dongle-setup.8
+	chmod 0644 $(DESTDIR)$(MAN8DIR)/itcb-dongle-setup.8
 	# bash-completion sources the file: no #! line (lintian's bash-completion-with-hashbang)
 	sed '1{/^#!/d}' $(OUT)/completion/itcb-dongle.bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/itcb-dongle
 	install -m 0644 $(OUT)/completion/_itcb-dongle $(DESTDIR)$(ZSH_COMPLETION_DIR)/_itcb-dongle

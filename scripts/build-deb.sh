@@ -3,6 +3,8 @@
 # dpkg-deb, no debhelper:
 #   /usr/bin/itcb-dongle                       Embedded Swift build (scripts/build-embedded.sh):
 #                                              libc, libm and libusb-1.0 only
+#   /usr/sbin/itcb-dongle-setup                packaging/itcb-dongle-setup (the Pi's radio handed
+#                                              over; man page itcb-dongle-setup.8 from its header)
 #   /usr/lib/udev/rules.d/70-itcb-dongle.rules     udev/70-itcb-dongle.rules
 #   /usr/lib/systemd/system/itcb-dongle@.service   udev/itcb-dongle@.service
 #                                              (usr-merged paths: Debian 13's lintian refuses
@@ -15,7 +17,8 @@
 #   /usr/share/zsh/vendor-completions/_itcb-dongle        (make docs)
 # (the file list: `make install`, as scripts/install.sh)
 #   DEBIAN/ postinst (creates the itcb system user and group, reloads udev),
-#           prerm (stops running instances), postrm (purge: removes the user)
+#           prerm (stops running instances), postrm (purge: removes the user, and
+#           runs itcb-dongle-setup --undo from a copy of the script put in it here)
 #
 # Usage: scripts/build-deb.sh                  build the binary (below), then package it
 #        scripts/build-deb.sh --arch arm64     the same for Debian arm64 (Raspberry Pi kiosks):
@@ -102,7 +105,7 @@ install -d "$package/DEBIAN"
 SOURCE_DATE_EPOCH=$epoch make --no-print-directory install ARCH="$arch" OUT="$scratch" BINARY="$binary" \
     DESTDIR="$package" PREFIX=/usr UDEV_RULES_DIR=/usr/lib/udev/rules.d SYSTEMD_UNIT_DIR=/usr/lib/systemd/system \
     ZSH_COMPLETION_DIR=/usr/share/zsh/vendor-completions >&2
-gzip -9n "$package/usr/share/man/man1/itcb-dongle.1"
+gzip -9n "$package/usr/share/man/man1/itcb-dongle.1" "$package/usr/share/man/man8/itcb-dongle-setup.8"
 install -m 0644 packaging/debian/copyright "$doc/"
 cat > "$work/changelog" <<CHANGELOG
 itcb-dongle ($version) unstable; urgency=medium
@@ -113,7 +116,13 @@ itcb-dongle ($version) unstable; urgency=medium
  -- itcb-dongle developers <maintainers@itcb-dongle.org>  $(LC_ALL=C date -R -u -d @"$epoch")
 CHANGELOG
 gzip -9n -c "$work/changelog" > "$doc/changelog.gz"
-install -m 0755 packaging/debian/postinst packaging/debian/prerm packaging/debian/postrm "$package/DEBIAN/"
+install -m 0755 packaging/debian/postinst packaging/debian/prerm "$package/DEBIAN/"
+# postrm's purge runs itcb-dongle-setup --undo from its own copy (the installed one is
+# removed before purge): the packaged script's text in place of the marker line.
+sed -e "/^#itcb-dongle-setup#\$/{r $package/usr/sbin/itcb-dongle-setup" -e 'd}' packaging/debian/postrm > "$package/DEBIAN/postrm"
+chmod 0755 "$package/DEBIAN/postrm"
+grep -q '^ITCB_DONGLE_SETUP$' "$package/DEBIAN/postrm" && ! grep -q '^#itcb-dongle-setup#$' "$package/DEBIAN/postrm" \
+    || { echo "build-deb: postrm: itcb-dongle-setup not put in place" >&2; exit 1; }
 printf '/etc/default/itcb-dongle\n/etc/itcb-dongle/dongles\n' > "$package/DEBIAN/conffiles"
 
 # Depends from what the binary links, with minimum versions (dpkg-shlibdeps);

@@ -43,8 +43,11 @@ done
 bin="$DESTDIR$PREFIX/bin/itcb-dongle"
 doc="$DESTDIR$PREFIX/share/doc/itcb-dongle"
 man="$DESTDIR$PREFIX/share/man/man1/itcb-dongle.1"
+setup="$DESTDIR$PREFIX/sbin/itcb-dongle-setup"
+setup_man="$DESTDIR$PREFIX/share/man/man8/itcb-dongle-setup.8"
 bash_completion="$DESTDIR$PREFIX/share/bash-completion/completions/itcb-dongle"
 zsh_completion="$DESTDIR$PREFIX/share/zsh/site-functions/_itcb-dongle"
+fish_completion="$DESTDIR$PREFIX/share/fish/vendor_completions.d/itcb-dongle.fish"
 rules="$DESTDIR/etc/udev/rules.d/70-itcb-dongle.rules"
 unit="$DESTDIR/etc/systemd/system/itcb-dongle@.service"
 defaults="$DESTDIR/etc/default/itcb-dongle"
@@ -63,7 +66,9 @@ if [ "$mode" != install ]; then
             systemctl stop "$u" || true
         done
     fi
-    rm -f "$bin" "$rules" "$unit" "$defaults.dist" "$dongles.dist" "$man" "$bash_completion" "$zsh_completion"
+    # Purge gives a Pi's radio back first (itcb-dongle-setup --undo: nothing where it never ran).
+    if [ "$mode" = purge ] && [ -x "$setup" ]; then "$setup" --undo --root "${DESTDIR:-/}" pi-uart || true; fi
+    rm -f "$bin" "$setup" "$setup_man" "$rules" "$unit" "$defaults.dist" "$dongles.dist" "$man" "$bash_completion" "$zsh_completion" "$fish_completion"
     rm -rf "$doc"
     if live; then rm -f /var/lib/prometheus/node-exporter/itcb-dongle-*.prom; fi  # the units' metrics links
     if [ "$mode" = purge ]; then

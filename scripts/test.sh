@@ -103,9 +103,11 @@ caches() {
     suite "USB guest: kernel and initramfs (cached)" Tests/USBFixture/setup.sh
     suite "firmware files from Debian's packages (cached)" scripts/firmware-files.sh
     if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null; then
-        suite "Debian 12 and 13 roots for the package and demo checks (debootstrap, cached)" \
+        suite "Debian 12 and 13 roots for the package, Pi set-up and demo checks (debootstrap, cached)" \
             bash -c 'Tests/Deployment/package-on-debian.sh --prepare trixie &&
                      Tests/Deployment/package-on-debian.sh --prepare bookworm &&
+                     Tests/Deployment/pi-setup-roots.sh --prepare trixie &&
+                     Tests/Deployment/pi-setup-roots.sh --prepare bookworm &&
                      { [ ! -x /opt/swift/usr/bin/swift ] || Tests/Deployment/demo-setup-clean-debian.sh --prepare; }'
     fi
 }

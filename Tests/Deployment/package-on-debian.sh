@@ -20,6 +20,8 @@
 #    /usr/lib/systemd/system;
 #  - systemd-analyze verify accepts an instance of the installed unit, and
 #    (Debian 13; 12's udevadm has no verify) udevadm verify accepts the rule;
+#  - itcb-dongle-setup pi-uart (on a Debian raspi layout the test writes) enables
+#    its instance, and purge undoes it (postrm's own copy of the script);
 #  - purge says no warning (such as a directory "not empty") and leaves no
 #    file, directory, user or group behind, a per-dongle settings file
 #    (/etc/itcb-dongle/1-1.2.conf, as README has the admin create) included.
@@ -84,12 +86,25 @@ else
     echo "$name: systemd-analyze verify clean (this udevadm has no verify)"
 fi
 
+# The Pi's radio handed over (itcb-dongle-setup pi-uart, on a Debian raspi layout the
+# test writes, with systemctl offline in the chroot): purge must hand it back.
+in_root "$root" 'mkdir -p /boot/firmware /etc/systemd/system/multi-user.target.wants &&
+    echo "#ROOTPART=LABEL=RASPIROOT" > /etc/default/raspi-firmware && echo arm_64bit=1 > /boot/firmware/config.txt'
+out=$(in_root "$root" 'itcb-dongle-setup pi-uart --device-tree /nonexistent 2>&1'; echo "rc=$?")
+grep -qx 'rc=2' <<< "$out" || fail "itcb-dongle-setup without a device tree: $out"
+mkdir -p "$root/tmp/dt/soc/serial@7e201000/bluetooth" && printf 'Raspberry Pi 4 Model B Rev 1.4\0' > "$root/tmp/dt/model"
+out=$(in_root "$root" 'itcb-dongle-setup --device-tree /tmp/dt pi-uart 2>&1') || fail "itcb-dongle-setup pi-uart: $out"
+[ "$(in_root "$root" 'systemctl is-enabled itcb-dongle@pi-uart.service')" = enabled ] || fail "set-up: instance not enabled: $out"
+echo "$name: itcb-dongle-setup pi-uart: $(grep -c '' <<< "$out") lines, the instance enabled"
 in_root "$root" 'mkdir -p /var/log/itcb-dongle && echo "ITCB_NAME=Counter 2" > /etc/itcb-dongle/1-1.2.conf'
 out=$(in_root "$root" 'dpkg --purge itcb-dongle 2>&1') || fail "dpkg --purge failed: $out"
 ! grep -qi 'warning' <<< "$out" || fail "purge warned: $(grep -i warning <<< "$out")"
 for path in /usr/bin/itcb-dongle /usr/lib/udev/rules.d/70-itcb-dongle.rules /usr/lib/systemd/system/itcb-dongle@.service \
-    /etc/default/itcb-dongle /etc/itcb-dongle /var/log/itcb-dongle; do
+    /etc/default/itcb-dongle /etc/itcb-dongle /var/log/itcb-dongle /etc/systemd/system/itcb-dongle@pi-uart.service.d \
+    /etc/systemd/system/multi-user.target.wants/itcb-dongle@pi-uart.service /etc/default/raspi-firmware-custom \
+    /boot/firmware/overlays/itcb-dongle-bt-off.dtbo /usr/sbin/itcb-dongle-setup; do
     [ ! -e "$root$path" ] || fail "purge left $path"
 done
 ! in_root "$root" 'getent passwd itcb || getent group itcb' >/dev/null || fail "purge left the itcb user or group"
-echo "$name: purged without a warning; no file, directory, user or group left"
+[ "$(cat "$root/boot/firmware/config.txt")" = arm_64bit=1 ] || fail "purge left config.txt: $(cat "$root/boot/firmware/config.txt")"
+echo "$name: purged without a warning; no file, directory, user or group left; the Pi's radio set-up undone"

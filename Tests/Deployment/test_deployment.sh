@@ -95,6 +95,8 @@ package_contents() {
     listing=$(dpkg-deb -c "$deb" | awk '{ print $1, $2, $6 }')
     for expected in \
         "-rwxr-xr-x root/root ./usr/bin/itcb-dongle" \
+        "-rwxr-xr-x root/root ./usr/sbin/itcb-dongle-setup" \
+        "-rw-r--r-- root/root ./usr/share/man/man8/itcb-dongle-setup.8.gz" \
         "-rw-r--r-- root/root ./usr/lib/udev/rules.d/70-itcb-dongle.rules" \
         "-rw-r--r-- root/root ./usr/lib/systemd/system/itcb-dongle@.service" \
         "-rw-r--r-- root/root ./etc/default/itcb-dongle" \
@@ -126,6 +128,10 @@ package_contents() {
     for script in postinst prerm postrm; do
         [ -x "$pkg/DEBIAN/$script" ] && sh -n "$pkg/DEBIAN/$script" || { echo "bad $script"; return 1; }
     done
+    cmp -s packaging/itcb-dongle-setup "$pkg/usr/sbin/itcb-dongle-setup" || { echo "itcb-dongle-setup differs"; return 1; }
+    # postrm carries the script itself (purge runs its --undo after the files are gone).
+    sed -n "/<<'ITCB_DONGLE_SETUP'\$/,/^ITCB_DONGLE_SETUP\$/p" "$pkg/DEBIAN/postrm" | sed '1d; $d' \
+        | cmp -s - packaging/itcb-dongle-setup || { echo "postrm does not carry itcb-dongle-setup"; return 1; }
     (cd "$pkg" && md5sum --quiet -c DEBIAN/md5sums) || return 1
     [ "$(dpkg-deb -f "$deb" Version)" = "$(tr -d ' \n' < VERSION)" ] || { echo "version is not VERSION's"; return 1; }
 }
@@ -572,6 +578,19 @@ if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null && unshare --mount 
     done
 else
     skip "the package on Debian 12 and 13 roots needs root and debootstrap"
+fi
+
+# itcb-dongle-setup pi-uart in arm64 roots of Debian 13 and 12 (debootstrap
+# --foreign, cached), laid out as Raspberry Pi OS and as Debian's raspi image:
+# files written, hciuart masked, the instance enabled, a second run changes
+# nothing, --undo restores every file, bad input exits 2.
+if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null; then
+    for suite in trixie bookworm; do
+        check "Pi radio set-up in a Debian $([ $suite = trixie ] && echo 13 || echo 12) arm64 root: Raspberry Pi OS and raspi layouts, idempotent, --undo" \
+            Tests/Deployment/pi-setup-roots.sh "$suite" "$deb"
+    done
+else
+    skip "the Pi radio set-up in arm64 roots needs root and debootstrap"
 fi
 
 # The demo's set-up (scripts/setup.sh --demo) on a clean Debian 12 root that has
