@@ -6,6 +6,7 @@
 #   /etc/default/itcb-dongle                       options (kept if present)
 #   /etc/itcb-dongle/dongles                       which dongles start (kept if present)
 #   $PREFIX/share/doc/itcb-dongle/README.md
+#   $PREFIX/share/itcb-dongle/                     Grafana dashboard, Prometheus alert rules (monitoring/)
 #   $PREFIX/share/man/man1/itcb-dongle.1            man page (from the option table, at build time)
 #   $PREFIX/share/bash-completion/completions/itcb-dongle   shell completion
 #   $PREFIX/share/zsh/site-functions/_itcb-dongle
