@@ -169,6 +169,6 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
 /// and the completed-packet count its answer waits for.
 struct AnswerTiming {
     var received: UInt64 = 0
-    var mark: UInt64 = 0
+    var mark = 0
     var waiting = false
 }

@@ -14,8 +14,8 @@ public struct Connection: ~Copyable {
     /// ACL packets (fragments) handed to the controller on this link, and those
     /// it reported completed (Number of Completed Packets), since it connected:
     /// a platform times a PDU to its completion with `Host.completionMark`.
-    public internal(set) var fragmentsSent: UInt64 = 0
-    public internal(set) var fragmentsCompleted: UInt64 = 0
+    public internal(set) var fragmentsSent = 0
+    public internal(set) var fragmentsCompleted = 0
     public var disconnecting = false
     /// When the peer last had a write accepted (subscribed, asked) or connected:
     /// the idle-link clock.

@@ -213,7 +213,7 @@ public struct Host: ~Copyable {
         aclCredits -= 1
         if let index = connectionIndex(handle) {
             connections[index].inFlight += 1
-            connections[index].fragmentsSent += 1
+            connections[index].fragmentsSent &+= 1
         }
         return true
     }
@@ -278,15 +278,16 @@ public struct Host: ~Copyable {
     /// PDU just queued last) has been completed by the controller; nil for no link.
     /// Fragments in order per link (Vol 4 Part E §4.1.1), so reaching it means
     /// that PDU went over the air.
-    public func completionMark(connection handle: UInt16) -> UInt64? {
+    public func completionMark(connection handle: UInt16) -> Int? {
         guard let index = connectionIndex(handle) else { return nil }
         let waiting = aclQueue.fragments(handle: handle, maxLength: Int(controller.aclDataLength))
-        return connections[index].fragmentsSent + UInt64(waiting)
+        return connections[index].fragmentsSent &+ waiting
     }
 
     /// ACL packets of a link the controller reported completed; nil for no link.
-    public func completedFragments(connection handle: UInt16) -> UInt64? {
-        connectionIndex(handle).map { connections[$0].fragmentsCompleted }
+    public func completedFragments(connection handle: UInt16) -> Int? {
+        guard let index = connectionIndex(handle) else { return nil }
+        return connections[index].fragmentsCompleted
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).

@@ -65,7 +65,7 @@ extension Host {
                 if let index = connectionIndex(handle) {
                     let credited = min(completed, connections[index].inFlight)
                     connections[index].inFlight -= credited
-                    connections[index].fragmentsCompleted += UInt64(credited)
+                    connections[index].fragmentsCompleted &+= credited
                     aclCredits = min(aclCredits + credited, Int(controller.aclPackets))
                 }
             }
