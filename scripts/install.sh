@@ -43,6 +43,7 @@ done
 
 bin="$DESTDIR$PREFIX/bin/itcb-dongle"
 doc="$DESTDIR$PREFIX/share/doc/itcb-dongle"
+data="$DESTDIR$PREFIX/share/itcb-dongle"
 man="$DESTDIR$PREFIX/share/man/man1/itcb-dongle.1"
 bash_completion="$DESTDIR$PREFIX/share/bash-completion/completions/itcb-dongle"
 zsh_completion="$DESTDIR$PREFIX/share/zsh/site-functions/_itcb-dongle"
@@ -65,7 +66,7 @@ if [ "$mode" != install ]; then
         done
     fi
     rm -f "$bin" "$rules" "$unit" "$defaults.dist" "$dongles.dist" "$man" "$bash_completion" "$zsh_completion"
-    rm -rf "$doc"
+    rm -rf "$doc" "$data"
     if live; then rm -f /var/lib/prometheus/node-exporter/itcb-dongle-*.prom; fi  # the units' metrics links
     if [ "$mode" = purge ]; then
         rm -f "$defaults" "$dongles" "$(dirname "$dongles")"/*.conf
