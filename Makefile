@@ -168,6 +168,8 @@ $(OUT)/completion/%: $(DOCS_TOOL)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DOCDIR ?= $(PREFIX)/share/doc/itcb-dongle
+# The Grafana dashboard and Prometheus alert rules (monitoring/; docs/DEPLOYMENT.md, "Metrics").
+DATADIR ?= $(PREFIX)/share/itcb-dongle
 MANDIR ?= $(PREFIX)/share/man/man1
 SBINDIR ?= $(PREFIX)/sbin
 MAN8DIR ?= $(PREFIX)/share/man/man8
@@ -211,6 +213,9 @@ install: $(BINARY) docs
 	# README and the docs it links to, in the same layout (its links work there too).
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
+	install -d $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/prometheus
+	install -m 0644 monitoring/itcb-dongle-dashboard.json $(DESTDIR)$(DATADIR)/grafana/itcb-dongle-dashboard.json
+	install -m 0644 monitoring/itcb-dongle-rules.yml monitoring/itcb-dongle-rules.test.yml $(DESTDIR)$(DATADIR)/prometheus/
 	for pair in udev/itcb-dongle.default:default/itcb-dongle udev/dongles:itcb-dongle/dongles; do \
 	    src=$${pair%%:*} dst=$(DESTDIR)$(SYSCONFDIR)/$${pair#*:}; \
 	    if [ ! -e "$$dst" ]; then install -m 0644 "$$src" "$$dst"; \

@@ -12,6 +12,8 @@
 #   /etc/default/itcb-dongle                   udev/itcb-dongle.default (conffile)
 #   /etc/itcb-dongle/dongles                   udev/dongles (conffile)
 #   /usr/share/doc/itcb-dongle/                README.md, copyright, changelog.gz
+#   /usr/share/itcb-dongle/grafana/, prometheus/   monitoring/: the Grafana dashboard, the
+#                                              Prometheus alert rules and their promtool tests
 #   /usr/share/man/man1/itcb-dongle.1.gz       from the option table (as --help), at build
 #   /usr/share/bash-completion/completions/itcb-dongle   time by itcb-dongle-docs
 #   /usr/share/zsh/vendor-completions/_itcb-dongle        (make docs)

@@ -6,6 +6,7 @@
 #   /etc/default/itcb-dongle                       options (kept if present)
 #   /etc/itcb-dongle/dongles                       which dongles start (kept if present)
 #   $PREFIX/share/doc/itcb-dongle/README.md
+#   $PREFIX/share/itcb-dongle/                     Grafana dashboard, Prometheus alert rules (monitoring/)
 #   $PREFIX/share/man/man1/itcb-dongle.1            man page (from the option table, at build time)
 #   $PREFIX/share/bash-completion/completions/itcb-dongle   shell completion
 #   $PREFIX/share/zsh/site-functions/_itcb-dongle
@@ -42,6 +43,7 @@ done
 
 bin="$DESTDIR$PREFIX/bin/itcb-dongle"
 doc="$DESTDIR$PREFIX/share/doc/itcb-dongle"
+data="$DESTDIR$PREFIX/share/itcb-dongle"
 man="$DESTDIR$PREFIX/share/man/man1/itcb-dongle.1"
 setup="$DESTDIR$PREFIX/sbin/itcb-dongle-setup"
 setup_man="$DESTDIR$PREFIX/share/man/man8/itcb-dongle-setup.8"
@@ -69,7 +71,7 @@ if [ "$mode" != install ]; then
     # Purge gives a Pi's radio back first (itcb-dongle-setup --undo: nothing where it never ran).
     if [ "$mode" = purge ] && [ -x "$setup" ]; then "$setup" --undo --root "${DESTDIR:-/}" pi-uart || true; fi
     rm -f "$bin" "$setup" "$setup_man" "$rules" "$unit" "$defaults.dist" "$dongles.dist" "$man" "$bash_completion" "$zsh_completion" "$fish_completion"
-    rm -rf "$doc"
+    rm -rf "$doc" "$data"
     if live; then rm -f /var/lib/prometheus/node-exporter/itcb-dongle-*.prom; fi  # the units' metrics links
     if [ "$mode" = purge ]; then
         rm -f "$defaults" "$dongles" "$(dirname "$dongles")"/*.conf

@@ -34,6 +34,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
     var controllerLost = false
     /// Seconds the scan ran before "no 8-Ball found" (nil: until stopped).
     var scanSeconds: Double? = nil
+    /// Questions and outcomes for --metrics-file.
+    var counts = CentralCounts()
 
     static let unresolvedPeer = UInt64.max
     /// With --peer NAME the scan listens this long (ms; half of --timeout if
@@ -158,6 +160,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         if session.isIdleForQuestion, !finishing {
             if let next = source.next() {
                 current = next
+                counts.asked += 1
                 _ = Array(next.utf8).withUnsafeBytes { session.ask($0, host: &host, now: now) }
             } else if source.exhausted {
                 finishing = true
@@ -196,8 +199,11 @@ struct CentralLogic: RoleLogic, ~Copyable {
             everReady = true
         case .answered(let answer, let value, let latency):
             printer.answered(question: question, answer: answer, value: value, latency: latency)
+            counts.answered += 1
+            counts.latency.observe(microseconds: Int(latency) * 1000)
             current = nil
         case .rejected:
+            counts.rejected += 1
             printer.problem(question: question, error: "rejected", message: "please rephrase as a question")
             printer.questionFailed(Exit.rejected)
             current = nil
@@ -208,11 +214,13 @@ struct CentralLogic: RoleLogic, ~Copyable {
             current = nil
         case .offline:
             guard !stopped else { break }
+            counts.timedOut += 1
             printer.problem(question: question, error: "offline", message: "device offline")
             printer.questionFailed(Exit.timeout)
             current = nil
         case .notFound:
             guard !stopped else { break }
+            counts.notFound += 1
             if namesakes.count > 1, !refusedPeer {
                 refusePeer(&host)
             } else if source.fromStdin, everReady {
@@ -257,6 +265,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
             exitCode = printer.exitCode
         }
     }
+
+    mutating func addCounts(to counts: inout MetricCounts) { counts.central.add(self.counts) }
 
     /// What was looked for and what was seen instead, in words.
     func notFoundLines() -> [String] {

@@ -92,8 +92,12 @@ extension CommandLineSettings {
             }
         }
         defer { snoop?.close() }
-        // The 8-Ball's counts, kept across sessions (a re-plug, a port reset).
-        let metrics = metricsFile.flatMap { role == .peripheral && !controllerInfo ? MetricsFile(path: $0, transport: transport) : nil }
+        // The role's counts, kept across sessions (a re-plug, a port reset); `up 0` when the process ends.
+        let metrics = metricsFile.flatMap {
+            controllerInfo ? nil : MetricsFile(path: $0, transport: transport, name: role == .central ? "" : name,
+                                               role: role ?? .peripheral)
+        }
+        defer { metrics?.processEnds() }
 
         var configuration = HostConfiguration(role: role == .central ? .central : .peripheral)
         configuration.maxConnections = role == .central ? 1 : maxCentrals

@@ -79,6 +79,9 @@ func inapplicableOption(given options: [(name: String, value: String)], role: Ro
         let name = option.name
         let isPeripheral = peripheralOptions.contains(name)
         let isCentral = centralOptions.contains(name)
+        if name == "metrics-file", listControllers || controllerInfo {
+            return "--metrics-file does not apply with \(listControllers ? "--list-controllers" : "--controller-info"), which runs no role"
+        }
         guard isPeripheral || isCentral else { continue }
         let owner = isPeripheral ? "peripheral" : "central"
         if listControllers || controllerInfo {
@@ -139,8 +142,8 @@ extension String {
 extension CommandLineSettings {
     /// For the systemd unit, where one variable is one argument (spaces kept)
     /// only if ExecStart always passes it: ITCB_NAME, ITCB_ANSWERS and
-    /// ITCB_METRICS_FILE (the peripheral's --name, --answers, --metrics-file;
-    /// empty: none) and ITCB_QUESTION (the central's one
+    /// ITCB_METRICS_FILE (the peripheral's --name, --answers, either role's
+    /// --metrics-file; empty: none) and ITCB_QUESTION (the central's one
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
     mutating func applyEnvironment(given parsed: ParsedCommandLine) -> String? {
@@ -159,14 +162,14 @@ extension CommandLineSettings {
                 }
                 answers = parsed
             }
-            if !given.contains("metrics-file"), let value = variable("ITCB_METRICS_FILE") {
-                do throws(UsageError) { try checkMetricsFile(value, from: "ITCB_METRICS_FILE") } catch { return error.message }
-                metricsFile = value
-            }
         case .central?:
             if !given.contains("question"), !scan, let value = variable("ITCB_QUESTION") { question = [value] }
         case nil:
             break
+        }
+        if role != nil, !controllerInfo, !given.contains("metrics-file"), let value = variable("ITCB_METRICS_FILE") {
+            do throws(UsageError) { try checkMetricsFile(value, from: "ITCB_METRICS_FILE") } catch { return error.message }
+            metricsFile = value
         }
         return nil
     }

@@ -9,14 +9,24 @@ struct LinuxObserver: HostLoopObserver {
     let notifier: SystemdNotifier?
     /// The link's name is read when a line needs it: a serial port's changes with its rate.
     let transport: Transport
-    /// A central came or went: the metrics and status line are due now.
+    /// A central came or went, or advertising started or stopped: the metrics
+    /// and status line are due now.
     var connectionsChanged = false
+    /// The controller advertises now (--metrics-file's itcb_dongle_advertising).
+    var advertising = false
 
     mutating func observe(_ event: HostEvent, host: borrowing Host) {
         if case .ready = event { SilentStarts.clear() }
         logHostEvent(event, host: host)
         notifier?.observe(event, host: host, role: host.configuration.role)
         if case .connected = event { connectionsChanged = true } else if case .disconnected = event { connectionsChanged = true }
+        switch event {
+        case .advertising(let enabled):
+            connectionsChanged = connectionsChanged || advertising != enabled
+            advertising = enabled
+        case .ready, .controllerTimeout(_, true), .hardwareError(_, true): advertising = false  // a reset ends it
+        default: break
+        }
     }
 
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {

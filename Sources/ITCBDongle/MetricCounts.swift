@@ -18,6 +18,12 @@ struct MetricCounts {
     var droppedOut = InlineArray<3, Int>(repeating: 0)
     var usbStalls = 0
     var usbBabble = 0
+    /// Peripheral: a question's write received → its answer's notification
+    /// queued, and → the controller's Number of Completed Packets for it (sent).
+    var answerQueued = LatencyHistogram()
+    var answerSent = LatencyHistogram()
+    /// The central's questions and their outcomes.
+    var central = CentralCounts()
 
     static let recoveryKinds = ["command_timeout", "hardware_error", "framing_loss", "port_reset"]
     static let inputReasons = ["malformed_hci_event", "unknown_connection", "malformed_acl", "unknown_l2cap_channel",
@@ -33,6 +39,9 @@ struct MetricCounts {
         for i in 0..<3 { droppedOut[i] += other.droppedOut[i] }
         usbStalls += other.usbStalls
         usbBabble += other.usbBabble
+        answerQueued.add(other.answerQueued)
+        answerSent.add(other.answerSent)
+        central.add(other.central)
     }
 
     var recoveryTotal: Int { recoveries[0] + recoveries[1] + recoveries[2] + recoveries[3] }
@@ -44,11 +53,31 @@ struct MetricCounts {
     }
 }
 
+/// The central's questions (--metrics-file): counted where CentralLogic reports
+/// each outcome; an answer's latency from the question's write to its notification.
+struct CentralCounts {
+    var asked = 0
+    var answered = 0
+    var rejected = 0
+    /// No answer in time ("device offline", exit 7).
+    var timedOut = 0
+    /// Searches for an 8-Ball that found none (exit 6).
+    var notFound = 0
+    var latency = LatencyHistogram()
+
+    mutating func add(_ other: CentralCounts) {
+        asked += other.asked
+        answered += other.answered
+        rejected += other.rejected
+        timedOut += other.timedOut
+        notFound += other.notFound
+        latency.add(other.latency)
+    }
+}
+
 extension MetricCounts {
-    /// One session's counts, read where they are kept.
-    init(host: borrowing Host, driverDropped: Int, framingLosses: Int, transport: Transport, answered: Int, rejected: Int) {
-        self.answered = answered
-        self.rejected = rejected
+    /// One session's counts, read where they are kept (the role adds its own).
+    init(host: borrowing Host, driverDropped: Int, framingLosses: Int, transport: Transport) {
         connections = Int(host.counts.connections)
         for i in 0..<RecoveryKind.count { recoveries[i] = Int(host.counts.recoveries[i]) }
         // Every loss the log reports (held lines too), also those during a

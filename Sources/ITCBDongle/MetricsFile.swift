@@ -21,28 +21,50 @@ final class MetricsFile {
     var buffer: [UInt8] = []
     /// Unix time the process started, seconds.
     let startTime: Int
+    let isCentral: Bool
     /// Every ended session's counts.
     var carried = MetricCounts()
     /// The latest session's vendor set-up: which firmware it loaded, if any.
     var firmwareVendor = "none"
     var firmwareLoaded = false
     var failing = false
+    /// itcb_dongle_info's labels after `transport`: the process's (name,
+    /// version, role), then the controller's (chipset, firmware, address), made
+    /// once per session when it is ready (`identify`).
+    let processInfo: [UInt8]
+    var controllerInfo: [UInt8] = []
+    var identified = false
 
-    init(path: String, transport: String) {
+    init(path: String, transport: String, name: String, role: RoleOption) {
         self.path = path
         // Hidden and not *.prom: the collector never reads a half-written one.
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
         let directory = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        temporary = directory + "." + name + ".tmp"
-        var labels = Array("{transport=\"".utf8)
-        MetricsFile.appendEscaped(transport, to: &labels)
-        labels.append(UInt8(ascii: "\""))
-        self.labels = labels
+        let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        temporary = directory + "." + file + ".tmp"
+        labels = MetricsFile.labelText("{transport", transport)
+        processInfo = MetricsFile.labelText(",name", name) + MetricsFile.labelText(",version", itcbDongleVersion)
+            + MetricsFile.labelText(",role", role.rawValue)
+        controllerInfo = MetricsFile.controllerLabels(chipset: "", firmware: "", address: "")
+        isCentral = role == .central
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         startTime = Int(now.tv_sec)
-        buffer.reserveCapacity(8192)
+        buffer.reserveCapacity(16384)
+    }
+
+    /// `name="value"` (name given with its leading `,` or `{`), the value escaped.
+    static func labelText(_ name: StaticString, _ value: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes += Array("=\"".utf8)
+        appendEscaped(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        return bytes
+    }
+
+    static func controllerLabels(chipset: String, firmware: String, address: String) -> [UInt8] {
+        labelText(",chipset", chipset) + labelText(",firmware", firmware) + labelText(",address", address)
     }
 
     /// A label value as the text format wants it: backslash, quote and newline escaped.
@@ -56,11 +78,27 @@ final class MetricsFile {
         }
     }
 
+    /// The session's controller is up: what it is, for itcb_dongle_info (once a session).
+    func identify(_ controller: ControllerInfo, chipset facts: ChipsetFacts?) {
+        identified = true
+        let chipset = facts.map { $0.label } ?? companyName(controller.manufacturer)
+        controllerInfo = MetricsFile.controllerLabels(chipset: chipset, firmware: "0x" + hex4(controller.lmpSubversion),
+                                                      address: controller.address.string)
+    }
+
     /// A session ended: its counts become part of the process's, written at once
-    /// (the last write of a process that exits).
+    /// (the controller is gone or being reopened: nothing advertises or answers).
     func endSession(_ session: MetricCounts) {
         carried.add(session)
-        write(connected: 0, session: MetricCounts())
+        identified = false
+        write(MetricGauges(), session: MetricCounts())
+    }
+
+    /// The process ends (any exit it reaches): `itcb_dongle_up 0`, the counts kept.
+    func processEnds() {
+        var gauges = MetricGauges()
+        gauges.up = false
+        write(gauges, session: MetricCounts())
     }
 
     /// The session's chipset set-up finished: what it loaded (the chipset
@@ -76,10 +114,10 @@ final class MetricsFile {
         return String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
-    func write(connected: Int, session: MetricCounts) {
+    func write(_ gauges: MetricGauges, session: MetricCounts) {
         var total = carried
         total.add(session)
-        render(total, connected: connected)
+        render(total, gauges)
         // O_NONBLOCK: a FIFO left at the name fails (ENXIO, warned) instead of holding the loop.
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
         guard fd >= 0 else { return failed("cannot create \(temporary)") }
@@ -125,16 +163,21 @@ final class MetricsFile {
 
     // MARK: - The text
 
-    func render(_ counts: MetricCounts, connected: Int) {
+    func render(_ counts: MetricCounts, _ gauges: MetricGauges) {
         buffer.removeAll(keepingCapacity: true)
-        family("itcb_dongle_questions_answered_total", "counter", "Questions answered by the 8-Ball.")
-        sample("itcb_dongle_questions_answered_total", counts.answered)
-        family("itcb_dongle_questions_rejected_total", "counter", "Writes rejected as not a question (ATT error 0x0E).")
-        sample("itcb_dongle_questions_rejected_total", counts.rejected)
-        family("itcb_dongle_centrals_connected", "gauge", "Centrals connected now.")
-        sample("itcb_dongle_centrals_connected", connected)
-        family("itcb_dongle_connections_total", "counter", "Centrals that connected, in all.")
-        sample("itcb_dongle_connections_total", counts.connections)
+        one("itcb_dongle_up", "gauge", "1 while the process runs; 0 written as it exits (the file stays, with its last counts).", gauges.up ? 1 : 0)
+        family("itcb_dongle_info", "gauge",
+               "The instance: its name, version, role, and its controller's chipset, firmware build (LMP subversion) and address; always 1.")
+        begin("itcb_dongle_info")
+        buffer.append(contentsOf: processInfo)
+        buffer.append(contentsOf: controllerInfo)
+        end(1)
+        one("itcb_dongle_controller_answering", "gauge", "1 when the controller answered an HCI command within the last two probe periods (--health-check, the watchdog's, else 15 s).", gauges.answering ? 1 : 0)
+        if isCentral {
+            renderCentral(counts.central)
+        } else {
+            renderPeripheral(counts, gauges)
+        }
         family("itcb_dongle_controller_recoveries_total", "counter",
                "Times the controller was reset and brought up again, by what called for it (framing_loss: every time the H4 stream was out of sync).")
         for (i, kind) in MetricCounts.recoveryKinds.enumerated() {
@@ -148,15 +191,39 @@ final class MetricsFile {
         for (i, reason) in MetricCounts.outputReasons.enumerated() {
             sample("itcb_dongle_dropped_packets_total", counts.droppedOut[i], "direction", "out", "reason", reason)
         }
-        family("itcb_dongle_usb_stalls_total", "counter", "USB endpoint stalls (halt cleared).")
-        sample("itcb_dongle_usb_stalls_total", counts.usbStalls)
-        family("itcb_dongle_usb_babble_total", "counter", "USB transfers dropped for babble (the device sent too much).")
-        sample("itcb_dongle_usb_babble_total", counts.usbBabble)
+        one("itcb_dongle_usb_stalls_total", "counter", "USB endpoint stalls (halt cleared).", counts.usbStalls)
+        one("itcb_dongle_usb_babble_total", "counter", "USB transfers dropped for babble (the device sent too much).", counts.usbBabble)
         family("itcb_dongle_firmware_loaded", "gauge",
                "1 when the vendor set-up loaded firmware into the controller (vendor: the chipset's, lowercase, or none).")
         sample("itcb_dongle_firmware_loaded", firmwareLoaded ? 1 : 0, "vendor", firmwareVendor)
-        family("itcb_dongle_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, seconds.")
-        sample("itcb_dongle_start_time_seconds", startTime)
+        one("itcb_dongle_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, seconds.", startTime)
+        // A killed or hung instance cannot write up 0: its file stops being rewritten, which this says
+        // beside the instance's own labels (node_textfile_mtime_seconds has only the file's name).
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        one("itcb_dongle_written_time_seconds", "gauge", "When this file was written, since the Unix epoch, seconds (every 15 s while running).", Int(now.tv_sec))
+    }
+
+    func renderPeripheral(_ counts: MetricCounts, _ gauges: MetricGauges) {
+        one("itcb_dongle_advertising", "gauge", "1 while the controller advertises the 8-Ball (it stops while --max-centrals are connected).", gauges.advertising ? 1 : 0)
+        one("itcb_dongle_questions_answered_total", "counter", "Questions answered by the 8-Ball.", counts.answered)
+        one("itcb_dongle_questions_rejected_total", "counter", "Writes rejected as not a question (ATT error 0x0E).", counts.rejected)
+        one("itcb_dongle_centrals_connected", "gauge", "Centrals connected now.", gauges.connected)
+        one("itcb_dongle_connections_total", "counter", "Centrals that connected, in all.", counts.connections)
+        family("itcb_dongle_answer_latency_seconds", "histogram",
+               "From a question's write received to its answer's notification queued (stage queued) and to the controller's Number of Completed Packets for it (stage sent).")
+        histogram("itcb_dongle_answer_latency_seconds", counts.answerQueued, stage: "queued")
+        histogram("itcb_dongle_answer_latency_seconds", counts.answerSent, stage: "sent")
+    }
+
+    func renderCentral(_ counts: CentralCounts) {
+        one("itcb_dongle_central_questions_asked_total", "counter", "Central: questions asked (each then answered, rejected, timed out, refused otherwise, or no 8-Ball found).", counts.asked)
+        one("itcb_dongle_central_questions_answered_total", "counter", "Central: questions answered.", counts.answered)
+        one("itcb_dongle_central_questions_rejected_total", "counter", "Central: questions rejected (ATT error 0x0E).", counts.rejected)
+        one("itcb_dongle_central_questions_timed_out_total", "counter", "Central: questions with no answer in time (device offline).", counts.timedOut)
+        one("itcb_dongle_central_not_found_total", "counter", "Central: searches that found no 8-Ball.", counts.notFound)
+        family("itcb_dongle_central_answer_latency_seconds", "histogram", "Central: from a question's write to its answer's notification.")
+        histogram("itcb_dongle_central_answer_latency_seconds", counts.latency)
     }
 
     func family(_ name: StaticString, _ type: StaticString, _ help: StaticString) {
@@ -171,13 +238,58 @@ final class MetricsFile {
         append("\n")
     }
 
+    /// A family of one sample without labels of its own: HELP, TYPE and `name{transport="…"} value`.
+    func one(_ name: StaticString, _ type: StaticString, _ help: StaticString, _ value: Int) {
+        family(name, type, help)
+        sample(name, value)
+    }
+
     /// `name{transport="…",label="value",…} value`.
     func sample(_ name: StaticString, _ value: Int, _ label: StaticString? = nil, _ labelValue: String = "",
                 _ label2: StaticString? = nil, _ value2: String = "") {
-        append(name)
-        buffer.append(contentsOf: labels)
+        begin(name)
         if let label { self.label(label, labelValue) }
         if let label2 { self.label(label2, value2) }
+        end(value)
+    }
+
+    /// `name_bucket{…,le="…"}` for each bound and +Inf (cumulative), `name_sum` (seconds), `name_count`.
+    func histogram(_ name: StaticString, _ histogram: LatencyHistogram, stage: StaticString? = nil) {
+        var cumulative = 0
+        for i in 0...LatencyHistogram.bucketCount {
+            cumulative += histogram.buckets[i]
+            begin(name, "_bucket")
+            if let stage { label("stage", stage) }
+            label("le", i < LatencyHistogram.bucketCount ? LatencyHistogram.boundText[i] : "+Inf")
+            end(cumulative)
+        }
+        begin(name, "_sum")
+        if let stage { label("stage", stage) }
+        append("} ")
+        appendDecimal(histogram.sum / 1_000_000)
+        append(".")
+        var fraction = histogram.sum % 1_000_000
+        var digits = InlineArray<6, UInt8>(repeating: UInt8(ascii: "0"))
+        for i in (0..<6).reversed() {
+            digits[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
+            fraction /= 10
+        }
+        for i in 0..<6 { buffer.append(digits[i]) }
+        append("\n")
+        begin(name, "_count")
+        if let stage { label("stage", stage) }
+        end(histogram.count)
+    }
+
+    /// `name{transport="…"`: a sample's start.
+    func begin(_ name: StaticString, _ suffix: StaticString = "") {
+        append(name)
+        append(suffix)
+        buffer.append(contentsOf: labels)
+    }
+
+    /// `} value` and the line's end.
+    func end(_ value: Int) {
         append("} ")
         appendDecimal(value)
         append("\n")
@@ -189,6 +301,14 @@ final class MetricsFile {
         append(name)
         append("=\"")
         buffer.append(contentsOf: value.utf8)
+        append("\"")
+    }
+
+    func label(_ name: StaticString, _ value: StaticString) {
+        append(",")
+        append(name)
+        append("=\"")
+        append(value)
         append("\"")
     }
 
@@ -206,6 +326,14 @@ final class MetricsFile {
     }
 }
 
+/// The instance's state now, beside its counts: `up` false only in the last write of a process.
+struct MetricGauges {
+    var up = true
+    var connected = 0
+    var advertising = false
+    var answering = false
+}
+
 /// The run loop's side: every `MetricsFile.period`, the file and systemd's
 /// status line; at the session's end, its counts kept and written.
 extension RunLoop where Logic: ~Copyable {
@@ -216,9 +344,10 @@ extension RunLoop where Logic: ~Copyable {
     }
 
     mutating func sessionCounts() -> MetricCounts {
-        let questions = driver.app.questionCounts
-        return MetricCounts(host: driver.host, driverDropped: driver.droppedPackets, framingLosses: driver.framingResets, transport: transport,
-                            answered: questions.answered, rejected: questions.rejected)
+        var counts = MetricCounts(host: driver.host, driverDropped: driver.droppedPackets, framingLosses: driver.framingResets,
+                                  transport: transport)
+        driver.app.addCounts(to: &counts)
+        return counts
     }
 
     /// Also right after a central came or went (after the notifier's own line, which this one replaces).
@@ -228,7 +357,16 @@ extension RunLoop where Logic: ~Copyable {
         nextReport = now + MetricsFile.period
         let connected = driver.host.connectionCount
         let session = sessionCounts()
-        metrics?.write(connected: connected, session: session)
+        if let metrics {
+            if !metrics.identified, driver.host.isReady {
+                metrics.identify(driver.host.controller, chipset: driver.setup.facts())
+            }
+            var gauges = MetricGauges()
+            gauges.connected = connected
+            gauges.advertising = observer.advertising
+            gauges.answering = now < driver.lastAnswer + 2 * (driver.settings.healthInterval ?? MetricsFile.period)
+            metrics.write(gauges, session: session)
+        }
         if let notifier, notifier.readySent, driver.host.configuration.role == .peripheral {
             var total = metrics?.carried ?? MetricCounts()
             total.add(session)

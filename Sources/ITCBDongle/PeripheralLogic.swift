@@ -8,13 +8,26 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     /// Who is connected on which handle: the operator's lines name the asker
     /// by address (set when a central connects, so no allocation per question).
     var askers = [(handle: UInt16, address: BDAddress)](repeating: (0xFFFF, .zero), count: Capacity.links)
+    /// Each asker's last question, timed (by the same slot as `askers`), and
+    /// how many answers wait for the controller to report them sent.
+    var timings = [AnswerTiming](repeating: AnswerTiming(), count: Capacity.links)
+    var awaitingSent = 0
+    /// Question write received → answer notification queued, and → sent
+    /// (the controller's Number of Completed Packets for it).
+    var queuedLatency = LatencyHistogram()
+    var sentLatency = LatencyHistogram()
 
     // The host's GATT callbacks are the 8-Ball's server.
     mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
         ball.serverRead(connection: connection, attribute: attribute, into: &value)
     }
     mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
-        ball.serverWrite(connection: connection, attribute: attribute, value: value)
+        let status = ball.serverWrite(connection: connection, attribute: attribute, value: value)
+        if status == 0, attribute == ball.handles.questionHandle, let slot = askerSlot(connection) {
+            forgetTiming(slot)  // a question before the last answer went out: that answer is not timed
+            timings[slot].received = monotonicMicroseconds()
+        }
+        return status
     }
     mutating func serverSubscriptionChanged(connection: UInt16, attribute: UInt16, value: UInt16) {
         ball.serverSubscriptionChanged(connection: connection, attribute: attribute, value: value)
@@ -23,9 +36,13 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         if case .connected(let handle, let peer, false, _) = event {
             let slot = askers.firstIndex { $0.handle == handle } ?? askers.firstIndex { $0.handle == 0xFFFF }
-            if let slot { askers[slot] = (handle, peer) }
-        } else if case .disconnected(let handle, _) = event, let slot = askers.firstIndex(where: { $0.handle == handle }) {
+            if let slot {
+                askers[slot] = (handle, peer)
+                forgetTiming(slot)
+            }
+        } else if case .disconnected(let handle, _) = event, let slot = askerSlot(handle) {
             askers[slot].handle = 0xFFFF
+            forgetTiming(slot)
         }
         ball.handle(event, host: &host)
     }
@@ -41,9 +58,50 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         }
     }
 
+    func askerSlot(_ connection: UInt16) -> Int? { askers.firstIndex { $0.handle == connection } }
+
     mutating func poll(host: inout Host, now: UInt64) {
         ball.poll(host: &host)
-        while let event = ball.nextEvent() { log(event) }
+        while let event = ball.nextEvent() {
+            if case .answered(let connection, _) = event { answerQueued(connection, host: host) }
+            log(event)
+        }
+        if awaitingSent > 0 { checkSent(host) }
+    }
+
+    // MARK: - Timing answers (--metrics-file)
+
+    /// The answer's notification is queued: its first latency, and the mark
+    /// its link's completed packets reach once it has gone over the air.
+    @inline(never)
+    mutating func answerQueued(_ connection: UInt16, host: borrowing Host) {
+        guard let slot = askerSlot(connection), timings[slot].received != 0 else { return }
+        queuedLatency.observe(microseconds: Int(monotonicMicroseconds() &- timings[slot].received))
+        guard let mark = host.completionMark(connection: connection) else { return forgetTiming(slot) }
+        if !timings[slot].waiting { awaitingSent += 1 }
+        timings[slot].mark = mark
+        timings[slot].waiting = true
+    }
+
+    /// Answers whose packets the controller reported completed since: their second latency.
+    @inline(never)
+    mutating func checkSent(_ host: borrowing Host) {
+        var now: UInt64 = 0
+        for slot in 0..<timings.count where timings[slot].waiting {
+            guard let done = host.completedFragments(connection: askers[slot].handle) else {
+                forgetTiming(slot)
+                continue
+            }
+            guard done >= timings[slot].mark else { continue }
+            if now == 0 { now = monotonicMicroseconds() }
+            sentLatency.observe(microseconds: Int(now &- timings[slot].received))
+            forgetTiming(slot)
+        }
+    }
+
+    mutating func forgetTiming(_ slot: Int) {
+        if timings[slot].waiting { awaitingSent -= 1 }
+        timings[slot] = AnswerTiming()
     }
 
     /// Apart from `poll`'s loop, where the optimiser keeps the event queue's
@@ -98,6 +156,19 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
 
     var isWaitingForRoom: Bool { ball.isWaitingForRoom }
     var statusDetail: String? { "\(ball.answeredCount) question(s) answered" }
-    var questionCounts: (answered: Int, rejected: Int) { (ball.answeredCount, ball.rejectedCount) }
+    mutating func addCounts(to counts: inout MetricCounts) {
+        counts.answered += ball.answeredCount
+        counts.rejected += ball.rejectedCount
+        counts.answerQueued.add(queuedLatency)
+        counts.answerSent.add(sentLatency)
+    }
     var exitCode: Int32? { nil }
+}
+
+/// One asker's last question: when its write was accepted (µs, 0: none timed)
+/// and the completed-packet count its answer waits for.
+struct AnswerTiming {
+    var received: UInt64 = 0
+    var mark = 0
+    var waiting = false
 }

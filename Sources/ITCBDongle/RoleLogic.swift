@@ -9,12 +9,13 @@ protocol RoleLogic: HostApplication, ~Copyable {
     var exitCode: Int32? { get }
     /// The role's part of the SIGHUP status line ("12 question(s) answered").
     var statusDetail: String? { get }
-    /// Questions answered and rejected (--metrics-file; the 8-Ball's).
-    var questionCounts: (answered: Int, rejected: Int) { get }
+    /// The role's counts of the session (--metrics-file, the status line):
+    /// questions, their outcomes and latencies.
+    mutating func addCounts(to counts: inout MetricCounts)
 }
 
 extension RoleLogic where Self: ~Copyable {
     var statusDetail: String? { nil }
-    var questionCounts: (answered: Int, rejected: Int) { (0, 0) }
+    mutating func addCounts(to counts: inout MetricCounts) {}
     var isFinished: Bool { exitCode != nil }
 }

@@ -69,6 +69,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         let transport = self.transport
         var now = monotonicMilliseconds()
         RepeatedLines.now = now
+        // itcb_dongle_controller_answering needs an answer now and then: with no
+        // other probe (--health-check, the watchdog's), the metrics period's.
+        if metrics != nil, driver.settings.healthInterval == nil { driver.settings.healthInterval = MetricsFile.period }
         driver.start(now: now)
         do throws(TransportError) {
             while true {

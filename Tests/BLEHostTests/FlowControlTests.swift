@@ -136,3 +136,43 @@ import TestSupport
         #expect(!c.events.contains { if case .requestsDropped = $0 { true } else { false } })
     }
 }
+
+/// What a platform times an answer to its Number of Completed Packets with
+/// (`Host.completionMark`, `completedFragments`): per link, in fragments.
+@Suite struct CompletionMarkTests {
+    @Test func fragmentsLeftCountAPartlySentHeadAndOnlyItsLink() {
+        var queue = ACLTransmitQueue()
+        let long = [UInt8](repeating: 0xAA, count: 60), short = [UInt8](repeating: 0xBB, count: 10)
+        #expect(long.withUnsafeBytes { queue.enqueue(handle: 0x40, channel: 4, payload: $0) })
+        #expect(short.withUnsafeBytes { queue.enqueue(handle: 0x41, channel: 4, payload: $0) })
+        #expect(short.withUnsafeBytes { queue.enqueue(handle: 0x40, channel: 4, payload: $0) })
+        // 4 + 60 bytes in 27-byte packets: 3; 4 + 10: 1.
+        #expect(queue.fragments(handle: 0x40, maxLength: 27) == 4)
+        #expect(queue.fragments(handle: 0x41, maxLength: 27) == 1)
+        var packet = HCIPacket()
+        #expect(queue.nextFragment(maxLength: 27, into: &packet) == 0x40)
+        #expect(queue.fragments(handle: 0x40, maxLength: 27) == 3, "37 bytes of the head are left: 2 packets")
+        #expect(queue.fragments(handle: 0x42, maxLength: 27) == 0)
+    }
+
+    @Test func theMarkIsReachedWhenTheControllerCompletesThePacketsQueuedBeforeIt() {
+        var c = ScriptedController(delegate: RecordingDelegate(), maxConnections: 1)
+        c.host.start(now: 0)
+        c.answerAll()
+        c.connect(handle: 0x40)
+        c.answerAll()
+        _ = c.drain()
+        #expect(c.host.completionMark(connection: 0x41) == nil)
+        let before = c.host.completedFragments(connection: 0x40) ?? 99
+        c.l2cap(handle: 0x40, channel: 4, hex("0a 01 00"))  // Read Request: its response is queued
+        let mark = c.host.completionMark(connection: 0x40) ?? 0
+        #expect(mark >= 1)
+        let sent = c.drain().filter { $0.first == H4PacketType.acl }
+        #expect(!sent.isEmpty)
+        #expect(c.host.completionMark(connection: 0x40) == mark, "sent, not yet completed: the same mark")
+        #expect((c.host.completedFragments(connection: 0x40) ?? 0) < mark)
+        c.feed(event: [0x13, 5, 1, 0x40, 0x00, UInt8(sent.count), 0])
+        #expect(c.host.completedFragments(connection: 0x40) == before + sent.count)
+        #expect((c.host.completedFragments(connection: 0x40) ?? 0) >= mark)
+    }
+}

@@ -498,15 +498,21 @@ def test_unit_defaults_and_docs_agree_on_writable_paths():
                 assert "private" in around or "PrivateTmp" in around, around
 
 
-def test_unit_runs_either_role_without_warnings():
+def test_unit_runs_either_role_without_warnings(tmp_path):
     for role, extra in (("central", {"ITCB_QUESTION": "Will it rain?"}), ("peripheral", {"ITCB_NAME": "Kiosk in the lobby"})):
         words, env = unit_command(role, **extra)
         assert words[0] == "/usr/bin/itcb-dongle"
+        assert env["ITCB_METRICS_FILE"] == "/var/lib/itcb-dongle/1-1.prom", env
+        # The unit's StateDirectory= makes that directory; here, one of the test's.
+        env["ITCB_METRICS_FILE"] = str(tmp_path / f"{role}.prom")
         # No controller here: the transport fails (3), after the command line and environment passed.
         words = [BINARY] + [nowhere() if w == "usb:1-1" else w for w in words[1:]]
         result = subprocess.run(words, capture_output=True, text=True, timeout=20, env={**os.environ, **env})
         assert result.returncode == 3, (role, result.stderr)
         assert "warning" not in result.stderr and "unexpected argument" not in result.stderr, result.stderr
+        # Either role's metrics file, saying it is down.
+        text = (tmp_path / f"{role}.prom").read_text()
+        assert re.search(r'^itcb_dongle_up\{[^}]*\} 0$', text, re.M) and f'role="{role}"' in text, text
 
 
 def test_environment_applies_to_its_role_only():

@@ -61,7 +61,7 @@ finish() {
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
 missing=()
-for p in lintian systemd udev dpkg-dev passwd binutils python3 util-linux man-db; do
+for p in lintian systemd udev dpkg-dev passwd binutils python3 util-linux man-db prometheus; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
@@ -107,7 +107,10 @@ package_contents() {
         "-rw-r--r-- root/root ./usr/share/bash-completion/completions/itcb-dongle" \
         "-rw-r--r-- root/root ./usr/share/zsh/vendor-completions/_itcb-dongle" \
         "-rw-r--r-- root/root ./usr/share/fish/vendor_completions.d/itcb-dongle.fish" \
-        "-rw-r--r-- root/root ./usr/share/doc/itcb-dongle/README.md"; do
+        "-rw-r--r-- root/root ./usr/share/doc/itcb-dongle/README.md" \
+        "-rw-r--r-- root/root ./usr/share/itcb-dongle/grafana/itcb-dongle-dashboard.json" \
+        "-rw-r--r-- root/root ./usr/share/itcb-dongle/prometheus/itcb-dongle-rules.yml" \
+        "-rw-r--r-- root/root ./usr/share/itcb-dongle/prometheus/itcb-dongle-rules.test.yml"; do
         grep -qxF -- "$expected" <<< "$listing" || { echo "missing: $expected"; echo "$listing"; return 1; }
     done
     # The docs README, --help, the man page and the unit point at are in the package, where they point.
@@ -119,6 +122,12 @@ package_contents() {
                   | grep -oE '/usr/share/doc/itcb-dongle/[A-Za-z/.-]+\.md' | sort -u); do
         [ -f "$pkg$link" ] || { echo "not packaged: $link (the unit or --help names it)"; return 1; }
     done
+    # The packaged rules as shipped, and still passing promtool (the suite's machine has it: scripts/setup.sh).
+    cmp -s monitoring/itcb-dongle-rules.yml "$pkg/usr/share/itcb-dongle/prometheus/itcb-dongle-rules.yml" \
+        && cmp -s monitoring/itcb-dongle-dashboard.json "$pkg/usr/share/itcb-dongle/grafana/itcb-dongle-dashboard.json" \
+        || { echo "packaged monitoring files differ from monitoring/"; return 1; }
+    (cd "$pkg/usr/share/itcb-dongle/prometheus" && promtool check rules itcb-dongle-rules.yml \
+        && promtool test rules itcb-dongle-rules.test.yml) || { echo "promtool fails on the packaged rules"; return 1; }
     cmp -s udev/70-itcb-dongle.rules "$pkg/usr/lib/udev/rules.d/70-itcb-dongle.rules" \
         && cmp -s udev/itcb-dongle@.service "$pkg/usr/lib/systemd/system/itcb-dongle@.service" \
         && cmp -s udev/itcb-dongle.default "$pkg/etc/default/itcb-dongle" \

@@ -76,7 +76,7 @@ import Testing
         #expect(completionScript(shell: "fish")?.contains("complete -c itcb-dongle -l role") == true)
         #expect(completionScript(shell: "tcsh") == nil)
         #expect(valueOptions.contains("question") && !valueOptions.contains("json"))
-        #expect(peripheralOptions == ["name", "answers", "max-centrals", "idle-timeout", "connection-interval", "seed", "metrics-file"])
+        #expect(peripheralOptions == ["name", "answers", "max-centrals", "idle-timeout", "connection-interval", "seed"])
     }
 
     @Test func aLongNameIsSaidToGoInTheScanResponse() {

@@ -39,6 +39,19 @@ public struct ACLTransmitQueue: ~Copyable {
         return n
     }
 
+    /// ACL packets still to send for one link at this data length (what is
+    /// left of a partly sent head included).
+    func fragments(handle: UInt16, maxLength: Int) -> Int {
+        guard maxLength > 0 else { return 0 }
+        var n = 0
+        for index in 0..<count where handles[(head + index) % ACLTransmitQueue.capacity] == handle {
+            let slot = (head + index) % ACLTransmitQueue.capacity
+            let left = 4 + pdus[slot].count - (index == 0 ? sent : 0)
+            n += (left + maxLength - 1) / maxLength
+        }
+        return n
+    }
+
     /// Queues the PDU written into the slot `reserve` returned.
     mutating func commit() { count += 1 }
 

@@ -11,6 +11,11 @@ public struct Connection: ~Copyable {
     public var bearer = ATTBearer()
     /// ACL packets handed to the controller and not yet completed.
     public var inFlight = 0
+    /// ACL packets (fragments) handed to the controller on this link, and those
+    /// it reported completed (Number of Completed Packets), since it connected:
+    /// a platform times a PDU to its completion with `Host.completionMark`.
+    public internal(set) var fragmentsSent = 0
+    public internal(set) var fragmentsCompleted = 0
     public var disconnecting = false
     /// When the peer last had a write accepted (subscribed, asked) or connected:
     /// the idle-link clock.

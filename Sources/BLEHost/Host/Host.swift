@@ -211,7 +211,10 @@ public struct Host: ~Copyable {
         }
         if aclQueue.count < queued { transmitRoomFreed = true }
         aclCredits -= 1
-        if let index = connectionIndex(handle) { connections[index].inFlight += 1 }
+        if let index = connectionIndex(handle) {
+            connections[index].inFlight += 1
+            connections[index].fragmentsSent &+= 1
+        }
         return true
     }
 
@@ -269,6 +272,22 @@ public struct Host: ~Copyable {
     @discardableResult
     public mutating func indicate(connection handle: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> Bool {
         sendHandleValue(handle, attribute, value, opcode: ATTOpcode.handleValueIndication, bit: 0x0002)
+    }
+
+    /// The link's `fragmentsCompleted` once everything queued for it now (the
+    /// PDU just queued last) has been completed by the controller; nil for no link.
+    /// Fragments in order per link (Vol 4 Part E §4.1.1), so reaching it means
+    /// that PDU went over the air.
+    public func completionMark(connection handle: UInt16) -> Int? {
+        guard let index = connectionIndex(handle) else { return nil }
+        let waiting = aclQueue.fragments(handle: handle, maxLength: Int(controller.aclDataLength))
+        return connections[index].fragmentsSent &+ waiting
+    }
+
+    /// ACL packets of a link the controller reported completed; nil for no link.
+    public func completedFragments(connection handle: UInt16) -> Int? {
+        guard let index = connectionIndex(handle) else { return nil }
+        return connections[index].fragmentsCompleted
     }
 
     /// The CCCD value a connection wrote for a characteristic value handle (0 if none).

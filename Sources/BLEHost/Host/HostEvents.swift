@@ -65,6 +65,7 @@ extension Host {
                 if let index = connectionIndex(handle) {
                     let credited = min(completed, connections[index].inFlight)
                     connections[index].inFlight -= credited
+                    connections[index].fragmentsCompleted &+= credited
                     aclCredits = min(aclCredits + credited, Int(controller.aclPackets))
                 }
             }
