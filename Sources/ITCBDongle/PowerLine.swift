@@ -81,9 +81,9 @@ struct PowerLine {
             case .failure(let why): problems.append(why.text)
             }
         }
-        var text = chips.isEmpty ? "no gpiochip in \(dir.escaped)" : "no GPIO line named \(name) on \(dir.escaped)/gpiochip*"
-        if !problems.isEmpty { text += "; " + problems.joined(separator: "; ") }
-        return .failure(NotFound(text: text))
+        // A chip that could not be read, or a line held by another, says more than "none".
+        if !problems.isEmpty { return .failure(NotFound(text: problems.joined(separator: "; "))) }
+        return .failure(NotFound(text: chips.isEmpty ? "no gpiochip in \(dir.escaped)" : "no GPIO line named \(name) on \(dir.escaped)/gpiochip*"))
     }
 
     /// The offset of the line called `wanted` on the chip at `path`; nil when it has none.
