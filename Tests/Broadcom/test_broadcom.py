@@ -587,3 +587,36 @@ def test_broadcom_wedged_radio_without_a_power_line_exits_4(case, firmware_dir, 
     finally:
         dongle.stop()
         emulation.stop()
+
+
+def test_broadcom_pi_radio_that_stops_answering_mid_run_is_power_cycled(firmware_dir, workdir):
+    """The recovery ladder on the Pi's UART: the chip answers, is patched and
+    advertises, then stops answering (SIGUSR1 to the emulation: wedged). The
+    health probe goes unanswered, then the HCI Reset; the second rung is a
+    power cycle (not the other rate), the chip is patched again from 115200
+    and advertises again; the line was requested once, low, then high."""
+    import signal
+    env, log = fake_gpiochips(workdir, PI4_CHIPS)
+    tty = os.path.join(workdir, "pi4-tty")
+    emulation = VendorEmulation("bcm4345c0", os.path.join(workdir, "pi4.hex"), "--firmware-dir", firmware_dir,
+                                "--pty", tty, "--power-log", log)
+    tree = fake_tree(os.path.join(workdir, "tree"), "4B")
+    dongle = Dongle("--role", "peripheral", "--name", "PiLadder", "--transport", f"serial:{tty}", "--device-tree", tree,
+                    "--firmware-dir", firmware_dir, "--health-check", "1", env=env)
+    try:
+        first = dongle.wait_for("info: advertising", timeout=60)
+        assert gpio_log(log) and all(op in ("CHIPINFO", "LINEINFO") for _, op, _ in gpio_log(log)), gpio_log(log)
+        os.killpg(emulation.process.pid, signal.SIGUSR1)
+        dongle.wait_for("did not answer after its HCI Reset either; power-cycling it through BT_ON", timeout=60,
+                        after=first)
+        dongle.wait_for("info: advertising", timeout=60, count=2)
+        assert dongle.count("Broadcom BCM4345C0: patchram loaded") == 2, dongle.log
+        assert dongle.count("trying 921600 baud once") == 0, dongle.log
+        writes = [(t, op, rest) for t, op, rest in gpio_log(log) if op in ("REQUEST", "SET", "REFUSED")]
+        assert [(op, rest) for _, op, rest in writes] == [("REQUEST", "gpiochip1 0 8 0 itcb-dongle"),
+                                                          ("SET", "gpiochip1 0 1")], writes
+        assert emulation.errors() == [], emulation.errors()
+        twenty_answers(emulation.ports[1], "PiLadder", "after the ladder's power cycle")
+    finally:
+        dongle.stop()
+        emulation.stop()
