@@ -3,10 +3,12 @@
 // module map) and the Embedded Swift build (which has no Glibc module). What
 // Swift cannot import as it is gets a non-variadic shim here: errno (a macro),
 // open(2) and fcntl(2) (variadic), SIG_IGN (a cast macro), sigaction's
-// handler (in a union), getopt_long's globals.
+// handler (in a union), getopt_long's globals, a directory entry's name, the
+// GPIO character device's ioctls (their structs hold arrays Swift imports as tuples).
 #ifndef ITCB_CLINUX_H
 #define ITCB_CLINUX_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/gpio.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -78,5 +82,61 @@ static inline void clinux_getopt_reset(void) { optind = 0; opterr = 0; }
 /// under the C.UTF-8 locale set at start (LC_CTYPE only).
 static inline unsigned int clinux_towlower(unsigned int scalar) { return (unsigned int)towlower((wint_t)scalar); }
 static inline int clinux_iswspace(unsigned int scalar) { return iswspace((wint_t)scalar); }
+
+/// A directory entry's name (readdir(3); d_name is an array).
+static inline const char *clinux_dirent_name(const struct dirent *entry) { return entry->d_name; }
+
+// The GPIO character device, uAPI v2 (<linux/gpio.h>, Documentation/userspace-api/gpio/):
+// no sysfs GPIO. Each call is one ioctl(2); -1 with errno on failure.
+
+/// The number of lines of the gpiochip open at `fd` (GPIO_GET_CHIPINFO_IOCTL).
+static inline int clinux_gpiochip_lines(int fd) {
+    struct gpiochip_info info;
+    memset(&info, 0, sizeof info);
+    if (ioctl(fd, GPIO_GET_CHIPINFO_IOCTL, &info) < 0) return -1;
+    return (int)info.lines;
+}
+
+/// Line `offset`'s name and consumer (GPIO_V2_GET_LINEINFO_IOCTL), each
+/// NUL-ended into GPIO_MAX_NAME_SIZE bytes; `used`: 1 when something holds it.
+static inline int clinux_gpio_line_info(int fd, unsigned int offset, char *name, char *consumer, int *used) {
+    struct gpio_v2_line_info info;
+    memset(&info, 0, sizeof info);
+    info.offset = offset;
+    if (ioctl(fd, GPIO_V2_GET_LINEINFO_IOCTL, &info) < 0) return -1;
+    memcpy(name, info.name, GPIO_MAX_NAME_SIZE);
+    name[GPIO_MAX_NAME_SIZE - 1] = 0;
+    memcpy(consumer, info.consumer, GPIO_MAX_NAME_SIZE);
+    consumer[GPIO_MAX_NAME_SIZE - 1] = 0;
+    *used = (info.flags & GPIO_V2_LINE_FLAG_USED) != 0;
+    return 0;
+}
+
+/// Requests line `offset` as an output driven at `value` from the start
+/// (GPIO_V2_GET_LINE_IOCTL, the output-values attribute): the line's
+/// descriptor, held until closed.
+static inline int clinux_gpio_request_output(int fd, unsigned int offset, int value, const char *consumer) {
+    struct gpio_v2_line_request request;
+    memset(&request, 0, sizeof request);
+    request.offsets[0] = offset;
+    request.num_lines = 1;
+    strncpy(request.consumer, consumer, GPIO_MAX_NAME_SIZE - 1);
+    request.config.flags = GPIO_V2_LINE_FLAG_OUTPUT;
+    request.config.num_attrs = 1;
+    request.config.attrs[0].attr.id = GPIO_V2_LINE_ATTR_ID_OUTPUT_VALUES;
+    request.config.attrs[0].attr.values = value ? 1 : 0;
+    request.config.attrs[0].mask = 1;
+    if (ioctl(fd, GPIO_V2_GET_LINE_IOCTL, &request) < 0) return -1;
+    return request.fd;
+}
+
+/// Drives the one line requested on `line_fd` (GPIO_V2_LINE_SET_VALUES_IOCTL).
+static inline int clinux_gpio_set(int line_fd, int value) {
+    struct gpio_v2_line_values values;
+    memset(&values, 0, sizeof values);
+    values.bits = value ? 1 : 0;
+    values.mask = 1;
+    return ioctl(line_fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &values);
+}
 
 #endif

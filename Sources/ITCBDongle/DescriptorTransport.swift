@@ -31,7 +31,10 @@ class DescriptorTransport: Transport {
     var readable = false
     /// A serial port may be reopened at another rate; a socket offers nothing.
     var offersPortReset: Bool { false }
+    var canResetPort: Bool { false }
     func warnHungAfterWarmStart() {}
+    func beginPortReset() -> String { "" }
+    var portResetName: String { "" }
     // Declared here so that SerialTransport's versions override them: the protocol's
     // defaults would otherwise be this class's witnesses, and a subclass's never called.
     func chipsetFacts(into context: inout ChipsetContext) {}

@@ -37,11 +37,13 @@ extension RunLoop where Logic: ~Copyable {
             return .reopenWithChipReset
         case (.portResetWanted, .portReset?):
             RecoveryLadder.portResets += 1
-            Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; resetting its USB port and bringing it up afresh (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
-            RecoveryLadder.stepBegins("controller not responding; resetting its USB port (port reset \(RecoveryLadder.portResets))")
+            // USB: its port reset; a Raspberry Pi's UART radio: a power cycle (SerialTransport).
+            let step = transport.beginPortReset()
+            Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; \(step) and bringing it up afresh (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
+            RecoveryLadder.stepBegins("controller not responding; \(step) (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.controllerSilent, .exit?), (.notReady, .exit?):
-            let tried = driver.settings.offersPortResetRung ? "an HCI Reset and a USB port reset" : "an HCI Reset"
+            let tried = driver.settings.offersPortResetRung ? "an HCI Reset and \(transport.portResetName)" : "an HCI Reset"
             Log.error("controller at \(transport.description) still silent after \(tried); exiting with code \(Exit.controller) for the service to restart it (recovery step 3 of 3)")
             return .exit(Exit.controller)
         default:

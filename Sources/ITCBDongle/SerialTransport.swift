@@ -10,6 +10,10 @@ import Chipsets
 /// Rate, to `targetBaud`): the port follows (`setBaud`). A controller left at
 /// its fast rate by an earlier run does not answer at 115200: the port is
 /// then reopened once at the other of the two rates (`offersPortReset`).
+/// Where the board has the radio's power line (`PowerLine`, a Raspberry Pi's
+/// `BT_ON`), a chip silent at both rates is power-cycled and the port opened
+/// afresh at 115200; the same cycle is the recovery ladder's second rung
+/// (`canResetPort`). Without one, a chip silent at both rates ends in exit 4.
 final class SerialTransport: DescriptorTransport {
     /// The rate UART chips start at, and the fast one a set-up switches to by default (the Pi's tools' rate).
     static let startBaud = 115_200
@@ -22,7 +26,15 @@ final class SerialTransport: DescriptorTransport {
     let offersRetry: Bool
     /// The other rate a retry opens at (`warnHungAfterWarmStart`).
     let retryBaud: Int
-    override var offersPortReset: Bool { offersRetry }
+    /// Opened just after a power cycle (nothing more to try before exit 4).
+    let afterPowerCycle: Bool
+    /// The other rate first, then a power cycle where there is a power line.
+    override var offersPortReset: Bool { offersRetry || (PowerLine.found != nil && !afterPowerCycle) }
+    /// The ladder's second rung is a power cycle, where there is a power line
+    /// (not while the other rate is being tried: that session's silence asks for the cycle).
+    override var canResetPort: Bool { PowerLine.found != nil && (offersRetry || afterPowerCycle) }
+    /// The next open power-cycles the radio first (`beginPortReset`, `warnHungAfterWarmStart`).
+    nonisolated(unsafe) static var powerCycleDue = false
 
     /// Where to open: at `first` (@BAUD when given, else 115200), or (`retry`)
     /// at the other one of 115200 and the target.
@@ -35,6 +47,16 @@ final class SerialTransport: DescriptorTransport {
     convenience init(path: String, baud: Int?, board: BoardUART, retry: Bool) throws(TransportError) {
         let first = baud ?? SerialTransport.startBaud
         let target = first == SerialTransport.startBaud ? board.baud : first
+        PowerLine.lookUp(port: "serial:\(path.escaped)", tree: DeviceTree.current)
+        if retry, SerialTransport.powerCycleDue, let line = PowerLine.found {
+            // A power-cycled chip starts afresh at 115200, whatever rate it had.
+            SerialTransport.powerCycleDue = false
+            RecoveryLadder.stepBegins("controller not responding; power-cycling it")
+            if let failure = line.cycle() { Log.error(failure) }
+            try self.init(path: path, baud: SerialTransport.startBaud, targetBaud: target, flow: board.flow,
+                          afterPowerCycle: true)
+            return
+        }
         let (open, other) = SerialTransport.rates(first: first, target: target, retry: retry)
         try self.init(path: path, baud: open, targetBaud: target, flow: board.flow, offersRetry: !retry, retryBaud: other)
     }
@@ -72,8 +94,20 @@ final class SerialTransport: DescriptorTransport {
     }
 
     override func warnHungAfterWarmStart() {
+        guard offersRetry else {
+            SerialTransport.powerCycleDue = true
+            Log.warning("controller at \(description) did not answer at \(retryBaud) baud nor at \(baud) (a chip left mid-download, or wedged); power-cycling it through \(PowerLine.found?.description ?? PowerLine.name) and starting afresh at \(SerialTransport.startBaud) baud")
+            return
+        }
         Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(retryBaud) baud once (a chip a set-up switched to a faster rate keeps it until it restarts)")
     }
+
+    override func beginPortReset() -> String {
+        SerialTransport.powerCycleDue = true
+        return "power-cycling it through \(PowerLine.found?.description ?? PowerLine.name)"
+    }
+
+    override var portResetName: String { "a power cycle" }
 
     /// "serial:/dev/ttyAMA0@3000000": the port and the rate it is at.
     static func name(_ path: String, _ baud: Int) -> String { "serial:\(path)@\(baud)" }
@@ -96,8 +130,9 @@ final class SerialTransport: DescriptorTransport {
     }
 
     init(path: String, baud: Int, targetBaud: Int = 0, flow: Bool = true, offersRetry: Bool = false,
-         retryBaud: Int = startBaud) throws(TransportError) {
+         retryBaud: Int = startBaud, afterPowerCycle: Bool = false) throws(TransportError) {
         self.path = path
+        self.afterPowerCycle = afterPowerCycle
         self.baud = baud
         self.targetBaud = targetBaud
         self.offersRetry = offersRetry

@@ -29,8 +29,13 @@ protocol Transport: AnyObject {
     var offersPortReset: Bool { get }
     /// Said once before the port reset and retry.
     func warnHungAfterWarmStart()
-    /// The controller's port can be reset (USB): the recovery ladder's second rung.
+    /// The controller's port can be reset (USB), or its power cycled (a
+    /// Raspberry Pi's UART radio): the recovery ladder's second rung.
     var canResetPort: Bool { get }
+    /// That rung begins: what it does, for the log ("resetting its USB port").
+    func beginPortReset() -> String
+    /// That rung, named ("a USB port reset").
+    var portResetName: String { get }
     /// Packets the transport dropped before the driver (cut short, oversize).
     var droppedPackets: Int { get }
     /// Stalled and babbling transfers since open (USB; --metrics-file).
@@ -57,6 +62,8 @@ extension Transport {
     func useVendorControl(_ on: Bool) {}
     func carryEventsOnBulk(_ on: Bool) {}
     func follow(baudRate: UInt32) {}
+    func beginPortReset() -> String { "resetting its USB port" }
+    var portResetName: String { "a USB port reset" }
 
     /// Said once before the port reset and retry (bring-up and vendor set-up alike).
     func warnHungAfterWarmStart() {

@@ -467,3 +467,156 @@ def test_broadcom_list_controllers_names_the_boards_file(layout, workdir):
         assert listing.wait_exit(10) == 0, listing.log
         row = next(line for _, line in listing.lines if line.startswith("UART"))
         assert f"{chip.upper()}: {linux_opens(firmware, chip.upper(), compatible)} (present)" in row, (board, row)
+
+
+# ------------------------------------------- the radio's power line (issue 38)
+# A fake gpiochip (Tests/PythonSupport/fake_gpiochip.c, LD_PRELOAD over
+# ioctl(2)): no GPIO simulator here (this machine's kernel has no modules; the
+# USB guest's Debian 6.1 kernel has neither CONFIG_GPIO_SIM nor
+# CONFIG_GPIO_MOCKUP). It answers the GPIO character device's uAPI v2 ioctls
+# for the regular files named gpiochipN in $ITCB_GPIOCHIP_DIR and logs each.
+# The Pi 4's line names, from its tree (raspberrypi/linux and mainline
+# bcm2711-rpi-4-b.dts): the firmware GPIO expander (`&expgpio`) names its
+# line 0 "BT_ON", the Bluetooth node's `shutdown-gpios = <&expgpio 0
+# GPIO_ACTIVE_HIGH>`; the SoC's own chip (gpiochip0 here, a few of its
+# names) has no BT_ON.
+PI4_CHIPS = {"gpiochip0": "ID_SDA,ID_SCL,SDA1,SCL1,GPIO_GCLK",
+             "gpiochip1": "BT_ON,WL_ON,PWR_LED_OFF,GLOBAL_RESET,VDD_SD_IO_SEL,CAM_GPIO,SD_PWR_ON,SD_OC_N"}
+
+
+def fake_gpiochips(workdir, chips):
+    """The shim built once per test, the chips' files, and the environment that puts them in place."""
+    import subprocess
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport")
+    shim = os.path.join(workdir, "fake_gpiochip.so")
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", shim, os.path.join(here, "fake_gpiochip.c"), "-ldl"],
+                   check=True)
+    directory = os.path.join(workdir, "dev")
+    os.makedirs(directory)
+    for chip in chips:
+        open(os.path.join(directory, chip), "w").close()
+    log = os.path.join(workdir, "gpio.log")
+    env = {"LD_PRELOAD": shim, "ITCB_GPIOCHIP_DIR": directory, "FAKE_GPIO_LOG": log,
+           "FAKE_GPIO_CHIPS": ";".join(f"{chip}={names}" for chip, names in chips.items())}
+    return env, log
+
+
+def gpio_log(path):
+    """(time, operation, rest of the line) for each ioctl the fake gpiochip answered."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [(float(t), op, rest) for t, op, rest in (line.rstrip("\n").split(" ", 2) for line in f if line.strip())]
+
+
+def wedged_pi4(workdir, firmware_dir, chips):
+    """The Pi 4's chip on a pseudo-terminal, silent at every rate until its power line goes low."""
+    env, log = fake_gpiochips(workdir, chips)
+    tty = os.path.join(workdir, "pi4-tty")
+    emulation = VendorEmulation("bcm4345c0", os.path.join(workdir, "pi4.hex"), "--firmware-dir", firmware_dir,
+                                "--pty", tty, "--wedged", "--power-log", log)
+    tree = fake_tree(os.path.join(workdir, "tree"), "4B")
+    return emulation, tty, tree, env, log
+
+
+def test_broadcom_pi_radio_left_mid_download_is_power_cycled(firmware_dir, workdir):
+    """A chip silent at 115200 and at the board's 921600 (left mid-download):
+    the program finds BT_ON by name on the second gpiochip, requests it as an
+    output driven low, drives it high 100 ms later (Linux hci_bcm's wait), and
+    waits 100 ms more before the first command (the emulated chip counts a
+    command sooner as an error); the chip, reset by the low pulse, is patched
+    at 115200, then 921600, and answers 20 questions. No reboot."""
+    emulation, tty, tree, env, log = wedged_pi4(workdir, firmware_dir, PI4_CHIPS)
+    dongle = Dongle("--role", "peripheral", "--name", "PiCycled", "--transport", f"serial:{tty}", "--device-tree", tree,
+                    "--firmware-dir", firmware_dir, env=env)
+    try:
+        dongle.wait_for("info: advertising", timeout=90)
+        assert dongle.count("the radio's power line is BT_ON (") == 1, dongle.log
+        assert dongle.count("gpiochip1 line 0)") >= 1, dongle.log
+        assert dongle.count("did not answer at 115200 baud; trying 921600 baud once") == 1, dongle.log
+        assert dongle.count("did not answer at 115200 baud nor at 921600 (a chip left mid-download, or wedged); "
+                            "power-cycling it through BT_ON") == 1, dongle.log
+        assert dongle.count("Broadcom BCM4345C0: patchram loaded") == 1, dongle.log
+        ops = gpio_log(log)
+        writes = [(t, op, rest) for t, op, rest in ops if op in ("REQUEST", "SET", "REFUSED")]
+        # uAPI v2: chip info and line names first (BT_ON is not on gpiochip0), then one request
+        # as an output (GPIO_V2_LINE_FLAG_OUTPUT 0x8) driven low, then high.
+        assert [op for _, op, _ in ops[:2]] == ["CHIPINFO", "LINEINFO"], ops
+        assert [(op, rest) for _, op, rest in writes] == [("REQUEST", "gpiochip1 0 8 0 itcb-dongle"),
+                                                          ("SET", "gpiochip1 0 1")], ops
+        assert writes[1][0] - writes[0][0] >= 0.1, "the line was low less than 100 ms"
+        assert emulation.errors() == [], emulation.errors()  # nothing sent within 100 ms of power on
+        rates = emulation.rates()
+        assert rates[0] == (command(0x0C03), 115200), rates[:3]
+        check_uart_setup(rates, os.path.join(firmware_dir, "brcm", "BCM4345C0.hcd"), 921_600)
+        twenty_answers(emulation.ports[1], "PiCycled", "after a power cycle")
+    finally:
+        dongle.stop()
+        emulation.stop()
+
+
+@pytest.mark.parametrize("case", ["no-line", "held", "not-a-pi"])
+def test_broadcom_wedged_radio_without_a_power_line_exits_4(case, firmware_dir, workdir):
+    """No BT_ON (a board whose chips name none), BT_ON held by the kernel's
+    driver (hci_uart's serdev still bound: the request would fail EBUSY), or
+    no Raspberry Pi: one info line says why, at start; the ladder is as
+    before (the other rate once, then exit 4), and the line is never requested."""
+    chips = {"no-line": {"gpiochip0": "ID_SDA,ID_SCL"},
+             "held": {"gpiochip0": "BT_ON@hci_uart,WL_ON"},
+             "not-a-pi": PI4_CHIPS}[case]
+    emulation, tty, tree, env, log = wedged_pi4(workdir, firmware_dir, chips)
+    args = ("--role", "peripheral", "--transport", f"serial:{tty}", "--firmware-dir", firmware_dir)
+    if case != "not-a-pi":
+        args += ("--device-tree", tree)
+    else:
+        empty = os.path.join(workdir, "no-tree")
+        os.makedirs(empty)
+        args += ("--device-tree", empty)
+    dongle = Dongle(*args, env=env)
+    try:
+        assert dongle.wait_exit(60) == 4, dongle.log
+        why = {"no-line": "no GPIO line named BT_ON on ",
+               "held": "BT_ON on " + os.path.join(workdir, "dev", "gpiochip0") + " line 0 is held by hci_uart",
+               "not-a-pi": "no device tree at "}[case]
+        assert dongle.count("no power line to cycle (") == 1, dongle.log
+        assert dongle.count("no power line to cycle (" + why) == 1, dongle.log
+        assert dongle.count("trying 921600 baud once" if case != "not-a-pi" else "trying 3000000 baud once") == 1, \
+            dongle.log
+        assert dongle.count("power-cycling") == 0, dongle.log
+        assert [op for _, op, _ in gpio_log(log) if op in ("REQUEST", "SET")] == [], gpio_log(log)
+    finally:
+        dongle.stop()
+        emulation.stop()
+
+
+def test_broadcom_pi_radio_that_stops_answering_mid_run_is_power_cycled(firmware_dir, workdir):
+    """The recovery ladder on the Pi's UART: the chip answers, is patched and
+    advertises, then stops answering (SIGUSR1 to the emulation: wedged). The
+    health probe goes unanswered, then the HCI Reset; the second rung is a
+    power cycle (not the other rate), the chip is patched again from 115200
+    and advertises again; the line was requested once, low, then high."""
+    import signal
+    env, log = fake_gpiochips(workdir, PI4_CHIPS)
+    tty = os.path.join(workdir, "pi4-tty")
+    emulation = VendorEmulation("bcm4345c0", os.path.join(workdir, "pi4.hex"), "--firmware-dir", firmware_dir,
+                                "--pty", tty, "--power-log", log)
+    tree = fake_tree(os.path.join(workdir, "tree"), "4B")
+    dongle = Dongle("--role", "peripheral", "--name", "PiLadder", "--transport", f"serial:{tty}", "--device-tree", tree,
+                    "--firmware-dir", firmware_dir, "--health-check", "1", env=env)
+    try:
+        first = dongle.wait_for("info: advertising", timeout=60)
+        assert gpio_log(log) and all(op in ("CHIPINFO", "LINEINFO") for _, op, _ in gpio_log(log)), gpio_log(log)
+        os.killpg(emulation.process.pid, signal.SIGUSR1)
+        dongle.wait_for("did not answer after its HCI Reset either; power-cycling it through BT_ON", timeout=60,
+                        after=first)
+        dongle.wait_for("info: advertising", timeout=60, count=2)
+        assert dongle.count("Broadcom BCM4345C0: patchram loaded") == 2, dongle.log
+        assert dongle.count("trying 921600 baud once") == 0, dongle.log
+        writes = [(t, op, rest) for t, op, rest in gpio_log(log) if op in ("REQUEST", "SET", "REFUSED")]
+        assert [(op, rest) for _, op, rest in writes] == [("REQUEST", "gpiochip1 0 8 0 itcb-dongle"),
+                                                          ("SET", "gpiochip1 0 1")], writes
+        assert emulation.errors() == [], emulation.errors()
+        twenty_answers(emulation.ports[1], "PiLadder", "after the ladder's power cycle")
+    finally:
+        dongle.stop()
+        emulation.stop()

@@ -15,9 +15,18 @@ understands bytes sent at its rate (others are dropped as a chip would, and
 listed in --errors); the rate each command came at is recorded in --record
 after the hex, as " @BAUD".
 
+--wedged: the chip answers nothing, at any rate, as one left in minidriver
+mode by an interrupted download, until its power line goes low. --power-log
+FILE is that line: the fake gpiochip's log (Tests/PythonSupport/fake_gpiochip.c),
+read before each packet; the line driven low powers the chip off (nothing
+answered, a command then is an error), high powers it on afresh at 115200
+(the personality's power_cycle), and a command within 100 ms of that is an
+error (Linux hci_bcm waits 100 to 120 ms after power on). SIGUSR1 wedges the
+chip again (a chip that stops answering mid-run).
+
 Usage: python vendor_controller.py [--chip rtl8761bu|ax210|bcm43430a1|...] [--firmware-dir DIR]
        [--rom-version N] [--engine rsa|ecdsa] [--record FILE] [--payload FILE]
-       [--errors FILE] [--plain N] [--pty PATH]
+       [--errors FILE] [--plain N] [--pty PATH] [--wedged] [--power-log FILE]
 Prints "PORTS vendor_port plain_port..." (plain: ordinary Bumble controllers on
 the same link, for the peers; vendor_port 0 with --pty) and runs until killed. Its controllers send real
 scan responses (controllers.py, send_real_scan_responses)."""
@@ -28,6 +37,7 @@ import signal
 import socket
 import sys
 import termios
+import time
 import tty
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -38,8 +48,53 @@ from bumble.link import LocalLink  # noqa: E402
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket  # noqa: E402
 
 
+class PowerLine:
+    """The chip's power line as the fake gpiochip logged it: REQUEST (with
+    its output value) and SET lines, in order."""
+    POWER_ON_WAIT = 0.1
+
+    def __init__(self, path, wedged):
+        self.path, self.read = path, 0
+        self.wedged = wedged
+        self.on = True
+        self.on_since = 0.0
+
+    def follow(self, personality):
+        if self.path and os.path.exists(self.path):
+            with open(self.path) as f:
+                f.seek(self.read)
+                lines = f.readlines()
+                self.read = f.tell()
+            for line in lines:
+                parts = line.split()
+                if parts[1] == "REQUEST" and parts[5] != "-":
+                    value = int(parts[5])
+                elif parts[1] == "SET":
+                    value = int(parts[4])
+                else:
+                    continue
+                if value == 0 and self.on:
+                    self.on = False
+                elif value == 1 and not self.on:
+                    self.on, self.on_since, self.wedged = True, float(parts[0]), False
+                    personality.power_cycle()
+
+    def refuses(self, personality, packet):
+        """Whether the chip drops the packet (off, wedged, or just powered on)."""
+        if not self.on:
+            personality.errors.append(f"{len(packet)} bytes while the chip is powered off")
+            return True
+        if self.wedged:
+            return True
+        if time.monotonic() < self.on_since + self.POWER_ON_WAIT:
+            personality.errors.append(f"{len(packet)} bytes {1000 * (time.monotonic() - self.on_since):.0f} ms "
+                                      "after power on (Linux waits 100 ms)")
+            return True
+        return False
+
+
 class VendorFront:
-    def __init__(self, personality, sink, record, payload_path, errors_path):
+    def __init__(self, personality, sink, record, payload_path, errors_path, power=None):
         self.personality = personality
         self.sink = sink
         self.record = open(record, "a") if record else None
@@ -47,9 +102,15 @@ class VendorFront:
         self.payload_path = payload_path
         self.controller = None
         self.reported = 0
+        self.power = power
 
     def on_packet(self, packet, baud=None):
         packet = bytes(packet)
+        if self.power:
+            self.power.follow(self.personality)
+            if self.power.refuses(self.personality, packet):
+                self.report_errors()
+                return
         if baud is not None and getattr(self.personality, "baud", None) not in (None, baud):
             # The chip listens at another rate: what it hears is noise.
             self.personality.errors.append(f"{len(packet)} bytes at {baud} baud while the chip listens at "
@@ -147,7 +208,10 @@ async def main(args):
     for index in range(1 + args.plain):
         if index == 0 and args.pty:
             uart = PtyUart(args.pty)
-            front = VendorFront(personality, uart, args.record, args.payload, args.errors)
+            power = PowerLine(args.power_log, args.wedged) if args.power_log or args.wedged else None
+            front = VendorFront(personality, uart, args.record, args.payload, args.errors, power)
+            if power:
+                asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, lambda: setattr(power, "wedged", True))
             front.controller = Controller("VENDOR", host_sink=uart, link=link)
             uart.front = front
             asyncio.get_running_loop().add_reader(uart.master, uart.readable)
@@ -184,6 +248,8 @@ if __name__ == "__main__":
     parser.add_argument("--errors")
     parser.add_argument("--plain", type=int, default=1)
     parser.add_argument("--pty")
+    parser.add_argument("--wedged", action="store_true", help="--pty: silent until a power cycle")
+    parser.add_argument("--power-log", help="--pty: the fake gpiochip's log, the chip's power line")
     parser.add_argument("--warm", action="store_true", help="MediaTek: the RAM code runs already")
     parser.add_argument("--fault", choices=personalities.MTK_FAULTS, help="MediaTek: one malformed answer")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
