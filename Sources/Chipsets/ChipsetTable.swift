@@ -49,9 +49,9 @@ extension ChipsetTable {
         return first(&find) == nil ? nil : find.found
     }
 
-    /// The chip (variant 0, 1, …) a board (`ChipsetContext.board`) carries on its own UART, nil when no entry knows it.
-    public static func boardChip(board: ChipsetText, variant: Int) -> BoardChip? {
-        var find = FindBoardChip(board: board, variant: variant)
-        return first(&find) == nil ? nil : find.found
+    /// The chip (`query`'s variant 0, 1, …) a board (`ChipsetContext.board`)
+    /// carries on its own UART, in `query.chip`; false when no entry knows it.
+    public static func boardChip(_ query: inout BoardChipQuery) -> Bool {
+        first(&query) != nil
     }
 }

@@ -20,6 +20,15 @@ public struct FileRequest {
         optional = false
     }
 
+    /// Empty again, in place.
+    public mutating func removeAll() {
+        firmware.removeAll()
+        alternatives.removeAll()
+        companion.removeAll()
+        companionRequired = false
+        optional = false
+    }
+
     /// One more candidate, tried after those given so far: the first one when none is given yet.
     public mutating func addCandidate(_ write: (inout ChipsetText) -> Void) {
         if firmware.isEmpty {

@@ -18,13 +18,26 @@ public struct BoardChip {
     public var request = FileRequest()
 }
 
-struct FindBoardChip: ChipsetQuestion {
+/// Asks the table for a board's chip, written in place into `chip` (a
+/// `FileRequest` is most of a kilobyte: an optional result copied out of the
+/// question and returned made a 3 KB frame on the Cortex-M4 build).
+public struct BoardChipQuery: ChipsetQuestion {
     let board: ChipsetText, variant: Int
-    var found: BoardChip? = nil
-    mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
-        var chip = BoardChip(info: D.info)
+    public var chip: BoardChip
+
+    public init(board: ChipsetText, variant: Int) {
+        self.board = board
+        self.variant = variant
+        // Until a chipset answers (`ask` writes its own).
+        chip = BoardChip(info: ChipsetInfo(vendor: "-", directory: "", package: "", maximumFileSize: 0,
+                                           setupName: "", failureVerb: ""))
+    }
+
+    public mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
+        chip.model.removeAll()
+        chip.request.removeAll()
         guard D.boardFiles(board: board, variant: variant, model: &chip.model, request: &chip.request) else { return false }
-        found = chip
+        chip.info = D.info
         return true
     }
 }

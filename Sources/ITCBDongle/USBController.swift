@@ -150,7 +150,10 @@ func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String
     var files: [String] = []
     var family = "-"
     var variant = 0
-    while let chip = ChipsetTable.boardChip(board: board, variant: variant) {
+    while true {
+        var query = BoardChipQuery(board: board, variant: variant)
+        guard ChipsetTable.boardChip(&query) else { break }
+        let chip = query.chip
         family = "\(chip.info.vendor)"
         let candidates = VendorFiles.candidatePaths(chip.request, folder: "\(directory)/\(chip.info.directory)")
         let found = candidates.first(where: { access($0, R_OK) == 0 })

@@ -63,7 +63,10 @@ func candidates(_ request: FileRequest) -> [String] {
         func chips(_ board: StaticString) -> [String] {
             var name = ChipsetText()
             append(board, to: &name)
-            return (0..<3).compactMap { ChipsetTable.boardChip(board: name, variant: $0).map { text($0.model) } }
+            return (0..<3).compactMap { variant -> String? in
+                var query = BoardChipQuery(board: name, variant: variant)
+                return ChipsetTable.boardChip(&query) ? text(query.chip.model) : nil
+            }
         }
         #expect(chips("raspberrypi,3-model-b") == ["BCM43430A1"])
         #expect(chips("raspberrypi,model-zero-2-w") == ["BCM43430A1", "BCM43430B0"])
