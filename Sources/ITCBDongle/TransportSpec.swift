@@ -34,6 +34,9 @@ enum TransportSpec: Equatable {
         }
         if text.hasPrefix("tcp:") {
             let rest = text.dropFirst(4)
+            if rest.hasSuffix(",flow") || rest.hasSuffix(",noflow") || rest.contains("@") {
+                return .failure(TransportSpecError("@BAUD, ,flow and ,noflow are a serial port's (serial:PATH[@BAUD][,flow|,noflow]); tcp takes HOST:PORT only"))
+            }
             guard let colon = rest.lastIndex(of: ":") else {
                 return .failure(TransportSpecError("tcp transport needs HOST:PORT, as in tcp:127.0.0.1:1234"))
             }
