@@ -25,13 +25,15 @@ import BLEHost
         for bad in ["", "usb:", "usb:0a12", "usb:0a12:1", "usb:zzzz:0001", "usb:1-", "usb:0-1", "usb:1-1..2",
                     "usb:1-300", "tcp:", "tcp:host", "tcp:host:0", "tcp:host:70000", "tcp::1234", "serial:",
                     "serial:/dev/ttyS0@12345", "serial:/dev/serial1,rtscts", "serial:/dev/serial1@921600,", "serial:,flow",
-                    "bluetooth", "USB"] {
+                    "bluetooth", "USB", "tcp:127.0.0.1:9001,flow", "tcp:host:9001@115200"] {
             guard case .failure(let error) = TransportSpec.parse(bad) else {
                 Issue.record("'\(bad)' was accepted")
                 continue
             }
             #expect(!error.description.isEmpty && !error.description.contains("\n"))
         }
+        guard case .failure(let flowOnTCP) = TransportSpec.parse("tcp:127.0.0.1:9001,noflow") else { return }
+        #expect(flowOnTCP.description.contains("serial port's"))
     }
 }
 
