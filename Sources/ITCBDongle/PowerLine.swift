@@ -37,18 +37,29 @@ struct PowerLine {
         return "/dev"
     }
 
-    /// Looks for the line once, for the UART at `port`, and says what it found
-    /// in one line: where the radio can be power-cycled, or why not.
+    /// What the look-up found, said once the port has opened (`announce`): a
+    /// port that cannot be opened is then its one error line.
+    nonisolated(unsafe) static var finding: String? = nil
+
+    /// Looks for the line once, for the UART at `port`, and keeps what it found
+    /// as one line: where the radio can be power-cycled, or why not.
     static func lookUp(port: String, tree: DeviceTree) {
         guard !lookedUp else { return }
         lookedUp = true
         switch search(tree: tree) {
         case .success(let line):
             found = line
-            Log.info("\(port): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh")
+            finding = "\(port): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh"
         case .failure(let why):
-            Log.info("\(port): no power line to cycle (\(why.text)); a chip silent at both rates ends in exit \(Exit.controller)")
+            finding = "\(port): no power line to cycle (\(why.text)); a chip silent at both rates ends in exit \(Exit.controller)"
         }
+    }
+
+    /// Says what `lookUp` found, the first time a port opened.
+    static func announce() {
+        guard let line = finding else { return }
+        finding = nil
+        Log.info(line)
     }
 
     struct NotFound: Error { let text: String }

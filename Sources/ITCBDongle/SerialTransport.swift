@@ -59,6 +59,7 @@ final class SerialTransport: DescriptorTransport {
         }
         let (open, other) = SerialTransport.rates(first: first, target: target, retry: retry)
         try self.init(path: path, baud: open, targetBaud: target, flow: board.flow, offersRetry: !retry, retryBaud: other)
+        PowerLine.announce()
     }
 
     /// The port's rate from now on (a chipset changed the controller's); false when refused.
