@@ -91,9 +91,9 @@ import BLEHost
         #expect(UdevMatch.isBluetooth(vendorClass(vendor: 0x0489, product: 0xFFFE, onDevice: false)))
         #expect(UdevMatch.isBluetooth(vendorClass(vendor: 0x413C, product: 0x0001, onDevice: true)))
         // A MediaTek id of a patchram vendor: by VID:PID over E0/01/01, Broadcom's by FF/01/01 (btusb's order).
-        #expect(ChipsetTable.usbModel(vendor: 0x0489, product: 0xE111).map { "\($0.info.vendor)" } == "MediaTek")
-        #expect(ChipsetTable.usbModel(vendor: 0x0489, product: 0xE111, vendorClass: true).map { "\($0.info.vendor)" } == "Broadcom")
-        #expect(ChipsetTable.usbModel(vendor: 0x0489, product: 0xFFFE) == nil)
+        #expect(firmwareGuess(vendor: 0x0489, product: 0xE111)?.family == "MediaTek")
+        #expect(firmwareGuess(vendor: 0x0489, product: 0xE111, vendorClass: true)?.family == "Broadcom")
+        #expect(firmwareGuess(vendor: 0x0489, product: 0xFFFE) == nil)
     }
 }
 
