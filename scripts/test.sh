@@ -102,6 +102,7 @@ caches() {
     suite "RootCanal environment (debootstrap trixie, cached)" scripts/rootcanal-setup.sh
     suite "USB guest: kernel and initramfs (cached)" Tests/USBFixture/setup.sh
     suite "firmware files from Debian's packages (cached)" scripts/firmware-files.sh
+    suite "Debian 13's btusb.ko for the kernel-table check (cached)" scripts/kernel-btusb.sh
     if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null; then
         suite "Debian 12 and 13 roots for the package, Pi set-up and demo checks (debootstrap, cached)" \
             bash -c 'Tests/Deployment/package-on-debian.sh --prepare trixie &&

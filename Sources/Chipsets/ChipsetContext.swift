@@ -5,6 +5,8 @@ public struct ChipsetContext {
     public var overUSB = false
     public var usbVendor: UInt16 = 0
     public var usbProduct: UInt16 = 0
+    /// Its device or interface 0 is vendor-specific FF/01/01 (`USBClaim.vendorClass`).
+    public var usbVendorClass = false
     /// A UART (not TCP, not USB): its current rate, and the rate the controller may be switched to (0: none).
     public var uartBaud: UInt32 = 0
     public var uartTargetBaud: UInt32 = 0

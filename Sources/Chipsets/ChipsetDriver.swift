@@ -17,6 +17,10 @@ public protocol ChipsetDriver {
     static var info: ChipsetInfo { get }
     /// How a USB dongle with this VID:PID starts, nil when it is not this chipset's.
     static func usbStart(vendor: UInt16, product: UInt16) -> USBStart?
+    /// How a USB dongle of this vendor starts when its interface 0 is vendor-specific
+    /// FF/01/01 and no chipset claims its VID:PID (Linux btusb's vendor+class wildcard
+    /// rows: `USB_VENDOR_AND_INTERFACE_INFO(vid, 0xff, 0x01, 0x01)`); nil: not by class.
+    static func usbVendorClass(vendor: UInt16) -> USBStart?
     /// What `--list-controllers` shows for a dongle of this chipset: the model
     /// and the file a typical unit needs (under `info.directory`); false when unknown.
     static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool
@@ -60,6 +64,7 @@ public protocol ChipsetDriver {
 }
 
 public extension ChipsetDriver {
+    static func usbVendorClass(vendor: UInt16) -> USBStart? { nil }
     static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool { false }
     static func boardFiles(board: ChipsetText, variant: Int, model: inout ChipsetText, request: inout FileRequest) -> Bool { false }
     mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep { .done }

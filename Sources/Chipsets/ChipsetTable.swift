@@ -43,9 +43,10 @@ public struct ChipsetTable {
 }
 
 extension ChipsetTable {
-    /// The chipset and model of a USB dongle, nil when no entry knows it.
-    public static func usbModel(vendor: UInt16, product: UInt16) -> USBModel? {
-        var find = FindUSBModel(vendor: vendor, product: product)
+    /// The chipset and model of a USB dongle, nil when no entry knows it
+    /// (`vendorClass`: its interface is FF/01/01, see `USBClaim`).
+    public static func usbModel(vendor: UInt16, product: UInt16, vendorClass: Bool = false) -> USBModel? {
+        var find = FindUSBModel(vendor: vendor, product: product, vendorClass: vendorClass)
         return first(&find) == nil ? nil : find.found
     }
 

@@ -1,9 +1,11 @@
 import BLEHost
 
 struct FindUSBModel: ChipsetQuestion {
-    let vendor: UInt16, product: UInt16
+    let vendor: UInt16, product: UInt16, vendorClass: Bool
     var found: USBModel? = nil
     mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
+        // The entry that claims it (USBClaim's rules), then its model.
+        guard USBClaim.start(D.self, vendor: vendor, product: product, vendorClass: vendorClass) != nil else { return false }
         var model = USBModel(info: D.info)
         guard D.usbModel(vendor: vendor, product: product, model: &model.model, file: &model.file) else { return false }
         found = model

@@ -41,7 +41,7 @@ public struct VendorSetup: ControllerSetup {
     /// chipsets probed on every UART; else none.
     public static func plan(for context: inout ChipsetContext, probe: Bool) -> Plan {
         if context.overUSB {
-            var claim = USBClaim(vendor: context.usbVendor, product: context.usbProduct)
+            var claim = USBClaim(vendor: context.usbVendor, product: context.usbProduct, vendorClass: context.usbVendorClass)
             guard let index = ChipsetTable.first(&claim), let start = claim.start else { return .none }
             return start == .fromReset ? .fromReset(index) : .probe(only: index)
         }

@@ -67,6 +67,13 @@ extension CommandLineSettings {
         guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
         DeviceTree.current = DeviceTree.load(deviceTree ?? DeviceTree.defaultDirectory)
         let uartPath: String? = if case .serial(let path, _, _) = spec { path } else { nil }
+        if listControllers, !dongleQueries.isEmpty {
+            return DongleQuery.answer(dongleQueries, json: json)
+        }
+        if listControllers, json {
+            Log.error("--json applies with --list-controllers usb:VID:PID (a dongle asked about), not to the list")
+            return Exit.usage
+        }
         if listControllers {
             return USBController.list(firmwareDirectory: firmwareDir ?? "/lib/firmware", uart: uartPath ?? "/dev/serial1")
         }

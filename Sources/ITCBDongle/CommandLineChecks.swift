@@ -83,6 +83,7 @@ func inapplicableOption(given options: [(name: String, value: String)], role: Ro
             return "--metrics-file does not apply with \(listControllers ? "--list-controllers" : "--controller-info"), which runs no role"
         }
         guard isPeripheral || isCentral else { continue }
+        if listControllers, name == "json" { continue }  // --list-controllers usb:VID:PID --json (checked in execute)
         let owner = isPeripheral ? "peripheral" : "central"
         if listControllers || controllerInfo {
             let mode = listControllers ? "--list-controllers" : "--controller-info"

@@ -15,6 +15,8 @@ struct CommandLineSettings {
     var address: String?
     var controllerInfo = false
     var listControllers = false
+    /// `--list-controllers usb:VID:PID …`: dongles asked about, plugged in or not.
+    var dongleQueries: [(vendor: UInt16, product: UInt16)] = []
     var healthCheck: Double?
     var udevMatch: String?
     // Peripheral
@@ -44,7 +46,14 @@ struct CommandLineSettings {
 
     /// The options' values, converted in the order given: the first bad one is the error.
     init(_ parsed: ParsedCommandLine) throws(UsageError) {
-        if let first = parsed.positional.first {
+        if !parsed.positional.isEmpty, parsed.has("list-controllers") {
+            for argument in parsed.positional {
+                guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument) else {
+                    throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771 (got '\(argument.escaped)')")
+                }
+                dongleQueries.append((vendor, product))
+            }
+        } else if let first = parsed.positional.first {
             if parsed.positional.count == 1 {
                 if RoleOption(rawValue: first) != nil {
                     throw UsageError("unexpected argument '\(first.escaped)'; did you mean '--role \(first)'?")

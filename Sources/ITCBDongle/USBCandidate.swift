@@ -14,6 +14,8 @@ struct USBCandidate {
     let bus: Int
     let ports: [Int]
     let isBluetooth: Bool
+    /// A Bluetooth device by its vendor-specific FF/01/01 class (see `USBClaim.vendorClass`).
+    var vendorClass = false
 
     /// The sysfs name, e.g. "1-1.2" (bus 1, port 1, then port 2 of that hub).
     var path: String { "\(bus)-" + ports.map(String.init).joined(separator: ".") }

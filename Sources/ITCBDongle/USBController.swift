@@ -4,13 +4,13 @@ import CLinux
 import Chipsets
 
 /// Class E0/01/01 (Bluetooth), or vendor class FF/01/01 on a dongle a chipset
-/// of the table claims: Broadcom's BCM20702 dongles (0a5c:21e8 and OEM IDs)
-/// show FF/01/01 on the device and on interface 0, as Linux btusb's Broadcom
-/// entries match them.
+/// of the table claims by VID:PID or by its vendor's class (Linux btusb's
+/// `USB_VENDOR_AND_INTERFACE_INFO(vid, 0xff, 0x01, 0x01)` rows: Broadcom's
+/// BCM20702 dongles show FF/01/01 on the device and on interface 0).
 func isBluetoothClass(_ base: UInt8, _ sub: UInt8, _ proto: UInt8, vendor: UInt16, product: UInt16) -> Bool {
     guard sub == 0x01, proto == 0x01 else { return false }
     if base == 0xE0 { return true }
-    var claim = USBClaim(vendor: vendor, product: product)
+    var claim = USBClaim(vendor: vendor, product: product, vendorClass: true)
     return base == 0xFF && ChipsetTable.first(&claim) != nil
 }
 
@@ -28,6 +28,8 @@ enum USBController {
             guard let device = list[i] else { continue }
             var descriptor = libusb_device_descriptor()
             guard libusb_get_device_descriptor(device, &descriptor) == 0 else { continue }
+            // E0/01/01 on the device or interface 0; else FF/01/01 (`USBClaim.vendorClass`).
+            var standard = descriptor.bDeviceClass == 0xE0 && descriptor.bDeviceSubClass == 1 && descriptor.bDeviceProtocol == 1
             var bluetooth = isBluetoothClass(descriptor.bDeviceClass, descriptor.bDeviceSubClass, descriptor.bDeviceProtocol,
                                              vendor: descriptor.idVendor, product: descriptor.idProduct)
             var config: UnsafeMutablePointer<libusb_config_descriptor>? = nil
@@ -35,6 +37,8 @@ enum USBController {
                let config {
                 if config.pointee.bNumInterfaces > 0, config.pointee.interface[0].num_altsetting > 0 {
                     let interface = config.pointee.interface[0].altsetting[0]
+                    standard = standard || (interface.bInterfaceClass == 0xE0 && interface.bInterfaceSubClass == 1
+                                            && interface.bInterfaceProtocol == 1)
                     if isBluetoothClass(interface.bInterfaceClass, interface.bInterfaceSubClass, interface.bInterfaceProtocol,
                                         vendor: descriptor.idVendor, product: descriptor.idProduct) {
                         bluetooth = true
@@ -49,7 +53,7 @@ enum USBController {
             devices.append(USBCandidate(
                 device: device, vendor: descriptor.idVendor, product: descriptor.idProduct,
                 bus: Int(libusb_get_bus_number(device)), ports: depth > 0 ? ports[0..<Int(depth)].map(Int.init) : [],
-                isBluetooth: bluetooth))
+                isBluetooth: bluetooth, vendorClass: bluetooth && !standard))
         }
         return (list, devices)
     }
@@ -132,11 +136,11 @@ enum USBController {
 /// chip: the file a typical unit needs is shown, the exact one is named by the
 /// controller at start).
 func firmwareColumns(_ c: USBCandidate, _ directory: String) -> [String] {
-    guard let (family, _, file, package) = firmwareGuess(vendor: c.vendor, product: c.product) else {
+    guard let (family, _, file, package) = firmwareGuess(vendor: c.vendor, product: c.product, vendorClass: c.vendorClass) else {
         return ["-", "not needed"]
     }
     let present = ChipsetSetup.fileExists("\(directory)/\(file)")
-    return [family, "\(file) (\(present ? "present" : "MISSING"), \(package))"]
+    return [family, "\(file) (\(present ? "present" : "MISSING"), \(package.isEmpty ? "no Debian package ships it" : package))"]
 }
 
 /// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1, or
@@ -182,8 +186,8 @@ func alignedColumns(_ rows: [[String]]) -> [String] {
 }
 
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.
-func firmwareGuess(vendor: UInt16, product: UInt16) -> (family: String, model: String, file: String, package: String)? {
-    guard let found = ChipsetTable.usbModel(vendor: vendor, product: product) else { return nil }
+func firmwareGuess(vendor: UInt16, product: UInt16, vendorClass: Bool = false) -> (family: String, model: String, file: String, package: String)? {
+    guard let found = ChipsetTable.usbModel(vendor: vendor, product: product, vendorClass: vendorClass) else { return nil }
     return ("\(found.info.vendor)", text(found.model), "\(found.info.directory)/" + text(found.file),
-            String("\(found.info.package)".prefix { $0 != " " }))  // the name, without "(component …)"
+            String("\(found.info.usbPackage)".prefix { $0 != " " }))  // the name, without "(component …)"
 }

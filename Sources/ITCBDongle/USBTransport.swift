@@ -57,6 +57,7 @@ final class USBTransport: Transport {
         context.overUSB = true
         context.usbVendor = candidate.vendor
         context.usbProduct = candidate.product
+        context.usbVendorClass = candidate.vendorClass
     }
 
     func useVendorControl(_ on: Bool) { vendorControl = on }

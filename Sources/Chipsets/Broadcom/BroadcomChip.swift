@@ -83,18 +83,33 @@ public enum BroadcomChip {
         }
     }
 
-    /// USB dongles served (Linux btusb matches Broadcom's vendor id and OEM
-    /// dongles built on BCM20702): VID 0a5c, and the OEM IDs below.
+    /// USB dongles served by VID:PID: Broadcom's VID 0a5c, and OEM dongles
+    /// built on BCM20702 (the ASUS USB-BT400 is 0b05:17cb: Broadcom's Windows
+    /// INF, and Linux asking for BCM20702A1-0b05-17cb.hcd; 19ff:0239 is a row of
+    /// Linux btusb's device table, BTUSB_BCM_PATCHRAM).
     public static func isKnownUSB(vendor: UInt16, product: UInt16) -> Bool {
         if vendor == 0x0A5C { return true }
         switch (UInt32(vendor) << 16) | UInt32(product) {
-        case 0x0B05_17B5,  // ASUS USB-BT400
+        case 0x0B05_17CB,  // ASUS USB-BT400
              0x413C_8197,  // Dell DW380
              0x050D_065A,  // Belkin F8T065BF
-             0x0489_E031:  // Foxconn (BCM20702)
+             0x0489_E031,  // Foxconn (BCM20702)
+             0x19FF_0239:  // Dynex/Insignia (BCM20702B0)
             return true
         default:
             return false
+        }
+    }
+
+    /// The vendors whose every FF/01/01 interface Linux btusb hands to
+    /// Broadcom's patchram set-up (its `USB_VENDOR_AND_INTERFACE_INFO(vid,
+    /// 0xff, 0x01, 0x01)` rows with BTUSB_BCM_PATCHRAM; Apple's 05ac row is
+    /// BTUSB_BCM_APPLE, no patchram): Foxconn, Lite-On, Belkin, Toshiba,
+    /// Broadcom, ASUS, HTC, Foxconn/Lenovo, IMC Networks, Dell.
+    public static func isPatchramVendor(_ vendor: UInt16) -> Bool {
+        switch vendor {
+        case 0x0489, 0x04CA, 0x050D, 0x0930, 0x0A5C, 0x0B05, 0x0BB4, 0x105B, 0x13D3, 0x413C: true
+        default: false
         }
     }
 }

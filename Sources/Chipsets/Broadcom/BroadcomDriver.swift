@@ -26,15 +26,23 @@ public struct BroadcomDriver: LoaderDriver {
     public static let info = ChipsetInfo(
         vendor: "Broadcom", directory: "brcm", package: "bluez-firmware (component non-free-firmware)",
         maximumFileSize: BroadcomPatchram.maximumFileSize, setupName: "patchram download", failureVerb: "patchram download failed",
-        quirks: ChipsetQuirks(runsFromROMOverUSB: true, probedOnEveryUART: true))
+        quirks: ChipsetQuirks(runsFromROMOverUSB: true, probedOnEveryUART: true),
+        // bluez-firmware (Debian 12's 1.2-9, Debian 13's 1.2-13) ships the Raspberry Pi's four
+        // BCM434xx/4345 files only; BCM20702A1-VID-PID.hcd is in Broadcom's Windows driver.
+        usbPackage: "")
 
     public static func usbStart(vendor: UInt16, product: UInt16) -> USBStart? {
         BroadcomChip.isKnownUSB(vendor: vendor, product: product) ? .probe : nil
     }
 
+    public static func usbVendorClass(vendor: UInt16) -> USBStart? {
+        BroadcomChip.isPatchramVendor(vendor) ? .probe : nil
+    }
+
     /// The model is learnt from Read Local Version; the file Linux looks for first on a BCM20702A1.
     public static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool {
-        guard BroadcomChip.isKnownUSB(vendor: vendor, product: product) else { return false }
+        // Asked once the table's rules gave it to Broadcom (by VID:PID or by the vendor's FF/01/01 class).
+        guard BroadcomChip.isKnownUSB(vendor: vendor, product: product) || BroadcomChip.isPatchramVendor(vendor) else { return false }
         append("BCM20702A1", to: &model)
         append("BCM20702A1-", to: &file)
         appendHex(UInt32(vendor), digits: 4, to: &file)

@@ -16,6 +16,8 @@ public enum IntelUSB {
         case 0x0032: ("AX210", "ibt-0041-0041.sfi")
         case 0x0033: ("AX211", "ibt-0040-0041.sfi")
         case 0x0036: ("BE200", "ibt-0291-0291.sfi")
+        // Further BTUSB_INTEL_COMBINED rows of Debian 13's btusb.ko (linux-image-6.12 amd64).
+        case 0x0035, 0x0037, 0x0038, 0x0039, 0x0040: ("(Read Version names it)", "ibt-*.sfi (named at start)")
         default: nil
         }
     }

@@ -23,8 +23,17 @@ public enum MediaTekChip {
              0x13D3_3607, 0x13D3_3614, 0x13D3_3615, 0x35F5_7922, 0x0E8D_0616, 0x0E8D_7922:
             return 0x7922
         case 0x0489_E113, 0x0489_E118, 0x0489_E11E, 0x13D3_3602, 0x13D3_3603, 0x13D3_3604, 0x13D3_3608,
-             0x0E8D_0717, 0x0E8D_7925:
+             0x0E8D_0717, 0x0E8D_7925,
+             // Debian 13's btusb.ko (linux-image-6.12 amd64), BTUSB_MEDIATEK rows named MT7925 there.
+             0x0489_E111, 0x0489_E124, 0x0489_E139, 0x0489_E14E, 0x0489_E14F, 0x0489_E150, 0x0489_E151,
+             0x13D3_3628, 0x13D3_3630:
             return 0x7925
+        case 0x13D3_3584, 0x13D3_3633, 0x0489_E152, 0x0489_E153, 0x0489_E170:  // the same, MT7922
+            return 0x7922
+        case 0x0489_E134, 0x0489_E135, 0x0489_E158, 0x13D3_3620, 0x13D3_3621, 0x13D3_3622,  // MT7920
+             0x043E_3109, 0x043E_310C, 0x04CA_3801, 0x13D3_3560, 0x13D3_3610:
+            // The same kernel's other BTUSB_MEDIATEK rows: the chip id read at start names the chip.
+            return 0
         default:
             // btusb takes every MediaTek Bluetooth interface; the id read at start names it.
             return vendor == 0x0E8D ? 0 : nil

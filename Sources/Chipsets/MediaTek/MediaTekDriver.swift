@@ -25,6 +25,7 @@ public struct MediaTekDriver: LoaderDriver {
         guard let chip = MediaTekChip.usbChip(vendor: vendor, product: product) else { return false }
         guard let name = MediaTekChip.name(id: UInt32(chip)) else {
             append("MT79xx (the chip id names it)", to: &model)
+            append("BT_RAM_CODE_MT79xx_1_x_hdr.bin (named at start)", to: &file)
             return true
         }
         append(name, to: &model)

@@ -123,8 +123,27 @@ public enum RealtekChip: UInt8 {
         }
     }
 
-    /// USB VID:PID pairs of known Realtek Bluetooth adapters (Linux btusb / Bumble list).
+    /// USB dongles served: Realtek's own VID (Linux btusb's vendor catch-all,
+    /// `USB_VENDOR_AND_INTERFACE_INFO(0x0bda, 0xe0, 0x01, 0x01)`), the rows whose
+    /// chip `likely` names, and the OEM rows of Debian 13's btusb.ko
+    /// (BTUSB_REALTEK, linux-image-6.12 amd64) whose chip the ROM names at start.
     public static func isKnownUSB(vendor: UInt16, product: UInt16) -> Bool {
+        if vendor == 0x0BDA || hasLikelyChip(vendor: vendor, product: product) { return true }
+        switch (UInt32(vendor) << 16) | UInt32(product) {
+        case 0x0489_E085, 0x0489_E08B, 0x0489_E122, 0x0489_E123, 0x0489_E125, 0x0489_E12F, 0x0489_E130,
+             0x04F2_B49F, 0x0930_021D, 0x0B05_17DC, 0x1357_C123, 0x13D3_3394, 0x13D3_3410, 0x13D3_3414,
+             0x13D3_3416, 0x13D3_3458, 0x13D3_3459, 0x13D3_3461, 0x13D3_3462, 0x13D3_3494, 0x13D3_3533,
+             0x13D3_3570, 0x13D3_3572, 0x13D3_3591, 0x13D3_3612, 0x13D3_3616, 0x13D3_3617, 0x14B0_047A,
+             0x2001_332A, 0x2357_0607, 0x2B89_6275, 0x2C4E_0115, 0x2C4E_0128, 0x3625_010B, 0x37AD_0600,
+             0x6655_8771, 0x7392_E611:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The VID:PID pairs whose chip `likely` names (Linux btusb / Bumble list).
+    public static func hasLikelyChip(vendor: UInt16, product: UInt16) -> Bool {
         if vendor == 0x0BDA {
             switch product {
             case 0x8771, 0x877B, 0xA728, 0xA729, 0xB009, 0xB00C, 0xC822, 0xC123,

@@ -31,6 +31,11 @@ public struct RealtekDriver: ChipsetDriver {
     /// the file of the chip most likely for it (Bumble's list groups them by chip).
     public static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool {
         guard RealtekChip.isKnownUSB(vendor: vendor, product: product) else { return false }
+        guard RealtekChip.hasLikelyChip(vendor: vendor, product: product) else {
+            append("RTL8xxx (its ROM names the chip at start)", to: &model)
+            append("rtl8xxx_fw.bin (named at start)", to: &file)
+            return true
+        }
         let chip = RealtekChip.likely(vendor: vendor, product: product)
         append(chip.name, to: &model)
         append(chip.firmwareFile, to: &file)

@@ -1,0 +1,94 @@
+import BLEHost
+import Chipsets
+
+/// `--list-controllers usb:VID:PID …`: will a dongle work, asked before buying
+/// (it need not be plugged in). For each: the chipset the table gives it, the
+/// model, the file a typical unit needs and the Debian package that ships it,
+/// or why it is not served; for a vendor whose dongles Linux takes by their
+/// vendor-specific FF/01/01 interface, that it depends on the class. With
+/// --json, one object per dongle (docs/COMMAND-LINE.md).
+enum DongleQuery {
+    static func answer(_ dongles: [(vendor: UInt16, product: UInt16)], json: Bool) -> Int32 {
+        for (vendor, product) in dongles {
+            let answer = Answer(vendor: vendor, product: product)
+            printLine(json ? answer.json : answer.line)
+        }
+        return Exit.success
+    }
+
+    struct Answer {
+        let vendor: UInt16, product: UInt16
+        var chipset: String? = nil
+        var served = false
+        var model: String? = nil
+        var firmware: String? = nil
+        var package: String? = nil
+        /// The chipset an FF/01/01 interface of this vendor goes to (Linux's vendor+class rows).
+        var byClass: String? = nil
+        var reason: String? = nil
+        /// Claimed only by its vendor's FF/01/01 class: served when that is its interface 0's class.
+        var dependsOnClass = false
+
+        init(vendor: UInt16, product: UInt16) {
+            self.vendor = vendor
+            self.product = product
+            var classClaim = USBVendorClassClaim(vendor: vendor)
+            if ChipsetTable.first(&classClaim) != nil, let info = classClaim.info { byClass = family(info) }
+            // By VID:PID (any class); else by the vendor's FF/01/01 class.
+            var found = ChipsetTable.usbModel(vendor: vendor, product: product)
+            if found == nil {
+                found = ChipsetTable.usbModel(vendor: vendor, product: product, vendorClass: true)
+                dependsOnClass = found != nil
+            }
+            if let found {
+                chipset = family(found.info)
+                served = true
+                model = text(found.model)
+                firmware = "\(found.info.directory)/" + text(found.file)
+                let shipped = "\(found.info.usbPackage)"
+                package = shipped.isEmpty ? nil : String(shipped.prefix { $0 != " " })
+            } else if let listed = NotServed.reason(vendor: vendor, product: product) {
+                chipset = "\(listed.family)"
+                reason = "\(listed.why)"
+                served = "\(listed.family)" == "csr"  // a standard controller: driven without a set-up
+            } else {
+                reason = "no chipset of the table claims it: driven as a standard controller when its class is "
+                    + "E0/01/01 and it needs no firmware"
+            }
+        }
+
+        var id: String { "\(hex4(vendor)):\(hex4(product))" }
+
+        var line: String {
+            var parts: [String] = []
+            if let chipset, let model { parts.append("\(chipset) \(model)") } else if let chipset { parts.append(chipset) }
+            parts.append(dependsOnClass ? "served when its interface 0 is vendor-specific FF/01/01"
+                         : served ? "served" : "not served")
+            if let firmware {
+                parts.append("firmware \(firmware) (" + (package.map { "Debian package \($0)" }
+                    ?? "no Debian package ships it: from the vendor's Windows driver") + ")")
+            } else if served {
+                parts.append("no firmware needed")
+            }
+            if let reason { parts.append(reason) }
+            if let byClass {
+                parts.append("Linux takes this vendor's dongles by interface class: with a vendor-specific FF/01/01 "
+                             + "interface 0 it is \(byClass)'s, whatever the product id")
+            }
+            return "\(id)  " + parts.joined(separator: "; ")
+        }
+
+        var json: String {
+            func value(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+            let fields: KeyValuePairs<String, JSONValue> = [
+                "vid": .string(hex4(vendor)), "pid": .string(hex4(product)), "chipset": value(chipset),
+                "served": .bool(served), "model": value(model), "firmware": value(firmware),
+                "package": value(package), "by_class": value(byClass), "reason": value(reason), "depends_on_class": .bool(dependsOnClass),
+            ]
+            return "{" + fields.map { "\(jsonString($0.key)):\($0.value.encoded)" }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// "realtek", "broadcom": the table's family in lower case.
+    static func family(_ info: ChipsetInfo) -> String { "\(info.vendor)".lowercased() }
+}
