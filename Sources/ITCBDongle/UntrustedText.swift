@@ -29,6 +29,13 @@ enum UntrustedText {
             return end == start || append(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
         }
         while index < raw.count {
+            // Printable ASCII but the backslash, byte by byte: a question's
+            // whole text, usually (the peripheral's line per question).
+            let byte = raw[index]
+            if byte >= 0x20, byte < 0x7F, byte != 0x5C {
+                index += 1
+                continue
+            }
             let length = sequenceLength(raw, at: index)
             let scalar = length > 0 ? decode(raw, at: index, length: length) : 0
             guard length == 0 || needsEscape(scalar, wholeLine: wholeLine) else {

@@ -547,18 +547,21 @@ def test_prompt_once_logs_on_their_own_lines_and_ctrl_d_after_a_rejection_is_0(l
         peripheral.stop()
 
 
-def test_central_through_the_units_command_line_asks_a_question_with_spaces(link):
+def test_central_through_the_units_command_line_asks_a_question_with_spaces(link, tmp_path):
     """The unit's ExecStart with ITCB_ROLE=central and ITCB_QUESTION="Will it
     rain?": the answer, and no warning about the
-    peripheral's options."""
+    peripheral's options. The unit's metrics file (the central writes one too)
+    goes where the service's state directory would be: here, a temporary one."""
     peer = BumblePeripheral(link.ports[1], "--name", "B8")
     try:
-        words, env = unit_command("central", ITCB_QUESTION="Will it rain?")
+        words, env = unit_command("central", ITCB_QUESTION="Will it rain?",
+                                  ITCB_METRICS_FILE=str(tmp_path / "1-1.prom"))
         words = [BINARY] + [f"tcp:127.0.0.1:{link.ports[0]}" if w == "usb:1-1" else w for w in words[1:]]
         result = subprocess.run(words, capture_output=True, text=True, timeout=60, env={**os.environ, **env})
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("Will it rain? -> "), result.stdout
         assert "warning" not in result.stderr, result.stderr
+        assert re.search(r"^itcb_dongle_up\{[^}]*\} 0$", (tmp_path / "1-1.prom").read_text(), re.M)
     finally:
         peer.stop()
 
