@@ -16,6 +16,13 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     /// (the controller's Number of Completed Packets for it).
     var queuedLatency = LatencyHistogram()
     var sentLatency = LatencyHistogram()
+    /// Answers are timed only for a metrics file: no clock read per question otherwise.
+    let timed: Bool
+
+    init(ball: consuming EightBallPeripheral, timed: Bool) {
+        self.ball = ball
+        self.timed = timed
+    }
 
     // The host's GATT callbacks are the 8-Ball's server.
     mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
@@ -23,7 +30,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     }
     mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
         let status = ball.serverWrite(connection: connection, attribute: attribute, value: value)
-        if status == 0, attribute == ball.handles.questionHandle, let slot = askerSlot(connection) {
+        if timed, status == 0, attribute == ball.handles.questionHandle, let slot = askerSlot(connection) {
             forgetTiming(slot)  // a question before the last answer went out: that answer is not timed
             timings[slot].received = monotonicMicroseconds()
         }

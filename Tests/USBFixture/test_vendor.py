@@ -533,7 +533,7 @@ def test_bcm20702_over_usb_loads_the_hcd_as_linux_does(vguest, link):
 
 def test_bcm20702_over_usb_without_its_hcd_runs_from_rom(vguest, link):
     """docs/DONGLES.md: a missing .hcd on a USB dongle (it runs from ROM) is a
-    warning naming both files looked for; nothing is downloaded, and the ROM
+    warning naming every file looked for; nothing is downloaded, and the ROM
     answers questions."""
     bcm_write_hcd(vguest, linux=False)
     plug_personality(vguest, BCM, "rom-bcm")
@@ -546,8 +546,9 @@ def test_bcm20702_over_usb_without_its_hcd_runs_from_rom(vguest, link):
     try:
         wait_advertising(vguest, name, timeout=120)
         log = vguest.file(f"{name}.log")
-        assert (f"warning: Broadcom BCM20702A1: firmware file {empty}/{BCM_HCD} or {empty}/brcm/BCM20702A1.hcd is"
-                " missing; the controller runs from its ROM") in log, log
+        # Linux btbcm's USB names in its order (chip-vid-pid, BCM-vid-pid), then the chip's own.
+        assert (f"warning: Broadcom BCM20702A1: firmware file {empty}/{BCM_HCD} or {empty}/brcm/BCM-0a5c-21e8.hcd"
+                f" or {empty}/brcm/BCM20702A1.hcd is missing; the controller runs from its ROM") in log, log
         assert "error:" not in log, log
         ours = [c for c, _ in recorded(vguest)]
         no_personality_errors(vguest)
@@ -686,7 +687,8 @@ def test_mediatek_over_usb_loads_ram_code_and_answers_20_questions(chip, warm, v
     # The gadget held its first answers for one read each: every second read came at
     # least 500 µs after the empty one (btmtk_usb_wmt_recv), by the gadget's own clock.
     gaps = [int(line) for line in vguest.file("vendor-answer-gaps.txt").split()]
-    assert len(gaps) >= 5 and min(gaps) >= 500, gaps
+    # (Warm: no download, so only the status queries and the function switches are held.)
+    assert len(gaps) >= (3 if warm else 5) and min(gaps) >= 500, gaps
     # SIGTERM: the host's HCI Reset, then Bluetooth off (btmtk_usb_shutdown's WMT function
     # control 0), the last command before the kernel takes the chip back.
     off = next(i for i, c in enumerate(commands) if c == bytes.fromhex("6ffc06010602000000"))
