@@ -190,7 +190,11 @@ def test_node_exporter_scrape_shows_exactly_the_questions_answered(controllers, 
         assert info(samples)["name"] == "Metered"
         for stage in ("queued", "sent"):
             buckets, count, total = histogram(samples, "itcb_dongle_answer_latency_seconds", stage=stage)
-            assert count == n and buckets["+Inf"] == n, (stage, buckets, count)
+            # The last answer's Number of Completed Packets may never come: a link that
+            # drops frees its packets without one (Core Vol 4 Part E §7.7.5), and the
+            # central hangs up right after its last answer.
+            timed = (n,) if stage == "queued" else (n - 1, n)
+            assert count in timed and buckets["+Inf"] == count, (stage, buckets, count)
             bounds = ["0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "+Inf"]
             assert list(buckets) == bounds, buckets
             assert all(buckets[a] <= buckets[b] for a, b in zip(bounds, bounds[1:])), buckets
