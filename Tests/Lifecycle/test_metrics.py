@@ -169,7 +169,7 @@ def test_node_exporter_scrape_shows_exactly_the_questions_answered(controllers, 
         assert value(samples, "itcb_dongle_advertising") == 1
         assert value(samples, "itcb_dongle_controller_answering") == 1
         # Every answer timed as queued at once; as sent once its Number of Completed Packets
-        # came (the last one's may come after this write: all of them by the exit's).
+        # came (the last one's may come after this write, or never: below).
         assert histogram(samples, "itcb_dongle_answer_latency_seconds", stage="queued")[1] == n
         assert histogram(samples, "itcb_dongle_answer_latency_seconds", stage="sent")[1] >= n - 1
         assert not any(name.startswith("itcb_dongle_central_") for name, _ in samples), "a peripheral's file"
