@@ -91,9 +91,6 @@ func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
 extension FixedBytes {
     var array: [UInt8] { withBytes { Array($0) } }
     var string: String { String(decoding: array, as: UTF8.self) }
-    /// The bytes as they may be printed (`UntrustedText`): invalid UTF-8 shown
-    /// byte by byte, not replaced as `string` would.
-    var escaped: String { withBytes { UntrustedText.escaped($0) } }
 }
 
 /// HCI error codes by name (Core Vol 1 Part F), for disconnection reasons and failures.

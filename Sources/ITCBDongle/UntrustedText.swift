@@ -1,3 +1,5 @@
+import BLEHost
+
 /// The one way text from a peer, a controller or a file reaches a terminal, a
 /// log line or the journal: names heard over the air, answers, questions, GAP
 /// Device Names, file names. What could move the cursor, clear the screen,
@@ -23,11 +25,31 @@ enum UntrustedText {
     /// has no room, so a full line ends between two characters, never inside one.
     static func escape(_ raw: UnsafeRawBufferPointer, wholeLine: Bool = false,
                        _ append: (UnsafeRawBufferPointer) -> Bool) {
-        var start = 0, index = 0
-        func flush(upTo end: Int) -> Bool {
-            defer { start = end }
-            return end == start || append(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+        var index = 0
+        while index < raw.count {
+            let end = safeRun(raw, from: index, wholeLine: wholeLine)
+            guard end == index || append(UnsafeRawBufferPointer(rebasing: raw[index..<end])) else { return }
+            guard end < raw.count else { return }
+            // `end` starts what needs an escape: an invalid byte, or a character.
+            var escape = Escape()
+            let length = sequenceLength(raw, at: end)
+            let scalar = length > 0 ? decode(raw, at: end, length: length) : UInt32(raw[end])
+            if scalar == 0x5C {
+                escape.backslash()
+            } else if length <= 1 {
+                escape.byte(raw[end])
+            } else {
+                escape.scalar(scalar)
+            }
+            index = end + max(length, 1)
+            guard escape.withBytes(append) else { return }
         }
+    }
+
+    /// Where the run of bytes from `start` that need no escape ends: `raw.count`
+    /// when none does (every line, unless a value was missed).
+    static func safeRun(_ raw: UnsafeRawBufferPointer, from start: Int, wholeLine: Bool) -> Int {
+        var index = start
         while index < raw.count {
             // Printable ASCII but the backslash, byte by byte: a question's
             // whole text, usually (the peripheral's line per question).
@@ -37,30 +59,12 @@ enum UntrustedText {
                 continue
             }
             let length = sequenceLength(raw, at: index)
-            let scalar = length > 0 ? decode(raw, at: index, length: length) : 0
-            guard length == 0 || needsEscape(scalar, wholeLine: wholeLine) else {
-                index += length
-                continue
+            guard length > 0, !needsEscape(decode(raw, at: index, length: length), wholeLine: wholeLine) else {
+                return index
             }
-            guard flush(upTo: index) else { return }
-            var escape = Escape()
-            if length == 0 {
-                escape.byte(raw[index])
-                index += 1
-            } else if scalar == 0x5C {
-                escape.backslash()
-                index += 1
-            } else if scalar < 0x80 {
-                escape.byte(UInt8(scalar))
-                index += 1
-            } else {
-                escape.scalar(scalar)
-                index += length
-            }
-            start = index
-            guard escape.withBytes(append) else { return }
+            index += length
         }
-        _ = flush(upTo: index)
+        return index
     }
 
     /// `text` escaped, for the lines built as String (start-up, errors, the central).
@@ -75,15 +79,7 @@ enum UntrustedText {
         var text = text
         return text.withUTF8 { bytes in
             let raw = UnsafeRawBufferPointer(bytes)
-            var index = 0
-            while index < raw.count {
-                let length = sequenceLength(raw, at: index)
-                guard length > 0, !needsEscape(decode(raw, at: index, length: length), wholeLine: true) else {
-                    return escaped(raw, wholeLine: true)
-                }
-                index += length
-            }
-            return nil
+            return safeRun(raw, from: 0, wholeLine: true) == raw.count ? nil : escaped(raw, wholeLine: true)
         } ?? text
     }
 
@@ -174,4 +170,10 @@ enum UntrustedText {
 extension String {
     /// This text as it may be printed (`UntrustedText`).
     var escaped: String { UntrustedText.escaped(self) }
+}
+
+extension FixedBytes {
+    /// The bytes as they may be printed: invalid UTF-8 shown byte by byte,
+    /// not replaced as `string` would.
+    var escaped: String { withBytes { UntrustedText.escaped($0) } }
 }
