@@ -14,6 +14,9 @@
 # Prints one line per figure and "binary-figures: ok" or the budgets missed
 # (exit 1). Usage: scripts/binary-figures.sh [BINARY]  (default $ITCB_DONGLE_BIN,
 # else .build-embedded/itcb-dongle). Needs the Bumble venv (scripts/setup.sh).
+# First it prints where the bytes are, scripts/binary-composition.sh (the
+# binary by module and its largest symbols; BTstack's beside it when
+# BTSTACK_DIR names a BTstack tree): for the log, not a gate.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-${ITCB_DONGLE_BIN:-$PWD/.build-embedded/itcb-dongle}}
@@ -23,6 +26,8 @@ MAX_START_MS=${FIGURES_MAX_START_MS:-10}
 # A hang limit for the wall clock, not a budget (it moves with the load).
 MAX_START_WALL_MS=${FIGURES_MAX_START_WALL_MS:-1000}
 MAX_VMHWM_KB=${FIGURES_MAX_VMHWM_KB:-3072}
+scripts/binary-composition.sh "$BIN" --top 15 \
+    || echo "binary-figures: scripts/binary-composition.sh failed (not a gate of this step)"
 exec .venv/bin/python - "$BIN" "$MAX_STRIPPED" "$MAX_START_MS" "$MAX_VMHWM_KB" "$MAX_START_WALL_MS" <<'PYTHON'
 import os, re, signal, statistics, subprocess, sys, time
 
