@@ -92,6 +92,47 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # personalities.py (run-guest.sh copies it next to this file)
 
 
+class FlagFiles:
+    """The flag files tests create in the work folder (stall-0x81, swallow-commands, …),
+    seen through one listing of the folder at most every PERIOD seconds. Each stat
+    over 9p is a round trip to the host (3.7 ms in the TCG guest, measured
+    2026-11-28), and the data path asked for four or five a Secure Send: most of a
+    firmware download's time. A flag a test sets or removes takes effect within
+    PERIOD; one the gadget takes (removes) is gone at once."""
+    PERIOD = 0.05
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.names = frozenset()
+        self.listed = -1.0
+
+    def present(self, path):
+        now = time.monotonic()
+        with self.lock:
+            if now - self.listed >= self.PERIOD:
+                try:
+                    self.names = frozenset(os.listdir(HERE))
+                except OSError:
+                    self.names = frozenset()
+                self.listed = now
+            return os.path.basename(path) in self.names
+
+    def take(self, path):
+        """True when the flag was there and is now removed (the one-shot flags)."""
+        return self.present(path) and self.drop(path)
+
+    def drop(self, path):
+        """Removes the flag if it is there, asking the folder itself (rare events: a port reset)."""
+        with self.lock:
+            self.names = self.names - {os.path.basename(path)}
+        try:
+            os.remove(path)
+            return True
+        except FileNotFoundError:
+            return False
+
+
+flags = FlagFiles()
 log_lock = threading.Lock()
 
 
@@ -375,10 +416,9 @@ class Configuration:
                     continue
                 self._wait_for_turn(address, sequence)
                 stall = os.path.join(HERE, f"stall-0x{address:02x}")
-                if os.path.exists(stall):
+                if flags.take(stall):
                     # A test asked for one stall: a read on an IN endpoint halts it (GadgetFS);
                     # the packet goes out once the host has cleared the halt.
-                    os.remove(stall)
                     try:
                         os.read(fd, 1)
                     except OSError:
@@ -386,8 +426,7 @@ class Configuration:
                     log(f"{name}: endpoint 0x{address:02x} halted before a {len(packet)}-byte packet")
                 babble = os.path.join(HERE, f"babble-0x{address:02x}")
                 chunked = address == 0x81 and getattr(options, "babble", False)
-                if chunked and os.path.exists(babble):
-                    os.remove(babble)
+                if chunked and flags.take(babble):
                     junk = b"\x0e\x12" + bytes(range(0xA0, 0xA0 + max_packet + 2))  # a Command Complete's header
                     try:
                         os.write(fd, junk)  # GadgetFS says all was taken; dummy_hcd dropped the rest
@@ -468,10 +507,9 @@ class Configuration:
                     log(f"acl-out: a short packet left {len(buffer)} bytes of an incomplete ACL packet; dropped")
                     buffer = b""
                 stall = os.path.join(HERE, "stall-0x02")
-                if os.path.exists(stall):
+                if flags.take(stall):
                     # A test asked for one stall: a write on an OUT endpoint halts it (GadgetFS). Here,
                     # between reads, so the host's next bulk OUT packet gets the STALL handshake.
-                    os.remove(stall)
                     try:
                         os.write(fd, b"\0")
                     except OSError:
@@ -675,11 +713,11 @@ class Dongle:
     def command(self, data, via_bulk=False):
         """An HCI command from the host (EP0, or bulk OUT for an Intel bootloader)."""
         opcode = struct.unpack_from("<H", data)[0]
-        if os.path.exists(SWALLOW_FLAG):
+        if flags.present(SWALLOW_FLAG):
             log("HCI command 0x%04x swallowed: the controller does not answer commands" % opcode)
             return
         for flag, until in ((SILENT_FLAG, "a port reset"), (REENUMERATE_FLAG, "a re-enumeration")):
-            if os.path.exists(flag):
+            if flags.present(flag):
                 log("HCI command 0x%04x swallowed: silent until %s" % (opcode, until))
                 return
         if opcode == 0x0C03 and os.path.exists(HANG_FLAG):
@@ -689,8 +727,7 @@ class Dongle:
         if self.personality is None:
             self.link.send(b"\x01" + data, "HCI command 0x%04x" % opcode)
             return
-        if hasattr(self.personality, "wedge") and os.path.exists(WEDGE_FLAG):  # the stat costs a 9p round trip
-            os.remove(WEDGE_FLAG)
+        if hasattr(self.personality, "wedge") and flags.take(WEDGE_FLAG):
             with self.personality_lock:
                 self.personality.wedge()
             log("the chip wedged: it drops every HCI command until its subsystem reset")
@@ -756,14 +793,11 @@ class Dongle:
     def bus_reset(self):
         """A disconnect or a port reset by the host (idempotent: EIDRM and the event may both say so)."""
         self.deconfigure("disconnect or reset by the host")
-        if os.path.exists(HANG_FLAG):
-            os.remove(HANG_FLAG)
+        if flags.drop(HANG_FLAG):
             log("port reset: the controller answers HCI Reset again")
-        if os.path.exists(SILENT_FLAG):
-            os.remove(SILENT_FLAG)
+        if flags.drop(SILENT_FLAG):
             log("port reset: the controller answers commands again")
-        if os.path.exists(REENUMERATE_FLAG):
-            os.remove(REENUMERATE_FLAG)
+        if flags.drop(REENUMERATE_FLAG):
             # The supervisor plugs in a new plug-in process a second later.
             log("port reset: leaving the bus to enumerate again as a new device")
             os._exit(0)
