@@ -56,6 +56,10 @@ public protocol ChipsetDriver {
     func files(_ request: inout FileRequest)
     /// Why the set-up failed (after `.failed`).
     var failure: StaticString { get }
+    /// More about the failure, printed after `failure` when not empty (e.g. the
+    /// file the controller needs). May carry what the controller reported: the
+    /// board escapes it.
+    func writeFailureDetail<let n: Int>(into out: inout FixedBytes<n>)
     /// After `.done`: what was loaded, for the log (`.none`: nothing to say).
     func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel
 }
@@ -71,4 +75,5 @@ public extension ChipsetDriver {
     var eventsOnBulk: Bool { false }
     var portBaudRate: UInt32 { 0 }
     var sharedDefaultAddress: BDAddress? { nil }
+    func writeFailureDetail<let n: Int>(into out: inout FixedBytes<n>) {}
 }

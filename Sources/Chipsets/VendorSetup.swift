@@ -140,6 +140,14 @@ public struct VendorSetup: ControllerSetup {
         return table.visit(active, &describe)
     }
 
+    /// More about the active chipset's failure (`ChipsetDriver.writeFailureDetail`):
+    /// empty when it has nothing to add; nil when none took the controller.
+    public mutating func failureDetail() -> ChipsetText? {
+        guard let active else { return nil }
+        var describe = DescribeFailure()
+        return table.visit(active, &describe)
+    }
+
     /// The probe: 10 s per answer (as the Realtek ROM's check always had).
     public var answerTimeout: UInt64 { active == nil ? 10_000 : status.answerTimeout }
     public var pause: UInt64 { status.pause }

@@ -121,8 +121,10 @@ struct VendorFiles {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
         }
-        let file = firmwarePath.isEmpty ? "" : " (\(firmwarePath))"
-        Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(file)")
+        let file = firmwarePath.isEmpty ? "" : " (\(firmwarePath.escaped))"
+        // It may name what the controller reported (a firmware id): escaped.
+        let detail = setup.failureDetail().map { $0.isEmpty ? "" : ": \(text($0).escaped)" } ?? ""
+        Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(detail)\(file)")
     }
 
     /// The controller went silent during the set-up: which one.

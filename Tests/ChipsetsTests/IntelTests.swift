@@ -77,7 +77,7 @@ import TestSupport
     func version(_ rp: [UInt8]) -> IntelVersion? { rp.withRaw { IntelVersion.parse($0) } }
 
     func baseName(_ v: IntelVersion) -> String {
-        var out = FixedBytes<32>()
+        var out = FixedBytes<128>()
         v.writeBaseName(into: &out)
         return out.withBytes { String(decoding: $0, as: UTF8.self) }
     }
@@ -112,6 +112,91 @@ import TestSupport
         #expect(IntelVersion.packCNV(0x0000_0400) == 0x0040 && IntelVersion.packCNV(0x0000_0410) == 0x0041)
         #expect(IntelVersion.packCNV(0x0100_0400) == 0x0140)
         #expect(IntelUSB.isKnown(vendor: 0x8087, product: 0x0032) && !IntelUSB.isKnown(vendor: 0x8087, product: 0x0001))
+    }
+
+    /// A TLV Read Version with the records Linux names a file from: CNVi/CNVr TOP,
+    /// CNVi BT (platform 0x37, the variant), the image type and, when given, the
+    /// firmware id record (0x50) with exactly these value bytes.
+    static func namingVersion(cnviTop: Int, cnvrTop: Int, variant: Int, imageType: UInt8, fwID: [UInt8]? = nil) -> [UInt8] {
+        var rp: [UInt8] = [0x00]
+        rp += [0x10, 4] + le32(cnviTop) + [0x11, 4] + le32(cnvrTop)
+        rp += [0x12, 4] + le32(variant << 16 | 0x37 << 8)
+        rp += [0x1C, 1, imageType]
+        if let fwID { rp += [0x50, UInt8(fwID.count)] + fwID }
+        rp += [0x2E, 1, 0x00, 0x2F, 1, 0x01]
+        return rp
+    }
+
+    /// Linux `btintel_get_fw_name_tlv` (v6.12: the rule `INTEL_HW_VARIANT(cnvi_bt) >= 0x1e`
+    /// since "Bluetooth: btintel: Fix the sfi name for BlazarU", 2024): the TLV bytes a chip
+    /// reports and the name Linux asks `request_firmware` for, without `intel/` and suffix.
+    /// BlazarI (CNVi TOP type 0x900, step 1: 0190) with CNVr 0041 or 0291 is what
+    /// Debian 13's firmware-iwlwifi 20250410-2 ships `-iml`, `-usb` and `-pci` files for.
+    @Test func test_intel_file_names_from_variant_0x1e_as_linux_names_them() throws {
+        let usb: [UInt8] = Array("usb".utf8) + [0]
+        let vectors: [(rp: [UInt8], name: String)] = [
+            // BlazarI boot loader: the intermediate loader, whatever the firmware id.
+            (Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E, imageType: 1), "ibt-0190-0041-iml"),
+            (Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0200_0910, variant: 0x1E, imageType: 1, fwID: usb), "ibt-0190-0291-iml"),
+            // The intermediate loader (image 2) and the operational image (3) with a firmware id.
+            (Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E, imageType: 2, fwID: usb), "ibt-0190-0041-usb"),
+            (Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E, imageType: 3,
+                                fwID: Array("pci".utf8) + [0]), "ibt-0190-0041-pci"),
+            // No firmware id record, or an empty one: the plain name (Linux's fallback).
+            (Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E, imageType: 2), "ibt-0190-0041"),
+            (Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E, imageType: 2, fwID: [0, 0x41]), "ibt-0190-0041"),
+            // A later variant follows the same rule (>= 0x1e).
+            (Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1F, imageType: 1), "ibt-0190-0041-iml"),
+            // Below 0x1e the firmware id and the image type change nothing: Gale Peak (BE200,
+            // 0x1c, CNVi 0x910 step 2) is the plain ibt-0291-0291 (the BlazarU fix's case).
+            (Self.namingVersion(cnviTop: 0x0200_0910, cnvrTop: 0x0200_0910, variant: 0x1C, imageType: 1, fwID: usb), "ibt-0291-0291"),
+            (Self.namingVersion(cnviTop: 0x0000_0930, cnvrTop: 0x0000_0410, variant: 0x1D, imageType: 1, fwID: usb), "ibt-0093-0041"),
+            (Self.namingVersion(cnviTop: 0x0000_0410, cnvrTop: 0x0000_0410, variant: 0x17, imageType: 1), "ibt-0041-0041"),
+        ]
+        for (rp, name) in vectors {
+            let v = try #require(version(rp))
+            #expect(baseName(v) == name, "\(rp)")
+        }
+        // The firmware id: up to its NUL or its record's end (Linux reads on past a
+        // record without a NUL; a well-formed chip ends it with one), at most 63 bytes
+        // (Linux's fw_id[64] with its NUL).
+        let noNUL = try #require(version(Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E,
+                                                             imageType: 2, fwID: Array("usb".utf8))))
+        #expect(baseName(noNUL) == "ibt-0190-0041-usb" && noNUL.imageType == 2 && noNUL.bootsIntermediateLoader)
+        let long = try #require(version(Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E,
+                                                            imageType: 3, fwID: [UInt8](repeating: 0x61, count: 80))))
+        #expect(baseName(long) == "ibt-0190-0041-" + String(repeating: "a", count: 63))
+        // A truncated firmware id record makes the whole answer malformed, as any record.
+        var cut = Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E, imageType: 2)
+        cut += [0x50, 8, 0x75]
+        #expect(version(cut) == nil)
+    }
+
+    /// A boot loader of variant 0x1e: Linux boots the intermediate loader first; this
+    /// loader refuses before asking for a file, and says which file the chip needs.
+    @Test func test_intel_variant_0x1e_boot_loader_is_refused_naming_its_file() {
+        let blazar = Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E, imageType: 1)
+        let result = run(version: blazar, file: Self.sfi(), ddc: [])
+        #expect(result.step == .failed(.intermediateLoaderStep))
+        #expect(!result.sent.contains { $0[1] == 0x09 && $0[2] == 0xFC }, "nothing sent to the boot loader")
+        func detail(_ rp: [UInt8]) -> String {
+            var driver = IntelDriver()
+            var packet = HCIPacket()
+            _ = driver.start(context: ChipsetContext(), into: &packet)
+            _ = Self.complete(HCIOpcode.reset, [0x01]).withRaw { driver.handle(event: $0, into: &packet) }
+            _ = Self.complete(IntelOpcode.readVersion, rp).withRaw { driver.handle(event: $0, into: &packet) }
+            var out = ChipsetText()
+            driver.writeFailureDetail(into: &out)
+            return "\(driver.failure): " + out.withBytes { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(detail(blazar) == "this chip boots an intermediate loader before its firmware, a step not supported yet: "
+                + "it needs intel/ibt-0190-0041-iml.sfi first, then the firmware file that loader names")
+        // Found running its intermediate loader: the file Linux would load from there.
+        let iml = Self.namingVersion(cnviTop: 0x0100_0900, cnvrTop: 0x0000_0410, variant: 0x1E, imageType: 2,
+                                     fwID: Array("usb".utf8) + [0])
+        #expect(detail(iml) == "controller is in its intermediate loader (not supported): Linux loads intel/ibt-0190-0041-usb.sfi from there")
+        // Other failures add nothing.
+        #expect(detail(Self.tlvVersion(variant: 0x30)) == "hardware variant not supported: ")
     }
 
     func check(_ file: [UInt8], _ v: IntelVersion) -> Result<IntelFirmwareLayout, IntelError> {

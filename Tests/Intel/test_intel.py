@@ -43,9 +43,9 @@ def params(packet):
     return packet[4:4 + packet[3]]
 
 
-def Emulation(chip, firmware_dir, workdir, tag, engine=None):
+def Emulation(chip, firmware_dir, workdir, tag, engine=None, fw_id=None):
     return VendorEmulation(chip, os.path.join(workdir, f"{tag}.hex"), "--firmware-dir", firmware_dir,
-                           *(["--engine", engine] if engine else []))
+                           *(["--engine", engine] if engine else []), *(["--fw-id", fw_id.hex()] if fw_id else []))
 
 
 def download_phase(commands):
@@ -308,3 +308,57 @@ def test_intel_warm_start_skips_download(firmware_dir, workdir):
         assert emulation.errors() == []
     finally:
         emulation.stop()
+
+
+def blazar_files(firmware_dir, workdir, *names):
+    """Stand-ins for BlazarI's files (Debian 13's firmware-iwlwifi 20250410-2 ships
+    intel/ibt-0190-0041-iml.sfi, ibt-0190-0041-usb.sfi, -pci.sfi and the plain
+    ibt-0190-0041.sfi; the cached files are Debian 12's): AX210's bytes under those
+    names, for the emulation to check a download against. None may be sent."""
+    os.makedirs(os.path.join(workdir, "intel"), exist_ok=True)
+    with open(os.path.join(firmware_dir, "intel", "ibt-0041-0041.sfi"), "rb") as f:
+        data = f.read()
+    for name in names:
+        with open(os.path.join(workdir, "intel", name), "wb") as f:
+            f.write(data)
+
+
+def test_intel_variant_0x1e_boot_loader_refused_naming_its_intermediate_loader(firmware_dir, workdir):
+    """Hardware variant 0x1e (BlazarI): Linux loads ibt-<cnvi>-<cnvr>-iml.sfi into the
+    boot loader, boots it and loads the firmware it names (btintel_get_fw_name_tlv,
+    btintel_bootloader_setup_tlv). That step is not ours yet: one line naming the
+    file, exit 4, nothing sent; the plain-named file beside it is not loaded."""
+    blazar_files(firmware_dir, workdir, "ibt-0190-0041-iml.sfi", "ibt-0190-0041.sfi")
+    emulation = Emulation("be202", workdir, workdir, "blazar")
+    try:
+        out = run_binary(emulation, workdir)
+    finally:
+        emulation.stop()
+    assert out.returncode == 4, out.stderr
+    errors = [l for l in out.stderr.splitlines() if "error" in l]
+    assert len(errors) == 1, out.stderr
+    assert errors[0].endswith("Intel BE202: firmware load failed: this chip boots an intermediate loader before its "
+                              "firmware, a step not supported yet: it needs intel/ibt-0190-0041-iml.sfi first, then "
+                              "the firmware file that loader names"), errors[0]
+    assert not any(opcode(c) == SECURE_SEND for c in emulation.commands())
+    assert emulation.errors() == []
+
+
+def test_intel_intermediate_loader_named_by_its_firmware_id_escaped(firmware_dir, workdir):
+    """Found running its intermediate loader, the chip's firmware id (TLV 0x50) names
+    the file Linux loads from there; it is the controller's text, so the line shows
+    it escaped (UntrustedText): a terminal's escape sequence stays visible text."""
+    fw_id = b"usb\x1b[2J"
+    blazar_files(firmware_dir, workdir, "ibt-0190-0041-usb\x1b[2J.sfi")
+    emulation = Emulation("be202", workdir, workdir, "iml", fw_id=fw_id + b"\0")
+    try:
+        out = run_binary(emulation, workdir)
+    finally:
+        emulation.stop()
+    assert out.returncode == 4, out.stderr
+    assert "\x1b" not in out.stderr, out.stderr
+    errors = [l for l in out.stderr.splitlines() if "error" in l]
+    assert len(errors) == 1, out.stderr
+    assert errors[0].endswith("Intel BE202: firmware load failed: controller is in its intermediate loader (not "
+                              "supported): Linux loads intel/ibt-0190-0041-usb\\x1b[2J.sfi from there"), errors[0]
+    assert not any(opcode(c) == SECURE_SEND for c in emulation.commands())

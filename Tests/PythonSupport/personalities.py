@@ -37,6 +37,11 @@ numbers), DDC writes (0xFC8B) are recorded in .ddc_records, Set Event Mask
 everything else is forwarded. Any other command in the bootloader gets
 Unknown HCI Command too (there is no link layer running).
 
+A BlazarI boot loader (be202, hardware variant 0x1e) answers the same way, but
+its file is the intermediate loader's (ibt-0190-0041-iml.sfi, as Linux names
+it); with fw_id it starts in that loader instead (image type 2, TLV 0x50). The
+emulation does not boot an intermediate loader into the firmware it names.
+
 Intel Reset gets no Command Complete by default (the protocol brief of this
 project); make(..., reset_complete=True) sends one before the boot event
 (Linux btintel waits for one with __hci_cmd_sync)."""
@@ -175,6 +180,12 @@ INTEL_TLV_CHIPS = {
                   dev_rev=0x0000, engine=RSA),
     "ax211": dict(display="AX211", pid=0x0033, cnvi_top=0x00000400, cnvr_top=0x00000410, variant=0x19,
                   dev_rev=0x0000, engine=ECDSA),
+    # BlazarI (hardware variant 0x1e, CNVi TOP type 0x900 step 1: ibt-0190-…): its boot loader
+    # wants the intermediate loader, ibt-0190-0041-iml.sfi (Linux btintel_get_fw_name_tlv), a
+    # step this emulation does not go past (nor does the program yet). An integrated (CNVi)
+    # part: no USB id is known here.
+    "be202": dict(display="BE202", pid=0x0000, cnvi_top=0x01000900, cnvr_top=0x00000410, variant=0x1E,
+                  dev_rev=0x0000, engine=ECDSA),
 }
 # Legacy generation: hw_variant, hw_revision, fw_revision, dev_revid.
 INTEL_LEGACY_CHIPS = {
@@ -198,8 +209,11 @@ def tlv(kind, value):
 class Intel(Personality):
     vendor = "intel"
 
-    def __init__(self, chip, firmware_dir, engine=None, reset_complete=False, booted=False):
+    def __init__(self, chip, firmware_dir, engine=None, reset_complete=False, booted=False, fw_id=None):
         super().__init__()
+        # fw_id (bytes, TLV chips of variant 0x1e on): the chip runs its intermediate loader
+        # (image type 2) and reports this firmware id (TLV 0x50) in Read Version.
+        self.fw_id = fw_id
         self.chip = chip
         self.tlv = chip in INTEL_TLV_CHIPS
         self.spec = dict((INTEL_TLV_CHIPS if self.tlv else INTEL_LEGACY_CHIPS)[chip])
@@ -242,7 +256,14 @@ class Intel(Personality):
     def firmware_name(self, suffix):
         s = self.spec
         if self.tlv:
-            return f"ibt-{cnvx_name(s['cnvi_top']):04x}-{cnvx_name(s['cnvr_top']):04x}.{suffix}"
+            # Linux btintel_get_fw_name_tlv: from variant 0x1e on, a boot loader's file is the
+            # intermediate loader's (-iml), an intermediate loader's carries its firmware id.
+            tail = ""
+            if s["variant"] >= 0x1E and self.fw_id is None:
+                tail = "-iml"
+            elif s["variant"] >= 0x1E and self.fw_id.split(b"\0")[0]:
+                tail = "-" + self.fw_id.split(b"\0")[0].decode("utf-8", "surrogateescape")
+            return f"ibt-{cnvx_name(s['cnvi_top']):04x}-{cnvx_name(s['cnvr_top']):04x}{tail}.{suffix}"
         if s["variant"] in (0x0B, 0x0C):
             return f"ibt-{s['variant']}-{s['dev_revid']}.{suffix}"
         return f"ibt-{s['variant']}-{s['hw_rev']}-{s['fw_rev']}.{suffix}"
@@ -321,7 +342,7 @@ class Intel(Personality):
             tlv(0x11, struct.pack("<I", s["cnvr_top"])),
             tlv(0x12, struct.pack("<I", cnvi_bt)),
             tlv(0x16, struct.pack("<H", s["dev_rev"])),
-            tlv(0x1C, [0x03 if self.operational else 0x01]),
+            tlv(0x1C, [0x03 if self.operational else 0x02 if self.fw_id is not None else 0x01]),
             tlv(0x1D, [0x2D, 0x16]),                 # timestamp: week, year
             tlv(0x1E, [0x01]),                       # build type: release
             tlv(0x1F, struct.pack("<I", 0x0000A1B2)),
@@ -331,7 +352,7 @@ class Intel(Personality):
             tlv(0x2E, [0x00]),                       # limited CCE: every fragment gets a Command Complete
             tlv(0x2F, [self.engine]),
             tlv(0x30, self.otp_bdaddr),
-        ])
+        ]) + (tlv(0x50, self.fw_id) if self.fw_id is not None else b"")
 
     def boot_params(self):
         s = self.spec
@@ -831,7 +852,8 @@ CHIPS = {**{c: "realtek" for c in REALTEK_CHIPS}, **{c: "intel" for c in INTEL_T
 def make(chip, firmware_dir=None, rom_version=None, **options):
     """A fresh personality. Intel options: engine=RSA|ECDSA (TLV chips),
     reset_complete=True (Command Complete for Intel Reset), booted=True (start
-    operational: a warm controller). MediaTek options: warm=True, fault=one of MTK_FAULTS."""
+    operational: a warm controller), fw_id=bytes (variant 0x1e on: start in the
+    intermediate loader, reporting that firmware id). MediaTek options: warm=True, fault=one of MTK_FAULTS."""
     if chip not in CHIPS:
         raise ValueError(f"unknown chip {chip!r}; known: {', '.join(sorted(CHIPS))}")
     if CHIPS[chip] == "realtek":

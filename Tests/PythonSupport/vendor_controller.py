@@ -202,6 +202,8 @@ async def main(args):
         options["warm"] = True
     if args.fault:
         options["fault"] = args.fault
+    if args.fw_id is not None:
+        options["fw_id"] = bytes.fromhex(args.fw_id)
     personality = personalities.make(args.chip, args.firmware_dir, args.rom_version, **options)
     link = LocalLink()
     keep, ports = [], []
@@ -252,6 +254,7 @@ if __name__ == "__main__":
     parser.add_argument("--power-log", help="--pty: the fake gpiochip's log, the chip's power line")
     parser.add_argument("--warm", action="store_true", help="MediaTek: the RAM code runs already")
     parser.add_argument("--fault", choices=personalities.MTK_FAULTS, help="MediaTek: one malformed answer")
+    parser.add_argument("--fw-id", help="Intel, variant 0x1e on: run the intermediate loader, this firmware id (hex)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         asyncio.run(main(parser.parse_args()))

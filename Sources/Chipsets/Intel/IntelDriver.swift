@@ -104,6 +104,32 @@ public struct IntelDriver: ChipsetDriver {
 
     public var failure: StaticString { error?.text ?? "unexpected answer" }
 
+    /// The file Linux would load at the step this loader does not take: the
+    /// intermediate loader a boot loader of variant 0x1e on boots first, or the
+    /// firmware a running intermediate loader names (`btintel_get_fw_name_tlv`).
+    public func writeFailureDetail<let n: Int>(into out: inout FixedBytes<n>) {
+        switch error {
+        case .intermediateLoaderStep?:
+            append("it needs ", to: &out)
+            writeFile(into: &out)
+            append(" first, then the firmware file that loader names", to: &out)
+        case .intermediateLoader?:
+            append("Linux loads ", to: &out)
+            writeFile(into: &out)
+            append(" from there", to: &out)
+        default:
+            break
+        }
+    }
+
+    /// `intel/<base name>.sfi`.
+    func writeFile<let n: Int>(into out: inout FixedBytes<n>) {
+        append(Self.info.directory, to: &out)
+        _ = out.append(UInt8(ascii: "/"))
+        loader.version.writeBaseName(into: &out)
+        append(".sfi", to: &out)
+    }
+
     public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
         guard loaded else {
             append("operational firmware already running", to: &out)

@@ -5,12 +5,14 @@ public enum IntelError: UInt8, Error, Equatable {
     case fileTooShort, fileTooLarge, badCSSHeader, commandOutOfBounds, unalignedEnd, emptyPayload
     case notVendorCommand, noBootAddress
     case badDDC, commandFailed, downloadRejected
+    case intermediateLoaderStep
 
     public var text: StaticString {
         switch self {
         case .notIntel: "Read Version did not describe an Intel controller"
         case .unsupportedVariant: "hardware variant not supported"
         case .intermediateLoader: "controller is in its intermediate loader (not supported)"
+        case .intermediateLoaderStep: "this chip boots an intermediate loader before its firmware, a step not supported yet"
         case .limitedCCE: "boot loader does not acknowledge every fragment (limited CCE, not supported)"
         case .unknownEngine: "secure boot engine type missing or unknown"
         case .missingCNV: "Read Version lacks the CNVi/CNVr ids that name the firmware file"

@@ -175,6 +175,11 @@ public struct IntelLoader {
             guard parsed.limitedCCE == 0 else { return fail(.limitedCCE) }
             guard parsed.secureBootEngine <= 1 else { return fail(.unknownEngine) }
             guard parsed.hasCNVI && parsed.hasCNVR else { return fail(.missingCNV) }
+            // Variant 0x1e and later: Linux loads `ibt-<cnvi>-<cnvr>-iml.sfi` here, boots it,
+            // reads the version again and loads the firmware the loader names
+            // (`btintel_bootloader_setup_tlv`). Not that step yet: refused, with the
+            // file's name, rather than the plain-named file sent to the boot loader.
+            guard !parsed.bootsIntermediateLoader else { return fail(.intermediateLoaderStep) }
             phase = .awaitingFiles
             return .needFiles
         case .readBootParams:

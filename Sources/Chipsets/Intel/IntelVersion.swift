@@ -13,6 +13,11 @@ public struct IntelVersion: Equatable {
     public var inBootloader = false
     /// TLV image type 0x02: an intermediate loader (not supported).
     public var intermediate = false
+    /// TLV 0x1C (Linux `INTEL_TLV_IMAGE_TYPE`): 1 boot loader, 2 intermediate
+    /// loader, 3 operational firmware (`BTINTEL_IMG_BOOTLOADER`, `_IML`, `_OP`).
+    public var imageType: UInt8 = 0
+    /// TLV 0x50 (Linux `INTEL_TLV_FW_ID`): part of the file name from variant 0x1e on.
+    public var firmwareID = IntelFirmwareID()
     public var deviceRevision: UInt16 = 0
     public var cnviTop: UInt32 = 0
     public var cnvrTop: UInt32 = 0
@@ -54,10 +59,12 @@ public struct IntelVersion: Equatable {
                 v.variant = UInt8(truncatingIfNeeded: bt >> 16) & 0x3F
             case 0x16 where length >= 2: v.deviceRevision = UInt16(value[0]) | UInt16(value[1]) << 8
             case 0x1C where length >= 1:
+                v.imageType = value[0]
                 v.inBootloader = value[0] == 0x01
                 v.intermediate = value[0] == 0x02
             case 0x2E where length >= 1: v.limitedCCE = value[0]
             case 0x2F where length >= 1: v.secureBootEngine = value[0]
+            case 0x50: v.firmwareID = IntelFirmwareID(value: value)
             default: break
             }
             at += 2 + length
@@ -107,8 +114,21 @@ public struct IntelVersion: Equatable {
         UInt16(truncatingIfNeeded: (v & 0xF) << 12 | (v >> 4) & 0xF | ((v >> 8) & 0xF) << 4 | ((v >> 24) & 0xF) << 8)
     }
 
-    /// `ibt-…` without the suffix: legacy `ibt-<variant>-<devrev>` (0x0B, 0x0C) or
-    /// `ibt-<variant>-<hw rev>-<fw rev>`, TLV `ibt-<cnvi>-<cnvr>` (hex), as Linux names them.
+    /// From hardware variant 0x1e (BlazarI) on, a boot loader loads an
+    /// intermediate loader first, which names the operational firmware by its
+    /// firmware id (Linux `btintel_bootloader_setup_tlv`).
+    public var bootsIntermediateLoader: Bool { generation == .tlv && variant >= 0x1E }
+
+    /// `ibt-…` without the suffix, as Linux names it (the `.ddc` takes the same
+    /// name, with its own suffix):
+    /// - legacy (`btintel_get_fw_name`): `ibt-<variant>-<device revision>` for
+    ///   0x0B/0x0C, else `ibt-<variant>-<hw revision>-<fw revision>` (decimal);
+    /// - TLV (`btintel_get_fw_name_tlv`): `ibt-<cnvi>-<cnvr>` (the packed CNVi and
+    ///   CNVr TOP, hex); from hardware variant 0x1e on (`INTEL_HW_VARIANT(cnvi_bt)
+    ///   >= 0x1e`) the boot loader's is `ibt-<cnvi>-<cnvr>-iml` (the intermediate
+    ///   loader) and, in any other image, one with a firmware id is
+    ///   `ibt-<cnvi>-<cnvr>-<fw_id>`; without one, the plain name.
+    /// A pure function of the parsed Read Version.
     public func writeBaseName<let n: Int>(into out: inout FixedBytes<n>) {
         append("ibt-", to: &out)
         switch generation {
@@ -126,6 +146,13 @@ public struct IntelVersion: Equatable {
             appendHex4(Self.packCNV(cnviTop), to: &out)
             _ = out.append(UInt8(ascii: "-"))
             appendHex4(Self.packCNV(cnvrTop), to: &out)
+            guard bootsIntermediateLoader else { return }
+            if imageType == 0x01 {
+                append("-iml", to: &out)
+            } else if !firmwareID.isEmpty {
+                _ = out.append(UInt8(ascii: "-"))
+                firmwareID.bytes.withBytes { _ = out.append($0) }
+            }
         }
     }
 }
