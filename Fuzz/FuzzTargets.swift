@@ -116,11 +116,12 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             offset += length
         }
     case 2:
-        // One ATT PDU straight into the server, with MTU 23 and 247.
+        // One ATT PDU straight into the server, with MTU 23, 247 (the firmware's)
+        // and ours (517 on Linux).
         var bearer = ATTBearer()
         var server = ATTServer(database: EightBallDatabase.makeDatabase(name: bytes("Fuzz8")))
         var response = ATTPDU()
-        for mtu: UInt16 in [23, 247] {
+        for mtu: UInt16 in [23, 247, ATT.maxMTU] {
             bearer.mtu = mtu
             _ = server.receive(input, connection: 0x40, bearer: &bearer, delegate: &logic, response: &response)
             precondition(response.count <= Int(mtu), "response longer than the MTU")

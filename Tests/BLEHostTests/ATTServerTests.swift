@@ -26,18 +26,55 @@ import TestSupport
     }
 
     @Test func exchangeMTU() {
+        // Our server offers 517 on Linux (Capacity.attMTU; the firmware build 247):
+        // an iPhone-like client asking 247 gets 247.
         let (response, note) = request(hex("02 f7 00"))
-        #expect(response == hex("03 f7 00"))
+        #expect(response == hex("03 05 02"))
         #expect(note == .mtuExchanged(247))
         #expect(bearer.mtu == 247)
         // Set once per connection (Vol 3 Part F §3.4.2.2): a second request is
         // answered alike and changes nothing.
         let again = request(hex("02 64 00"), mtu: bearer.mtu)
-        #expect(again.response == hex("03 f7 00") && again.note == .none && bearer.mtu == 247)
+        #expect(again.response == hex("03 05 02") && again.note == .none && bearer.mtu == 247)
         #expect(request(hex("02 17")).response == Self.error(0x02, 0, 0x04))
         // A client MTU below 23 still means 23.
         bearer = ATTBearer()
         #expect(request(hex("02 10 00")).note == .mtuExchanged(23))
+        // Android's 517 is taken whole; more is cut to ours.
+        bearer = ATTBearer()
+        #expect(request(hex("02 05 02")).note == .mtuExchanged(517) && bearer.mtu == 517)
+        bearer = ATTBearer()
+        #expect(request(hex("02 00 04")).note == .mtuExchanged(517) && bearer.mtu == 517)
+    }
+
+    /// The capacities follow the MTU: a whole 517-byte PDU fits every buffer it
+    /// is built in or gathered into (docs/ARCHITECTURE.md, "State in place").
+    @Test func buffersHoldTheLargestMTU() {
+        #expect(ATT.maxMTU == 517)
+        #expect(ATTPDU.capacityCount >= Int(ATT.maxMTU))
+        #expect(Capacity.ATTPDUStore.capacityCount >= Int(ATT.maxMTU))
+        #expect(L2CAPReassembler.capacity >= 4 + Int(ATT.maxMTU))
+        // A Prepare Write Response echoes up to MTU - 5 bytes; the queue holds a whole value.
+        #expect(Capacity.PreparedWriteBytes.capacityCount >= ATT.maxValueLength)
+        // An outgoing fragment carries at most 251 bytes, whatever the MTU.
+        #expect(HCIPacket.capacityCount >= 1 + 4 + 251)
+    }
+
+    /// At MTU 517 a 512-byte value is one Write Request; 513 bytes are refused
+    /// with Invalid Attribute Value Length (§3.2.9), and a Prepare Write of 512
+    /// bytes is echoed whole (517 bytes).
+    @Test func writeOf512BytesAtMTU517() {
+        let value = [UInt8](repeating: 0x61, count: 511) + [0x3F]
+        #expect(request([0x12, 0x0C, 0x00] + value, mtu: 517).response == hex("13"))
+        #expect(delegate.writes.last?.1 == value)
+        #expect(request([0x12, 0x0C, 0x00] + value + [0x3F], mtu: 517).response == Self.error(0x12, 0x0C, 0x0D))
+        // One byte past the MTU (a 518-byte PDU) is an invalid PDU, as at every MTU.
+        #expect(request([0x12, 0x0C, 0x00] + value + [0x3F, 0x3F, 0x3F], mtu: 517).response == Self.error(0x12, 0, 0x04))
+        let prepare = [0x16, 0x0C, 0x00, 0x00, 0x00] + value
+        let echoed = request(prepare, mtu: 517).response
+        #expect(echoed.count == 517 && echoed == [0x17] + Array(prepare[1...]))
+        #expect(request(hex("18 01"), mtu: 517).response == hex("19"))
+        #expect(delegate.writes.last?.1 == value)
     }
 
     @Test func findInformation() {
@@ -211,9 +248,9 @@ import TestSupport
     }
 
     @Test func responsesRespectMTU() {
-        delegate.value = [UInt8](repeating: 7, count: 300)
-        for mtu: UInt16 in [23, 100, 247] {
-            #expect(request(hex("0a 0c 00"), mtu: mtu).response.count == Int(mtu))
+        delegate.value = [UInt8](repeating: 7, count: 512)
+        for mtu: UInt16 in [23, 100, 247, 517] {
+            #expect(request(hex("0a 0c 00"), mtu: mtu).response.count == min(Int(mtu), 1 + 512))
             #expect(request(hex("08 01 00 ff ff 19 2a"), mtu: mtu).response.count <= Int(mtu))
             #expect(request(hex("04 01 00 ff ff"), mtu: mtu).response.count <= Int(mtu))
         }

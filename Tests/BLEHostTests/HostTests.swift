@@ -141,6 +141,54 @@ import TestSupport
         #expect(acl.dropFirst(2).allSatisfy { $0[2] & 0x30 == 0x10 })
     }
 
+    /// At ATT_MTU 517 (Android's, and ours on Linux) a 512-byte value is one
+    /// Write Request: it arrives in ACL fragments of the controller's length
+    /// (27 bytes, or 251 with the Data Length Extension), is gathered and
+    /// served; a Prepare Write of 512 bytes is echoed whole (517 bytes), sent
+    /// in fragments of that length as credits come back.
+    @Test(arguments: [27, 251])
+    func theLargestMTUInAndOutInFragments(length: Int) {
+        typealias C = ScriptedController<RecordingDelegate>
+        var c = readyPeripheral(buffers: [UInt8(length), 0, 4])
+        c.connect(handle: 0x40)
+        _ = c.answerAll()
+        c.l2cap(handle: 0x40, channel: 4, hex("02 05 02"))
+        #expect(C.l2capPDUs(c.drain()).last?.1 == hex("03 05 02"))
+        #expect(c.host.mtu(connection: 0x40) == 517)
+        func fragments(_ att: [UInt8]) -> [[UInt8]] {
+            let l2cap = Array(C.aclPacket(handle: 0x40, channel: 4, att)[4...])
+            return stride(from: 0, to: l2cap.count, by: length).map { offset in
+                let part = Array(l2cap[offset..<min(offset + length, l2cap.count)])
+                return [0x40, offset == 0 ? 0x20 : 0x10, UInt8(part.count & 0xFF), UInt8(part.count >> 8)] + part
+            }
+        }
+        // Out: whatever the host sends, one credit back per fragment, until it stops.
+        func drainAll(_ c: inout C) -> [[UInt8]] {
+            var out: [[UInt8]] = []
+            while true {
+                let packets = c.drain().filter { $0.first == 0x02 }
+                if packets.isEmpty { return out }
+                out += packets
+                c.feed(event: [0x13, 5, 1, 0x40, 0x00, UInt8(packets.count), 0])
+            }
+        }
+        let value = [UInt8](repeating: 0x61, count: 511) + [0x3F]
+        let write = fragments([0x12, 0x0C, 0x00] + value)
+        #expect(write.count == (4 + 515 + length - 1) / length)
+        for fragment in write { c.feed(acl: fragment) }
+        #expect(c.delegate.writes.last?.1 == value)
+        #expect(C.l2capPDUs(drainAll(&c)).map(\.1) == [hex("13")])
+        let prepare = [0x16, 0x0C, 0x00, 0x00, 0x00] + value
+        for fragment in fragments(prepare) { c.feed(acl: fragment) }
+        let echo = drainAll(&c)
+        #expect(echo.count == (4 + 517 + length - 1) / length && echo.allSatisfy { $0.count - 5 <= length })
+        #expect(C.l2capPDUs(echo).map(\.1) == [[0x17] + Array(prepare[1...])])
+        for fragment in fragments(hex("18 01")) { c.feed(acl: fragment) }
+        #expect(C.l2capPDUs(drainAll(&c)).map(\.1) == [hex("19")])
+        #expect(c.delegate.writes.count == 2 && c.delegate.writes.last?.1 == value)
+        #expect(c.host.droppedInput == 0 && c.host.droppedOutput == 0)
+    }
+
     @Test func aclForUnknownHandleOrBadLengthIsDropped() {
         var c = readyPeripheral()
         c.connect(handle: 0x40)
@@ -189,7 +237,7 @@ import TestSupport
         #expect(ScriptedController<RecordingDelegate>.l2capPDUs(c.drain()).isEmpty)
         c.connect(handle: 0x40)
         let pdus = ScriptedController<RecordingDelegate>.l2capPDUs(c.drain())
-        #expect(pdus.count == 1 && pdus[0].1 == hex("03 f7 00"))
+        #expect(pdus.count == 1 && pdus[0].1 == hex("03 05 02"))
     }
 
     @Test func signalingAndSMPAreAnswered() {
@@ -286,7 +334,7 @@ import TestSupport
             c.feed(event: [0x13, 5, 1, 0x40, 0x00, 1, 0])  // Number Of Completed Packets
         }
         // Every request is answered with our Rx MTU; only the first sets the MTU.
-        #expect(responses == Array(repeating: hex("03 f7 00"), count: 6))
+        #expect(responses == Array(repeating: hex("03 05 02"), count: 6))
         #expect(c.host.mtu(connection: 0x40) == 100)
         let exchanged = c.events.compactMap { if case .mtuExchanged(0x40, let mtu) = $0 { mtu } else { nil } }
         #expect(exchanged == [100])

@@ -89,8 +89,54 @@ import TestSupport
 
     @Test func aWholePDUTooLargeToKeepIsDropped() {
         var r = L2CAPReassembler()
-        let pdu = [UInt8(0x04), 0x01, 0x04, 0x00] + [UInt8](repeating: 0x12, count: 260)
+        let length = L2CAPReassembler.capacity - 4 + 1  // one byte past ATT_MTU + header room
+        let pdu = [UInt8(length & 0xFF), UInt8(length >> 8), 0x04, 0x00] + [UInt8](repeating: 0x12, count: length)
         pdu.withRaw { #expect(r.push($0, isStart: true) == .needMore) }
         #expect(r.dropped == 1)
+    }
+}
+
+/// The largest ATT PDU (ATT_MTU 517 on Linux: a Prepare Write of a 512-byte
+/// value; a 512-byte Write Request is 515) is gathered from the ACL fragments
+/// a controller delivers: 27 bytes without the Data Length Extension, 251 with it.
+@Suite struct L2CAPReassemblerLargestPDUTests {
+    /// An L2CAP PDU carrying a Prepare Write Request of `valueLength` bytes.
+    static func prepareWrite(_ valueLength: Int) -> [UInt8] {
+        let att = [UInt8(0x16), 0x0C, 0x00, 0x00, 0x00] + (0..<valueLength).map { UInt8(truncatingIfNeeded: $0) }
+        return [UInt8(att.count & 0xFF), UInt8(att.count >> 8), 0x04, 0x00] + att
+    }
+
+    @Test(arguments: [27, 251])
+    func aPDUOfTheLargestMTUIsGathered(fragment: Int) {
+        let pdu = Self.prepareWrite(512)
+        #expect(pdu.count == 4 + Int(ATT.maxMTU))
+        var r = L2CAPReassembler()
+        var results: [L2CAPReassembly] = []
+        var offset = 0
+        while offset < pdu.count {
+            let part = Array(pdu[offset..<min(offset + fragment, pdu.count)])
+            part.withRaw { results.append(r.push($0, isStart: offset == 0)) }
+            offset += part.count
+        }
+        #expect(results.dropLast().allSatisfy { $0 == .needMore })
+        #expect(results.last == .completeInBuffer(channel: 4))
+        #expect(r.withPayload { Array($0) } == Array(pdu[4...]))
+        #expect(r.dropped == 0)
+    }
+
+    @Test func aPDUOneBytePastTheMTUIsDropped() {
+        // One byte more than the buffer holds (4 + ATT_MTU).
+        let pdu = Self.prepareWrite(L2CAPReassembler.capacity - 4 - 5 + 1)
+        #expect(pdu.count == L2CAPReassembler.capacity + 1)
+        var r = L2CAPReassembler()
+        var offset = 0
+        while offset < pdu.count {
+            let part = Array(pdu[offset..<min(offset + 27, pdu.count)])
+            part.withRaw { #expect(r.push($0, isStart: offset == 0) == .needMore) }
+            offset += part.count
+        }
+        #expect(r.dropped == 1)
+        // The next PDU is gathered as usual.
+        hex("03 00 04 00 0a 03 00").withRaw { #expect(r.push($0, isStart: true) == .completeInPlace(channel: 4)) }
     }
 }

@@ -14,6 +14,8 @@ import time
 import pytest
 from harness import BINARY, REPO, SLUGS, Dongle, stop_process, unit_command
 
+import air_figures
+
 BUMBLE_8BALL = os.path.join(REPO, "Tests", "PythonSupport", "bumble_8ball.py")
 PHRASES = {
     "It is certain.", "It is decidedly so.", "Without a doubt.", "Yes – definitely.", "You may rely on it.",
@@ -190,18 +192,65 @@ def test_hundred_questions_our_central_against_our_peripheral(link):
         ours.stop()
 
 
-def test_long_question_uses_prepared_writes(link):
+def att_pdus_sent_and_received(snoop):
+    """The central's own capture: (direction, ATT bytes) of every ATT PDU, "out" = ours."""
+    return [(p["direction"], p["att"]) for p in air_figures.att_pdus(snoop)]
+
+
+def test_our_central_asks_for_mtu_517_and_writes_512_bytes_at_once(link, tmp_path):
+    # Our central asks for ATT MTU 517 (Capacity.attMTU on Linux), as Android
+    # does; a Bumble 8-Ball grants it, and the longest question (512 bytes)
+    # goes in one Write Request, no Prepare Write.
+    peer = BumblePeripheral(link.ports[1], "--name", "B8")
+    snoop = str(tmp_path / "central.btsnoop")
+    question = "x" * 511 + "?"
+    try:
+        result = central(link.ports[0], "--question", question, "--log-level", "info", "--btsnoop", snoop)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split(" -> ")[1].strip() in PHRASES
+        assert "8-Ball ready (MTU 517)" in result.stderr
+    finally:
+        peer.stop()
+    pdus = att_pdus_sent_and_received(snoop)
+    assert ("out", bytes([0x02, 0x05, 0x02])) in pdus  # Exchange MTU Request: 517
+    assert ("in", bytes([0x03, 0x05, 0x02])) in pdus   # Bumble's Response: 517
+    writes = [att for direction, att in pdus if direction == "out" and att[0] in (0x12, 0x16, 0x18)]
+    assert [att[3:] for att in writes if len(att) > 5] == [question.encode()]
+    assert not any(att[0] in (0x16, 0x18) for att in writes)
+
+
+def test_long_question_to_our_peripheral_is_one_write(link):
+    # Both of ours at MTU 517: the 512-byte question is one Write Request.
     ours = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Ours")
     try:
         ours.wait_for("advertising")
-        question = "x" * 299 + "?"
+        question = "x" * 511 + "?"
         result = central(link.ports[0], "--question", question)
         assert result.returncode == 0, result.stderr
         assert result.stdout.split(" -> ")[1].strip() in PHRASES
         assert ours.wait_count(question, 1) == 1
+        assert "info: MTU 517 " in ours.log
     finally:
         ours.stop()
 
+
+def test_long_question_uses_prepared_writes(link, tmp_path):
+    # Against an 8-Ball that offers 247 (as an iPhone), the same question takes
+    # Prepare Writes (242 + 242 + 28 bytes) and an Execute Write.
+    peer = BumblePeripheral(link.ports[1], "--name", "B8", "--max-mtu", "247")
+    snoop = str(tmp_path / "central.btsnoop")
+    question = "x" * 511 + "?"
+    try:
+        result = central(link.ports[0], "--question", question, "--log-level", "info", "--btsnoop", snoop)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split(" -> ")[1].strip() in PHRASES
+        assert "8-Ball ready (MTU 247)" in result.stderr
+    finally:
+        peer.stop()
+    writes = [att for direction, att in att_pdus_sent_and_received(snoop)
+              if direction == "out" and att[0] in (0x16, 0x18)]
+    assert [len(att) for att in writes] == [247, 247, 33, 2]
+    assert b"".join(att[5:] for att in writes[:3]) == question.encode()
 
 
 def interrupted_quietly(process, as_json=False):

@@ -34,10 +34,15 @@ import TestSupport
         var frozen = false
         /// Its controller never completes an LE Create Connection.
         var unreachable = false
+        /// The ATT MTU the scripted 8-Ball's server offers (an iPhone's 247 by
+        /// default; Bumble and Android 517).
+        var serverMTU: UInt16 = 247
 
         init(_ behaviour: Behaviour, settings: CentralSettings = CentralSettings(), autoAdvertise: Bool = true,
-             freezeAt: @escaping ([UInt8]) -> Bool = { _ in false }, unreachable: Bool = false) {
+             freezeAt: @escaping ([UInt8]) -> Bool = { _ in false }, unreachable: Bool = false,
+             serverMTU: UInt16 = 247) {
             self.behaviour = behaviour
+            self.serverMTU = serverMTU
             self.autoAdvertise = autoAdvertise
             self.freezeAt = freezeAt
             self.unreachable = unreachable
@@ -60,7 +65,7 @@ import TestSupport
             frozen = frozen || freezeAt(pdu)
             if frozen { return [] }
             switch pdu[0] {
-            case 0x02: return [hex("03 f7 00")]
+            case 0x02: return [[0x03, UInt8(serverMTU & 0xFF), UInt8(serverMTU >> 8)]]
             case 0x06 where pdu[7] == 0x00 && pdu[8] == 0x18: return [hex("07 01 00 05 00")]
             case 0x08 where pdu[1] == 0x01: return [hex("09 07 02 00 02 03 00 00 2a")]
             case 0x0A where pdu[1] == 0x03: return [[0x0B] + Array(gapName.utf8)]
@@ -182,7 +187,7 @@ import TestSupport
         // Subscribe (CCCD 0x0001) → question → unsubscribe (CCCD 0x0000).
         let writes = h.requests.filter { $0[0] == 0x12 }
         #expect(writes == [hex("12 0f 00 01 00"), [0x12, 0x0C, 0x00] + Array("Will it work?".utf8), hex("12 0f 00 00 00")])
-        #expect(h.requests.first == hex("02 f7 00"))
+        #expect(h.requests.first == hex("02 05 02"))  // our central asks for 517 (Capacity.attMTU on Linux)
         let idle = h.session.isIdleForQuestion
         #expect(idle)
     }
@@ -191,6 +196,33 @@ import TestSupport
         var h = Harness(.answer)
         h.ask(String(repeating: "q", count: 299) + "?")
         #expect(h.requests.filter { $0[0] == 0x16 }.count == 2)  // 242 bytes per part at MTU 247
+        #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
+    }
+
+    /// Against a server that offers 517 (as Bumble and Android do), the
+    /// exchanged MTU is 517 and a 512-byte question is one Write Request of
+    /// 515 bytes (sent in 27-byte ACL fragments), no Prepare Write.
+    @Test func questionOf512BytesIsOneWriteAtMTU517() {
+        var h = Harness(.answer, serverMTU: 517)
+        let question = Array(String(repeating: "q", count: 511).utf8) + [0x3F]
+        question.withRaw { _ = h.session.ask($0, host: &h.c.host, now: 0) }
+        h.pump()
+        #expect(h.requests.first == hex("02 05 02"))
+        #expect(h.reported.contains { if case .ready(mtu: 517) = $0 { true } else { false } })
+        #expect(h.requests.filter { $0[0] == 0x16 || $0[0] == 0x18 }.isEmpty)
+        #expect(h.requests.contains([0x12, 0x0C, 0x00] + question))
+        #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
+        // Fragmented to the controller's 27-byte ACL data length: 519 bytes of L2CAP in 20 packets.
+        #expect(h.acl.filter { $0.count == 5 + 27 }.count >= 19)
+    }
+
+    /// The same question against an iPhone-like server (247): 512 bytes take
+    /// 3 Prepare Writes (242 + 242 + 28) and an Execute Write.
+    @Test func questionOf512BytesIsPreparedWritesAtMTU247() {
+        var h = Harness(.answer)
+        h.ask(String(repeating: "q", count: 511) + "?")
+        #expect(h.requests.filter { $0[0] == 0x16 }.map(\.count) == [247, 247, 33])
+        #expect(h.requests.filter { $0[0] == 0x18 } == [hex("18 01")])
         #expect(h.reported.contains { if case .answered = $0 { true } else { false } })
     }
 

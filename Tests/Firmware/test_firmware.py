@@ -89,14 +89,17 @@ def test_questions_long_write_non_question_and_reconnect(link, firmware, mtu):
 
 def test_our_linux_central_asks_the_firmware(link, firmware):
     """Both ends ours: the Linux binary's central role against the firmware
-    (the binary of the debug build, or $ITCB_DONGLE_BIN)."""
+    (the binary of the debug build, or $ITCB_DONGLE_BIN). The central asks for
+    ATT MTU 517 (Linux's capacity); the firmware keeps its 247."""
     if not os.access(BINARY, os.X_OK):
         pytest.skip(f"no itcb-dongle binary at {BINARY} (swift build first)")
     answered_before = firmware.count("8ball: answer ")
     result = subprocess.run([BINARY, "--role", "central", "--transport", f"tcp:127.0.0.1:{link.ports[1]}",
-                             "--peer", NAME, "--question", "Is it running on a Cortex-M4?", "--question", "Really?"],
+                             "--peer", NAME, "--question", "Is it running on a Cortex-M4?", "--question", "Really?",
+                             "--log-level", "info"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+    assert "8-Ball ready (MTU 247)" in result.stderr and "host: MTU 247" in firmware.log
     lines = result.stdout.splitlines()
     assert [line.split(" -> ")[0] for line in lines] == ["Is it running on a Cortex-M4?", "Really?"], result.stdout
     # The central shows the answer as the ITCB apps do: the slug's English phrase.

@@ -15,6 +15,8 @@ from bumble.core import ProtocolError
 from bumble_client import ANSWER, QUESTION, SERVICE, EightBall, central, find
 from harness import BINARY, SLUGS
 
+import air_figures
+
 PHRASES = {
     "It is certain.", "It is decidedly so.", "Without a doubt.", "Yes – definitely.", "You may rely on it.",
     "As I see it, yes.", "Most likely.", "Outlook good.", "Yes.", "Signs point to yes.", "Reply hazy, try again.",
@@ -135,6 +137,68 @@ def test_question_of_512_bytes_and_too_long(link, peripheral):
             assert error.value.error_code == 0x0D  # Invalid Attribute Value Length
 
     run(scenario())
+
+
+def test_question_of_512_bytes_in_one_write_at_mtu_517(link, peripheral):
+    # A central that asks for ATT MTU 517, as Android does (Bumble too), writes
+    # the longest question (512 bytes, the ATT maximum) in one Write Request and
+    # gets its answer: no Prepare Write. Counted on both sides: the ATT PDUs
+    # Bumble's central sent, and (ours) the peripheral's btsnoop. Then the same
+    # question at MTU 247 (an iPhone's), which takes Prepare Writes, for the
+    # figures of docs/PERFORMANCE.md ("On the air").
+    dongle = peripheral()
+    question = "z" * 511 + "?"
+    sent = {}
+
+    async def scenario():
+        for mtu in (517, 247):
+            async with central(link.ports[1 if mtu == 517 else 2],
+                               address="F1:F2:F3:F4:F5:C6" if mtu == 517 else "F1:F2:F3:F4:F5:C7") as device:
+                opcodes = sent.setdefault(mtu, [])
+                send = device.send_l2cap_pdu
+
+                def recording(handle, cid, pdu, send=send, opcodes=opcodes):
+                    if cid == 4:
+                        opcodes.append((pdu[0], len(pdu)))
+                    send(handle, cid, pdu)
+
+                device.send_l2cap_pdu = recording
+                ball = await EightBall.connect(device, "Ball8", mtu=mtu)
+                assert ball.connection.att_mtu == mtu
+                await ball.subscribe()
+                del opcodes[:]
+                await ball.write(question)
+                answer = await ball.next_answer()
+                assert answer.decode() in SLUGS
+                await ball.disconnect()
+
+    run(scenario())
+    # Bumble's central: one Write Request of 3 + 512 bytes at 517; three
+    # Prepare Writes and an Execute Write at 247.
+    assert sent[517] == [(0x12, 515)], sent[517]
+    assert [op for op, _ in sent[247]] == [0x16, 0x16, 0x16, 0x18], sent[247]
+    if not dongle.ours:
+        return
+    assert dongle.wait_count(question, 2) == 2
+    dongle.process.terminate()
+    assert dongle.process.wait(5) == 0
+    pdus = air_figures.att_pdus(dongle.btsnoop)
+    one, after = air_figures.question_cycle(pdus)
+    prepared, _ = air_figures.question_cycle(pdus, after)
+    # Our capture: Exchange MTU 517 both ways, then the question in one Write
+    # Request (gathered from the ACL packets it came in), answered by its Write
+    # Response and the notification: one round trip, two connection events.
+    assert air_figures.exchanged_mtu(pdus) == (517, 517)
+    figures = air_figures.figures(one)
+    assert figures["write_requests"] == 1 and figures["prepare_writes"] == 0 and figures["execute_writes"] == 0
+    assert [p["att"] for p in one if p["direction"] == "in"] == [bytes([0x12]) + one[0]["att"][1:3] + question.encode()]
+    assert [p["att"][0] for p in one if p["direction"] == "out"] == [0x13, 0x1B]
+    assert figures["round_trips"] == 1 and figures["connection_events"] == 2
+    # At 247: 3 Prepare Writes (242 + 242 + 28 bytes) and an Execute Write, four round trips.
+    long_way = air_figures.figures(prepared)
+    assert long_way["prepare_writes"] == 3 and long_way["execute_writes"] == 1 and long_way["write_requests"] == 0
+    assert long_way["round_trips"] == 4 and long_way["connection_events"] == 8
+    print("\n" + air_figures.describe(figures, 517) + "\n" + air_figures.describe(long_way, 247))
 
 
 def test_subscribe_after_writing_still_answers(link, peripheral):

@@ -15,6 +15,8 @@ and the hostile ones whose text must never reach a terminal raw:
                      central reads the GAP Device Name over GATT
   --device-name TEXT the GAP Device Name (default: the name)
   --answer-hex HEX   notify these bytes as every answer
+and --max-mtu N, the ATT MTU its server offers (Bumble's default 517; 247 as an
+iPhone, so a long question takes Prepare Writes).
 Prints READY once advertising."""
 import argparse
 import asyncio
@@ -79,6 +81,8 @@ async def main(args):
 
         answer.on("subscription", on_subscription)
         device.add_service(Service(SERVICE, [question, answer]))
+        if args.max_mtu:
+            device.gatt_server.max_mtu = args.max_mtu
 
         if args.freeze_at:
             # Every ATT request from the step on goes unanswered (the link stays up).
@@ -133,4 +137,5 @@ if __name__ == "__main__":
     parser.add_argument("--shortened", action="store_true")
     parser.add_argument("--device-name")
     parser.add_argument("--answer-hex")
+    parser.add_argument("--max-mtu", type=int)
     asyncio.run(main(parser.parse_args()))

@@ -11,7 +11,6 @@ extension Host {
         guard let opcode = pdu.first else { return }
         let connection = connections[index].handle
         guard ATTRoute.toClient(opcode) else { return serve(index, connection, pdu, delegate: &delegate) }
-        var request = ATTPDU()
         let step: GATTClientStep
         switch opcode {
         case ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication:
@@ -28,42 +27,69 @@ extension Host {
             payOwed(index)
             return delegate.clientIndication(connection: connection, attribute: attribute, value: value)
         case ATTOpcode.errorResponse:
-            step = client.errorResponse(index, connection, pdu, into: &request)
+            return continueProcedure(index, connection, pdu)
         case ATTOpcode.exchangeMTUResponse where client.links[index].awaits(opcode):
             step = client.exchangeMTUResponse(index, connection, pdu, bearer: &connections[index].bearer)
         case ATTOpcode.findByTypeValueResponse where client.links[index].awaits(opcode):
             step = client.findByTypeValueResponse(index, connection, pdu)
         case ATTOpcode.readByTypeResponse where client.links[index].awaits(opcode):
-            step = client.readByTypeResponse(index, connection, pdu, into: &request)
+            return continueProcedure(index, connection, pdu)
         case ATTOpcode.findInformationResponse where client.links[index].awaits(opcode):
-            step = client.findInformationResponse(index, connection, pdu, into: &request)
+            return continueProcedure(index, connection, pdu)
         case ATTOpcode.writeResponse where client.links[index].awaits(opcode):
             step = client.writeResponse(index, connection)
         case ATTOpcode.prepareWriteResponse where client.links[index].awaits(opcode):
-            step = client.prepareWriteResponse(index, connection, pdu, mtu: connections[index].bearer.mtu, into: &request)
+            return continueProcedure(index, connection, pdu)
         case ATTOpcode.executeWriteResponse where client.links[index].awaits(opcode):
             step = client.executeWriteResponse(index, connection)
         case ATTOpcode.readResponse where client.links[index].awaits(opcode),
              ATTOpcode.readBlobResponse where client.links[index].awaits(opcode):
-            step = client.readResponse(index, connection, pdu, mtu: connections[index].bearer.mtu, into: &request)
+            return continueProcedure(index, connection, pdu)
         default:
             // A response to nothing we asked, or one we never ask for.
             step = .unexpected(opcode: opcode)
         }
-        follow(step, index, connection, request)
+        follow(step, index, connection, queued: nil)
     }
 
-    /// Does what a client entry point asked: send its next request, or report.
-    mutating func follow(_ step: GATTClientStep, _ index: Int, _ connection: UInt16, _ request: borrowing ATTPDU) {
+    /// A response whose procedure may go on with another request (discovery,
+    /// a long write, a long read, an error that cancels a long write). The
+    /// request is built where it is sent, in the next transmit slot, as the
+    /// server builds its responses: no PDU-sized temporary (ATT_MTU, 517 bytes
+    /// on Linux) is cleared and copied per response. Reserving commits
+    /// nothing: a response that ends the procedure leaves the slot free.
+    mutating func continueProcedure(_ index: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer) {
+        let mtu = connections[index].bearer.mtu
+        guard let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) else {
+            // The queue is full: the response is still taken; a request it asks for is not sent.
+            var request = ATTPDU()
+            let step = client.respond(index, connection, pdu, mtu: mtu, into: &request)
+            return follow(step, index, connection, queued: nil)
+        }
+        let step = client.respond(index, connection, pdu, mtu: mtu, into: &aclQueue.pdus[slot].bytes)
+        var queued: UInt8? = nil
+        if case .send = step, !aclQueue.pdus[slot].isEmpty {
+            aclQueue.commit()
+            queued = aclQueue.pdus[slot][0]
+        }
+        follow(step, index, connection, queued: queued)
+    }
+
+    /// Does what a client entry point asked: note the request it built as sent
+    /// (`queued`: its opcode, nil when it found no room), or report.
+    mutating func follow(_ step: GATTClientStep, _ index: Int, _ connection: UInt16, queued: UInt8?) {
         switch step {
         case .none:
             break
         case .send(let otherwise):
-            if sendATT(connection, request) {
-                client.sent(index, opcode: request[0], deadline: now + ATT.transactionTimeout)
-            } else if let otherwise {
-                client.finish(index)
-                push(.gattClient(otherwise))
+            if let opcode = queued {
+                client.sent(index, opcode: opcode, deadline: now + ATT.transactionTimeout)
+            } else {
+                outputDropped(.transmitQueueFull)
+                if let otherwise {
+                    client.finish(index)
+                    push(.gattClient(otherwise))
+                }
             }
         case .finished(let event):
             client.finish(index)
@@ -103,7 +129,7 @@ extension Host {
         guard owed[index].att.isEmpty else { return requestDropped(index, .attPipelined) }
         let note = server.receive(
             pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate,
-            response: &owed[index].att)
+            response: &owed[index].att.bytes)
         noteAsking(index, owed[index].att.isEmpty ? nil : owed[index].att[0])
         owe()
         report(connection, note)
@@ -210,18 +236,19 @@ extension Host {
 
     /// One outstanding request per bearer (Vol 3 Part F §3.3.2): a procedure
     /// starts only on an idle link, and only when its first request is queued.
+    /// The request is built in its transmit slot (no temporary to clear and copy).
     mutating func startClientProcedure(
         _ connection: UInt16, _ build: (inout GATTClient, Int, UInt16, inout ATTPDU) -> Void
     ) -> Bool {
         guard let index = connectionIndex(connection), !connections[index].disconnecting,
               !client.links[index].isBusy else { return false }
-        var request = ATTPDU()
-        build(&client, index, connections[index].bearer.mtu, &request)
-        guard sendATT(connection, request) else {
-            client.notSent(index)
+        guard let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) else {
+            outputDropped(.transmitQueueFull)
             return false
         }
-        client.sent(index, opcode: request[0], deadline: now + ATT.transactionTimeout)
+        build(&client, index, connections[index].bearer.mtu, &aclQueue.pdus[slot].bytes)
+        aclQueue.commit()
+        client.sent(index, opcode: aclQueue.pdus[slot][0], deadline: now + ATT.transactionTimeout)
         return true
     }
 }

@@ -3,7 +3,8 @@
 /// and the counts are read back from the types.
 public enum Capacity {
     // The firmware build (-D ITCB_FIRMWARE, scripts/firmware.sh) is a one-link
-    // peripheral with rings sized for one central: its static RAM fits 24 KB.
+    // peripheral with rings sized for one central and ATT MTU 247: its static
+    // RAM fits 24 KB. Linux: 8 links and ATT MTU 517.
     #if ITCB_FIRMWARE
     /// LE links at once: the connection table and the 8-Ball's per-central state.
     public typealias PerLink<Element: ~Copyable> = InlineArray<1, Element>
@@ -17,6 +18,18 @@ public enum Capacity {
     public typealias EarlyACLRing = FixedQueue<1, HCIPacket>
     /// L2CAP PDUs queued for the controller, all links together.
     public typealias TransmitSlots<Element: ~Copyable> = InlineArray<6, Element>
+    /// The ATT MTU our server offers and our client asks for: the largest that
+    /// one 251-byte LE data PDU carries (251 - the 4-byte L2CAP header), which
+    /// keeps every PDU buffer below within the MCU's RAM budget.
+    public static let attMTU: UInt16 = 247
+    /// One outgoing ATT PDU (at most `attMTU` bytes and a little: signaling and
+    /// SMP payloads are shorter), where it is built and waits to be sent (the
+    /// transmit queue's slots, a link's owed answer).
+    public typealias ATTPDUBuffer = FixedBytes<256>
+    public typealias ATTPDUStore = ByteStore<256>
+    /// One L2CAP PDU gathered from ACL fragments: the 4-byte header and the
+    /// largest PDU we accept (`attMTU` + headroom).
+    public typealias L2CAPPDUBuffer = FixedBytes<260>
     #else
     public typealias PerLink<Element: ~Copyable> = InlineArray<8, Element>
     public typealias EventRing = FixedQueue<32, HostEvent>
@@ -24,6 +37,15 @@ public enum Capacity {
     public typealias CommandRing = FixedQueue<12, HCIPacket>
     public typealias EarlyACLRing = FixedQueue<2, HCIPacket>
     public typealias TransmitSlots<Element: ~Copyable> = InlineArray<16, Element>
+    /// Linux: the longest attribute value (512, Vol 3 Part F §3.2.9) in one
+    /// Write Request (3 bytes of header), the MTU Android asks for: a 512-byte
+    /// question is one write, not 3 Prepare Writes and an Execute Write. The
+    /// PDU buffers follow it exactly (the L2CAP one with its 4-byte header),
+    /// and a PDU this long is gathered from 27- or 251-byte ACL fragments.
+    public static let attMTU: UInt16 = 517
+    public typealias ATTPDUBuffer = FixedBytes<517>
+    public typealias ATTPDUStore = ByteStore<517>
+    public typealias L2CAPPDUBuffer = FixedBytes<521>
     #endif
 
     public static var links: Int { PerLink<UInt8>.count }
@@ -39,20 +61,13 @@ public enum Capacity {
     public typealias CCCDSlots<Element> = InlineArray<4, Element>
 
     /// One packet the host sends, H4 indicator first: a command (1 + 3 + 255
-    /// parameter bytes) or an ACL packet (1 + 4 + an L2CAP PDU of 4 + 247).
+    /// parameter bytes) or an ACL fragment (1 + 4 + at most 251 bytes of an
+    /// L2CAP PDU: the host caps the controller's ACL data length at 251 and
+    /// fragments longer PDUs, `ACLTransmitQueue.nextFragment`), whatever the MTU.
     /// The transports' OUT transfers and waiting slots are sized from it.
     public typealias OutgoingPacket = FixedBytes<260>
     /// The packet the host's loop hands to the transport next.
     public typealias OutgoingPacketStore = ByteStore<260>
-
-    /// One outgoing ATT PDU: at most ATT's largest MTU and a little; and the
-    /// same where it is built and waits to be sent (the transmit queue's slots).
-    public typealias ATTPDUBuffer = FixedBytes<256>
-    public typealias ATTPDUStore = ByteStore<256>
-
-    /// One L2CAP PDU gathered from ACL fragments: the 4-byte header and the
-    /// largest PDU we accept (ATT_MTU 247 + headroom).
-    public typealias L2CAPPDUBuffer = FixedBytes<260>
 
     /// Largest HCI packet a transport gathers (H4 de-framer, USB endpoint
     /// reassembler): an ACL packet of 4 + 1024 bytes (events are 2 + 255),

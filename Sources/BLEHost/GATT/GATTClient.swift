@@ -291,6 +291,20 @@ public struct GATTClient: ~Copyable {
         return .send(otherwise: nil)
     }
 
+    /// The entry point of a response whose procedure may go on (the host
+    /// routed it here by opcode, `Host.continueProcedure`); its next request,
+    /// if any, is written into `request`.
+    mutating func respond(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, mtu: UInt16,
+                          into request: inout ATTPDU) -> GATTClientStep {
+        switch pdu[0] {
+        case ATTOpcode.errorResponse: errorResponse(link, connection, pdu, into: &request)
+        case ATTOpcode.readByTypeResponse: readByTypeResponse(link, connection, pdu, into: &request)
+        case ATTOpcode.findInformationResponse: findInformationResponse(link, connection, pdu, into: &request)
+        case ATTOpcode.prepareWriteResponse: prepareWriteResponse(link, connection, pdu, mtu: mtu, into: &request)
+        default: readResponse(link, connection, pdu, mtu: mtu, into: &request)
+        }
+    }
+
     // MARK: - Helpers
 
     /// Clears the server's prepare queue (Execute Write, flags 0) before reporting the error.

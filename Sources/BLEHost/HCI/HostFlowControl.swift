@@ -84,7 +84,8 @@ extension Host {
         }
         if !owed[index].att.isEmpty, hasRoom(index),
            let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) {
-            swap(&aclQueue.pdus[slot].bytes, &owed[index].att)
+            owed[index].att.withBytes { _ = aclQueue.pdus[slot].bytes.append($0) }
+            owed[index].att.bytes.removeAll()
             aclQueue.commit()
         }
     }

@@ -1,8 +1,10 @@
 /// The answers a link is owed that found no room in the transmit queue when
 /// their requests were served (see `Host`'s flow control). Reset in place.
 struct OwedAnswers: ~Copyable {
-    /// An ATT response or Error Response, built when its request was served.
-    var att = ATTPDU()
+    /// An ATT response or Error Response, built when its request was served
+    /// (a store, read in place: paying it copies its bytes, not the whole
+    /// ATT_MTU-sized buffer).
+    var att = Capacity.ATTPDUStore()
     /// An LE signalling response (the longest: LE Credit Based Connection Response, 14 bytes).
     var signaling = ByteStore<16>()
     /// A Pairing Failed (SMP has nothing else to say).
@@ -13,7 +15,7 @@ struct OwedAnswers: ~Copyable {
     var isEmpty: Bool { att.isEmpty && signaling.isEmpty && !smp && !confirmation }
 
     mutating func removeAll() {
-        att.removeAll()
+        att.bytes.removeAll()
         signaling.bytes.removeAll()
         smp = false
         confirmation = false

@@ -390,11 +390,6 @@ public struct Host: ~Copyable {
         return false
     }
 
-    @discardableResult
-    mutating func sendATT(_ handle: UInt16, _ pdu: ATTPDU) -> Bool {
-        pdu.withBytes { sendL2CAP(handle, channel: L2CAPChannel.att, $0) }
-    }
-
     mutating func queueShutdownReset() {
         shutdownResetQueued = true
         queueCommand(HCIPacket.command(HCIOpcode.reset))

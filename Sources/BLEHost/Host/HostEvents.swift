@@ -304,8 +304,10 @@ extension Host {
             handleL2CAP(index, channel, UnsafeRawBufferPointer(rebasing: payload[4...]), delegate: &delegate)
         case .completeInBuffer(let channel):
             // The handlers reach into the connection table, so the reassembled PDU
-            // (only ever a fragmented one) is copied out of it once.
-            var pdu = HCIPacket()
+            // (only ever a fragmented one) is copied out of it once, into a
+            // buffer as large as the reassembler's (4 + ATT_MTU: 521 bytes on
+            // Linux, more than an outgoing packet holds).
+            var pdu = Capacity.L2CAPPDUBuffer()
             _ = connections[index].reassembler.withPayload { pdu.append($0) }
             pdu.withBytes { handleL2CAP(index, channel, $0, delegate: &delegate) }
         }
