@@ -197,21 +197,30 @@ def att_pdus_sent_and_received(snoop):
     return [(p["direction"], p["att"]) for p in air_figures.att_pdus(snoop)]
 
 
+def ask_bumble_the_longest_question(link, tmp_path, mtu, *peer_options):
+    """Our central asks a Bumble 8-Ball the longest question (512 bytes); returns
+    the ATT PDUs of its capture once the answer and the MTU are as expected."""
+    peer = BumblePeripheral(link.ports[1], "--name", "B8", *peer_options)
+    snoop = str(tmp_path / "central.btsnoop")
+    try:
+        result = central(link.ports[0], "--question", LONGEST_QUESTION, "--log-level", "info", "--btsnoop", snoop)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split(" -> ")[1].strip() in PHRASES
+        assert f"8-Ball ready (MTU {mtu})" in result.stderr
+    finally:
+        peer.stop()
+    return att_pdus_sent_and_received(snoop)
+
+
+LONGEST_QUESTION = "x" * 511 + "?"
+
+
 def test_our_central_asks_for_mtu_517_and_writes_512_bytes_at_once(link, tmp_path):
     # Our central asks for ATT MTU 517 (Capacity.attMTU on Linux), as Android
     # does; a Bumble 8-Ball grants it, and the longest question (512 bytes)
     # goes in one Write Request, no Prepare Write.
-    peer = BumblePeripheral(link.ports[1], "--name", "B8")
-    snoop = str(tmp_path / "central.btsnoop")
-    question = "x" * 511 + "?"
-    try:
-        result = central(link.ports[0], "--question", question, "--log-level", "info", "--btsnoop", snoop)
-        assert result.returncode == 0, result.stderr
-        assert result.stdout.split(" -> ")[1].strip() in PHRASES
-        assert "8-Ball ready (MTU 517)" in result.stderr
-    finally:
-        peer.stop()
-    pdus = att_pdus_sent_and_received(snoop)
+    question = LONGEST_QUESTION
+    pdus = ask_bumble_the_longest_question(link, tmp_path, 517)
     assert ("out", bytes([0x02, 0x05, 0x02])) in pdus  # Exchange MTU Request: 517
     assert ("in", bytes([0x03, 0x05, 0x02])) in pdus   # Bumble's Response: 517
     writes = [att for direction, att in pdus if direction == "out" and att[0] in (0x12, 0x16, 0x18)]
@@ -237,20 +246,10 @@ def test_long_question_to_our_peripheral_is_one_write(link):
 def test_long_question_uses_prepared_writes(link, tmp_path):
     # Against an 8-Ball that offers 247 (as an iPhone), the same question takes
     # Prepare Writes (242 + 242 + 28 bytes) and an Execute Write.
-    peer = BumblePeripheral(link.ports[1], "--name", "B8", "--max-mtu", "247")
-    snoop = str(tmp_path / "central.btsnoop")
-    question = "x" * 511 + "?"
-    try:
-        result = central(link.ports[0], "--question", question, "--log-level", "info", "--btsnoop", snoop)
-        assert result.returncode == 0, result.stderr
-        assert result.stdout.split(" -> ")[1].strip() in PHRASES
-        assert "8-Ball ready (MTU 247)" in result.stderr
-    finally:
-        peer.stop()
-    writes = [att for direction, att in att_pdus_sent_and_received(snoop)
+    writes = [att for direction, att in ask_bumble_the_longest_question(link, tmp_path, 247, "--max-mtu", "247")
               if direction == "out" and att[0] in (0x16, 0x18)]
     assert [len(att) for att in writes] == [247, 247, 33, 2]
-    assert b"".join(att[5:] for att in writes[:3]) == question.encode()
+    assert b"".join(att[5:] for att in writes[:3]) == LONGEST_QUESTION.encode()
 
 
 def interrupted_quietly(process, as_json=False):

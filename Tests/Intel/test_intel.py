@@ -199,19 +199,26 @@ def run_binary(emulation, firmware_dir):
     return run_peripheral_once(emulation.ports[0], firmware_dir)
 
 
-def test_intel_missing_firmware_exit_4(firmware_dir, workdir):
-    os.makedirs(os.path.join(workdir, "intel"))
-    emulation = Emulation("ax210", firmware_dir, workdir, "missing")
+def refused(emulation, firmware_dir):
+    """Runs our peripheral against the emulated chip once: it must end with exit 4
+    and one error line (returned), having sent no Secure Send."""
     try:
-        out = run_binary(emulation, workdir)
+        out = run_binary(emulation, firmware_dir)
     finally:
         emulation.stop()
     assert out.returncode == 4, out.stderr
+    assert "\x1b" not in out.stderr, out.stderr
     errors = [l for l in out.stderr.splitlines() if "error" in l]
     assert len(errors) == 1, out.stderr
-    assert f"{workdir}/intel/ibt-0041-0041.sfi" in errors[0] and "firmware-iwlwifi" in errors[0] \
-        and "non-free-firmware" in errors[0]
     assert not any(opcode(c) == SECURE_SEND for c in emulation.commands())
+    return errors[0]
+
+
+def test_intel_missing_firmware_exit_4(firmware_dir, workdir):
+    os.makedirs(os.path.join(workdir, "intel"))
+    error = refused(Emulation("ax210", firmware_dir, workdir, "missing"), workdir)
+    assert f"{workdir}/intel/ibt-0041-0041.sfi" in error and "firmware-iwlwifi" in error \
+        and "non-free-firmware" in error
 
 
 def broken_copy(firmware_dir, workdir, name, mutate):
@@ -330,17 +337,10 @@ def test_intel_variant_0x1e_boot_loader_refused_naming_its_intermediate_loader(f
     file, exit 4, nothing sent; the plain-named file beside it is not loaded."""
     blazar_files(firmware_dir, workdir, "ibt-0190-0041-iml.sfi", "ibt-0190-0041.sfi")
     emulation = Emulation("be202", workdir, workdir, "blazar")
-    try:
-        out = run_binary(emulation, workdir)
-    finally:
-        emulation.stop()
-    assert out.returncode == 4, out.stderr
-    errors = [l for l in out.stderr.splitlines() if "error" in l]
-    assert len(errors) == 1, out.stderr
-    assert errors[0].endswith("Intel BE202: firmware load failed: this chip boots an intermediate loader before its "
-                              "firmware, a step not supported yet: it needs intel/ibt-0190-0041-iml.sfi first, then "
-                              "the firmware file that loader names"), errors[0]
-    assert not any(opcode(c) == SECURE_SEND for c in emulation.commands())
+    error = refused(emulation, workdir)
+    assert error.endswith("Intel BE202: firmware load failed: this chip boots an intermediate loader before its "
+                          "firmware, a step not supported yet: it needs intel/ibt-0190-0041-iml.sfi first, then "
+                          "the firmware file that loader names"), error
     assert emulation.errors() == []
 
 
@@ -350,15 +350,6 @@ def test_intel_intermediate_loader_named_by_its_firmware_id_escaped(firmware_dir
     it escaped (UntrustedText): a terminal's escape sequence stays visible text."""
     fw_id = b"usb\x1b[2J"
     blazar_files(firmware_dir, workdir, "ibt-0190-0041-usb\x1b[2J.sfi")
-    emulation = Emulation("be202", workdir, workdir, "iml", fw_id=fw_id + b"\0")
-    try:
-        out = run_binary(emulation, workdir)
-    finally:
-        emulation.stop()
-    assert out.returncode == 4, out.stderr
-    assert "\x1b" not in out.stderr, out.stderr
-    errors = [l for l in out.stderr.splitlines() if "error" in l]
-    assert len(errors) == 1, out.stderr
-    assert errors[0].endswith("Intel BE202: firmware load failed: controller is in its intermediate loader (not "
-                              "supported): Linux loads intel/ibt-0190-0041-usb\\x1b[2J.sfi from there"), errors[0]
-    assert not any(opcode(c) == SECURE_SEND for c in emulation.commands())
+    error = refused(Emulation("be202", workdir, workdir, "iml", fw_id=fw_id + b"\0"), workdir)
+    assert error.endswith("Intel BE202: firmware load failed: controller is in its intermediate loader (not "
+                          "supported): Linux loads intel/ibt-0190-0041-usb\\x1b[2J.sfi from there"), error
