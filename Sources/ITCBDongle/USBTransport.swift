@@ -305,7 +305,11 @@ final class USBTransport: Transport {
             transfer.pointee.length = Int32(USBVendorControl.answerRequest.write(into: buffer)) + 64
         } else if setup[0] == USBVendorControl.answerRequest.requestType, setup[1] == USBVendorControl.answerRequest.request,
                   ok, transfer.pointee.actual_length == 0 {
-            // Nothing yet: ask again.
+            // Nothing yet: ask again, after the gap the chip needs (as btmtk's
+            // udelay in its completion handler; only while a WMT answer is awaited).
+            var gap = timespec(tv_sec: 0, tv_nsec: Int(USBVendorControl.answerReaskGap) * 1000)
+            var left = timespec()
+            while nanosleep(&gap, &left) != 0, errno == EINTR { gap = left }
         } else {
             completedControl.push(transfer)
             return true

@@ -209,6 +209,8 @@ class FfsDongle(g.Dongle):
                 if kind == ENABLE:
                     self.configure()
                 elif kind in (DISABLE, UNBIND):
+                    if kind == DISABLE and hasattr(self.personality, "read_register"):
+                        self.note_control("port reset")  # the order test_vendor.py checks (btusb_mtk_reset)
                     self.deconfigure("disconnect or reset by the host" if kind == DISABLE else "unbound")
                 elif kind == BIND:
                     g.trace("bound")

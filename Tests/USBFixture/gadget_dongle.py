@@ -621,10 +621,25 @@ class Dongle:
         recorded in vendor-control.txt. False: not one of them (stalled)."""
         line = f"{request_type:02x} {request:02x} {value:04x} {index:04x} {length}"
         if request_type == 0xC0 and request == 0x01 and value == 0x30:
+            # The first HELD_ANSWERS answers of a plug-in are held for one read ("nothing
+            # yet", as a busy chip answers), so the host asks again; the gap from the end
+            # of that empty read to the next read is measured with this side's clock and
+            # appended to vendor-answer-gaps.txt (µs): btmtk_usb_wmt_recv waits 500 µs.
+            asked = time.monotonic()
+            held_at = getattr(self, "answer_held_at", None)
+            if held_at is not None:
+                self.answer_held_at = None
+                with open(os.path.join(HERE, "vendor-answer-gaps.txt"), "a") as f:
+                    f.write(f"{(asked - held_at) * 1e6:.0f}\n")
             with self.personality_lock:
-                answer = self.control_answers.popleft() if self.control_answers else b""
+                hold = (held_at is None and self.control_answers
+                        and getattr(self, "answers_held", 0) < HELD_ANSWERS)
+                answer = b"" if hold or not self.control_answers else self.control_answers.popleft()
             trace(f"answer read: {answer.hex() or 'nothing yet'}")
             os.write(self.control, answer[:length])
+            if hold:
+                self.answers_held = getattr(self, "answers_held", 0) + 1
+                self.answer_held_at = time.monotonic()
             return True
         address = value << 16 | index
         if (request_type, request) in ((0xC0, 0x63), (0xDE, 0x01)) and length == 4:
@@ -770,6 +785,8 @@ class Dongle:
 
 
 DATA_STAGE_LIMIT = 2.0
+# MediaTek WMT answers held once each (vendor_request) per plug-in.
+HELD_ANSWERS = 40
 
 
 class DataStageTimeout(Exception):

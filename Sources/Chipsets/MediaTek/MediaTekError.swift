@@ -2,7 +2,7 @@ import BLEHost
 
 public enum MediaTekError: UInt8, Error, Equatable {
     case fileTooShort, fileTooLarge, foreignFile, badSectionCount, sectionOutside
-    case registerFailed, unsupportedChip, wrongOperation, shortAnswer, sectionRefused
+    case registerFailed, unsupportedChip, wrongOperation, shortAnswer
 
     public var text: StaticString {
         switch self {
@@ -15,7 +15,6 @@ public enum MediaTekError: UInt8, Error, Equatable {
         case .unsupportedChip: "unsupported MediaTek chip id"
         case .wrongOperation: "controller answered another WMT operation"
         case .shortAnswer: "controller's WMT answer cut short"
-        case .sectionRefused: "controller refused a RAM code section (WMT status not 0, 1 or 2)"
         }
     }
 }

@@ -7,6 +7,10 @@ public struct MediaTekLoader: SingleFileLoader {
         case activation, endpointReset, enable, done, failed
         /// The subsystem reset (a chip that stopped answering): its steps, the reset-done poll.
         case reset, resetPause, resetPoll, resetPollPause, resetTail
+        /// After the subsystem reset: the board resets the USB port, a fresh set-up downloads.
+        case portReset
+        /// At a clean stop: WMT function control 0 sent (`shutdown`), then Bluetooth off.
+        case disable, off
     }
 
     public private(set) var phase: Phase = .idle
@@ -159,6 +163,18 @@ public struct MediaTekLoader: SingleFileLoader {
         return .send
     }
 
+    /// A clean stop: Bluetooth off (WMT function control 0), as Linux's
+    /// `btusb_mtk_shutdown` → `btmtk_usb_shutdown` (btmtk.c, 6.11 on) does at
+    /// close; `.done` at once when this set-up never turned it on.
+    public mutating func shutdown(into packet: inout HCIPacket) -> SetupStep {
+        guard phase == .done else { return .done }
+        Self.wmt(MediaTekWMT.functionControl, flag: 0, length: 1, into: &packet)
+        _ = packet.append(0)
+        packet.finishCommand()
+        phase = .disable
+        return .send
+    }
+
     public var pause: UInt64 {
         switch phase {
         case .statusPause: Self.retryPause
@@ -202,7 +218,7 @@ public struct MediaTekLoader: SingleFileLoader {
             value = MediaTekRAMCode.u32(event, 8)
         case .status, .chunks:
             guard operation == MediaTekWMT.patchDownload else { return fail(.wrongOperation) }
-        case .enable:
+        case .enable, .disable:
             guard operation == MediaTekWMT.functionControl else { return fail(.wrongOperation) }
         default: return .wait
         }
@@ -216,6 +232,13 @@ public struct MediaTekLoader: SingleFileLoader {
             if resetFirst {
                 resetFirst = false
                 return resetStep(into: &packet)
+            }
+            if resetSteps > 0 {
+                // Linux `btusb_mtk_reset` (btusb.c, 6.11 on) queues a USB port reset
+                // (`usb_queue_reset_device`) right after `btmtk_usb_subsys_reset`: the
+                // device enumerates afresh and the new set-up downloads the RAM code.
+                phase = .portReset
+                return .resetPort
             }
             return readRegister(MediaTekRegister.firmwareVersion, .version, into: &packet)
         case .reset:
@@ -244,9 +267,10 @@ public struct MediaTekLoader: SingleFileLoader {
             phase = .awaitingFiles
             return .needFiles
         case .status:
+            // btmtk.c `btmtk_usb_hci_wmt_sync` (Linux 6.11–6.16): flag 2 is
+            // "done", 1 "in progress", anything else "undone", and
+            // `btmtk_setup_firmware_79xx` downloads an undone section.
             switch flag {
-            case 0:
-                return loadSection(into: &packet)
             case 1:
                 // Still busy: ask again after the pause; after 20 Linux sends the section anyway.
                 retries += 1
@@ -256,7 +280,7 @@ public struct MediaTekLoader: SingleFileLoader {
             case 2:
                 return nextSection(into: &packet)
             default:
-                return fail(.sectionRefused)
+                return loadSection(into: &packet)
             }
         case .chunks:
             return at < end ? sendChunk(into: &packet) : nextSection(into: &packet)
@@ -268,6 +292,9 @@ public struct MediaTekLoader: SingleFileLoader {
             return .send
         case .enable:
             phase = .done
+            return .done
+        case .disable:
+            phase = .off
             return .done
         default:
             return .wait

@@ -8,6 +8,11 @@ import BLEHost
 public enum USBVendorControl {
     /// btmtk_usb_submit_wmt_recv_urb: vendor IN, request 1, value 0x30, 64 bytes.
     public static let answerRequest = USBControlRequest(requestType: 0xC0, request: 0x01, value: 0x30, index: 0, length: 64, data: 0)
+    /// Between an empty answer read and the next (µs): Linux `btmtk_usb_wmt_recv`
+    /// (btmtk.c, 6.11 on; btusb.c's `btusb_mtk_wmt_recv` before) waits 500 µs
+    /// before it asks again, "otherwise, the WMT event cannot return from the
+    /// device successfully".
+    public static let answerReaskGap: UInt32 = 500
     /// The event code of the answers.
     public static let answerEvent = MediaTekWMT.event
 
