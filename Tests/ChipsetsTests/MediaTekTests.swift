@@ -184,6 +184,62 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         }
     }
 
+    /// Over USB an empty answer read ("nothing yet") is asked again only after
+    /// the chip's gap (btmtk_usb_wmt_recv: 500 µs), on the driver's deadline: 2 ms
+    /// of the core's whole-millisecond clock, never less; the answer then goes on.
+    @Test func anEmptyAnswerReadIsAskedAgainAfterTheChipsGap() {
+        var o = RecordingObserver()
+        var d = usbDriver(&o)
+        let nothingYet = hex("e4 00"), answerRead = hex("01 6f fc 00")
+        #expect(nothingYet.withRaw { USBVendorControl.isNothingYet($0) } && answerRead.withRaw { USBVendorControl.isAnswerRead($0) })
+        // The pause: the gap in whole ms rounded up, and 1 more for a clock read rounded down.
+        #expect(USBVendorControl.answerReaskPause == UInt64((USBVendorControl.answerReaskGap + 999) / 1000) + 1)
+        #expect(USBVendorControl.answerReaskPause == 2 && USBVendorControl.answerReaskGap == 500)
+        ramCode.withRaw { file in
+            d.provideFiles(firmware: file, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 10)
+            _ = drain(&d)
+            deliver(&d, nothingYet, now: 20, &o)
+            #expect(drain(&d).isEmpty, "not asked again at once")
+            #expect(d.nextDeadline() == 22)
+            _ = d.check(now: 21)
+            #expect(drain(&d).isEmpty, "1 ms on the core's clock may be a few µs: not yet")
+            _ = d.check(now: 22)
+            #expect(drain(&d) == [answerRead])
+            deliver(&d, nothingYet, now: 23, &o)
+            _ = d.check(now: 25)
+            #expect(drain(&d) == [answerRead])
+            // The answer came: the section's first chunk, as without the empty reads.
+            deliver(&d, wmtAnswer(0x01, flag: 0), now: 26, &o)
+            #expect(drain(&d).first.map { Array($0.prefix(9)) } == hex("01 6f fc ff 01 01 fb 00 01"))
+        }
+        #expect(d.setup.table.mediatek.loader.reasks == 2)
+        // The re-ask is no WMT command Linux would send as HCI: USB only, and no register request.
+        #expect(answerRead.withRaw { !USBVendorControl.answeredThroughControl($0) && USBVendorControl.registerRequest($0) == nil })
+    }
+
+    /// A chip whose answer reads stay empty ends the set-up after the answer's 5 s, with its own line.
+    @Test func answerReadsThatStayEmptyFailTheSetUp() {
+        var o = RecordingObserver()
+        var d = usbDriver(&o)
+        var now: UInt64 = 20
+        var reads = 0
+        ramCode.withRaw { file in
+            d.provideFiles(firmware: file, companion: UnsafeRawBufferPointer(start: nil, count: 0), now: 10)
+            _ = drain(&d)
+            while d.state == .settingUp, reads <= MediaTekLoader.emptyReadLimit {
+                deliver(&d, hex("e4 00"), now: now, &o)
+                reads += 1
+                now += USBVendorControl.answerReaskPause
+                _ = d.check(now: now)
+                _ = drain(&d)
+            }
+        }
+        #expect(reads == MediaTekLoader.emptyReadLimit + 1)
+        #expect(UInt64(MediaTekLoader.emptyReadLimit) * USBVendorControl.answerReaskPause == 5_000, "the answer timeout's 5 s")
+        #expect(d.state == .finished(.setupFailed))
+        #expect(d.setup.table.mediatek.loader.error == .answerNeverCame)
+    }
+
     /// Malformed answers end the set-up with the error the failure line names.
     @Test func malformedAnswersFailTheSetUp() {
         func failure(_ answer: [UInt8], afterQuery: Bool = true) -> MediaTekError? {

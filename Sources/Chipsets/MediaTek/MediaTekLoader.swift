@@ -33,6 +33,11 @@ public struct MediaTekLoader: SingleFileLoader {
     /// The reset's steps done, and whether the chip said its reset was done.
     public private(set) var resetSteps = 0
     public private(set) var resetConfirmed = false
+    /// Over USB: the answer read came back empty; after the pause it is asked again.
+    var reasking = false
+    /// Empty answer reads in a row (the limit), and the re-asks in all.
+    var emptyReads = 0
+    public private(set) var reasks = 0
 
     /// Linux: 100 ms between "in progress" answers (20 at most), 100 ms for the activation.
     public static let retryPause: UInt64 = 100
@@ -41,6 +46,9 @@ public struct MediaTekLoader: SingleFileLoader {
     public static let resetPollPause: UInt64 = 20
     public static let resetPolls = 50
     public static let chunk = 250
+    /// Empty answer reads in a row before the steps give up: the driver's answer
+    /// timeout (5 s, `MediaTekDriver.answerTimeout`) at one read per re-ask pause.
+    public static let emptyReadLimit = 2_500
 
     public init() {}
 
@@ -175,7 +183,9 @@ public struct MediaTekLoader: SingleFileLoader {
         return .send
     }
 
-    public var pause: UInt64 {
+    public var pause: UInt64 { reasking ? USBVendorControl.answerReaskPause : phasePause }
+
+    var phasePause: UInt64 {
         switch phase {
         case .statusPause: Self.retryPause
         case .activation: Self.activationPause
@@ -187,6 +197,13 @@ public struct MediaTekLoader: SingleFileLoader {
 
     /// The pause passed: the status query again, or the endpoint reset option after the activation.
     public mutating func resume(into packet: inout HCIPacket) -> SetupStep {
+        if reasking {
+            // The gap passed (btmtk_usb_wmt_recv's 500 µs): the answer is read again.
+            reasking = false
+            reasks += 1
+            USBVendorControl.answerRead(into: &packet)
+            return .send
+        }
         switch phase {
         case .statusPause: return statusQuery(into: &packet)
         case .resetPause: return resetStep(into: &packet)
@@ -204,9 +221,21 @@ public struct MediaTekLoader: SingleFileLoader {
     public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
         guard event.count >= 1, event[0] == MediaTekWMT.event else { return .wait }
         switch phase {
-        case .idle, .awaitingFiles, .statusPause, .activation, .done, .failed, .resetPause, .resetPollPause: return .wait
+        case .idle, .awaitingFiles, .statusPause, .activation, .done, .failed, .resetPause, .resetPollPause, .portReset, .off:
+            return .wait
         default: break
         }
+        if USBVendorControl.isNothingYet(event) {
+            // Over USB the answer read came back empty: ask again after the gap the
+            // chip needs (Linux btmtk_usb_wmt_recv resubmits after udelay(500)),
+            // timed by the driver (`pause`), never a sleep; Linux gives up after
+            // HCI_INIT_TIMEOUT, this after the same 5 s as any answer.
+            emptyReads += 1
+            guard emptyReads <= Self.emptyReadLimit else { return fail(.answerNeverCame) }
+            reasking = true
+            return .wait
+        }
+        emptyReads = 0
         guard event.count >= 7 else { return fail(.shortAnswer) }
         let operation = event[3], flag = event[6]
         var value: UInt32 = 0
