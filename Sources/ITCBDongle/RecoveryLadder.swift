@@ -38,7 +38,9 @@ extension RunLoop where Logic: ~Copyable {
             let step = transport.beginPortReset()
             let facts = driver.setup.facts()
             let label = facts?.label ?? "controller", done = facts.map { $0.summary.isEmpty ? "" : "\($0.summary); " } ?? ""
-            Log.repeated(.recoveryStep, .warning, "\(label) at \(transport.description): \(done)\(step) and bringing it up afresh, as Linux does after that reset (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
+            // Its own kind: it follows the chip reset's line within the second, and
+            // the two halves of one step must both be said (each at most once a second).
+            Log.repeated(.chipPortReset, .warning, "\(label) at \(transport.description): \(done)\(step) and bringing it up afresh, as Linux does after that reset (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
             RecoveryLadder.stepBegins("controller reset; \(step) (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.portResetWanted, .portReset?) where driver.setup.status.quirks.ownReset && !driver.setup.context.resetFirst:
