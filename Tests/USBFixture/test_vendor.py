@@ -199,9 +199,20 @@ def ask(link, name, count):
     assert len(answers) == count and all(a.decode() in SLUGS for a in answers), answers
 
 
-def no_personality_errors(guest):
-    errors = guest.file("vendor-errors.txt")
-    assert not errors, f"the emulated chip saw protocol errors:\n{errors}"
+# What the guest's Linux 6.1 btusb sends an MT7925 it takes for a plain controller (it
+# has no MediaTek row for 0489:e113): Read Local Features at once, which a cold chip
+# refuses. plug_mediatek lets it pass at plug-in; see no_personality_errors.
+KERNEL_PROBE_OF_A_COLD_MT7925 = "command 0x1003 before Bluetooth is on"
+
+
+def no_personality_errors(guest, kernel_probe=False):
+    """kernel_probe: the dongle was given back to the kernel's btusb while its chip was
+    cold (our close and reopen for the port reset after the subsystem reset), so the
+    kernel's own probe of an MT7925 may show; our set-up sends no such command (its
+    commands are checked one by one)."""
+    errors = [line for line in guest.file("vendor-errors.txt").splitlines()
+              if not (kernel_probe and line == KERNEL_PROBE_OF_A_COLD_MT7925)]
+    assert not errors, "the emulated chip saw protocol errors:\n" + "\n".join(errors)
 
 
 # ---------------------------------------------------------------- what a correct Intel load is
@@ -684,11 +695,17 @@ def test_mediatek_over_usb_loads_ram_code_and_answers_20_questions(chip, warm, v
     assert control[:5] == mediatek_reads(chip) + [ENDPOINT_RESET_OPTION], control
     commands = [c for c, _ in recorded(vguest)]
     check_mediatek_download(commands, firmware, chip, warm)
-    # The gadget held its first answers for one read each: every second read came at
-    # least 500 µs after the empty one (btmtk_usb_wmt_recv), by the gadget's own clock.
-    gaps = [int(line) for line in vguest.file("vendor-answer-gaps.txt").split()]
+    # The gadget held its first answers for one read each and measured, by its own clock,
+    # from handing over the empty answer to reading the next request (gadget_dongle.py):
+    # the host's gap plus the bus's round trip, never less. btmtk_usb_wmt_recv waits
+    # 500 µs; ours waits on a 2-ms deadline of the driver, at least 1 ms, so every gap
+    # here is over 1,000 µs. The round trip alone is about as long as Linux's 500 µs in
+    # this guest (a binary that asks again at once, main before this change, read 490,
+    # 552, 701, 843 µs …), so the bar is our 1 ms: a host without its gap cannot pass.
+    gaps = [int(line.split()[0]) for line in vguest.file("vendor-answer-gaps.txt").splitlines()]
     # (Warm: no download, so only the status queries and the function switches are held.)
-    assert len(gaps) >= (3 if warm else 5) and min(gaps) >= 500, gaps
+    assert len(gaps) >= (3 if warm else 40) and min(gaps) >= 1000, sorted(gaps)
+    print(f"\n{label}: {len(gaps)} re-asks, gaps {min(gaps)}-{max(gaps)} µs, median {sorted(gaps)[len(gaps) // 2]}")
     # SIGTERM: the host's HCI Reset, then Bluetooth off (btmtk_usb_shutdown's WMT function
     # control 0), the last command before the kernel takes the chip back.
     off = next(i for i, c in enumerate(commands) if c == bytes.fromhex("6ffc06010602000000"))
@@ -764,7 +781,9 @@ def test_mediatek_over_usb_wedged_chip_gets_its_subsystem_reset(chip, vguest, li
               f" 20 questions in {time.time() - back:.0f} s")
     finally:
         stop(vguest, name)
-    no_personality_errors(vguest)
+    # Between the chip's reset and the port reset the dongle is closed and opened again:
+    # the kernel's btusb has it for a moment, cold (an MT7925's Read Local Features).
+    no_personality_errors(vguest, kernel_probe=chip == "mt7925")
     label = f"MediaTek {personalities.MEDIATEK_CHIPS[chip][4]}"
     assert log.count("resetting the chip with its own reset") == 1, log
     # The port reset Linux queues after the subsystem reset (btusb_mtk_reset), then the download.
