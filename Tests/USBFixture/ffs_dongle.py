@@ -196,6 +196,9 @@ class FfsDongle(g.Dongle):
         while True:
             try:
                 data = os.read(self.control, EVENT_SIZE * 4)
+                # When the requests read here had come at the latest (vendor_request's gap
+                # ends here, not after this thread has parsed and dispatched them).
+                self.requests_read_at = time.monotonic()
             except OSError as error:
                 if error.errno in (errno.EINTR, errno.EAGAIN):
                     continue

@@ -628,11 +628,12 @@ class Dongle:
             # answer is handed over (the host cannot have it earlier) to the read of the
             # next request (it cannot have come later), so it holds the host's whole gap
             # and never reads short, whatever the scheduler does to this thread; a host
-            # that asks again at once shows the bus's round trip (490-1,200 µs in the QEMU
+            # that asks again at once shows the bus's round trip (from 490 µs up in the QEMU
             # guest, so test_vendor.py holds it to this program's 1 ms). The second figure is
             # from after the write (FunctionFS returns once the host has taken the
             # answer), which this thread's wake-up can make read short: for the record.
-            asked = time.monotonic()
+            # FunctionFS: when ep0's read returned this request (ffs_dongle.ep0_loop); else now.
+            asked = getattr(self, "requests_read_at", None) or time.monotonic()
             held = getattr(self, "answer_held_at", None)
             if held is not None:
                 self.answer_held_at = None
