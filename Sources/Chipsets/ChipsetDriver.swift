@@ -39,6 +39,9 @@ public protocol ChipsetDriver {
     mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
     /// `pause` ms after a `.wait` passed without an answer (a chip restarting).
     mutating func resume(into packet: inout HCIPacket) -> SetupStep
+    /// A clean stop (`ControllerSetup.shutdown`): the chipset's last command,
+    /// its answer through `handle`; `.done` for none (the default).
+    mutating func shutdown(into packet: inout HCIPacket) -> SetupStep
     var pause: UInt64 { get }
     /// How long the next answer may take (ms).
     var answerTimeout: UInt64 { get }
@@ -70,6 +73,7 @@ public extension ChipsetDriver {
     static func boardFiles(board: ChipsetText, variant: Int, model: inout ChipsetText, request: inout FileRequest) -> Bool { false }
     mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep { .done }
     mutating func resume(into packet: inout HCIPacket) -> SetupStep { .wait }
+    mutating func shutdown(into packet: inout HCIPacket) -> SetupStep { .done }
     var pause: UInt64 { 0 }
     var commandOnBulk: Bool { false }
     var eventsOnBulk: Bool { false }

@@ -3,7 +3,7 @@ import BLEHost
 /// One set-up step on the active chipset.
 struct StepCall: ChipsetVisitor {
     enum Kind {
-        case begin, timer
+        case begin, timer, shutdown
         case resume(UnsafeRawBufferPointer)
         case handle(UnsafeRawBufferPointer)
         case provide(UnsafeRawBufferPointer, UnsafeRawBufferPointer)
@@ -22,6 +22,7 @@ struct StepCall: ChipsetVisitor {
         switch kind {
         case .begin: driver.start(context: context, into: &packet)
         case .timer: driver.resume(into: &packet)
+        case .shutdown: driver.shutdown(into: &packet)
         case .resume(let event): driver.resume(afterProbe: event, context: context, into: &packet)
         case .handle(let event): driver.handle(event: event, into: &packet)
         case .provide(let firmware, let companion): driver.provide(firmware: firmware, companion: companion, into: &packet)

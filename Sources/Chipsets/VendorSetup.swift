@@ -121,6 +121,11 @@ public struct VendorSetup: ControllerSetup {
         return run(.timer, active)
     }
 
+    public mutating func shutdown() -> SetupStep {
+        guard let active else { return .done }
+        return run(.shutdown, active)
+    }
+
     /// One step on entry `index`; the status the driver and the board read is taken after it.
     mutating func run(_ kind: StepCall.Kind, _ index: Int) -> SetupStep {
         var call = StepCall(kind, context, packet)

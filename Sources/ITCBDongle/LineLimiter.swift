@@ -8,7 +8,8 @@ import BLEHost
 /// already held back in the core, once a minute: `RepeatedLine`.)
 enum RepeatKind: UInt8 {
     case framingLoss, controllerReady, advertising, controllerReset, linkDropped, connectionRefused,
-         connectionFailed, parametersRefused, commandFailed, advertisingRefused, bufferOverflow, usbStall, recoveryStep
+         connectionFailed, parametersRefused, commandFailed, advertisingRefused, bufferOverflow, usbStall, recoveryStep,
+         chipPortReset
 
     /// What the summary of a burst names.
     var label: String {
@@ -26,6 +27,7 @@ enum RepeatKind: UInt8 {
         case .bufferOverflow: "controller data buffer overflow"
         case .usbStall: "USB endpoint stalled"
         case .recoveryStep: "controller reset, recovery step 2"
+        case .chipPortReset: "USB port reset after the chip's own reset, recovery step 2"
         }
     }
 

@@ -31,8 +31,20 @@ extension RunLoop where Logic: ~Copyable {
     /// and what the board does next), nil for any other end.
     mutating func ladderStep(_ end: HostLoopEnd) -> SessionEnd? {
         switch (end, driver.recoveryRung) {
+        case (.portResetWanted, .portReset?) where driver.setup.context.resetFirst:
+            // The chip's own reset done: the port reset Linux queues after it
+            // (MediaTek: `btusb_mtk_reset`), re-enumeration, a fresh set-up.
+            RecoveryLadder.portResets += 1
+            let step = transport.beginPortReset()
+            let facts = driver.setup.facts()
+            let label = facts?.label ?? "controller", done = facts.map { $0.summary.isEmpty ? "" : "\($0.summary); " } ?? ""
+            // Its own kind: it follows the chip reset's line within the second, and
+            // the two halves of one step must both be said (each at most once a second).
+            Log.repeated(.chipPortReset, .warning, "\(label) at \(transport.description): \(done)\(step) and bringing it up afresh, as Linux does after that reset (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
+            RecoveryLadder.stepBegins("controller reset; \(step) (port reset \(RecoveryLadder.portResets))")
+            return .reopenWithPortReset(ladder: true)
         case (.portResetWanted, .portReset?) where driver.setup.status.quirks.ownReset && !driver.setup.context.resetFirst:
-            Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; resetting the chip with its own reset, then bringing it up afresh (recovery step 2 of 3, the USB port reset if it stays silent)")
+            Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; resetting the chip with its own reset, then its USB port, then bringing it up afresh (recovery step 2 of 3)")
             RecoveryLadder.stepBegins("controller not responding; resetting the chip")
             return .reopenWithChipReset
         case (.portResetWanted, .portReset?):

@@ -294,8 +294,9 @@ final class USBTransport: Transport {
     /// A control transfer of the set-up's vendor protocol ended: a vendor
     /// command sent as HCI has its answer asked for with the same transfer; a
     /// register request or an answer read is kept for the driver (an empty
-    /// answer is asked again, as btmtk_usb_wmt_recv does). False: an ordinary
-    /// HCI command, released as before.
+    /// answer too: the steps ask again after the chip's gap, on the driver's
+    /// clock, `USBVendorControl.answerRead`). False: an ordinary HCI command,
+    /// released as before.
     func controlEnded(_ transfer: UnsafeMutablePointer<libusb_transfer>, ok: Bool) -> Bool {
         let buffer = transfer.pointee.buffer!
         let setup = UnsafeRawBufferPointer(start: buffer, count: 8)
@@ -303,9 +304,6 @@ final class USBTransport: Transport {
             let command = UnsafeRawBufferPointer(start: buffer + 7, count: Int(transfer.pointee.length) - 7)
             guard ok, USBVendorControl.answeredThroughControl(command) else { return false }
             transfer.pointee.length = Int32(USBVendorControl.answerRequest.write(into: buffer)) + 64
-        } else if setup[0] == USBVendorControl.answerRequest.requestType, setup[1] == USBVendorControl.answerRequest.request,
-                  ok, transfer.pointee.actual_length == 0 {
-            // Nothing yet: ask again.
         } else {
             completedControl.push(transfer)
             return true
@@ -321,8 +319,10 @@ final class USBTransport: Transport {
             let ok = transfer.pointee.status == LIBUSB_TRANSFER_COMPLETED
             if buffer[0] == USBVendorControl.answerRequest.requestType, buffer[1] == USBVendorControl.answerRequest.request {
                 // A refused read is an answer cut short: the steps end with that, not a timeout.
-                if !ok { (buffer[8], buffer[9]) = (USBVendorControl.answerEvent, 0) }
-                let count = ok ? Int(transfer.pointee.actual_length) : 2
+                // An empty one is "nothing yet": the steps ask again after the chip's gap.
+                let count = !ok ? USBVendorControl.refusedAnswer(into: buffer + 8)
+                    : transfer.pointee.actual_length == 0 ? USBVendorControl.nothingYet(into: buffer + 8)
+                    : Int(transfer.pointee.actual_length)
                 deliver(.packet(type: H4PacketType.event, UnsafeRawBufferPointer(start: buffer + 8, count: count)))
             } else {
                 // A register request: its answer is made up where the command was.
@@ -529,6 +529,12 @@ final class USBTransport: Transport {
             let buffer = transfer.pointee.buffer!
             if vendorControl, let request = USBVendorControl.registerRequest(packet) {
                 transfer.pointee.length = Int32(request.write(into: buffer)) + (request.isIn ? 4 : 0)
+                transfer.pointee.flags = 0
+                break
+            }
+            if vendorControl, USBVendorControl.isAnswerRead(packet) {
+                // The steps' re-ask after an empty answer, once the chip's gap passed.
+                transfer.pointee.length = Int32(USBVendorControl.answerRequest.write(into: buffer)) + 64
                 transfer.pointee.flags = 0
                 break
             }

@@ -50,6 +50,16 @@ import BLEHost
         #expect(run.limiter.deadline == UInt64.max, "nothing held: no wake-up")
     }
 
+    /// The recovery's second step for a chip with its own reset is two lines within
+    /// the second (the chip's reset, then the USB port reset after it): both are said.
+    @Test func theChipResetAndThePortResetAfterItAreBothSaid() {
+        var run = Run()
+        run.occur(.recoveryStep, at: 1_000)
+        run.occur(.chipPortReset, at: 1_400)
+        #expect(run.lines.map(\.1) == ["controller reset, recovery step 2 (line)",
+                                        "USB port reset after the chip's own reset, recovery step 2 (line)"])
+    }
+
     @Test func aBurstIsOneLineThenOneSummaryWithItsCount() {
         var run = Run()
         for t in stride(from: UInt64(10_000), to: 13_000, by: 100) { run.occur(.framingLoss, at: t) }  // 30 in 3 s

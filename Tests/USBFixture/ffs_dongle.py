@@ -196,6 +196,9 @@ class FfsDongle(g.Dongle):
         while True:
             try:
                 data = os.read(self.control, EVENT_SIZE * 4)
+                # When the requests read here had come at the latest (vendor_request's gap
+                # ends here, not after this thread has parsed and dispatched them).
+                self.requests_read_at = time.monotonic()
             except OSError as error:
                 if error.errno in (errno.EINTR, errno.EAGAIN):
                     continue
@@ -209,6 +212,8 @@ class FfsDongle(g.Dongle):
                 if kind == ENABLE:
                     self.configure()
                 elif kind in (DISABLE, UNBIND):
+                    if kind == DISABLE and hasattr(self.personality, "read_register"):
+                        self.note_control("port reset")  # the order test_vendor.py checks (btusb_mtk_reset)
                     self.deconfigure("disconnect or reset by the host" if kind == DISABLE else "unbound")
                 elif kind == BIND:
                     g.trace("bound")

@@ -203,9 +203,20 @@ def ask(link, name, count):
     assert len(answers) == count and all(a.decode() in SLUGS for a in answers), answers
 
 
-def no_personality_errors(guest):
-    errors = guest.file("vendor-errors.txt")
-    assert not errors, f"the emulated chip saw protocol errors:\n{errors}"
+# What the guest's Linux 6.1 btusb sends an MT7925 it takes for a plain controller (it
+# has no MediaTek row for 0489:e113): Read Local Features at once, which a cold chip
+# refuses. plug_mediatek lets it pass at plug-in; see no_personality_errors.
+KERNEL_PROBE_OF_A_COLD_MT7925 = "command 0x1003 before Bluetooth is on"
+
+
+def no_personality_errors(guest, kernel_probe=False):
+    """kernel_probe: the dongle was given back to the kernel's btusb while its chip was
+    cold (our close and reopen for the port reset after the subsystem reset), so the
+    kernel's own probe of an MT7925 may show; our set-up sends no such command (its
+    commands are checked one by one)."""
+    errors = [line for line in guest.file("vendor-errors.txt").splitlines()
+              if not (kernel_probe and line == KERNEL_PROBE_OF_A_COLD_MT7925)]
+    assert not errors, "the emulated chip saw protocol errors:\n" + "\n".join(errors)
 
 
 # ---------------------------------------------------------------- what a correct Intel load is
@@ -689,6 +700,7 @@ def test_mediatek_over_usb_loads_ram_code_and_answers_20_questions(chip, warm, v
     file, name = MEDIATEK[chip]
     label = f"{chip}-{'warm' if warm else 'download'}"
     plug_mediatek(vguest, firmware, chip, file, label, extra=" --mtk-warm" if warm else "", ffs=True)
+    vguest.check("rm -f vendor-answer-gaps.txt")
     start(vguest, name, f"--role peripheral --transport usb --name {name} --firmware-dir {GUEST_FW}")
     try:
         wait_advertising(vguest, name, timeout=600)
@@ -700,7 +712,24 @@ def test_mediatek_over_usb_loads_ram_code_and_answers_20_questions(chip, warm, v
     # option; the lines after them are the kernel's, probing again after our exit.
     control = vguest.file("vendor-control.txt").splitlines()
     assert control[:5] == mediatek_reads(chip) + [ENDPOINT_RESET_OPTION], control
-    check_mediatek_download([c for c, _ in recorded(vguest)], firmware, chip, warm)
+    commands = [c for c, _ in recorded(vguest)]
+    check_mediatek_download(commands, firmware, chip, warm)
+    # The gadget held its first answers for one read each and measured, by its own clock,
+    # from handing over the empty answer to reading the next request (gadget_dongle.py):
+    # the host's gap plus the bus's round trip, never less. btmtk_usb_wmt_recv waits
+    # 500 µs; ours waits on a 2-ms deadline of the driver, at least 1 ms, so every gap
+    # here is over 1,000 µs. The round trip alone is as long as Linux's 500 µs or more in
+    # this guest (a binary that asks again at once, main before this change, read 637,
+    # 833, 883 µs … in one run, 490 at least in another), so the bar is our 1 ms, which
+    # such a host fails.
+    gaps = [int(line.split()[0]) for line in vguest.file("vendor-answer-gaps.txt").splitlines()]
+    # (Warm: no download, so only the status queries and the function switches are held.)
+    assert len(gaps) >= (3 if warm else 40) and min(gaps) >= 1000, sorted(gaps)
+    print(f"\n{label}: {len(gaps)} re-asks, gaps {min(gaps)}-{max(gaps)} µs, median {sorted(gaps)[len(gaps) // 2]}")
+    # SIGTERM: the host's HCI Reset, then Bluetooth off (btmtk_usb_shutdown's WMT function
+    # control 0), the last command before the kernel takes the chip back.
+    off = next(i for i, c in enumerate(commands) if c == bytes.fromhex("6ffc06010602000000"))
+    assert opcode(commands[off - 1]) == 0x0C03, [c[:6].hex() for c in commands[off - 3:off + 1]]
     log = vguest.file(f"{name}.log")
     if warm:
         assert "RAM code loaded" not in log, log
@@ -772,20 +801,29 @@ def test_mediatek_over_usb_wedged_chip_gets_its_subsystem_reset(chip, vguest, li
               f" 20 questions in {time.time() - back:.0f} s")
     finally:
         stop(vguest, name)
-    no_personality_errors(vguest)
-    assert log.count("resetting the chip with its own reset") == 1 and "resetting its USB port" not in log, log
+    # Between the chip's reset and the port reset the dongle is closed and opened again:
+    # the kernel's btusb has it for a moment, cold (an MT7925's Read Local Features).
+    no_personality_errors(vguest, kernel_probe=chip == "mt7925")
     label = f"MediaTek {personalities.MEDIATEK_CHIPS[chip][4]}"
-    assert log.count(f"{label}: subsystem reset; RAM code loaded") == 1, log
+    assert log.count("resetting the chip with its own reset") == 1, log
+    # The port reset Linux queues after the subsystem reset (btusb_mtk_reset), then the download.
+    assert log.count(f"{label} at usb:") == 1 and log.count("subsystem reset done; resetting its USB port") == 1, log
+    assert log.count(f"{label}: RAM code loaded") == 1, log
     gadget = vguest.file("gadget.log")[before:]
     assert "the chip wedged" in gadget and "dropped: the chip is wedged" in gadget, gadget[-3000:]
     assert gadget.count("subsystem reset by btmtk.c's register sequence") == 1, gadget[-3000:]
     # Our id reads, the reset, the poll, the id again, version and flavour, the download
     # (the file whole, as from power-on), the endpoint reset option; before them, the
     # kernel's reads while btusb had the chip between our two sessions.
+    # Then the USB port reset, and (after the kernel's reads while btusb had the chip
+    # again) the fresh set-up's reads and the endpoint reset option after the download.
     control = vguest.file("vendor-control.txt").splitlines()
     first = next(i for i, line in enumerate(control) if line.startswith(("de 01", "5e 02")))
-    ours = mediatek_reads(chip)[:2] + mediatek_reset_control(chip) + mediatek_reads(chip)[2:]
-    assert control[first - 2:first - 2 + len(ours) + 1] == ours + [ENDPOINT_RESET_OPTION], control[first - 2:]
+    ours = mediatek_reads(chip)[:2] + mediatek_reset_control(chip)
+    assert control[first - 2:first - 2 + len(ours)] == ours, control[first - 2:]
+    port_reset = control.index("port reset", first)
+    after = control.index(ENDPOINT_RESET_OPTION, port_reset)
+    assert control[after - 4:after] == mediatek_reads(chip), control[port_reset:after + 1]
     commands = [c for c, _ in recorded(vguest)]
     # Before the reset: the probe and HCI Reset, dropped; from the first WMT command on, the download.
     at = next(i for i, c in enumerate(commands) if opcode(c) == personalities.MTK_WMT)

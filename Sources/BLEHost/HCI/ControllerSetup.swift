@@ -15,9 +15,15 @@ public protocol ControllerSetup: ~Copyable {
     var pause: UInt64 { get }
     /// The pause passed.
     mutating func resume() -> SetupStep
+    /// A clean stop, after the host's own (its HCI Reset answered), before the
+    /// board releases the controller: the set-up's last command (`.send`,
+    /// then its answer through `handle` ends it with `.done`), or `.done` at
+    /// once when it has none.
+    mutating func shutdown() -> SetupStep
 }
 
 extension ControllerSetup where Self: ~Copyable {
     public var pause: UInt64 { 0 }
     public mutating func resume() -> SetupStep { .wait }
+    public mutating func shutdown() -> SetupStep { .done }
 }

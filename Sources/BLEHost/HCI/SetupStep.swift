@@ -14,4 +14,8 @@ public enum SetupStep: Equatable {
     case done
     /// The download cannot go on (the set-up says why).
     case failed
+    /// The board resets the USB port (the device enumerates afresh) and
+    /// begins the set-up again: what Linux does after a chip's own reset
+    /// (MediaTek's `btusb_mtk_reset`). Only a USB board's set-up asks it.
+    case resetPort
 }

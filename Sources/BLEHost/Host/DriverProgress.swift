@@ -21,4 +21,6 @@ struct DriverProgress {
     /// When the set-up's pause ends (UInt64.max: none).
     var setupResume = UInt64.max
     var setupAnswered = false
+    /// The set-up's shutdown step runs (`ControllerSetup.shutdown`): its end is the driver's.
+    var setupShuttingDown = false
 }

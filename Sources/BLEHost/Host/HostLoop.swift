@@ -107,6 +107,7 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
         case .running:
             if host.isStopped {
                 progress.state = .finished(.stopped)
+                if progress.isStopping, !progress.setupShuttingDown { shutDownSetup(now: now) }
             } else if progress.isStopping, now >= progress.hardStop {
                 progress.state = .finished(.stopTimedOut)
             } else if !progress.wasReady, !progress.isStopping, now >= progress.readyDeadline {
@@ -133,9 +134,21 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
             return progress.state
         }
         if now >= progress.setupDeadline {
-            progress.state = .finished(!progress.setupAnswered && settings.offersPortReset ? .portResetWanted : .setupSilent)
+            // An unanswered shutdown step: the stop is done all the same.
+            progress.state = progress.setupShuttingDown ? .finished(.stopped)
+                : .finished(!progress.setupAnswered && settings.offersPortReset ? .portResetWanted : .setupSilent)
         }
         return progress.state
+    }
+
+    /// A clean stop's last step, the set-up's (MediaTek: Bluetooth off), run
+    /// as a set-up step: its command out, its answer in, then `.stopped`.
+    mutating func shutDownSetup(now: UInt64) {
+        progress.setupShuttingDown = true
+        progress.state = .settingUp
+        progress.setupAnswered = true
+        progress.setupDeadline = now + settings.setupShutdownTimeout
+        follow(setup.shutdown(), now: now)
     }
 
     /// The set-up's files (after `.needsFiles`), kept alive by the caller until the set-up ends.
@@ -154,7 +167,13 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
             let pause = setup.pause
             if pause > 0 { progress.setupResume = now + pause }
         case .needFiles: progress.state = .needsFiles
+        case .failed where progress.setupShuttingDown, .done where progress.setupShuttingDown, .resetPort where progress.setupShuttingDown:
+            progress.state = .finished(.stopped)
         case .failed: progress.state = .finished(.setupFailed)
+        case .resetPort:
+            // The board's port reset, on the ladder's rung for it (RecoveryRung).
+            progress.rung = .portReset
+            progress.state = .finished(.portResetWanted)
         case .done:
             progress.state = .running
             progress.readyDeadline = settings.readyTimeout.map { now + $0 } ?? UInt64.max

@@ -12,6 +12,10 @@ public struct HostLoopSettings {
     /// A stop waits this long for the controller to confirm: SIGTERM ends a
     /// board within a second whatever the controller does.
     public var stopGrace: UInt64 = 900
+    /// The set-up's shutdown step (`ControllerSetup.shutdown`, after the
+    /// host's stop) waits this long for its answer (a WMT answer comes in
+    /// milliseconds), then the stop ends all the same.
+    public var setupShutdownTimeout: UInt64 = 500
     /// The transport can reset the controller's port once (USB opened without a
     /// reset): a controller that answers nothing at first asks for it.
     public var offersPortReset = false

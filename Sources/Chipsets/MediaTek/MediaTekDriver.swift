@@ -48,6 +48,10 @@ public struct MediaTekDriver: LoaderDriver {
         start(context: context, into: &packet)
     }
 
+    public mutating func shutdown(into packet: inout HCIPacket) -> SetupStep {
+        loader.shutdown(into: &packet)
+    }
+
     /// Linux waits HCI_INIT_TIMEOUT (10 s) for each WMT answer; one comes in milliseconds.
     public var answerTimeout: UInt64 { 5_000 }
 
@@ -63,14 +67,15 @@ public struct MediaTekDriver: LoaderDriver {
     public var failure: StaticString { loader.error?.text ?? "unexpected answer" }
 
     public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
-        guard loader.phase == .done else { return .none }
-        if loader.resetSteps > 0 {
+        if loader.phase == .portReset {
             // Linux logs "Reset timeout" and goes on; so does this, saying so.
-            append(loader.resetConfirmed ? "subsystem reset; " : "subsystem reset (not confirmed within 1 s); ", to: &out)
+            append(loader.resetConfirmed ? "subsystem reset done" : "subsystem reset (not confirmed within 1 s)", to: &out)
+            return .info
         }
+        guard loader.phase == .done else { return .none }
         guard loader.sectionsLoaded > 0 else {
             append("RAM code already running; Bluetooth on", to: &out)
-            return loader.resetSteps > 0 ? .info : .debug
+            return .debug
         }
         append("RAM code loaded (", to: &out)
         appendDecimal(UInt32(loader.sectionsLoaded), to: &out)

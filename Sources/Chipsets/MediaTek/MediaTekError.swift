@@ -2,7 +2,7 @@ import BLEHost
 
 public enum MediaTekError: UInt8, Error, Equatable {
     case fileTooShort, fileTooLarge, foreignFile, badSectionCount, sectionOutside
-    case registerFailed, unsupportedChip, wrongOperation, shortAnswer, sectionRefused
+    case registerFailed, unsupportedChip, wrongOperation, shortAnswer, answerNeverCame
 
     public var text: StaticString {
         switch self {
@@ -15,7 +15,7 @@ public enum MediaTekError: UInt8, Error, Equatable {
         case .unsupportedChip: "unsupported MediaTek chip id"
         case .wrongOperation: "controller answered another WMT operation"
         case .shortAnswer: "controller's WMT answer cut short"
-        case .sectionRefused: "controller refused a RAM code section (WMT status not 0, 1 or 2)"
+        case .answerNeverCame: "controller's WMT answer never came (its answer reads stayed empty for 5 s)"
         }
     }
 }

@@ -7,6 +7,10 @@ public struct MediaTekLoader: SingleFileLoader {
         case activation, endpointReset, enable, done, failed
         /// The subsystem reset (a chip that stopped answering): its steps, the reset-done poll.
         case reset, resetPause, resetPoll, resetPollPause, resetTail
+        /// After the subsystem reset: the board resets the USB port, a fresh set-up downloads.
+        case portReset
+        /// At a clean stop: WMT function control 0 sent (`shutdown`), then Bluetooth off.
+        case disable, off
     }
 
     public private(set) var phase: Phase = .idle
@@ -29,6 +33,11 @@ public struct MediaTekLoader: SingleFileLoader {
     /// The reset's steps done, and whether the chip said its reset was done.
     public private(set) var resetSteps = 0
     public private(set) var resetConfirmed = false
+    /// Over USB: the answer read came back empty; after the pause it is asked again.
+    var reasking = false
+    /// Empty answer reads in a row (the limit), and the re-asks in all.
+    var emptyReads = 0
+    public private(set) var reasks = 0
 
     /// Linux: 100 ms between "in progress" answers (20 at most), 100 ms for the activation.
     public static let retryPause: UInt64 = 100
@@ -37,6 +46,9 @@ public struct MediaTekLoader: SingleFileLoader {
     public static let resetPollPause: UInt64 = 20
     public static let resetPolls = 50
     public static let chunk = 250
+    /// Empty answer reads in a row before the steps give up: the driver's answer
+    /// timeout (5 s, `MediaTekDriver.answerTimeout`) at one read per re-ask pause.
+    public static let emptyReadLimit = 2_500
 
     public init() {}
 
@@ -159,7 +171,21 @@ public struct MediaTekLoader: SingleFileLoader {
         return .send
     }
 
-    public var pause: UInt64 {
+    /// A clean stop: Bluetooth off (WMT function control 0), as Linux's
+    /// `btusb_mtk_shutdown` → `btmtk_usb_shutdown` (btmtk.c, 6.11 on) does at
+    /// close; `.done` at once when this set-up never turned it on.
+    public mutating func shutdown(into packet: inout HCIPacket) -> SetupStep {
+        guard phase == .done else { return .done }
+        Self.wmt(MediaTekWMT.functionControl, flag: 0, length: 1, into: &packet)
+        _ = packet.append(0)
+        packet.finishCommand()
+        phase = .disable
+        return .send
+    }
+
+    public var pause: UInt64 { reasking ? USBVendorControl.answerReaskPause : phasePause }
+
+    var phasePause: UInt64 {
         switch phase {
         case .statusPause: Self.retryPause
         case .activation: Self.activationPause
@@ -171,6 +197,13 @@ public struct MediaTekLoader: SingleFileLoader {
 
     /// The pause passed: the status query again, or the endpoint reset option after the activation.
     public mutating func resume(into packet: inout HCIPacket) -> SetupStep {
+        if reasking {
+            // The gap passed (btmtk_usb_wmt_recv's 500 µs): the answer is read again.
+            reasking = false
+            reasks += 1
+            USBVendorControl.answerRead(into: &packet)
+            return .send
+        }
         switch phase {
         case .statusPause: return statusQuery(into: &packet)
         case .resetPause: return resetStep(into: &packet)
@@ -188,9 +221,21 @@ public struct MediaTekLoader: SingleFileLoader {
     public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
         guard event.count >= 1, event[0] == MediaTekWMT.event else { return .wait }
         switch phase {
-        case .idle, .awaitingFiles, .statusPause, .activation, .done, .failed, .resetPause, .resetPollPause: return .wait
+        case .idle, .awaitingFiles, .statusPause, .activation, .done, .failed, .resetPause, .resetPollPause, .portReset, .off:
+            return .wait
         default: break
         }
+        if USBVendorControl.isNothingYet(event) {
+            // Over USB the answer read came back empty: ask again after the gap the
+            // chip needs (Linux btmtk_usb_wmt_recv resubmits after udelay(500)),
+            // timed by the driver (`pause`), never a sleep; Linux gives up after
+            // HCI_INIT_TIMEOUT, this after the same 5 s as any answer.
+            emptyReads += 1
+            guard emptyReads <= Self.emptyReadLimit else { return fail(.answerNeverCame) }
+            reasking = true
+            return .wait
+        }
+        emptyReads = 0
         guard event.count >= 7 else { return fail(.shortAnswer) }
         let operation = event[3], flag = event[6]
         var value: UInt32 = 0
@@ -202,7 +247,7 @@ public struct MediaTekLoader: SingleFileLoader {
             value = MediaTekRAMCode.u32(event, 8)
         case .status, .chunks:
             guard operation == MediaTekWMT.patchDownload else { return fail(.wrongOperation) }
-        case .enable:
+        case .enable, .disable:
             guard operation == MediaTekWMT.functionControl else { return fail(.wrongOperation) }
         default: return .wait
         }
@@ -216,6 +261,13 @@ public struct MediaTekLoader: SingleFileLoader {
             if resetFirst {
                 resetFirst = false
                 return resetStep(into: &packet)
+            }
+            if resetSteps > 0 {
+                // Linux `btusb_mtk_reset` (btusb.c, 6.11 on) queues a USB port reset
+                // (`usb_queue_reset_device`) right after `btmtk_usb_subsys_reset`: the
+                // device enumerates afresh and the new set-up downloads the RAM code.
+                phase = .portReset
+                return .resetPort
             }
             return readRegister(MediaTekRegister.firmwareVersion, .version, into: &packet)
         case .reset:
@@ -244,9 +296,10 @@ public struct MediaTekLoader: SingleFileLoader {
             phase = .awaitingFiles
             return .needFiles
         case .status:
+            // btmtk.c `btmtk_usb_hci_wmt_sync` (Linux 6.11–6.16): flag 2 is
+            // "done", 1 "in progress", anything else "undone", and
+            // `btmtk_setup_firmware_79xx` downloads an undone section.
             switch flag {
-            case 0:
-                return loadSection(into: &packet)
             case 1:
                 // Still busy: ask again after the pause; after 20 Linux sends the section anyway.
                 retries += 1
@@ -256,7 +309,7 @@ public struct MediaTekLoader: SingleFileLoader {
             case 2:
                 return nextSection(into: &packet)
             default:
-                return fail(.sectionRefused)
+                return loadSection(into: &packet)
             }
         case .chunks:
             return at < end ? sendChunk(into: &packet) : nextSection(into: &packet)
@@ -268,6 +321,9 @@ public struct MediaTekLoader: SingleFileLoader {
             return .send
         case .enable:
             phase = .done
+            return .done
+        case .disable:
+            phase = .off
             return .done
         default:
             return .wait
