@@ -90,5 +90,5 @@ enum DongleQuery {
     }
 
     /// "realtek", "broadcom": the table's family in lower case.
-    static func family(_ info: ChipsetInfo) -> String { "\(info.vendor)".lowercased() }
+    static func family(_ info: ChipsetInfo) -> String { "\(info.vendor)".lowercasedASCII() }
 }

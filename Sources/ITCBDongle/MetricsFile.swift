@@ -105,13 +105,7 @@ final class MetricsFile {
     /// table's facts; a chipset that says nothing at info level loaded nothing).
     func noteFirmware(_ facts: ChipsetFacts?) {
         firmwareLoaded = facts?.summaryLevel == .info
-        firmwareVendor = firmwareLoaded ? facts.map { asciiLowercase($0.info.vendor) } ?? "none" : "none"
-    }
-
-    /// The vendor names are ASCII: String.lowercased() would link the Unicode case tables (about 20 KB).
-    func asciiLowercase(_ name: StaticString) -> String {
-        let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-        return String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        firmwareVendor = firmwareLoaded ? facts.map { DongleQuery.family($0.info) } ?? "none" : "none"
     }
 
     func write(_ gauges: MetricGauges, session: MetricCounts) {

@@ -112,4 +112,10 @@ extension String {
     public func uppercasedASCII() -> String {
         String(decoding: utf8.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF8.self)
     }
+
+    /// A-Z to a-z, every other byte as it is (String.lowercased() would link the
+    /// Unicode case tables, about 16 KB of the shipped binary).
+    public func lowercasedASCII() -> String {
+        String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+    }
 }
