@@ -435,6 +435,57 @@ def test_realtek_usb_differential_with_bumble_driver(chip, vguest, firmware, tmp
     assert set(codes[3:-2]) == {0xFC20} and ours[-3][3] & 0x80
 
 
+@pytest.mark.parametrize("chip", list(REALTEK))
+def test_realtek_linux_reference(chip, vguest, firmware):
+    """Linux's btrtl (6.1) loads the real files through the emulated ROM first; then,
+    the chip power-cycled and Linux kept away, we do. The download itself (every
+    0xFC20 fragment, the patch Linux and we build from the file, the config and
+    the ROM version) is identical byte for byte, but for the last fragment's
+    padding (Linux sends its exact remainder; we pad it to 252 bytes with
+    zeros, as Bumble's driver does). Around it the two differ by design
+    (docs/DONGLES.md): Linux reads Local Version, then the ROM version,
+    and after the download reads Local Version to log the new firmware, its HCI
+    core's Reset coming later; we begin with HCI Reset and read the ROM version
+    again after the download."""
+    rom = realtek_rom_version(os.path.join(firmware, "rtl_bt", REALTEK[chip]))
+    label = f"linux-{chip}"
+    linux_firmware(vguest, firmware, [f"rtl_bt/{REALTEK[chip]}", f"rtl_bt/{REALTEK_CONFIG[chip]}"])
+    plug_personality(vguest, chip, label, rom)
+    kernel = wait_kernel(vguest, label, ("RTL: fw version", "RTL: firmware file", "RTL: download fw command failed"),
+                         timeout=240)
+    assert "RTL: fw version" in kernel, kernel
+    assert f"RTL: loading rtl_bt/{REALTEK[chip]}" in kernel and f"RTL: loading rtl_bt/{REALTEK_CONFIG[chip]}" in kernel, kernel
+    time.sleep(1)
+    theirs = [c for c, _ in recorded(vguest)]
+    no_personality_errors(vguest)
+    first = next(i for i, c in enumerate(theirs) if opcode(c) == 0xFC20)
+    assert [opcode(c) for c in theirs[:first]][-2:] == [0x1001, 0xFC6D], [hex(opcode(c)) for c in theirs[:first]]
+
+    name = f"ours-{chip}"
+    try:
+        realtek_over_usb(vguest, firmware, chip, name, rom_version=rom)
+        ours = [c for c, _ in recorded(vguest)]
+        no_personality_errors(vguest)
+    finally:
+        stop(vguest, name)
+
+    def download(commands):
+        return [c for c in commands if opcode(c) == 0xFC20]
+    mine, linux = download(ours), download(theirs)
+    rtl = "\n".join(line for line in kernel.splitlines() if "RTL" in line)
+    assert len(mine) == len(linux), f"{len(mine)} download fragments, Linux sent {len(linux)}:\n{rtl}"
+    # The one difference, written down (RealtekLoader.writeFragment, docs/DONGLES.md):
+    # Linux sends the last fragment's exact remainder, we pad it to 252 bytes with
+    # zeros as Bumble's driver does. Linux's last fragment, padded so, is ours.
+    last = linux[-1][:2] + bytes([253]) + linux[-1][3:] + bytes(253 - linux[-1][2])
+    for i, (a, b) in enumerate(zip(mine, linux[:-1] + [last])):
+        assert a == b, f"fragment {i} differs:\n ours  {a[-40:].hex()}…\n Linux {b[-40:].hex()}…\n{rtl}"
+    assert linux[-1][2] < 253 and mine[-1][3] & 0x80, (linux[-1][:4].hex(), mine[-1][:4].hex())
+    after = [opcode(c) for c in theirs[theirs.index(linux[-1]) + 1:]]
+    assert after[:1] == [0x1001], [hex(c) for c in after[:4]]
+    print(f"\n{chip}: Linux's btrtl and we sent the same {len(mine)} download fragments")
+
+
 def test_realtek_warm_start_hang_is_recovered_with_a_port_reset(vguest, link, firmware):
     """A Realtek ROM that drops HCI Reset until its port is reset: the program
     resets the port once; the reset is no power cycle (the chip keeps its state)
