@@ -95,9 +95,10 @@ sys.path.insert(0, HERE)  # personalities.py (run-guest.sh copies it next to thi
 class FlagFiles:
     """The flag files tests create in the work folder (stall-0x81, swallow-commands, …),
     seen through one listing of the folder at most every PERIOD seconds. Each stat
-    over 9p is a round trip to the host (3.7 ms in the TCG guest, measured
-    2026-11-28), and the data path asked for four or five a Secure Send: most of a
-    firmware download's time. A flag a test sets or removes takes effect within
+    over 9p is a round trip to the host (1 to 3.7 ms in the TCG guest, measured
+    2026-11-28), and the data path asked for four or five a Secure Send; an A/B
+    run under equal load found the listing about 5% faster on an Intel download
+    (the guest is CPU-bound). A flag a test sets or removes takes effect within
     PERIOD; one the gadget takes (removes) is gone at once."""
     PERIOD = 0.05
 

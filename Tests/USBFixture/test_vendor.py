@@ -17,7 +17,9 @@ real machine.
   dongle (an Intel bootloader's Secure Send on bulk OUT) and answers a Bumble
   central's questions.
 - Realtek differential: our download over USB and Bumble's rtk driver over H4
-  with the same personality send identical commands.
+  with the same personality send identical commands; Linux's btrtl loads the
+  same files through the same dongle first, and its download fragments are ours
+  but for the last one's zero padding.
 - Broadcom BCM20702 (0a5c:21e8, vendor class FF/01/01 as sold): Linux's btbcm
   loads a .hcd the test writes (none may be redistributed), then our binary
   (--transport usb) after a power cycle: the same records, in order, as the
