@@ -649,6 +649,8 @@ class MediaTek(Personality):
     turns Bluetooth on, and from then on every other command goes to Bumble.
     Any other command before that is an error and gets Unknown HCI Command.
     warm=True: the RAM code runs already (every status query says "there").
+    present=(1, 2): those sections are there already (their status queries say
+    so), the others come: a short download (the USB guest's Linux reference).
     fault=...: one malformed answer (MTK_FAULTS) to the first status query or
     register read; "status-3" answers the first status query with 3, which
     btmtk.c (btmtk_usb_hci_wmt_sync) takes as "undone": the section must come.
@@ -668,9 +670,10 @@ class MediaTek(Personality):
     again; a port reset does not help."""
     vendor = "mediatek"
 
-    def __init__(self, chip, firmware_dir, warm=False, fault=None):
+    def __init__(self, chip, firmware_dir, warm=False, fault=None, present=()):
         super().__init__()
         self.chip = chip
+        self.present = tuple(present)
         chip_id, version, flavour, self.usb_id, label = MEDIATEK_CHIPS[chip]
         self.display = label
         self.chip_id = chip_id
@@ -832,8 +835,10 @@ class MediaTek(Personality):
                 return wmt_event(MTK_PATCH, 2)
             if data[1:] != self.expected[self.section][0]:
                 self.errors.append(f"section {self.section}'s status query differs from the file's section map")
-            if self.loaded:
+            if self.loaded or self.section in self.present:
                 self.section += 1
+                if self.section == len(self.expected) and not self.loaded:
+                    self.finish_download()
                 return wmt_event(MTK_PATCH, 2)
             self.received = bytearray()
             return wmt_event(MTK_PATCH, 3 if status_3 else 0)
@@ -850,10 +855,13 @@ class MediaTek(Personality):
             self.section += 1
             self.received = None
             if self.section == len(self.expected):
-                self.loaded = True
-                self.downloads += 1
-                self.loaded_at = time.monotonic()
+                self.finish_download()
         return wmt_event(MTK_PATCH, 0)
+
+    def finish_download(self):
+        self.loaded = True
+        self.downloads += 1
+        self.loaded_at = time.monotonic()
 
 
 # ---------------------------------------------------------------- registry

@@ -33,7 +33,7 @@ Signals: SIGUSR1 unplugs (the gadget is unbound from its UDC: the host sees a
 disconnect, and the controller's radio goes quiet as a powered-off one would:
 see power_off), SIGUSR2 plugs in again, SIGTERM unplugs and exits.
 
-Usage: python3 ffs_dongle.py [--trace] [--personality CHIP --firmware-dir DIR [--mtk-warm]]
+Usage: python3 ffs_dongle.py [--trace] [--personality CHIP --firmware-dir DIR [--mtk-warm] [--mtk-present 1,2]]
                              INDEX SERIAL_DEVICE    (INDEX 1-4)
 """
 import argparse
@@ -104,6 +104,14 @@ class FfsConfiguration(g.Configuration):
     """gadget_dongle's configured state on FunctionFS endpoint files. O_NONBLOCK
     only stops I/O from waiting for a disabled endpoint (it fails at once, so a
     configuration's threads end when it is closed); enabled, it blocks as usual."""
+
+    # An event of 16 bytes (a whole interrupt packet) is followed by a zero-length
+    # packet here: without it Linux's btusb, bound to an emulated MediaTek chip, never
+    # took the 16-byte answer to Read Local Extended Features (6.1 and 6.12 alike:
+    # "Opcode 0x1004 failed: -110", then btusb_mtk_reset's resets, over and over),
+    # and its set-up after the RAM code never ended. Our transport's interrupt
+    # transfers are one packet long: a zero-length one carries nothing.
+    event_zero_length_packets = True
 
     def _open(self, name, descriptors):
         return os.open(os.path.join(self.dongle.ffs, EP_FILES[name]), os.O_RDWR | os.O_NONBLOCK)
@@ -231,12 +239,13 @@ def main():
     parser.add_argument("--personality", help="a chip of personalities.CHIPS (e.g. mt7922)")
     parser.add_argument("--firmware-dir", help="the folder the personality checks the download against")
     parser.add_argument("--mtk-warm", action="store_true", help="MediaTek: the RAM code runs already")
+    parser.add_argument("--mtk-present", help="MediaTek: these sections (e.g. 1,2) are there already; the others come")
     parser.add_argument("index", type=int, help="1-4: gadget itcbN on dummy_udc.N-1 (USB bus N)")
     parser.add_argument("serial", help="the virtio port of this dongle's controller")
     options = parser.parse_args()
     g.options = argparse.Namespace(trace=options.trace, high_speed=False, personality=options.personality,
                                    firmware_dir=options.firmware_dir, rom_version=None, mtk_warm=options.mtk_warm,
-                                   mtk_fault=None, gadgetfs=None, serial=options.serial, usb_class=None,
+                                   mtk_fault=None, mtk_present=options.mtk_present, gadgetfs=None, serial=options.serial, usb_class=None,
                                    vid=0x0A12, pid=0x0001)
     if options.personality:
         import personalities

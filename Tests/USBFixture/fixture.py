@@ -1,6 +1,6 @@
 """Boots the QEMU guest of the USB fixture and runs shell commands in it.
 
-Tests/USBFixture/run-guest.sh boots the guest (Debian 6.1 kernel, TCG): the
+Tests/USBFixture/run-guest.sh boots the guest (Debian 12's 6.1 kernel or 13's 6.12, TCG): the
 host's /usr read-only and a fresh work folder read-write over 9p, and a virtio
 serial port named "hci" that is QEMU's TCP connection to a Bumble virtual
 controller on the host's loopback (no guest networking). In the guest,
@@ -90,12 +90,14 @@ class Guest:
     loaded host; `died()` says so."""
 
     def __init__(self, controller_port, boot_timeout=120, systemd=False, hard_timeout=3600, gadget_options="",
-                 fleet=False):
+                 fleet=False, kernel="6.1"):
         """controller_port: one port, or with fleet=True four (one controller per
-        dongle: four FunctionFS dongles on four dummy_hcd buses, ffs_dongle.py)."""
+        dongle: four FunctionFS dongles on four dummy_hcd buses, ffs_dongle.py).
+        kernel: Debian 12's "6.1" or Debian 13's "6.12" (setup.sh prepares both)."""
         if not os.access(BINARY, os.X_OK):
             raise AssertionError(f"shipped binary missing at {BINARY}: scripts/build-embedded.sh"
                                  " (or set ITCB_DONGLE_RELEASE_BIN)")
+        self.kernel = kernel
         self.work = tempfile.mkdtemp(prefix="usb-fixture-")
         os.chmod(self.work, 0o755)  # the guest's unprivileged users run the binary from here
         os.makedirs(os.path.join(self.work, "cmd"))
@@ -115,7 +117,7 @@ class Guest:
         self.started = time.time()
         self.runner = subprocess.Popen(
             [os.path.join(HERE, "run-guest.sh"), "--work", self.work, "--hci-port", ports,
-             "--timeout", str(hard_timeout), "--parent", str(os.getpid())],
+             "--timeout", str(hard_timeout), "--parent", str(os.getpid()), "--kernel", kernel],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "run-guest.log"), "w"),
             start_new_session=True)
         deadline = time.time() + boot_timeout

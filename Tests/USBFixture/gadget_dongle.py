@@ -315,6 +315,7 @@ class Configuration:
     """The endpoints of one configured state, from SET_CONFIGURATION to the next
     disconnect or reset. Each endpoint's file is closed by the thread using it,
     so no thread ever touches a file number that was reused."""
+    event_zero_length_packets = False
 
     def __init__(self, dongle, speed):
         self.dongle = dongle
@@ -337,7 +338,7 @@ class Configuration:
                 # host controller. Events go out 16 bytes a write, as the host expects.
                 full = endpoint_descriptor(0x81, 3, 64, 1)
             self.files[address] = self._open(name, full + (high if options.high_speed else b""))
-        threading.Thread(target=self._write_loop, args=(0x81, self.events, EVENT_MAX_PACKET, False),
+        threading.Thread(target=self._write_loop, args=(0x81, self.events, EVENT_MAX_PACKET, self.event_zero_length_packets),
                          daemon=True).start()
         threading.Thread(target=self._write_loop, args=(0x82, self.acl, self.bulk_max_packet, True),
                          daemon=True).start()
@@ -556,6 +557,7 @@ class Dongle:
         """With --personality, the chip as it is at power-on (ffs_dongle.py: at each plug-in)."""
         self.personality = None
         self.control_answers = collections.deque()  # WMT answers waiting for the host's control IN read
+        self.answers_held, self.answer_held_at = 0, None  # the first answers of each plug-in are held once
         if options.personality:
             import personalities
             self.personality = personalities.make(options.personality, options.firmware_dir, options.rom_version,
@@ -854,8 +856,10 @@ WEDGE_FLAG = os.path.join(HERE, "wedged-until-chip-reset")
 
 
 def mediatek_options():
-    """The MediaTek personality's options from --mtk-warm and --mtk-fault (none for the other chips)."""
-    return {**({"warm": True} if options.mtk_warm else {}), **({"fault": options.mtk_fault} if options.mtk_fault else {})}
+    """The MediaTek personality's options from --mtk-warm, --mtk-fault and --mtk-present (none for the other chips)."""
+    present = getattr(options, "mtk_present", None)
+    return {**({"warm": True} if options.mtk_warm else {}), **({"fault": options.mtk_fault} if options.mtk_fault else {}),
+            **({"present": [int(i) for i in present.split(",")]} if present else {})}
 
 
 # ---------------------------------------------------------------- supervisor
@@ -891,6 +895,7 @@ def main():
     parser.add_argument("--rom-version", type=int, help="Realtek: the ROM version the chip reports")
     parser.add_argument("--mtk-warm", action="store_true", help="MediaTek: the RAM code runs already")
     parser.add_argument("--mtk-fault", help="MediaTek: one malformed answer (personalities.MTK_FAULTS)")
+    parser.add_argument("--mtk-present", help="MediaTek: these sections (e.g. 1,2) are there already; the others come")
     parser.add_argument("--high-speed", action="store_true", help="also offer high-speed descriptors (bulk 512 bytes)")
     parser.add_argument("--trace", action="store_true", help="log every packet")
     parser.add_argument("--malformed-descriptor", action="store_true",

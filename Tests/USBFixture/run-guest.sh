@@ -3,9 +3,9 @@
 #
 #   Tests/USBFixture/run-guest.sh [--work DIR] [--hci-port PORT] [--run 'COMMANDS']
 #                                 [--binary FILE] [--script FILE]
-#                                 [--timeout SECONDS] [--parent PID]
+#                                 [--timeout SECONDS] [--parent PID] [--kernel 6.1|6.12]
 #
-# The guest (Debian 6.1 kernel, TCG, no network) mounts the host's /usr read-only
+# The guest (Debian 12's 6.1 kernel, or with --kernel 6.12 Debian 13's; TCG, no network) mounts the host's /usr read-only
 # and DIR (default: a new temporary folder) read-write at /mnt/work over 9p,
 # runs DIR/guest.sh with sh, writes its exit status to DIR/guest.rc and powers
 # off. The guest kernel looks for firmware in DIR/linuxfw first (btusb's
@@ -42,6 +42,8 @@ while (($#)); do
         --hci-port) port=$2; shift 2 ;;
         --timeout) timeout=$2; shift 2 ;;
         --parent) parent=$2; shift 2 ;;
+        --kernel) case "$2" in 6.1) ;; 6.12) cache="$cache-6.12" ;; *) echo "run-guest: --kernel 6.1 or 6.12" >&2; exit 2 ;; esac
+                  shift 2 ;;
         -h|--help) sed -n '2,${/^#/!q;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
         *) echo "run-guest: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
