@@ -22,9 +22,9 @@ let package = Package(
         // The 8-Ball game: GATT table, peripheral policy, central session.
         .target(name: "EightBall", dependencies: ["BLEHost"],
                 swiftSettings: inPlace),
-        // The chipset drivers of the Linux board: one table (ChipsetTable.swift), one
-        // folder per chipset (Realtek, Intel, Broadcom/Cypress: USB IDs, recognition,
-        // loader, files) and `VendorSetup` (the plan and the probe, asking the
+        // The chipset drivers of the Linux board: one table (ChipsetTable.swift, a line
+        // per chipset), one folder per chipset (Realtek, Intel, Broadcom/Cypress,
+        // MediaTek: USB IDs, recognition, loader, files) and `VendorSetup` (the plan and the probe, asking the
         // table). Sans-IO like the core, and Embedded-clean
         // (scripts/embedded-check.sh), but not part of the MCU firmware, whose
         // controller needs no download. The driver runs them through the core's
@@ -66,6 +66,6 @@ let package = Package(
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "TestSupport"]),
         .testTarget(name: "ChipsetsTests", dependencies: ["Chipsets", "BLEHost", "TestSupport"]),
         .testTarget(name: "EightBallTests", dependencies: ["EightBall", "BLEHost", "TestSupport"]),
-        .testTarget(name: "ITCBDongleTests", dependencies: ["ITCBDongle", "ITCBDongleDocs", "BLEHost", "CLibUSB"]),
+        .testTarget(name: "ITCBDongleTests", dependencies: ["ITCBDongle", "ITCBDongleDocs", "ITCBOptions", "BLEHost", "Chipsets", "CLibUSB"]),
     ]
 )

@@ -400,7 +400,7 @@ func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
     return 0
 }
 
-/// Target 9 (issue 25): the board's loop over a HostLoop running the 8-Ball
+/// Target 9: the board's loop over a HostLoop running the 8-Ball
 /// with a 248-byte name (long reads) for up to 8 centrals, while a controller
 /// grants ACL credits (Number Of Completed Packets) or withholds them at random,
 /// so the transmit queue fills and drains. The input is a script; each byte
@@ -411,7 +411,7 @@ func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
 ///   5 the controller completes some of the link's packets   6 it completes all
 ///   7 time passes (up to 25.5 s)   8-15 nothing: credits withheld, the queue fills.
 /// After every step, one pass (`service`) and the output read as the board does.
-/// Checked: a pass returns within a second (one that never returns, issue 25's
+/// Checked: a pass returns within a second (one that never returns, the
 /// livelock, is libFuzzer's -timeout; scripts/fuzz.sh seeds it); the queue never holds more than its
 /// capacity; ACL goes out only for connected links, in 27-byte fragments, never
 /// more packets in flight than the controller's buffers; and at the end, with

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where a binary's bytes are: its composition by module and its largest
-# symbols, from the symbol table of the unstripped binary (issue 42).
+# symbols, from the symbol table of the unstripped binary.
 #
 #   nm --size-sort --print-size   every sized symbol (nm -l adds its source
 #                                 file where the binary has line information)

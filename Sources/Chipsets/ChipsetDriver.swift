@@ -2,15 +2,16 @@ import BLEHost
 
 /// One chipset driver: everything the program knows about a family of
 /// controllers that needs a set-up before the host's bring-up. A chipset is
-/// one file of this target (its USB IDs, how Read Local Version names it, its
+/// one folder of this target (its USB IDs, how Read Local Version names it, its
 /// sans-IO set-up steps, the files it needs and the Debian package that ships
-/// them, its quirks); `ChipsetTable` lists them. Nothing outside a chipset's
+/// them, its quirks); `ChipsetTable` lists them, one line each. Nothing outside a chipset's
 /// file names a vendor: `VendorSetup`, the run loop, `--list-controllers` and
 /// the error messages ask the table (docs/ARCHITECTURE.md, "Adding a chipset").
 ///
 /// Like BTstack's `btstack_chipset_t` and Bumble's `drivers/` registry, but
-/// static: Embedded Swift has no existentials, so the table dispatches with a
-/// `ChipsetVisitor` over one stored driver per chipset.
+/// static: Embedded Swift has no existentials, so the table is a type (one
+/// `ChipsetEntry` per chipset, holding its driver) that a `ChipsetVisitor` or a
+/// `ChipsetQuestion` walks by index.
 public protocol ChipsetDriver {
     init()
     /// What the table says about the chipset (names, files, quirks).

@@ -1,48 +1,59 @@
 import BLEHost
 
-/// THE TABLE. Adding a chipset: its file, a stored driver here and its line in
-/// `visit` and in `ask`.
-public struct ChipsetTable {
-    var realtek = RealtekDriver()
-    var intel = IntelDriver()
-    var broadcom = BroadcomDriver()
-    var mediatek = MediaTekDriver()
+/// THE TABLE: one line per chipset, in the probe's order (the first chipset
+/// that recognises a controller takes it). Adding a chipset is its folder and
+/// its line here; the count, the dispatch and `--firmware-dir`'s help follow.
+public typealias ChipsetTable =
+    ChipsetEntry<RealtekDriver,
+    ChipsetEntry<IntelDriver,
+    ChipsetEntry<BroadcomDriver,
+    ChipsetEntry<MediaTekDriver,
+    NoChipset>>>>
 
-    public static let count = 4
+/// The entries of the table: a driver and the entries after it, or none.
+/// Embedded Swift has no existentials, so the table is a type, each entry
+/// holding its driver's state, and an index walks it (`visit`, `ask`).
+public protocol ChipsetEntries {
+    init()
+    static var count: Int { get }
+    /// `visitor` on entry `index` (0 ..< count); nil past the end.
+    mutating func visit<V: ChipsetVisitor>(_ index: Int, _ visitor: inout V) -> V.Result?
+    /// `question` to entry `index`'s chipset; nil past the end.
+    static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result?
+}
+
+public struct ChipsetEntry<Driver: ChipsetDriver, Rest: ChipsetEntries>: ChipsetEntries {
+    var driver = Driver()
+    var rest = Rest()
 
     public init() {}
 
-    /// `visitor` on entry `index` (0 ..< count); nil past the end. The order is
-    /// the probe's: the first chipset that recognises a controller takes it.
+    public static var count: Int { 1 + Rest.count }
+
     public mutating func visit<V: ChipsetVisitor>(_ index: Int, _ visitor: inout V) -> V.Result? {
-        switch index {
-        case 0: visitor.visit(&realtek)
-        case 1: visitor.visit(&intel)
-        case 2: visitor.visit(&broadcom)
-        case 3: visitor.visit(&mediatek)
-        default: nil
-        }
+        index == 0 ? visitor.visit(&driver) : rest.visit(index - 1, &visitor)
     }
 
-    /// `question` to entry `index`'s chipset; nil past the end.
     public static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result? {
-        switch index {
-        case 0: question.ask(RealtekDriver.self)
-        case 1: question.ask(IntelDriver.self)
-        case 2: question.ask(BroadcomDriver.self)
-        case 3: question.ask(MediaTekDriver.self)
-        default: nil
-        }
+        index == 0 ? question.ask(Driver.self) : Rest.ask(index - 1, &question)
     }
+}
 
+/// The end of the table.
+public struct NoChipset: ChipsetEntries {
+    public init() {}
+    public static var count: Int { 0 }
+    public mutating func visit<V: ChipsetVisitor>(_ index: Int, _ visitor: inout V) -> V.Result? { nil }
+    public static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result? { nil }
+}
+
+extension ChipsetEntries {
     /// The first entry whose chipset answers `question` with true, or nil.
     public static func first<Q: ChipsetQuestion>(_ question: inout Q) -> Int? where Q.Result == Bool {
         for index in 0..<count where ask(index, &question) == true { return index }
         return nil
     }
-}
 
-extension ChipsetTable {
     /// The chipset and model of a USB dongle, nil when no entry knows it
     /// (`vendorClass`: its interface is FF/01/01, see `USBClaim`).
     public static func usbModel(vendor: UInt16, product: UInt16, vendorClass: Bool = false) -> USBModel? {
@@ -54,5 +65,11 @@ extension ChipsetTable {
     /// carries on its own UART, in `query.chip`; false when no entry knows it.
     public static func boardChip(_ query: inout BoardChipQuery) -> Bool {
         first(&query) != nil
+    }
+
+    /// Each entry's `ChipsetInfo`, in the table's order.
+    public static func info(_ index: Int) -> ChipsetInfo? {
+        var question = InfoQuestion()
+        return ask(index, &question)
     }
 }

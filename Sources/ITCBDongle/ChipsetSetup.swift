@@ -30,10 +30,9 @@ enum ChipsetSetup {
         var context = context(for: transport)
         context.resetFirst = resetFirst
         let plan = VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven)
-        var quirks = QuirksOf()
         switch plan {
         case .fromReset(let index), .probe(only: let index?):
-            transport.useVendorControl(ChipsetTable.ask(index, &quirks)?.vendorControlOverUSB ?? false)
+            transport.useVendorControl(ChipsetTable.info(index)?.quirks.vendorControlOverUSB ?? false)
         default:
             transport.useVendorControl(false)
         }

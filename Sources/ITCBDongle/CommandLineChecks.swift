@@ -70,27 +70,27 @@ let centralOptions: [String] = optionTable.filter { $0.role == .central }.map { 
 /// (exit 2, as a repeated option): the other role's, any role option with
 /// --controller-info / --list-controllers, and with --scan (which asks
 /// nothing) --question and --count. Nil when every option applies.
-func inapplicableOption(given options: [(name: String, value: String)], role: RoleOption?, controllerInfo: Bool,
+func inapplicableOption(given options: [(name: OptionName, value: String)], role: RoleOption?, controllerInfo: Bool,
                         listControllers: Bool, scan: Bool = false) -> String? {
-    if listControllers, options.contains(where: { $0.name == "role" }) {
+    if listControllers, options.contains(where: { $0.name == .role }) {
         return "--role does not apply with --list-controllers, which lists controllers and plays no role"
     }
     for option in options {
-        let name = option.name
+        let name = option.name.rawValue
         let isPeripheral = peripheralOptions.contains(name)
         let isCentral = centralOptions.contains(name)
-        if name == "metrics-file", listControllers || controllerInfo {
+        if option.name == .metricsFile, listControllers || controllerInfo {
             return "--metrics-file does not apply with \(listControllers ? "--list-controllers" : "--controller-info"), which runs no role"
         }
         guard isPeripheral || isCentral else { continue }
-        if listControllers, name == "json" { continue }  // --list-controllers usb:VID:PID --json (checked in execute)
+        if listControllers, option.name == .json { continue }  // --list-controllers usb:VID:PID --json (checked in execute)
         let owner = isPeripheral ? "peripheral" : "central"
         if listControllers || controllerInfo {
             let mode = listControllers ? "--list-controllers" : "--controller-info"
             return "--\(name) is a \(owner) option: it does not apply with \(mode)"
         } else if let role, role.rawValue != owner {
             return "--\(name) is a \(owner) option: it does not apply with --role \(role.rawValue)"
-        } else if scan, name == "question" || name == "count" {
+        } else if scan, option.name == .question || option.name == .count {
             return "--\(name) does not apply with --scan, which lists 8-Balls and asks nothing"
         }
     }
@@ -99,21 +99,21 @@ func inapplicableOption(given options: [(name: String, value: String)], role: Ro
 
 /// An option given more than once ("--role peripheral --role central" must not
 /// quietly take the last): the problem, or nil. Only --question repeats.
-func repeatedOption(_ options: [(name: String, value: String)]) -> String? {
-    var order: [String] = []
+func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
+    var order: [OptionName] = []
     for option in options where !order.contains(option.name) { order.append(option.name) }
-    for name in order where name != "question" {
+    for name in order {
         let given = options.filter { $0.name == name }.map { $0.value }
         guard given.count > 1, !(optionSpec(name)?.repeats ?? false) else { continue }
-        let shown = valueOptions.contains(name) ? " (" + given.map { "'\($0.escaped)'" }.joined(separator: ", ") + ")" : ""
-        return "--\(name) is given \(given.count) times\(shown); give it once (only --question repeats)"
+        let shown = valueOptions.contains(name.rawValue) ? " (" + given.map { "'\($0.escaped)'" }.joined(separator: ", ") + ")" : ""
+        return "--\(name.rawValue) is given \(given.count) times\(shown); give it once (only --question repeats)"
     }
     return nil
 }
 
 /// The options on a command line in order, each with its value ("" for a
 /// flag), as the parser finds them (empty when it finds a problem).
-func givenOptions(_ arguments: [String]) -> [(name: String, value: String)] {
+func givenOptions(_ arguments: [String]) -> [(name: OptionName, value: String)] {
     switch parseCommandLine(arguments) {
     case .success(let parsed): parsed.options
     case .failure: []
@@ -156,19 +156,19 @@ extension CommandLineSettings {
         }
         switch role {
         case .peripheral?:
-            if !given.contains("name"), let value = variable("ITCB_NAME") { name = value }
-            if !given.contains("answers"), let value = variable("ITCB_ANSWERS") {
+            if !given.contains(.name), let value = variable("ITCB_NAME") { name = value }
+            if !given.contains(.answers), let value = variable("ITCB_ANSWERS") {
                 guard let parsed = AnswersOption(rawValue: value) else {
                     return "ITCB_ANSWERS must be slug or text (got '\(value.escaped)')"
                 }
                 answers = parsed
             }
         case .central?:
-            if !given.contains("question"), !scan, let value = variable("ITCB_QUESTION") { question = [value] }
+            if !given.contains(.question), !scan, let value = variable("ITCB_QUESTION") { question = [value] }
         case nil:
             break
         }
-        if role != nil, !controllerInfo, !given.contains("metrics-file"), let value = variable("ITCB_METRICS_FILE") {
+        if role != nil, !controllerInfo, !given.contains(.metricsFile), let value = variable("ITCB_METRICS_FILE") {
             do throws(UsageError) { try checkMetricsFile(value, from: "ITCB_METRICS_FILE") } catch { return error.message }
             metricsFile = value
         }

@@ -2,7 +2,6 @@ import BLEHost
 import CLinux
 import Chipsets
 import EightBall
-import CLinux
 
 /// The command line's settings: what `parseCommandLine` found (a `ParsedCommandLine`),
 /// converted and checked (Options.swift holds the table it comes from).
@@ -46,7 +45,7 @@ struct CommandLineSettings {
 
     /// The options' values, converted in the order given: the first bad one is the error.
     init(_ parsed: ParsedCommandLine) throws(UsageError) {
-        if !parsed.positional.isEmpty, parsed.has("list-controllers") {
+        if !parsed.positional.isEmpty, parsed.has(.listControllers) {
             for argument in parsed.positional {
                 guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument) else {
                     throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771 (got '\(argument.escaped)')")
@@ -65,43 +64,43 @@ struct CommandLineSettings {
         }
         for (option, value) in parsed.options {
             switch option {
-            case "role":
+            case .role:
                 guard let parsed = RoleOption(rawValue: value) else { throw UsageError("--role must be peripheral or central (got '\(value.escaped)')") }
                 role = parsed
-            case "transport": transport = value
-            case "btsnoop": btsnoop = value
-            case "log-level": logLevel = value
-            case "address": address = value
-            case "controller-info": controllerInfo = true
-            case "list-controllers": listControllers = true
-            case "health-check": healthCheck = try number(option, value)
-            case "udev-match": udevMatch = value
-            case "name": name = value
-            case "answers":
+            case .transport: transport = value
+            case .btsnoop: btsnoop = value
+            case .logLevel: logLevel = value
+            case .address: address = value
+            case .controllerInfo: controllerInfo = true
+            case .listControllers: listControllers = true
+            case .healthCheck: healthCheck = try number(option, value)
+            case .udevMatch: udevMatch = value
+            case .name: name = value
+            case .answers:
                 guard let parsed = AnswersOption(rawValue: value) else { throw UsageError("--answers must be slug or text (got '\(value.escaped)')") }
                 answers = parsed
-            case "max-centrals": maxCentrals = try integer(option, value)
-            case "idle-timeout": idleTimeout = try number(option, value)
-            case "connection-interval": connectionInterval = value
-            case "seed": seed = try parseSeed(value)
-            case "metrics-file": metricsFile = value
-            case "question": question.append(value)
-            case "rssi-min":
+            case .maxCentrals: maxCentrals = try integer(option, value)
+            case .idleTimeout: idleTimeout = try number(option, value)
+            case .connectionInterval: connectionInterval = value
+            case .seed: seed = try parseSeed(value)
+            case .metricsFile: metricsFile = value
+            case .question: question.append(value)
+            case .rssiMin:
                 rssiMin = try integer(option, value)
                 rssiGiven = true
-            case "rssi-max":
+            case .rssiMax:
                 rssiMax = try integer(option, value)
                 rssiGiven = true
-            case "timeout": timeout = try number(option, value)
-            case "count": count = try integer(option, value)
-            case "peer": peer = value
-            case "scan": scan = true
-            case "json": json = true
-            case "usb-reset": usbReset = true
-            case "exit-on-unplug": exitOnUnplug = true
-            case "firmware-dir": firmwareDir = value
-            case "device-tree": deviceTree = value
-            default: break  // --help, --version and the generators are handled before
+            case .timeout: timeout = try number(option, value)
+            case .count: count = try integer(option, value)
+            case .peer: peer = value
+            case .scan: scan = true
+            case .json: json = true
+            case .usbReset: usbReset = true
+            case .exitOnUnplug: exitOnUnplug = true
+            case .firmwareDir: firmwareDir = value
+            case .deviceTree: deviceTree = value
+            case .version, .help: break  // handled before the settings are read
             }
         }
     }
@@ -177,8 +176,8 @@ func parseSeed(_ text: String) throws(UsageError) -> UInt64 {
 }
 
 /// A whole-number option's value.
-func integer(_ option: String, _ text: String) throws(UsageError) -> Int {
-    guard let value = parseInteger(text) else { throw UsageError("--\(option) must be a number (got '\(text.escaped)')") }
+func integer(_ option: OptionName, _ text: String) throws(UsageError) -> Int {
+    guard let value = parseInteger(text) else { throw UsageError("--\(option.rawValue) must be a number (got '\(text.escaped)')") }
     return value
 }
 
@@ -200,8 +199,8 @@ func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionPar
 }
 
 /// A number option's value (seconds: fractions allowed).
-func number(_ option: String, _ text: String) throws(UsageError) -> Double {
-    guard let value = parseDouble(text) else { throw UsageError("--\(option) must be a number (got '\(text.escaped)')") }
+func number(_ option: OptionName, _ text: String) throws(UsageError) -> Double {
+    guard let value = parseDouble(text) else { throw UsageError("--\(option.rawValue) must be a number (got '\(text.escaped)')") }
     return value
 }
 

@@ -45,7 +45,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
                 let next = clinux_optind()
                 switch c {
                 case Int32(UInt8(ascii: "h")):
-                    parsed.options.append(("help", ""))
+                    parsed.options.append((.help, ""))
                 case Int32(UInt8(ascii: ":")):
                     let token = clinux_optopt() == Int32(UInt8(ascii: "h")) ? "-h" : text(next - 1)
                     failure = UsageError("\(optionToken(token)) needs a value")
@@ -74,7 +74,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
                         failure = unknownOption(given)
                         break
                     }
-                    parsed.options.append((spec.name, value))
+                    parsed.options.append((spec.option, value))
                 }
             }
             var index = clinux_optind()

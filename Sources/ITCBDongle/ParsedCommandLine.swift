@@ -3,8 +3,8 @@ import CLinux
 /// What getopt_long found: the options in order with their values ("" for a
 /// flag), and the arguments that are no option's.
 struct ParsedCommandLine {
-    var options: [(name: String, value: String)] = []
+    var options: [(name: OptionName, value: String)] = []
     var positional: [String] = []
 
-    func has(_ name: String) -> Bool { options.contains { $0.name == name } }
+    func has(_ name: OptionName) -> Bool { options.contains { $0.name == name } }
 }

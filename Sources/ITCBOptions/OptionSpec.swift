@@ -1,6 +1,5 @@
 public struct OptionSpec: Sendable {
-    /// The long name without "--".
-    public let name: String
+    public let option: OptionName
     /// The value's name as --help shows it (`<seconds>`); nil for a flag.
     public let value: String?
     public let help: String
@@ -17,6 +16,9 @@ public struct OptionSpec: Sendable {
 }
 
 extension OptionSpec {
+    /// The long name without "--".
+    public var name: String { option.rawValue }
+
     /// "--role <peripheral|central>", "-h, --help".
     public var synopsis: String {
         var text = short.map { "-\(String(Unicode.Scalar($0))), " } ?? ""

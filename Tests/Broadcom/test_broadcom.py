@@ -321,7 +321,7 @@ def test_garbage_on_a_uart_is_a_few_lines_and_every_loss_is_counted(tmp_path):
         os.close(slave)
 
 
-# ------------------------------------------------- the board decides (issue 38)
+# ------------------------------------------------- the board decides
 # One fake device tree per board, laid out as /proc/device-tree (NUL-ended
 # strings, `compatible` a NUL-separated list, cells big-endian). The facts,
 # each from its source:
@@ -469,7 +469,7 @@ def test_broadcom_list_controllers_names_the_boards_file(layout, workdir):
         assert f"{chip.upper()}: {linux_opens(firmware, chip.upper(), compatible)} (present)" in row, (board, row)
 
 
-# ------------------------------------------- the radio's power line (issue 38)
+# ------------------------------------------- the radio's power line
 # A fake gpiochip (Tests/PythonSupport/fake_gpiochip.c, LD_PRELOAD over
 # ioctl(2)): no GPIO simulator here (this machine's kernel has no modules; the
 # USB guest's Debian 6.1 kernel has neither CONFIG_GPIO_SIM nor

@@ -1,4 +1,4 @@
-"""Issue 39: every row of Debian 13's btusb.ko (kernel_btusb.py) that Linux
+"""Every row of Debian 13's btusb.ko (kernel_btusb.py) that Linux
 hands to a vendor set-up we know — BTUSB_REALTEK, _MEDIATEK, _INTEL_COMBINED,
 _BCM_PATCHRAM (with its vendor+class wildcards) or _CSR — is claimed by our
 table for the same chipset, or listed with the reason it is not served (the

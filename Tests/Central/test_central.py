@@ -667,7 +667,7 @@ def test_timeout_bounds_the_whole_question_against_a_frozen_peripheral(link, ste
 
 
 def test_timeout_against_our_peripheral_stopped_with_sigstop(link):
-    """Issue 40's case: our 8-Ball stopped with SIGSTOP (its controller still
+    """Our 8-Ball stopped with SIGSTOP (its controller still
     advertises and connects): --timeout 3 ends with 7 within 3 s plus the margin."""
     ours = Dongle("--role", "peripheral", "--transport", f"tcp:127.0.0.1:{link.ports[1]}", "--name", "Ours")
     try:

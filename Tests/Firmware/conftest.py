@@ -1,4 +1,4 @@
-"""Fixtures of the firmware suite (issue 9): the ELF built by scripts/firmware.sh,
+"""Fixtures of the firmware suite: the ELF built by scripts/firmware.sh,
 QEMU mps2-an386 running it with UART0 on a Bumble virtual controller, and the
 firmware's log (UART1) collected line by line.
 

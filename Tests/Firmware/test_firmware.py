@@ -1,4 +1,4 @@
-"""The 8-Ball as Cortex-M4 firmware (issue 9): the core built with Embedded
+"""The 8-Ball as Cortex-M4 firmware: the core built with Embedded
 Swift runs in QEMU mps2-an386 with its H4 UART on a Bumble virtual controller,
 and a Bumble central on the same link plays the ITCB app against it. The
 firmware's budgets are checked on the ELF (build) and on its log (stack)."""

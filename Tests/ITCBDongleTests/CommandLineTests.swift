@@ -1,8 +1,10 @@
 import Testing
+import Chipsets
+import ITCBOptions
 @testable import ITCBDongle
 @testable import ITCBDongleDocs
 
-/// The command line's own checks (issues 19 and 17): getopt_long over the one
+/// The command line's own checks: getopt_long over the one
 /// option table, one message style, repeated options, what the table generates,
 /// where a long name is sent. Serialized: getopt_long keeps its state in libc.
 @Suite(.serialized) struct CommandLineTests {
@@ -56,7 +58,7 @@ import Testing
 
     @Test func givenOptionsPairNamesWithValues() {
         let options = givenOptions(["--role", "central", "--json", "--peer=Kiosk", "--question", "--why?"])
-        #expect(options.map { $0.name } == ["role", "json", "peer", "question"])
+        #expect(options.map { $0.name } == [.role, .json, .peer, .question])
         #expect(options.map { $0.value } == ["central", "", "Kiosk", "--why?"])
     }
 
@@ -77,6 +79,20 @@ import Testing
         #expect(completionScript(shell: "tcsh") == nil)
         #expect(valueOptions.contains("question") && !valueOptions.contains("json"))
         #expect(peripheralOptions == ["name", "answers", "max-centrals", "idle-timeout", "connection-interval", "seed"])
+    }
+
+    /// One row per option name, in the names' order: a name the table lacks, or
+    /// spells twice, fails here (the settings' switch over them is exhaustive).
+    @Test func theTableHasOneRowPerOptionName() {
+        #expect(optionTable.map { $0.option } == OptionName.allCases)
+    }
+
+    /// --firmware-dir's help names every chipset's folder of the table (ChipsetTable), and no other.
+    @Test func firmwareDirectoryHelpNamesTheTablesFolders() throws {
+        let help = try #require(optionSpec(.firmwareDir)).help
+        let named = help.split(separator: " ").filter { $0.hasPrefix("DIR/") }.map { String($0.dropFirst(4).prefix { $0 != "/" }) }
+        let folders = (0..<ChipsetTable.count).compactMap { ChipsetTable.info($0).map { "\($0.directory)" } }
+        #expect(named == folders, "the help names \(named), the table has \(folders)")
     }
 
     @Test func aLongNameIsSaidToGoInTheScanResponse() {

@@ -1,5 +1,6 @@
 import BLEHost
 import Testing
+import ITCBOptions
 @testable import ITCBDongle
 
 /// Names for HCI opcodes, company identifiers and LE feature bits, the --controller-info text, the version constant and the
@@ -92,23 +93,23 @@ import Testing
 
     @Test func inapplicableOptionsAreRefused() {
         // The options as the parser hands them over (CommandLineTests parse; getopt_long is not re-entrant).
-        #expect(inapplicableOption(given: [("role", "central"), ("name", "X")], role: .central,
+        #expect(inapplicableOption(given: [(.role, "central"), (.name, "X")], role: .central,
                                    controllerInfo: false, listControllers: false)
                 == "--name is a peripheral option: it does not apply with --role central")
-        #expect(inapplicableOption(given: [("role", "peripheral"), ("timeout", "3")], role: .peripheral,
+        #expect(inapplicableOption(given: [(.role, "peripheral"), (.timeout, "3")], role: .peripheral,
                                    controllerInfo: false, listControllers: false)
                 == "--timeout is a central option: it does not apply with --role peripheral")
         // A value that looks like an option is a value.
-        #expect(inapplicableOption(given: [("role", "peripheral"), ("name", "--json")], role: .peripheral,
+        #expect(inapplicableOption(given: [(.role, "peripheral"), (.name, "--json")], role: .peripheral,
                                    controllerInfo: false, listControllers: false) == nil)
-        #expect(inapplicableOption(given: [("list-controllers", ""), ("timeout", "3")], role: nil,
+        #expect(inapplicableOption(given: [(.listControllers, ""), (.timeout, "3")], role: nil,
                                    controllerInfo: false, listControllers: true)
                 == "--timeout is a central option: it does not apply with --list-controllers")
         // --scan asks nothing; --peer and --timeout shape the scan.
-        #expect(inapplicableOption(given: [("role", "central"), ("scan", ""), ("question", "x?")], role: .central,
+        #expect(inapplicableOption(given: [(.role, "central"), (.scan, ""), (.question, "x?")], role: .central,
                                    controllerInfo: false, listControllers: false, scan: true)
                 == "--question does not apply with --scan, which lists 8-Balls and asks nothing")
-        #expect(inapplicableOption(given: [("role", "central"), ("scan", ""), ("peer", "K"), ("timeout", "3")],
+        #expect(inapplicableOption(given: [(.role, "central"), (.scan, ""), (.peer, "K"), (.timeout, "3")],
                                    role: .central, controllerInfo: false, listControllers: false, scan: true) == nil)
     }
 }

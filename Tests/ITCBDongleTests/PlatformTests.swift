@@ -89,7 +89,7 @@ import BLEHost
         #expect(UdevMatch.isBluetooth(vendorClass(vendor: 0x0B05, product: 0x17CB, onDevice: true)))
         #expect(!UdevMatch.isBluetooth(vendorClass(vendor: 0x0A12, product: 0x0001, onDevice: true)))
         #expect(!UdevMatch.isBluetooth(vendorClass(vendor: 0x1234, product: 0x5678, onDevice: false)))
-        // Linux's vendor+class rows: any product of a patchram vendor with FF/01/01 (issue 39).
+        // Linux's vendor+class rows: any product of a patchram vendor with FF/01/01.
         #expect(UdevMatch.isBluetooth(vendorClass(vendor: 0x0489, product: 0xFFFE, onDevice: false)))
         #expect(UdevMatch.isBluetooth(vendorClass(vendor: 0x413C, product: 0x0001, onDevice: true)))
         // A MediaTek id of a patchram vendor: by VID:PID over E0/01/01, Broadcom's by FF/01/01 (btusb's order).

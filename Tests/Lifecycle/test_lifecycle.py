@@ -1,6 +1,6 @@
 """Appliance lifecycle against Bumble virtual controllers: sd_notify, clean
 SIGTERM, and recovery from a controller that stops answering or reports a
-hardware error (issue 5)."""
+hardware error."""
 import asyncio
 import os
 import signal

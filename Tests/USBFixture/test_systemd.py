@@ -1,4 +1,4 @@
-"""The whole appliance under systemd as PID 1 in the guest (issue 5): plugging
+"""The whole appliance under systemd as PID 1 in the guest plugging
 the configured dongle starts itcb-dongle@1-1.service through the udev rule, the
 hardened Type=notify unit becomes active (READY=1 after advertising), answers a
 Bumble central, and pulling the dongle makes the unit inactive; plugging it in

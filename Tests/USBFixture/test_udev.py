@@ -1,4 +1,4 @@
-"""The udev rule of the deployment (issue 5) under a real systemd-udevd in the
+"""The udev rule of the deployment under a real systemd-udevd in the
 guest: the emulated dongle's node gets group itcb, mode 0660 and SYSTEMD_WANTS
 naming our unit instance only when the dongle is configured; the unprivileged
 itcb user can then open it, and only thanks to the rule."""

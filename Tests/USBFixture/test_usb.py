@@ -1,4 +1,4 @@
-"""The USB transport (issue 4) on a real Linux USB stack: one QEMU guest whose
+"""The USB transport on a real Linux USB stack: one QEMU guest whose
 dummy_hcd carries a GadgetFS Bluetooth dongle (full speed, like a CSR8510 A10)
 bridged to a Bumble controller on the host. btusb binds it first, as on a real
 machine; our binary takes it over and must give it back.

@@ -1,0 +1,35 @@
+/// Every option's long name, once: the table's rows, the parser's results and
+/// the settings' switch (`CommandLineSettings.init`, exhaustive) spell them from
+/// here, so a misspelt name does not compile.
+public enum OptionName: String, CaseIterable, Sendable {
+    case role
+    case transport
+    case btsnoop
+    case metricsFile = "metrics-file"
+    case logLevel = "log-level"
+    case address
+    case controllerInfo = "controller-info"
+    case listControllers = "list-controllers"
+    case healthCheck = "health-check"
+    case udevMatch = "udev-match"
+    case name
+    case answers
+    case maxCentrals = "max-centrals"
+    case idleTimeout = "idle-timeout"
+    case connectionInterval = "connection-interval"
+    case seed
+    case question
+    case rssiMin = "rssi-min"
+    case rssiMax = "rssi-max"
+    case timeout
+    case count
+    case peer
+    case scan
+    case json
+    case usbReset = "usb-reset"
+    case exitOnUnplug = "exit-on-unplug"
+    case firmwareDir = "firmware-dir"
+    case deviceTree = "device-tree"
+    case version
+    case help
+}
