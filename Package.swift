@@ -43,7 +43,7 @@ let package = Package(
         // also build as Embedded Swift (scripts/build-embedded.sh).
         .systemLibrary(name: "CLinux"),
         // Platform layer: poll(2) run loop, transports, btsnoop, CLI (getopt_long
-        // over one option table: Sources/ITCBDongle/Options.swift).
+        // over one option table: Sources/ITCBDongle/CommandLine/Options.swift).
         // Release builds drop the run-time exclusivity checks: every access to
         // the USB transport's state (a class, reached from libusb's callbacks)
         // would pay one, ~2,000 instructions per question; debug builds and the

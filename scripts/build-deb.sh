@@ -93,7 +93,7 @@ fi
 # The version the binary reports is the one the package is named after.
 reported=$("${run[@]}" "$binary" --version)
 [ "$reported" = "$version" ] || {
-    echo "build-deb: $binary --version says '$reported', VERSION says '$version' (Sources/ITCBDongle/Version.swift)" >&2
+    echo "build-deb: $binary --version says '$reported', VERSION says '$version' (Sources/ITCBDongle/CommandLine/Version.swift)" >&2
     exit 1
 }
 if [ "$build_only" = 1 ]; then echo "$binary"; exit 0; fi

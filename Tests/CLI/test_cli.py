@@ -415,7 +415,7 @@ def demo(interrupt_at=None):
 
 def test_demo_prints_answers_without_compiler_output():
     # Make the demo's build compile something (as a first run does).
-    os.utime(os.path.join(REPO, "Sources", "ITCBDongle", "StaticAddress.swift"))
+    os.utime(os.path.join(REPO, "Sources", "ITCBDongle", "Controller", "StaticAddress.swift"))
     code, out, _, _ = demo()
     assert code == 0, out
     assert "warning:" not in out and "error:" not in out and "Compiling" not in out

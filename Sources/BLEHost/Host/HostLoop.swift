@@ -391,22 +391,4 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
         case .exit: progress.controllerWentSilent = true
         }
     }
-
-    // MARK: - Output
-
-    /// Fills `outgoing` with the next packet to send (the set-up's command, or
-    /// what the host's flow control allows); false when there is none.
-    public mutating func nextOutgoing() -> Bool {
-        switch progress.state {
-        case .settingUp:
-            guard progress.setupCommandPending else { return false }
-            progress.setupCommandPending = false
-            setup.command(into: &outgoing.bytes)
-            return true
-        case .running:
-            return host.nextOutgoing(into: &outgoing.bytes)
-        case .needsFiles, .finished:
-            return false
-        }
-    }
 }

@@ -2,4 +2,4 @@
 /// file at the repository root (what the Debian package is named after):
 /// Tests/ITCBDongleTests checks that, and scripts/build-deb.sh refuses to
 /// package a binary whose `--version` differs. Bump both together.
-let itcbDongleVersion = "0.1.0"
+let itcbDongleVersion = "0.2.0"

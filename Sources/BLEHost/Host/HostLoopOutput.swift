@@ -1,0 +1,17 @@
+extension HostLoop where App: ~Copyable, Setup: ~Copyable {
+    /// Fills `outgoing` with the next packet to send (the set-up's command, or
+    /// what the host's flow control allows); false when there is none.
+    public mutating func nextOutgoing() -> Bool {
+        switch progress.state {
+        case .settingUp:
+            guard progress.setupCommandPending else { return false }
+            progress.setupCommandPending = false
+            setup.command(into: &outgoing.bytes)
+            return true
+        case .running:
+            return host.nextOutgoing(into: &outgoing.bytes)
+        case .needsFiles, .finished:
+            return false
+        }
+    }
+}
