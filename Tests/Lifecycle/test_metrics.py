@@ -355,7 +355,7 @@ def test_unit_links_the_file_only_where_node_exporter_reads(workdir):
 
 def written_families():
     """Every metric family the program writes (MetricsFile.swift's `family(...)` and `one(...)` calls)."""
-    source = open(os.path.join(REPO, "Sources", "ITCBDongle", "MetricsFile.swift"), encoding="utf-8").read()
+    source = open(os.path.join(REPO, "Sources", "ITCBDongle", "Service", "MetricsFile.swift"), encoding="utf-8").read()
     families = set(re.findall(r'(?:family|one)\("(itcb_dongle_\w+)"', source))
     assert "itcb_dongle_up" in families and "itcb_dongle_answer_latency_seconds" in families, families
     return families
