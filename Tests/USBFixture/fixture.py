@@ -115,18 +115,30 @@ class Guest:
         ports = ",".join(map(str, controller_port)) if isinstance(controller_port, (list, tuple)) else str(controller_port)
         self.counter = 0
         self.started = time.time()
-        self.runner = subprocess.Popen(
-            [os.path.join(HERE, "run-guest.sh"), "--work", self.work, "--hci-port", ports,
-             "--timeout", str(hard_timeout), "--parent", str(os.getpid()), "--kernel", kernel],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "run-guest.log"), "w"),
-            start_new_session=True)
-        deadline = time.time() + boot_timeout
-        while not os.path.exists(os.path.join(self.work, "agent.ready")):
-            if self.runner.poll() is not None or time.time() > deadline:
-                details = self.diagnostics()
-                self.stop()
-                raise RuntimeError(f"guest did not come up within {boot_timeout} s:\n{details}")
-            time.sleep(0.2)
+        # A guest kernel that panics before the agent is up (seen once in CI: Debian 13's
+        # 6.12 under QEMU 7.2's TCG, in an initcall, before any of our code ran) boots again,
+        # once; a second panic fails. The first console is kept as console-panic.log.
+        for attempt in (1, 2):
+            self.runner = subprocess.Popen(
+                [os.path.join(HERE, "run-guest.sh"), "--work", self.work, "--hci-port", ports,
+                 "--timeout", str(hard_timeout), "--parent", str(os.getpid()), "--kernel", kernel],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=open(os.path.join(self.work, "run-guest.log"), "w"), start_new_session=True)
+            deadline = time.time() + boot_timeout
+            while not os.path.exists(os.path.join(self.work, "agent.ready")):
+                if self.runner.poll() is not None or time.time() > deadline:
+                    break
+                time.sleep(0.2)
+            else:
+                break
+            if attempt == 1 and self.runner.poll() is not None and "Kernel panic" in self.file("console.log"):
+                os.replace(os.path.join(self.work, "console.log"), os.path.join(self.work, "console-panic.log"))
+                print(f"\nusb-fixture: the {kernel} guest kernel panicked while booting; booting it again",
+                      file=sys.stderr)
+                continue
+            details = self.diagnostics()
+            self.stop()
+            raise RuntimeError(f"guest did not come up within {boot_timeout} s:\n{details}")
         self.boot_seconds = time.time() - self.started
 
     def run(self, script, timeout=60):
