@@ -40,7 +40,7 @@ func connectedPeripheral(name: UnsafeRawBufferPointer = bytes("Fuzz8"), links: I
     configuration.maxConnections = links
     var host = Host(configuration: configuration, database: database)
     host.start(now: 0)
-    var packet = HCIPacket()
+    var packet = Capacity.HCIPacket()
     var now: UInt64 = 0
     // Answer each bring-up and GAP command with a successful Command Complete.
     for _ in 0..<40 {
@@ -81,7 +81,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let rig = connectedPeripheral()
     var host = rig.host
     var logic = rig.logic
-    var packet = HCIPacket()
+    var packet = Capacity.HCIPacket()
     switch forcedTarget ?? Int(data[0]) % targetCount {
     case 0:
         // A raw H4 stream from the controller, cut as the run loop cuts it
@@ -93,10 +93,10 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             while true {
                 let frame = deframer.next(part, offset: &offset)
                 if case .none = frame { break }
-                var copy = Capacity.PacketBuffer()
+                var copy = Capacity.ReceivedPacketStore()
                 switch frame {
-                case .inPlace(_, let start, let count): copy.bytes.append(UnsafeRawBufferPointer(rebasing: part[start..<(start + count)]))
-                case .buffered: _ = deframer.withPacket { copy.bytes.append($0) }
+                case .inPlace(_, let start, let count): copy.append(UnsafeRawBufferPointer(rebasing: part[start..<(start + count)]))
+                case .buffered: _ = deframer.withPacket { copy.append($0) }
                 case .none: break
                 }
                 let type: UInt8 = switch frame { case .inPlace(let t, _, _), .buffered(let t): t; case .none: 0 }
@@ -120,7 +120,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // and ours (517 on Linux).
         var bearer = ATTBearer()
         var server = ATTServer(database: EightBallDatabase.makeDatabase(name: bytes("Fuzz8")))
-        var response = ATTPDU()
+        var response = Capacity.ATTPDU()
         for mtu: UInt16 in [23, 247, ATT.maxMTU] {
             bearer.mtu = mtu
             _ = server.receive(input, connection: 0x40, bearer: &bearer, delegate: &logic, response: &response)
@@ -316,7 +316,7 @@ func fuzzIntel(_ file: UnsafeRawBufferPointer, selector: UInt8) -> CInt {
     if let records = try? IntelFirmwareLayout.checkDDC(file) { precondition(records <= file.count, "more DDC records than bytes") }
     // The loader's whole path over the file (after a Read Version the selector shapes).
     var loader = IntelLoader()
-    var packet = HCIPacket()
+    var packet = Capacity.HCIPacket()
     _ = loader.start(into: &packet)
     _ = loader.provide(firmware: file, ddc: file, into: &packet)
     _ = selector
@@ -329,7 +329,7 @@ func fuzzIntel(_ file: UnsafeRawBufferPointer, selector: UInt8) -> CInt {
 func fuzzBroadcom(_ file: UnsafeRawBufferPointer) -> CInt {
     let records = try? BroadcomPatchram.check(file)
     var loader = BroadcomLoader()
-    var packet = HCIPacket()
+    var packet = Capacity.HCIPacket()
     var version: [UInt8] = [0x0E, 12, 1, 0x01, 0x10, 0, 6, 0, 0x10, 6, 15, 0, 0x09, 0x22]
     let rlv = version.withUnsafeBytes { LocalVersion(commandComplete: $0) }!
     _ = loader.begin(chip: "BCM43430A1", version: rlv, targetBaud: 0)
@@ -356,7 +356,7 @@ func fuzzBroadcom(_ file: UnsafeRawBufferPointer) -> CInt {
 func fuzzMediaTek(_ file: UnsafeRawBufferPointer) -> CInt {
     let sections = try? MediaTekRAMCode.check(file)
     var loader = MediaTekLoader()
-    var packet = HCIPacket()
+    var packet = Capacity.HCIPacket()
     var step = loader.start(into: &packet)
     // The register reads: legacy id 0, chip id 0x7961, version 1, flavour 0.
     for value: UInt8 in [0x00, 0x61, 0x01, 0x00] {

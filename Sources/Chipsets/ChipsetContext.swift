@@ -18,6 +18,6 @@ public struct ChipsetContext {
     /// The board's name as Linux `btbcm.c` makes it (`btbcm_get_board_name`):
     /// the device tree root's first `compatible` entry, '/' written as '-';
     /// empty when there is no device tree. The platform reads it.
-    public var board = ChipsetText()
+    public var board = Capacity.ChipsetText()
     public init() {}
 }

@@ -4,9 +4,9 @@ import BLEHost
 public struct ChipsetDescription {
     public var info: ChipsetInfo
     /// "Realtek RTL8761B/BU".
-    public var label = ChipsetText()
+    public var label = Capacity.ChipsetText()
     public var request = FileRequest()
     public var failure: StaticString
     public var summaryLevel: SummaryLevel
-    public var summary = ChipsetText()
+    public var summary = Capacity.ChipsetText()
 }

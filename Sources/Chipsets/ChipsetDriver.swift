@@ -28,21 +28,21 @@ public protocol ChipsetDriver {
     /// What `--list-controllers` shows for the board's own UART before its chip
     /// answers: the board's chip `variant` (0, 1, … for a board sold with
     /// several) and its file's candidate names; false when none.
-    static func boardFiles(board: ChipsetText, variant: Int, model: inout ChipsetText, request: inout FileRequest) -> Bool
+    static func boardFiles(board: Capacity.ChipsetText, variant: Int, model: inout Capacity.ChipsetText, request: inout FileRequest) -> Bool
     /// Read Local Version of a controller (after the probe's Reset): this chipset's?
     static func recognises(_ version: LocalVersion, context: ChipsetContext) -> Bool
 
     /// From HCI Reset on (a USB dongle whose VID:PID says `.fromReset`).
-    mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep
+    mutating func start(context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep
     /// After the probe's Reset and Read Local Version (`event`: its Command Complete).
-    mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep
-    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
-    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep
+    mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep
+    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep
     /// `pause` ms after a `.wait` passed without an answer (a chip restarting).
-    mutating func resume(into packet: inout HCIPacket) -> SetupStep
+    mutating func resume(into packet: inout Capacity.HCIPacket) -> SetupStep
     /// A clean stop (`ControllerSetup.shutdown`): the chipset's last command,
     /// its answer through `handle`; `.done` for none (the default).
-    mutating func shutdown(into packet: inout HCIPacket) -> SetupStep
+    mutating func shutdown(into packet: inout Capacity.HCIPacket) -> SetupStep
     var pause: UInt64 { get }
     /// How long the next answer may take (ms).
     var answerTimeout: UInt64 { get }
@@ -71,10 +71,10 @@ public protocol ChipsetDriver {
 public extension ChipsetDriver {
     static func usbVendorClass(vendor: UInt16) -> USBStart? { nil }
     static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool { false }
-    static func boardFiles(board: ChipsetText, variant: Int, model: inout ChipsetText, request: inout FileRequest) -> Bool { false }
-    mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep { .done }
-    mutating func resume(into packet: inout HCIPacket) -> SetupStep { .wait }
-    mutating func shutdown(into packet: inout HCIPacket) -> SetupStep { .done }
+    static func boardFiles(board: Capacity.ChipsetText, variant: Int, model: inout Capacity.ChipsetText, request: inout FileRequest) -> Bool { false }
+    mutating func start(context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep { .done }
+    mutating func resume(into packet: inout Capacity.HCIPacket) -> SetupStep { .wait }
+    mutating func shutdown(into packet: inout Capacity.HCIPacket) -> SetupStep { .done }
     var pause: UInt64 { 0 }
     var commandOnBulk: Bool { false }
     var eventsOnBulk: Bool { false }

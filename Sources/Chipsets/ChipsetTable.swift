@@ -18,6 +18,8 @@ public protocol ChipsetEntries {
     static var count: Int { get }
     /// `visitor` on entry `index` (0 ..< count); nil past the end.
     mutating func visit<V: ChipsetVisitor>(_ index: Int, _ visitor: inout V) -> V.Result?
+    /// `reader` on entry `index`'s driver, read where it lies; nil past the end.
+    func read<R: ChipsetReader>(_ index: Int, _ reader: R) -> R.Result?
     /// `question` to entry `index`'s chipset; nil past the end.
     static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result?
 }
@@ -34,6 +36,10 @@ public struct ChipsetEntry<Driver: ChipsetDriver, Rest: ChipsetEntries>: Chipset
         index == 0 ? visitor.visit(&driver) : rest.visit(index - 1, &visitor)
     }
 
+    public func read<R: ChipsetReader>(_ index: Int, _ reader: R) -> R.Result? {
+        index == 0 ? reader.read(driver) : rest.read(index - 1, reader)
+    }
+
     public static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result? {
         index == 0 ? question.ask(Driver.self) : Rest.ask(index - 1, &question)
     }
@@ -44,6 +50,7 @@ public struct NoChipset: ChipsetEntries {
     public init() {}
     public static var count: Int { 0 }
     public mutating func visit<V: ChipsetVisitor>(_ index: Int, _ visitor: inout V) -> V.Result? { nil }
+    public func read<R: ChipsetReader>(_ index: Int, _ reader: R) -> R.Result? { nil }
     public static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result? { nil }
 }
 

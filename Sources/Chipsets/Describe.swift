@@ -1,7 +1,7 @@
 import BLEHost
 
-struct Describe: ChipsetVisitor {
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> ChipsetDescription {
+struct Describe: ChipsetReader {
+    func read<D: ChipsetDriver>(_ driver: borrowing D) -> ChipsetDescription {
         var description = ChipsetDescription(info: D.info, failure: driver.failure, summaryLevel: .none)
         driver.writeLabel(into: &description.label)
         driver.files(&description.request)

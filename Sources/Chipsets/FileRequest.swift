@@ -5,10 +5,10 @@ import BLEHost
 /// optional companion.
 public struct FileRequest {
     /// The first candidate.
-    public var firmware: ChipsetText
+    public var firmware: Capacity.ChipsetText
     /// The other candidates, in order, each ended by a NUL (`addAlternative`).
-    public private(set) var alternatives: FixedBytes<512>
-    public var companion: ChipsetText
+    public private(set) var alternatives: Capacity.FileAlternatives
+    public var companion: Capacity.ChipsetText
     public var companionRequired: Bool
     /// No firmware file found: the chipset goes on without one (from ROM).
     public var optional: Bool
@@ -30,12 +30,12 @@ public struct FileRequest {
     }
 
     /// One more candidate, tried after those given so far: the first one when none is given yet.
-    public mutating func addCandidate(_ write: (inout ChipsetText) -> Void) {
+    public mutating func addCandidate(_ write: (inout Capacity.ChipsetText) -> Void) {
         if firmware.isEmpty {
             write(&firmware)
             return
         }
-        var name = ChipsetText()
+        var name = Capacity.ChipsetText()
         write(&name)
         // A name that does not fit whole is left out rather than cut.
         guard name.count + 1 <= alternatives.freeSpace else { return }

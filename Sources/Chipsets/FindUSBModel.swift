@@ -16,7 +16,7 @@ struct FindUSBModel: ChipsetQuestion {
 /// A board's chip (variant `variant`) and its file's names, for `--list-controllers`.
 public struct BoardChip {
     public var info: ChipsetInfo
-    public var model = ChipsetText()
+    public var model = Capacity.ChipsetText()
     public var request = FileRequest()
 }
 
@@ -24,10 +24,10 @@ public struct BoardChip {
 /// `FileRequest` is most of a kilobyte: an optional result copied out of the
 /// question and returned made a 3 KB frame on the Cortex-M4 build).
 public struct BoardChipQuery: ChipsetQuestion {
-    let board: ChipsetText, variant: Int
+    let board: Capacity.ChipsetText, variant: Int
     public var chip: BoardChip
 
-    public init(board: ChipsetText, variant: Int) {
+    public init(board: Capacity.ChipsetText, variant: Int) {
         self.board = board
         self.variant = variant
         // Until a chipset answers (`ask` writes its own).

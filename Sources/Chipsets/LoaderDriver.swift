@@ -7,15 +7,15 @@ public protocol LoaderDriver: ChipsetDriver {
 }
 
 public extension LoaderDriver {
-    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         loader.handle(event: event, into: &packet)
     }
 
-    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         loader.provide(firmware: firmware, into: &packet)
     }
 
-    mutating func resume(into packet: inout HCIPacket) -> SetupStep { loader.resume(into: &packet) }
+    mutating func resume(into packet: inout Capacity.HCIPacket) -> SetupStep { loader.resume(into: &packet) }
 
     var pause: UInt64 { loader.pause }
 }

@@ -1,5 +1,5 @@
 import BLEHost
 
 struct ProbedOnEveryUART: ChipsetQuestion {
-    mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool { D.info.quirks.probedOnEveryUART }
+    func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool { D.info.quirks.probedOnEveryUART }
 }

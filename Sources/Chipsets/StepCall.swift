@@ -10,9 +10,9 @@ struct StepCall: ChipsetVisitor {
     }
     let kind: Kind
     let context: ChipsetContext
-    var packet: HCIPacket
+    var packet: Capacity.HCIPacket
 
-    init(_ kind: Kind, _ context: ChipsetContext, _ packet: HCIPacket) {
+    init(_ kind: Kind, _ context: ChipsetContext, _ packet: Capacity.HCIPacket) {
         self.kind = kind
         self.context = context
         self.packet = packet

@@ -4,6 +4,6 @@ import BLEHost
 /// file a typical unit needs (under `info.directory`).
 public struct USBModel {
     public var info: ChipsetInfo
-    public var model = ChipsetText()
-    public var file = ChipsetText()
+    public var model = Capacity.ChipsetText()
+    public var file = Capacity.ChipsetText()
 }

@@ -27,7 +27,7 @@ public struct VendorSetup: ControllerSetup {
     /// What the probe's Read Local Version said.
     public private(set) var version: LocalVersion? = nil
     var probe = ProbePhase.idle
-    var packet = HCIPacket()
+    var packet = Capacity.HCIPacket()
     /// The active chipset's state after its last step.
     public private(set) var status = ChipsetStatus()
 
@@ -136,21 +136,19 @@ public struct VendorSetup: ControllerSetup {
         return step
     }
 
-    public mutating func command(into packet: inout HCIPacket) { packet = self.packet }
+    public mutating func command(into packet: inout Capacity.HCIPacket) { packet = self.packet }
 
     /// The chipset running the set-up, described; nil while probing or when none took the controller.
-    public mutating func describe() -> ChipsetDescription? {
+    public func describe() -> ChipsetDescription? {
         guard let active else { return nil }
-        var describe = Describe()
-        return table.visit(active, &describe)
+        return table.read(active, Describe())
     }
 
     /// More about the active chipset's failure (`ChipsetDriver.writeFailureDetail`):
     /// empty when it has nothing to add; nil when none took the controller.
-    public mutating func failureDetail() -> ChipsetText? {
+    public func failureDetail() -> Capacity.ChipsetText? {
         guard let active else { return nil }
-        var describe = DescribeFailure()
-        return table.visit(active, &describe)
+        return table.read(active, DescribeFailure())
     }
 
     /// The probe: 10 s per answer (as the Realtek ROM's check always had).

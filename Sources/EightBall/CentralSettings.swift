@@ -29,7 +29,7 @@ public struct CentralSettings {
     /// the driver's stop resets the controller, which ends every link).
     public var closeGrace: UInt64 = 500
     /// Only this 8-Ball (--peer): by name, or by address when `peerAddress` is set.
-    public var peerName = FixedBytes<31>()
+    public var peerName = Capacity.AdvertisingPayload()
     public var peerAddress: UInt64? = nil
     /// Scan-only mode: report every 8-Ball in range, connect to none.
     public var listOnly = false

@@ -7,7 +7,7 @@ import BLEHost
     let pin = InPlacePin()
     @usableFromInline var handle: UInt16 = 0
     @usableFromInline var inUse = false
-    @usableFromInline var question = Capacity.ValueBuffer()
+    @usableFromInline var question = Capacity.AttributeValue()
     /// Index of the last answer, -1 before the first question.
     var answer = -1
     /// An accepted question whose answer has not been notified yet.

@@ -46,7 +46,7 @@ public struct EightBallCentral: ~Copyable {
     var cccdHandle: UInt16 = 0
 
     // The question in flight.
-    var question = Capacity.ValueBuffer()
+    var question = Capacity.AttributeValue()
     var hasQuestion = false
     var retried = false
     var askedAt: UInt64 = 0

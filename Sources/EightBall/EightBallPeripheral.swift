@@ -113,7 +113,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
 
     // MARK: - GATTServerDelegate
 
-    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
+    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout Capacity.AttributeValue) -> UInt8 {
         guard attribute == handles.answerHandle else { return ATTError.readNotPermitted }
         // The last answer for this central; empty before its first question (rule 3).
         if let index = slot(connection), centrals[index].answer >= 0 {

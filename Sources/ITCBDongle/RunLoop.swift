@@ -81,13 +81,13 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 case .finished(let end):
                     return finish(end)
                 case .needsFiles:
-                    guard files.read(for: &driver.setup, directory: firmwareDirectory) else { return .exit(Exit.controller) }
+                    guard files.read(for: driver.setup, directory: firmwareDirectory) else { return .exit(Exit.controller) }
                     driver.provideFiles(firmware: files.firmware, companion: files.companion, now: now)
                     continue
                 case .running:
                     if !files.reported {
                         metrics?.noteFirmware(driver.setup.facts())
-                        files.setupEnded(&driver.setup, &driver.host.configuration)
+                        files.setupEnded(driver.setup, &driver.host.configuration)
                     }
                 case .settingUp:
                     break
@@ -149,10 +149,10 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             transport.warnHungAfterWarmStart()
             return .reopenWithPortReset(ladder: false)
         case .setupFailed:
-            files.logFailure(&driver.setup)
+            files.logFailure(driver.setup)
             return .exit(Exit.controller)
         case .setupSilent:
-            Log.error("controller at \(transport.description) did not answer during \(VendorFiles.silentPhase(&driver.setup))")
+            Log.error("controller at \(transport.description) did not answer during \(VendorFiles.silentPhase(driver.setup))")
             return .exit(Exit.controller)
         }
     }

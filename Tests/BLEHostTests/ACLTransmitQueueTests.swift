@@ -5,7 +5,7 @@ import TestSupport
 @Suite struct ACLTransmitQueueTests {
     func drain(_ q: inout ACLTransmitQueue, max: Int) -> [[UInt8]] {
         var out: [[UInt8]] = []
-        var packet = HCIPacket()
+        var packet = Capacity.HCIPacket()
         while q.nextFragment(maxLength: max, into: &packet) != nil { out.append(packet.bytes) }
         return out
     }
@@ -13,9 +13,9 @@ import TestSupport
     @Test func theBasicHeaderIsWrittenInFrontOfTheFirstFragment() {
         var q = ACLTransmitQueue()
         let slot = q.reserve(handle: 0x40, channel: 4)!
-        q.pdus[slot].bytes.append(0x1B)
-        q.pdus[slot].bytes.appendUInt16(0x000E)
-        for b in "SLUG-ANSWER-07".utf8 { q.pdus[slot].bytes.append(b) }
+        q.pdus[slot].append(0x1B)
+        q.pdus[slot].appendUInt16(0x000E)
+        for b in "SLUG-ANSWER-07".utf8 { q.pdus[slot].append(b) }
         q.commit()
         let out = drain(&q, max: 10)
         // 4 + 17 bytes in fragments of 10: start (PB 00), then continuations (PB 01).

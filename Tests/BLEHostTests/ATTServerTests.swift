@@ -15,7 +15,7 @@ import TestSupport
 
     func request(_ pdu: [UInt8], mtu: UInt16 = 23) -> (response: [UInt8], note: ATTServerNote) {
         bearer.mtu = mtu
-        var response = ATTPDU()
+        var response = Capacity.ATTPDU()
         let note = pdu.withRaw { server.receive($0, connection: 0x40, bearer: &bearer, delegate: &delegate, response: &response) }
         #expect(response.count <= Int(mtu))
         return (response.bytes, note)
@@ -51,13 +51,13 @@ import TestSupport
     /// is built in or gathered into (docs/ARCHITECTURE.md, "State in place").
     @Test func buffersHoldTheLargestMTU() {
         #expect(ATT.maxMTU == 517)
-        #expect(ATTPDU.capacityCount >= Int(ATT.maxMTU))
+        #expect(Capacity.ATTPDU.capacityCount >= Int(ATT.maxMTU))
         #expect(Capacity.ATTPDUStore.capacityCount >= Int(ATT.maxMTU))
         #expect(L2CAPReassembler.capacity >= 4 + Int(ATT.maxMTU))
         // A Prepare Write Response echoes up to MTU - 5 bytes; the queue holds a whole value.
         #expect(Capacity.PreparedWriteBytes.capacityCount >= ATT.maxValueLength)
         // An outgoing fragment carries at most 251 bytes, whatever the MTU.
-        #expect(HCIPacket.capacityCount >= 1 + 4 + 251)
+        #expect(Capacity.HCIPacket.capacityCount >= 1 + 4 + 251)
     }
 
     /// At MTU 517 a 512-byte value is one Write Request; 513 bytes are refused

@@ -8,31 +8,31 @@ import TestSupport
     @Test func eightBallAdvertisementWithShortName() {
         let (data, scan) = Array("Kiosk".utf8).withRaw { AdvertisingData.advertisement(service: Self.service, name: $0) }
         // Flags, complete 128-bit list (little-endian), complete local name (Core Supplement Part A §1).
-        #expect(data.bytes.bytes == hex("02 01 06 11 07 1e 8d 69 b5 c4 4f 55 89 90 40 be 27 0a 14 38 8e 06 09 4b 69 6f 73 6b"))
-        #expect(scan.bytes.bytes == hex("06 09 4b 69 6f 73 6b"))
+        #expect(data.payload.bytes == hex("02 01 06 11 07 1e 8d 69 b5 c4 4f 55 89 90 40 be 27 0a 14 38 8e 06 09 4b 69 6f 73 6b"))
+        #expect(scan.payload.bytes == hex("06 09 4b 69 6f 73 6b"))
     }
 
     @Test func longNameIsShortenedOnUTF8Boundary() {
         // 10 bytes do not fit after flags + UUIDs (10 left, minus 2 header bytes = 8).
         let name = Array("Café-Ball".utf8)  // "é" is 2 bytes at offsets 3-4
         let (data, scan) = name.withRaw { AdvertisingData.advertisement(service: Self.service, name: $0) }
-        let bytes = data.bytes.bytes
+        let bytes = data.payload.bytes
         #expect(bytes.count <= 31)
         #expect(bytes[21] == 9 && bytes[22] == ADType.shortenedLocalName)
         #expect(Array(bytes[23...]) == Array("Café-Ba".utf8))
-        #expect(scan.bytes.bytes == [UInt8(name.count + 1), ADType.completeLocalName] + name)
+        #expect(scan.payload.bytes == [UInt8(name.count + 1), ADType.completeLocalName] + name)
         // A cut inside a multi-byte character backs up to its start.
         var ad = AdvertisingData()
         ad.addFlags(0x06)
         ad.addComplete128BitServiceUUID(Self.service)
         Array("ABCDEFGé".utf8).withRaw { _ = ad.addLocalName($0) }
-        #expect(Array(ad.bytes.bytes[23...]) == Array("ABCDEFG".utf8))
+        #expect(Array(ad.payload.bytes[23...]) == Array("ABCDEFG".utf8))
     }
 
     @Test func scanResponseNameLongerThan29IsShortened() {
         let name = [UInt8](repeating: 0x41, count: 40)
         let (_, scan) = name.withRaw { AdvertisingData.advertisement(service: Self.service, name: $0) }
-        #expect(scan.bytes.count == 31 && scan.bytes[1] == ADType.shortenedLocalName)
+        #expect(scan.payload.count == 31 && scan.payload[1] == ADType.shortenedLocalName)
     }
 
     func summary(_ chunks: [[UInt8]]) -> AdvertisementSummary {

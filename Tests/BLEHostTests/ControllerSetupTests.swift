@@ -31,7 +31,7 @@ struct ScriptedSetup: ControllerSetup {
         next = Self.load
         return .send
     }
-    mutating func command(into packet: inout HCIPacket) {
+    mutating func command(into packet: inout Capacity.HCIPacket) {
         packet.removeAll()
         if next == Self.load {
             hex("01 02 fc 01").withRaw { _ = packet.append($0) }

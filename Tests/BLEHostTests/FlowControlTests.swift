@@ -149,7 +149,7 @@ import TestSupport
         // 4 + 60 bytes in 27-byte packets: 3; 4 + 10: 1.
         #expect(queue.fragments(handle: 0x40, maxLength: 27) == 4)
         #expect(queue.fragments(handle: 0x41, maxLength: 27) == 1)
-        var packet = HCIPacket()
+        var packet = Capacity.HCIPacket()
         #expect(queue.nextFragment(maxLength: 27, into: &packet) == 0x40)
         #expect(queue.fragments(handle: 0x40, maxLength: 27) == 3, "37 bytes of the head are left: 2 packets")
         #expect(queue.fragments(handle: 0x42, maxLength: 27) == 0)

@@ -219,8 +219,8 @@ import TestSupport
         c.events.removeAll()
         // Commands nobody sends: the ring takes its capacity, the next are lost;
         // the first loss is a line, the next within a minute only counted.
-        let ring = Capacity.CommandRing(filler: HCIPacket()).maxCount
-        for _ in 0..<(ring + 2) { c.host.queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion)) }
+        let ring = Capacity.CommandRing(filler: Capacity.HCIPacket()).maxCount
+        for _ in 0..<(ring + 2) { c.host.queueCommand(Capacity.HCIPacket.command(HCIOpcode.readLocalVersion)) }
         c.takeEvents()
         #expect(c.host.droppedOutput == 2)
         #expect(c.events.compactMap { event -> OutputDrop? in

@@ -61,7 +61,7 @@ func candidates(_ request: FileRequest) -> [String] {
     /// Raspberry Pi OS's links (RPi-Distro/bluez-firmware, debian/bluez-firmware.links): board → chips.
     @Test func boardsChipsAsRaspberryPiOSLinksThem() {
         func chips(_ board: StaticString) -> [String] {
-            var name = ChipsetText()
+            var name = Capacity.ChipsetText()
             append(board, to: &name)
             return (0..<3).compactMap { variant -> String? in
                 var query = BoardChipQuery(board: name, variant: variant)

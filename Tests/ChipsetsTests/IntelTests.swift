@@ -181,11 +181,11 @@ import TestSupport
         #expect(!result.sent.contains { $0[1] == 0x09 && $0[2] == 0xFC }, "nothing sent to the boot loader")
         func detail(_ rp: [UInt8]) -> String {
             var driver = IntelDriver()
-            var packet = HCIPacket()
+            var packet = Capacity.HCIPacket()
             _ = driver.start(context: ChipsetContext(), into: &packet)
             _ = Self.complete(HCIOpcode.reset, [0x01]).withRaw { driver.handle(event: $0, into: &packet) }
             _ = Self.complete(IntelOpcode.readVersion, rp).withRaw { driver.handle(event: $0, into: &packet) }
-            var out = ChipsetText()
+            var out = Capacity.ChipsetText()
             driver.writeFailureDetail(into: &out)
             return "\(driver.failure): " + out.withBytes { String(decoding: $0, as: UTF8.self) }
         }
@@ -259,7 +259,7 @@ import TestSupport
     func run(version rp: [UInt8], bootParams: [UInt8]? = nil, file: [UInt8], ddc: [UInt8], rejected: Bool = false)
         -> (sent: [[UInt8]], step: IntelLoader.Step, strayWhileVerifying: [IntelLoader.Step]) {
         var loader = IntelLoader()
-        var packet = HCIPacket()
+        var packet = Capacity.HCIPacket()
         var sent: [[UInt8]] = []
         var stray: [IntelLoader.Step] = []
         func record() { sent.append(packet.withBytes { Array($0) }) }

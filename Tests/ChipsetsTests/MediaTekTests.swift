@@ -42,7 +42,7 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
 @Suite struct MediaTekTests {
     @Test func fileNamesAsTheKernelWritesThem() {
         func name(_ id: UInt32, _ version: UInt32, flavour: Bool = false) -> String {
-            var out = ChipsetText()
+            var out = Capacity.ChipsetText()
             MediaTekChip.writeFileName(id: id, version: version, flavour: flavour, into: &out)
             return out.withBytes { String(decoding: $0, as: UTF8.self) }
         }
@@ -456,4 +456,4 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
     }
 }
 
-func text(_ bytes: ChipsetText) -> String { bytes.withBytes { String(decoding: $0, as: UTF8.self) } }
+func text(_ bytes: Capacity.ChipsetText) -> String { bytes.withBytes { String(decoding: $0, as: UTF8.self) } }

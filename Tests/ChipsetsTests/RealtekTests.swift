@@ -211,7 +211,7 @@ import TestSupport
     @Test func test_realtek_loader_sequence() {
         let config = hex("55 ab 23 87 00 00")
         var loader = RealtekLoader()
-        var packet = HCIPacket()
+        var packet = Capacity.HCIPacket()
         var sent: [[UInt8]] = []
         func record() { sent.append(packet.withBytes { Array($0) }) }
         #expect(loader.start(into: &packet) == .send); record()
@@ -249,7 +249,7 @@ import TestSupport
 
     @Test func test_realtek_loader_not_realtek_and_failures() {
         var loader = RealtekLoader()
-        var packet = HCIPacket()
+        var packet = Capacity.HCIPacket()
         _ = loader.start(into: &packet)
         _ = Self.complete(HCIOpcode.reset, [0]).withRaw { loader.handle(event: $0, into: &packet) }
         let other = Self.complete(HCIOpcode.readLocalVersion, [0, 0x0C, 0x00, 0x00, 0x0C, 0x0F, 0x00, 0x00, 0x00])

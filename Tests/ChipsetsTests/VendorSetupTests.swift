@@ -158,7 +158,7 @@ let readLocalVersion = hex("01 01 10 00")
                 var now: UInt64 = 100
                 for _ in 0..<20 {
                     guard d.state == .settingUp, d.nextOutgoing() else { break }
-                    let packet = d.outgoing.contents
+                    let packet = d.outgoing.bytes
                     let opcode = opcodeOf(packet)!
                     setupOpcodes.append(opcode)
                     let reply: [UInt8] = opcode == RealtekOpcode.download ? [packet[4]]

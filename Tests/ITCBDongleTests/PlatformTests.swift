@@ -113,17 +113,17 @@ import BLEHost
         var line = LogLine(.info)
         let host = Host(configuration: HostConfiguration(role: .peripheral), database: GATTDatabase())
         event.describe(into: &line, host: host)
-        return String(line.buffer.bytes.string.dropFirst("itcb-dongle: info: ".count))
+        return String(line.buffer.contents.string.dropFirst("itcb-dongle: info: ".count))
     }
 
     @Test func logValuesKeepOneLine() {
         func value(_ bytes: [UInt8], room: Int? = nil) -> [UInt8] {
             var line = LogLine(.info)
-            let prefix = line.buffer.bytes.count
-            if let room { line.buffer.bytes.truncate(to: 0); _ = line.buffer.bytes.appendZeros(768 - room - 1) }
+            let prefix = line.buffer.count
+            if let room { line.buffer.truncate(to: 0); _ = line.buffer.contents.appendZeros(768 - room - 1) }
             let start = room == nil ? prefix : 768 - room! - 1
             bytes.withUnsafeBytes { line.value($0) }
-            return Array(line.buffer.bytes.array[start...])
+            return Array(line.buffer.contents.array[start...])
         }
         #expect(value(Array("Will it rain?".utf8)) == Array("Will it rain?".utf8))
         #expect(value([0x41, 0x0A, 0x42, 0x7F, 0x43, 0x00]) == Array("A\\x0aB\\x7fC\\x00".utf8))

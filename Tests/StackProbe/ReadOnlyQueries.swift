@@ -23,6 +23,11 @@ public func probeDatabase(_ database: borrowing GATTDatabase, handle: UInt16) ->
     return database.staticValueLength(handle) + (database.cccdIndex(forValue: handle) ?? 0)
 }
 
+/// Flow control's query, as an application's poll asks it before it builds a notification.
+public func probeRoom(_ host: borrowing Host, connection: UInt16) -> Bool {
+    host.canSend(connection: connection)
+}
+
 public func probeClient(_ host: borrowing Host, connection: UInt16) -> Bool {
     host.clientCharacteristic(connection: connection, EightBallUUID.question) != nil
 }

@@ -73,7 +73,7 @@ public let resetComplete = hex("0e 04 01 03 0c 00")
 /// The packets the driver sends now (H4: indicator first).
 public func drain<A: HostApplication, S: ControllerSetup>(_ d: inout HostLoop<A, S>) -> [[UInt8]] {
     var out: [[UInt8]] = []
-    while d.nextOutgoing() { out.append(d.outgoing.contents) }
+    while d.nextOutgoing() { out.append(d.outgoing.bytes) }
     return out
 }
 

@@ -14,8 +14,8 @@ extension FixedBytes {
 }
 
 extension ByteStore {
-    /// The stored bytes, copied out (`bytes` is the buffer itself).
-    public var contents: [UInt8] { withBytes { Array($0) } }
+    /// The stored bytes, copied out (as `FixedBytes.bytes`).
+    public var bytes: [UInt8] { withBytes { Array($0) } }
 }
 
 /// A delegate with one dynamic readable/writable attribute for ATT tests,
@@ -29,7 +29,7 @@ public struct RecordingDelegate: GATTDelegate {
 
     public init() {}
 
-    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
+    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout Capacity.AttributeValue) -> UInt8 {
         self.value.withRaw { _ = value.append($0) }
         return 0
     }
@@ -89,7 +89,7 @@ public struct ScriptedController<Delegate: GATTDelegate & ~Copyable>: ~Copyable 
     /// Packets the host sends now (H4 framed).
     public mutating func drain() -> [[UInt8]] {
         var out: [[UInt8]] = []
-        var packet = HCIPacket()
+        var packet = Capacity.HCIPacket()
         while host.nextOutgoing(into: &packet) { out.append(packet.bytes) }
         sent += out
         takeEvents()

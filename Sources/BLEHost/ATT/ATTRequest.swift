@@ -12,7 +12,7 @@ struct ATTRequest {
     }
 
     /// Replaces the response with an Error Response (§3.4.1.1).
-    func error(_ code: UInt8, _ handle: UInt16, _ response: inout ATTPDU) {
+    func error(_ code: UInt8, _ handle: UInt16, _ response: inout Capacity.ATTPDU) {
         response.removeAll()
         response.append(ATTOpcode.errorResponse)
         response.append(opcode)

@@ -1,9 +1,3 @@
-/// A value read from or written to a dynamic attribute.
-public typealias AttributeValue = Capacity.ValueBuffer
-
-/// An outgoing ATT PDU: at most ATT.maxMTU bytes.
-public typealias ATTPDU = Capacity.ATTPDUBuffer
-
 /// The ATT server over a static GATTDatabase (Core Vol 3 Part F; modelled on
 /// BTstack's att_server.c and Bumble's att.py/gatt_server.py). Every request gets
 /// its response or the Error Response the specification prescribes; commands and
@@ -18,7 +12,7 @@ public struct ATTServer: ~Copyable {
     /// `response` (empty otherwise).
     public mutating func receive<D: GATTServerDelegate & ~Copyable>(
         _ pdu: UnsafeRawBufferPointer, connection: UInt16, bearer: inout ATTBearer,
-        delegate: inout D, response: inout ATTPDU
+        delegate: inout D, response: inout Capacity.ATTPDU
     ) -> ATTServerNote {
         response.removeAll()
         guard let opcode = pdu.first else { return .none }
@@ -83,7 +77,7 @@ public struct ATTServer: ~Copyable {
     /// Validates a handle range (§3.4.3.1): start 0 or start > end is Invalid Handle.
     static func rangeError(_ start: UInt16, _ end: UInt16) -> Bool { start == 0 || start > end }
 
-    mutating func findInformation(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func findInformation(_ request: ATTRequest, _ response: inout Capacity.ATTPDU) {
         guard request.pdu.count == 5 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let start = readUInt16(request.pdu, 1), end = readUInt16(request.pdu, 3)
         guard !ATTServer.rangeError(start, end) else { return request.error(ATTError.invalidHandle, start, &response) }
@@ -107,7 +101,7 @@ public struct ATTServer: ~Copyable {
         if format == 0 { request.error(ATTError.attributeNotFound, start, &response) }
     }
 
-    mutating func findByTypeValue(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func findByTypeValue(_ request: ATTRequest, _ response: inout Capacity.ATTPDU) {
         let pdu = request.pdu
         guard pdu.count >= 7 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let start = readUInt16(pdu, 1), end = readUInt16(pdu, 3)
@@ -138,7 +132,7 @@ public struct ATTServer: ~Copyable {
     }
 
     mutating func readByType<D: GATTServerDelegate & ~Copyable>(
-        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout Capacity.ATTPDU
     ) {
         guard let (start, end, type) = ATTServer.parseTypedRange(request.pdu) else {
             return request.error(ATTError.invalidPDU, 0, &response)
@@ -148,7 +142,7 @@ public struct ATTServer: ~Copyable {
         response.append(0)
         var entryLength = 0
         var handle = start
-        var value = AttributeValue()
+        var value = Capacity.AttributeValue()
         while handle <= end, Int(handle) <= database.count {
             defer { handle = handle == UInt16.max ? handle : handle + 1 }
             let attribute = database.attributes[Int(handle) - 1]
@@ -175,7 +169,7 @@ public struct ATTServer: ~Copyable {
         if entryLength == 0 { request.error(ATTError.attributeNotFound, start, &response) }
     }
 
-    mutating func readByGroupType(_ request: ATTRequest, _ response: inout ATTPDU) {
+    mutating func readByGroupType(_ request: ATTRequest, _ response: inout Capacity.ATTPDU) {
         guard let (start, end, type) = ATTServer.parseTypedRange(request.pdu) else {
             return request.error(ATTError.invalidPDU, 0, &response)
         }
@@ -216,7 +210,7 @@ public struct ATTServer: ~Copyable {
     /// Reads an attribute value: static, CCCD (per bearer) or from the delegate.
     mutating func readValue<D: GATTServerDelegate & ~Copyable>(
         _ handle: UInt16, _ attribute: GATTAttribute, _ connection: UInt16, _ bearer: borrowing ATTBearer,
-        _ delegate: inout D, _ value: inout AttributeValue
+        _ delegate: inout D, _ value: inout Capacity.AttributeValue
     ) -> UInt8 {
         value.removeAll()
         if attribute.isCCCD {
@@ -229,7 +223,7 @@ public struct ATTServer: ~Copyable {
     }
 
     mutating func read<D: GATTServerDelegate & ~Copyable>(
-        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout Capacity.ATTPDU
     ) {
         let isBlob = request.opcode == ATTOpcode.readBlobRequest
         guard request.pdu.count == (isBlob ? 5 : 3) else { return request.error(ATTError.invalidPDU, 0, &response) }
@@ -239,7 +233,7 @@ public struct ATTServer: ~Copyable {
             return request.error(ATTError.invalidHandle, handle, &response)
         }
         guard attribute.readable else { return request.error(ATTError.readNotPermitted, handle, &response) }
-        var value = AttributeValue()
+        var value = Capacity.AttributeValue()
         let status = readValue(handle, attribute, request.connection, bearer, &delegate, &value)
         guard status == 0 else { return request.error(status, handle, &response) }
         guard offset <= value.count else { return request.error(ATTError.invalidOffset, handle, &response) }
@@ -249,13 +243,13 @@ public struct ATTServer: ~Copyable {
     }
 
     mutating func readMultiple<D: GATTServerDelegate & ~Copyable>(
-        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+        _ request: ATTRequest, _ bearer: borrowing ATTBearer, _ delegate: inout D, _ response: inout Capacity.ATTPDU
     ) {
         let pdu = request.pdu
         // At least two handles (Vol 3 Part F §3.4.4.7).
         guard pdu.count >= 5, pdu.count % 2 == 1 else { return request.error(ATTError.invalidPDU, 0, &response) }
         response.append(ATTOpcode.readMultipleResponse)
-        var value = AttributeValue()
+        var value = Capacity.AttributeValue()
         var index = 1
         while index < pdu.count {
             let handle = readUInt16(pdu, index)
@@ -300,7 +294,7 @@ public struct ATTServer: ~Copyable {
     }
 
     mutating func write<D: GATTServerDelegate & ~Copyable>(
-        _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+        _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout Capacity.ATTPDU
     ) -> ATTServerNote {
         let isCommand = request.opcode == ATTOpcode.writeCommand
         var note = ATTServerNote.none
@@ -324,7 +318,7 @@ public struct ATTServer: ~Copyable {
         return note
     }
 
-    mutating func prepareWrite(_ request: ATTRequest, _ bearer: inout ATTBearer, _ response: inout ATTPDU) {
+    mutating func prepareWrite(_ request: ATTRequest, _ bearer: inout ATTBearer, _ response: inout Capacity.ATTPDU) {
         let pdu = request.pdu
         guard pdu.count >= 5 else { return request.error(ATTError.invalidPDU, 0, &response) }
         let handle = readUInt16(pdu, 1)
@@ -342,7 +336,7 @@ public struct ATTServer: ~Copyable {
     }
 
     mutating func executeWrite<D: GATTServerDelegate & ~Copyable>(
-        _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout ATTPDU
+        _ request: ATTRequest, _ bearer: inout ATTBearer, _ delegate: inout D, _ response: inout Capacity.ATTPDU
     ) -> ATTServerNote {
         var note = ATTServerNote.none
         guard request.pdu.count == 2, request.pdu[1] <= 1 else {
@@ -364,7 +358,7 @@ public struct ATTServer: ~Copyable {
                     earlier += 1
                 }
                 if !seenBefore {
-                    var value = AttributeValue()
+                    var value = Capacity.AttributeValue()
                     var status: UInt8 = 0
                     var part = entry
                     while part < bearer.prepareQueue.count, status == 0 {

@@ -4,7 +4,7 @@
 /// no dynamic attributes: reads and writes are refused.
 public protocol GATTServerDelegate: ~Copyable {
     /// A peer reads a dynamic attribute of ours.
-    mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8
+    mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout Capacity.AttributeValue) -> UInt8
     /// A peer writes a dynamic attribute of ours (whole: long writes are assembled first).
     mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8
     /// A peer wrote the CCCD of characteristic value `attribute`.
@@ -12,7 +12,7 @@ public protocol GATTServerDelegate: ~Copyable {
 }
 
 extension GATTServerDelegate where Self: ~Copyable {
-    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
+    public mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout Capacity.AttributeValue) -> UInt8 {
         ATTError.readNotPermitted
     }
     public mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {

@@ -62,11 +62,11 @@ extension Host {
         let mtu = connections[index].bearer.mtu
         guard let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) else {
             // The queue is full: the response is still taken; a request it asks for is not sent.
-            var request = ATTPDU()
+            var request = Capacity.ATTPDU()
             let step = client.respond(index, connection, pdu, mtu: mtu, into: &request)
             return follow(step, index, connection, queued: nil)
         }
-        let step = client.respond(index, connection, pdu, mtu: mtu, into: &aclQueue.pdus[slot].bytes)
+        let step = client.respond(index, connection, pdu, mtu: mtu, into: &aclQueue.pdus[slot].contents)
         var queued: UInt8? = nil
         if case .send = step, !aclQueue.pdus[slot].isEmpty {
             aclQueue.commit()
@@ -114,14 +114,14 @@ extension Host {
         if !answers || canSend(index), let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) {
             let note = server.receive(
                 pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate,
-                response: &aclQueue.pdus[slot].bytes)
+                response: &aclQueue.pdus[slot].contents)
             noteAsking(index, aclQueue.pdus[slot].isEmpty ? nil : aclQueue.pdus[slot][0])
             if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             return report(connection, note)
         }
         if !answers {
             // A command or confirmation with the queue full: served, nothing to send.
-            var none = ATTPDU()
+            var none = Capacity.ATTPDU()
             let note = server.receive(
                 pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate, response: &none)
             return report(connection, note)
@@ -129,7 +129,7 @@ extension Host {
         guard owed[index].att.isEmpty else { return requestDropped(index, .attPipelined) }
         let note = server.receive(
             pdu, connection: connection, bearer: &connections[index].bearer, delegate: &delegate,
-            response: &owed[index].att.bytes)
+            response: &owed[index].att.contents)
         noteAsking(index, owed[index].att.isEmpty ? nil : owed[index].att[0])
         owe()
         report(connection, note)
@@ -238,7 +238,7 @@ extension Host {
     /// starts only on an idle link, and only when its first request is queued.
     /// The request is built in its transmit slot (no temporary to clear and copy).
     mutating func startClientProcedure(
-        _ connection: UInt16, _ build: (inout GATTClient, Int, UInt16, inout ATTPDU) -> Void
+        _ connection: UInt16, _ build: (inout GATTClient, Int, UInt16, inout Capacity.ATTPDU) -> Void
     ) -> Bool {
         guard let index = connectionIndex(connection), !connections[index].disconnecting,
               !client.links[index].isBusy else { return false }
@@ -246,7 +246,7 @@ extension Host {
             outputDropped(.transmitQueueFull)
             return false
         }
-        build(&client, index, connections[index].bearer.mtu, &aclQueue.pdus[slot].bytes)
+        build(&client, index, connections[index].bearer.mtu, &aclQueue.pdus[slot].contents)
         aclQueue.commit()
         client.sent(index, opcode: aclQueue.pdus[slot][0], deadline: now + ATT.transactionTimeout)
         return true

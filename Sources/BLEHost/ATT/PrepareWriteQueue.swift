@@ -31,7 +31,7 @@ public struct PrepareWriteQueue: ~Copyable {
 extension PrepareWriteQueue {
     /// Writes entry `index` into `value` at its offset: Invalid Offset past the end,
     /// Invalid Attribute Value Length beyond 512 bytes.
-    func place(_ index: Int, into value: inout AttributeValue) -> UInt8 {
+    func place(_ index: Int, into value: inout Capacity.AttributeValue) -> UInt8 {
         let offset = Int(offsets[index])
         let start = self.start(index)
         let length = Int(ends[index]) - start

@@ -1,6 +1,10 @@
-/// Every fixed capacity of the core in one place: together they are its static
+/// Every fixed capacity in one place: together they are the program's static
 /// memory. Value generics take literals only, so each capacity is a type alias
-/// and the counts are read back from the types.
+/// and the counts are read back from the types. One name per capacity, for
+/// what it holds; a `…Store` is the same bytes kept in place (`ByteStore`,
+/// read where they lie), the plain name a `FixedBytes` value. Sizes a protocol
+/// fixes for one local value (a 2-byte CCCD value, a 16-byte UUID, a 4-byte
+/// header) are written where the value is built.
 public enum Capacity {
     // The firmware build (-D ITCB_FIRMWARE, scripts/firmware.sh) is a one-link
     // peripheral with rings sized for one central and ATT MTU 247: its static
@@ -25,11 +29,11 @@ public enum Capacity {
     /// One outgoing ATT PDU (at most `attMTU` bytes and a little: signaling and
     /// SMP payloads are shorter), where it is built and waits to be sent (the
     /// transmit queue's slots, a link's owed answer).
-    public typealias ATTPDUBuffer = FixedBytes<256>
+    public typealias ATTPDU = FixedBytes<256>
     public typealias ATTPDUStore = ByteStore<256>
     /// One L2CAP PDU gathered from ACL fragments: the 4-byte header and the
     /// largest PDU we accept (`attMTU` + headroom).
-    public typealias L2CAPPDUBuffer = FixedBytes<260>
+    public typealias L2CAPPDU = FixedBytes<260>
     #else
     public typealias PerLink<Element: ~Copyable> = InlineArray<8, Element>
     public typealias EventRing = FixedQueue<32, HostEvent>
@@ -43,9 +47,9 @@ public enum Capacity {
     /// PDU buffers follow it exactly (the L2CAP one with its 4-byte header),
     /// and a PDU this long is gathered from 27- or 251-byte ACL fragments.
     public static let attMTU: UInt16 = 517
-    public typealias ATTPDUBuffer = FixedBytes<517>
+    public typealias ATTPDU = FixedBytes<517>
     public typealias ATTPDUStore = ByteStore<517>
-    public typealias L2CAPPDUBuffer = FixedBytes<521>
+    public typealias L2CAPPDU = FixedBytes<521>
     #endif
 
     public static var links: Int { PerLink<UInt8>.count }
@@ -65,14 +69,23 @@ public enum Capacity {
     /// L2CAP PDU: the host caps the controller's ACL data length at 251 and
     /// fragments longer PDUs, `ACLTransmitQueue.nextFragment`), whatever the MTU.
     /// The transports' OUT transfers and waiting slots are sized from it.
-    public typealias OutgoingPacket = FixedBytes<260>
+    public typealias HCIPacket = FixedBytes<260>
     /// The packet the host's loop hands to the transport next.
-    public typealias OutgoingPacketStore = ByteStore<260>
+    public typealias HCIPacketStore = ByteStore<260>
+    /// An LE signalling answer a link is owed (the longest: LE Credit Based
+    /// Connection Response, 14 bytes).
+    public typealias SignalingAnswerStore = ByteStore<16>
 
     /// Largest HCI packet a transport gathers (H4 de-framer, USB endpoint
     /// reassembler): an ACL packet of 4 + 1024 bytes (events are 2 + 255),
     /// kept in place.
-    public typealias PacketBuffer = ByteStore<1028>
+    public typealias ReceivedPacketStore = ByteStore<1028>
+
+    /// Legacy advertising data or a scan response, and what is kept of one
+    /// (a name from it, a report): at most 31 bytes (Vol 3 Part C §11).
+    public typealias AdvertisingPayload = FixedBytes<31>
+    /// Service UUIDs kept from one advertisement.
+    public typealias AdvertisedServices<Element> = InlineArray<4, Element>
 
     /// Advertisers one scan remembers (merged by address; the least recently
     /// heard makes room).
@@ -90,9 +103,9 @@ public enum Capacity {
     public typealias DiscoveredDescriptorSlots = InlineArray<8, DiscoveredDescriptor>
 
     /// One question or any attribute value: ATT's maximum (Vol 3 Part F §3.2.9).
-    public typealias ValueBuffer = FixedBytes<512>
+    public typealias AttributeValue = FixedBytes<512>
     /// A value the GATT client writes, kept while it is sent in parts.
-    public typealias ValueStore = ByteStore<512>
+    public typealias AttributeValueStore = ByteStore<512>
 
     /// A Device Name: at most 248 bytes of UTF-8 (Vol 3 Part C §12.1).
     public typealias DeviceName = FixedBytes<248>
@@ -108,4 +121,20 @@ public enum Capacity {
 
     /// One 8-Ball answer as it goes on the air: a slug or the longest phrase.
     public typealias AnswerValue = FixedBytes<32>
+
+    // Chipsets (Sources/Chipsets): the vendor set-up's texts and file names.
+    /// A chipset's text: a model, a label, a file name, a failure's detail
+    /// (one size: one specialisation of each writer).
+    public typealias ChipsetText = FixedBytes<128>
+    /// The firmware files a set-up asks for, NUL-separated, in the order tried.
+    public typealias FileAlternatives = FixedBytes<512>
+    /// An Intel TLV firmware id as Linux keeps it (`fw_id[64]`, NUL-terminated:
+    /// 63 bytes of text; Linux btintel.h `BTINTEL_FWID_MAXLEN`).
+    public typealias IntelFirmwareIDText = FixedBytes<63>
+
+    // The Linux board (Sources/ITCBDongle).
+    /// One log line, built in place before its one write(2).
+    public typealias LogLineStore = ByteStore<768>
+    /// Repeated lines the rate limiter tracks at once (the least recent makes room).
+    public typealias LineBursts<Element> = InlineArray<16, Element>
 }

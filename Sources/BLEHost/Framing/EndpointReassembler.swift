@@ -11,14 +11,14 @@
 /// transfer is skipped), and a transfer with bytes after a complete packet
 /// that cannot begin another.
 public struct EndpointReassembler: ~Copyable {
-    /// Largest packet kept (`Capacity.PacketBuffer`).
-    public static var capacity: Int { Capacity.PacketBuffer.capacityCount }
+    /// Largest packet kept (`Capacity.ReceivedPacketStore`).
+    public static var capacity: Int { Capacity.ReceivedPacketStore.capacityCount }
 
     public let type: UInt8
     /// wMaxPacketSize of the endpoint: a shorter transfer ends the packet.
     public let packetSize: Int
     let headerLength: Int
-    var buffer = Capacity.PacketBuffer()
+    var buffer = Capacity.ReceivedPacketStore()
     /// Bytes still missing from the packet in `buffer` (0: none begun, or only a partial header).
     var missing = 0
     /// Skipping an oversize packet until its transfer ends.
@@ -38,7 +38,7 @@ public struct EndpointReassembler: ~Copyable {
 
     /// Forgets a packet begun (after a stall or a port reset).
     public mutating func reset() {
-        buffer.bytes.removeAll()
+        buffer.removeAll()
         missing = 0
         discarding = false
     }
@@ -80,20 +80,20 @@ public struct EndpointReassembler: ~Copyable {
                     }
                     missing = length - rest
                 }
-                buffer.bytes.append(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
+                buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
                 offset = transfer.count
             } else {
                 let rest = transfer.count - offset
                 if missing == 0 {
                     // The header itself was split: complete it first.
                     let take = min(headerLength - buffer.count, rest)
-                    buffer.bytes.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
+                    buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
                     offset += take
                     guard buffer.count == headerLength else { continue }
                     let length = headerLength + payloadLength()
                     if length > EndpointReassembler.capacity {
                         droppedPackets += 1
-                        buffer.bytes.removeAll()
+                        buffer.removeAll()
                         discarding = !short
                         return
                     }
@@ -102,7 +102,7 @@ public struct EndpointReassembler: ~Copyable {
                     continue
                 }
                 let take = min(missing, rest)
-                buffer.bytes.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
+                buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
                 offset += take
                 missing -= take
                 if missing == 0 { finish(deliver) }
@@ -117,7 +117,7 @@ public struct EndpointReassembler: ~Copyable {
 
     mutating func finish(_ deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
         buffer.withBytes { deliver(type, $0) }
-        buffer.bytes.removeAll()
+        buffer.removeAll()
         missing = 0
     }
 

@@ -5,8 +5,8 @@
 /// garbage recovers at the next valid packet; a packet larger than the buffer is
 /// skipped by its declared length rather than truncated.
 public struct H4Deframer: ~Copyable {
-    /// Largest packet kept (`Capacity.PacketBuffer`).
-    public static var capacity: Int { Capacity.PacketBuffer.capacityCount }
+    /// Largest packet kept (`Capacity.ReceivedPacketStore`).
+    public static var capacity: Int { Capacity.ReceivedPacketStore.capacityCount }
 
     enum State { case indicator, header, payload, discard }
 
@@ -14,7 +14,7 @@ public struct H4Deframer: ~Copyable {
     var type: UInt8 = 0
     var headerLength = 0
     var needed = 0
-    var buffer = Capacity.PacketBuffer()
+    var buffer = Capacity.ReceivedPacketStore()
     public private(set) var droppedBytes = 0
     public private(set) var droppedPackets = 0
 
@@ -67,7 +67,7 @@ public struct H4Deframer: ~Copyable {
             let header = HCIPacketLength.header(byte)
             if header > 0 { begin(byte, header: header) } else { droppedBytes += 1 }
         case .header:
-            buffer.bytes.append(byte)
+            buffer.append(byte)
             if buffer.count == headerLength {
                 let payload = payloadLength()
                 if headerLength + payload > H4Deframer.capacity {
@@ -82,7 +82,7 @@ public struct H4Deframer: ~Copyable {
                 }
             }
         case .payload:
-            buffer.bytes.append(byte)
+            buffer.append(byte)
             needed -= 1
             if needed == 0 { return true }
         case .discard:
@@ -95,7 +95,7 @@ public struct H4Deframer: ~Copyable {
     mutating func begin(_ type: UInt8, header: Int) {
         self.type = type
         headerLength = header
-        buffer.bytes.removeAll()
+        buffer.removeAll()
         state = .header
     }
 

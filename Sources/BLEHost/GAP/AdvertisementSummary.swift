@@ -3,9 +3,9 @@ public struct AdvertisementSummary {
     public var flags: UInt8 = 0
     public var hasFlags = false
     /// Up to 4 service UUIDs of any size (complete or incomplete lists).
-    public var services: InlineArray<4, BLEUUID> = InlineArray(repeating: BLEUUID(uuid16: 0))
+    public var services: Capacity.AdvertisedServices<BLEUUID> = InlineArray(repeating: BLEUUID(uuid16: 0))
     public var serviceCount = 0
-    public var name = FixedBytes<31>()
+    public var name = Capacity.AdvertisingPayload()
     public var nameIsComplete = false
     /// The data ended inside an AD structure (a length past the end).
     public var truncated = false

@@ -44,7 +44,7 @@ extension Host {
     }
 
     mutating func queueAdvertisingConfiguration() {
-        var parameters = HCIPacket.command(HCIOpcode.leSetAdvertisingParameters)
+        var parameters = Capacity.HCIPacket.command(HCIOpcode.leSetAdvertisingParameters)
         parameters.appendUInt16(configuration.advertisingIntervalMin)
         parameters.appendUInt16(configuration.advertisingIntervalMax)
         parameters.append(0x00)  // ADV_IND: connectable undirected
@@ -59,10 +59,10 @@ extension Host {
     }
 
     mutating func queueAdvertisingPayload(_ opcode: UInt16, _ data: AdvertisingData) {
-        var command = HCIPacket.command(opcode)
-        command.append(UInt8(data.bytes.count))
-        command.append(contentsOf: data.bytes)
-        command.appendZeros(AdvertisingData.maxLength - data.bytes.count)
+        var command = Capacity.HCIPacket.command(opcode)
+        command.append(UInt8(data.payload.count))
+        command.append(contentsOf: data.payload)
+        command.appendZeros(AdvertisingData.maxLength - data.payload.count)
         queueCommand(command)
     }
 

@@ -2,7 +2,7 @@
 /// (Core Vol 3 Part C §11).
 public struct AdvertisingData {
     public static let maxLength = 31
-    public var bytes = FixedBytes<31>()
+    public var payload = Capacity.AdvertisingPayload()
 
     public init() {}
 
@@ -11,19 +11,19 @@ public struct AdvertisingData {
 
     @discardableResult
     public mutating func add(type: UInt8, _ value: UnsafeRawBufferPointer) -> Bool {
-        guard value.count <= 29, bytes.freeSpace >= 2 + value.count else { return false }
-        bytes.append(UInt8(1 + value.count))
-        bytes.append(type)
-        bytes.append(value)
+        guard value.count <= 29, payload.freeSpace >= 2 + value.count else { return false }
+        payload.append(UInt8(1 + value.count))
+        payload.append(type)
+        payload.append(value)
         return true
     }
 
     @discardableResult
     public mutating func addFlags(_ flags: UInt8) -> Bool {
-        guard bytes.freeSpace >= 3 else { return false }
-        bytes.append(2)
-        bytes.append(ADType.flags)
-        bytes.append(flags)
+        guard payload.freeSpace >= 3 else { return false }
+        payload.append(2)
+        payload.append(ADType.flags)
+        payload.append(flags)
         return true
     }
 
@@ -38,7 +38,7 @@ public struct AdvertisingData {
     /// longest UTF-8-whole prefix as a shortened name (Supplement Part A §1.2).
     @discardableResult
     public mutating func addLocalName(_ name: UnsafeRawBufferPointer) -> Bool {
-        let room = bytes.freeSpace - 2
+        let room = payload.freeSpace - 2
         guard room > 0, !name.isEmpty else { return false }
         if name.count <= room { return add(type: ADType.completeLocalName, name) }
         var cut = room

@@ -18,10 +18,10 @@ struct EnableTracker {
     var mayBeOn: Bool { enabled || requested == true }
 
     /// The enable command (its first parameter; the caller appends any other).
-    mutating func command(_ enable: Bool) -> HCIPacket {
+    mutating func command(_ enable: Bool) -> Capacity.HCIPacket {
         requested = enable
         pending += 1
-        var command = HCIPacket.command(opcode)
+        var command = Capacity.HCIPacket.command(opcode)
         command.append(enable ? 1 : 0)
         return command
     }

@@ -37,7 +37,7 @@ extension Host {
         scanner.desired = true
         guard state == .ready, !scanner.connecting else { return }
         if !scanner.enable.target {
-            var parameters = HCIPacket.command(HCIOpcode.leSetScanParameters)
+            var parameters = Capacity.HCIPacket.command(HCIOpcode.leSetScanParameters)
             parameters.append(0x01)  // active: ask for scan responses
             parameters.appendUInt16(Host.scanInterval)
             parameters.appendUInt16(Host.scanWindow)
@@ -63,7 +63,7 @@ extension Host {
         scanner.connecting = true
         scanner.cancelling = false
         scanner.deadline = now + timeout
-        var command = HCIPacket.command(HCIOpcode.leCreateConnection)
+        var command = Capacity.HCIPacket.command(HCIOpcode.leCreateConnection)
         command.appendUInt16(Host.scanInterval)
         command.appendUInt16(Host.scanInterval)
         command.append(0x00)  // no filter accept list: this peer
@@ -113,7 +113,7 @@ extension Host {
         scanner.connecting = false
         scanner.cancelling = true
         scanner.deadline = nil
-        queueCommand(HCIPacket.command(HCIOpcode.leCreateConnectionCancel))
+        queueCommand(Capacity.HCIPacket.command(HCIOpcode.leCreateConnectionCancel))
         push(.connectionFailed(status: HCIStatus.connectionTimeout))
     }
 
@@ -140,7 +140,7 @@ extension Host {
             var connectable = false, scanResponse = false
             var address = BDAddress.zero
             var rssi: Int8 = 127
-            var data = FixedBytes<31>()
+            var data = Capacity.AdvertisingPayload()
             if extended {
                 guard reader.has(24) else { return inputDropped(.hciEvent) }
                 let type = reader.u16()

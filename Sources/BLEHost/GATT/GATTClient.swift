@@ -15,27 +15,27 @@ public struct GATTClient: ~Copyable {
     // MARK: - Requests (Vol 3 Part G §4)
 
     /// Exchange MTU: asks for ATT.maxMTU (§4.3.1).
-    mutating func exchangeMTU(_ link: Int, into request: inout ATTPDU) {
+    mutating func exchangeMTU(_ link: Int, into request: inout Capacity.ATTPDU) {
         request.append(ATTOpcode.exchangeMTURequest)
         request.appendUInt16(ATT.maxMTU)
         links[link].procedure = .exchangeMTU
     }
 
     /// Discover Primary Service By Service UUID (§4.4.2): Find By Type Value.
-    mutating func discoverPrimaryService(_ link: Int, _ uuid: BLEUUID, into request: inout ATTPDU) {
+    mutating func discoverPrimaryService(_ link: Int, _ uuid: BLEUUID, into request: inout Capacity.ATTPDU) {
         links[link].serviceUUID = uuid
         findByTypeValue(link, start: 0x0001, into: &request)
     }
 
     /// Discover All Characteristics of a Service (§4.6.1): Read By Type 0x2803.
-    mutating func discoverCharacteristics(_ link: Int, start: UInt16, end: UInt16, into request: inout ATTPDU) {
+    mutating func discoverCharacteristics(_ link: Int, start: UInt16, end: UInt16, into request: inout Capacity.ATTPDU) {
         links[link].characteristicCount = 0
         links[link].rangeEnd = end
         readByType(link, start: start, into: &request)
     }
 
     /// Discover All Characteristic Descriptors (§4.7.1): Find Information.
-    mutating func discoverDescriptors(_ link: Int, start: UInt16, end: UInt16, into request: inout ATTPDU) {
+    mutating func discoverDescriptors(_ link: Int, start: UInt16, end: UInt16, into request: inout Capacity.ATTPDU) {
         links[link].descriptorCount = 0
         links[link].rangeEnd = end
         findInformation(link, start: start, into: &request)
@@ -44,10 +44,10 @@ public struct GATTClient: ~Copyable {
     /// Write Characteristic Value (§4.9.3), or Write Long Characteristic Values
     /// (§4.9.4: Prepare Write + Execute Write) when the value exceeds ATT_MTU - 3.
     mutating func write(_ link: Int, attribute: UInt16, _ value: UnsafeRawBufferPointer, mtu: UInt16,
-                        into request: inout ATTPDU) {
+                        into request: inout Capacity.ATTPDU) {
         links[link].attribute = attribute
-        links[link].value.bytes.removeAll()
-        links[link].value.bytes.append(value)
+        links[link].value.removeAll()
+        links[link].value.append(value)
         links[link].offset = 0
         guard value.count <= Int(mtu) - 3 else { return prepareWrite(link, mtu: mtu, into: &request) }
         request.append(ATTOpcode.writeRequest)
@@ -58,7 +58,7 @@ public struct GATTClient: ~Copyable {
 
     /// Read Characteristic Value (§4.8.1), continued with Read Blob while the
     /// response fills the MTU (Read Long, §4.8.3).
-    mutating func read(_ link: Int, attribute: UInt16, into request: inout ATTPDU) {
+    mutating func read(_ link: Int, attribute: UInt16, into request: inout Capacity.ATTPDU) {
         links[link].attribute = attribute
         links[link].readValue.removeAll()
         request.append(ATTOpcode.readRequest)
@@ -66,7 +66,7 @@ public struct GATTClient: ~Copyable {
         links[link].procedure = .read
     }
 
-    mutating func findByTypeValue(_ link: Int, start: UInt16, into request: inout ATTPDU) {
+    mutating func findByTypeValue(_ link: Int, start: UInt16, into request: inout Capacity.ATTPDU) {
         request.append(ATTOpcode.findByTypeValueRequest)
         request.appendUInt16(start)
         request.appendUInt16(0xFFFF)
@@ -75,7 +75,7 @@ public struct GATTClient: ~Copyable {
         links[link].procedure = .discoverService
     }
 
-    mutating func readByType(_ link: Int, start: UInt16, into request: inout ATTPDU) {
+    mutating func readByType(_ link: Int, start: UInt16, into request: inout Capacity.ATTPDU) {
         request.append(ATTOpcode.readByTypeRequest)
         request.appendUInt16(start)
         request.appendUInt16(links[link].rangeEnd)
@@ -83,14 +83,14 @@ public struct GATTClient: ~Copyable {
         links[link].procedure = .discoverCharacteristics
     }
 
-    mutating func findInformation(_ link: Int, start: UInt16, into request: inout ATTPDU) {
+    mutating func findInformation(_ link: Int, start: UInt16, into request: inout Capacity.ATTPDU) {
         request.append(ATTOpcode.findInformationRequest)
         request.appendUInt16(start)
         request.appendUInt16(links[link].rangeEnd)
         links[link].procedure = .discoverDescriptors
     }
 
-    mutating func prepareWrite(_ link: Int, mtu: UInt16, into request: inout ATTPDU) {
+    mutating func prepareWrite(_ link: Int, mtu: UInt16, into request: inout Capacity.ATTPDU) {
         let offset = links[link].offset
         let chunk = min(links[link].value.count - offset, Int(mtu) - 5)
         links[link].chunk = chunk
@@ -103,7 +103,7 @@ public struct GATTClient: ~Copyable {
         links[link].procedure = .prepareWrite
     }
 
-    mutating func executeWrite(_ link: Int, commit: Bool, into request: inout ATTPDU) {
+    mutating func executeWrite(_ link: Int, commit: Bool, into request: inout Capacity.ATTPDU) {
         request.append(ATTOpcode.executeWriteRequest)
         request.append(commit ? 1 : 0)
         links[link].procedure = commit ? .executeWrite : .cancelWrite
@@ -138,7 +138,7 @@ public struct GATTClient: ~Copyable {
     /// (Vol 3 Part G §4.4–4.7); an error during a long write first clears the
     /// server's prepare queue.
     mutating func errorResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer,
-                                into request: inout ATTPDU) -> GATTClientStep {
+                                into request: inout Capacity.ATTPDU) -> GATTClientStep {
         guard links[link].procedure != .idle, pdu.count == 5, pdu[1] == links[link].requestOpcode else {
             return .unexpected(opcode: ATTOpcode.errorResponse)
         }
@@ -182,7 +182,7 @@ public struct GATTClient: ~Copyable {
     /// Read By Type Response (§3.4.4.2) to characteristic discovery: entries of
     /// 7 (16-bit UUID) or 21 (128-bit) bytes (Vol 3 Part G §4.6.1).
     mutating func readByTypeResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer,
-                                     into request: inout ATTPDU) -> GATTClientStep {
+                                     into request: inout Capacity.ATTPDU) -> GATTClientStep {
         guard pdu.count >= 2 else { return malformed(link, connection) }
         let length = Int(pdu[1])
         guard length == 7 || length == 21, (pdu.count - 2) % length == 0, pdu.count > 2 else {
@@ -213,7 +213,7 @@ public struct GATTClient: ~Copyable {
 
     /// Find Information Response (§3.4.3.2) to descriptor discovery (Vol 3 Part G §4.7.1).
     mutating func findInformationResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer,
-                                          into request: inout ATTPDU) -> GATTClientStep {
+                                          into request: inout Capacity.ATTPDU) -> GATTClientStep {
         guard pdu.count >= 2, pdu[1] == 1 || pdu[1] == 2 else { return malformed(link, connection) }
         let size = pdu[1] == 1 ? 2 : 16
         guard (pdu.count - 2) % (2 + size) == 0, pdu.count > 2 else { return malformed(link, connection) }
@@ -247,7 +247,7 @@ public struct GATTClient: ~Copyable {
     /// (Vol 3 Part G §4.9.4), else the write is cancelled; then the next part,
     /// or Execute Write.
     mutating func prepareWriteResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, mtu: UInt16,
-                                       into request: inout ATTPDU) -> GATTClientStep {
+                                       into request: inout Capacity.ATTPDU) -> GATTClientStep {
         let offset = links[link].offset, chunk = links[link].chunk
         let echoed = pdu.count == 5 + chunk && readUInt16(pdu, 1) == links[link].attribute
             && Int(readUInt16(pdu, 3)) == offset
@@ -278,7 +278,7 @@ public struct GATTClient: ~Copyable {
     /// Read Response or Read Blob Response (§3.4.4.4, §3.4.4.6): a full
     /// response asks for the next part (Read Long, Vol 3 Part G §4.8.3).
     mutating func readResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, mtu: UInt16,
-                               into request: inout ATTPDU) -> GATTClientStep {
+                               into request: inout Capacity.ATTPDU) -> GATTClientStep {
         let part = UnsafeRawBufferPointer(rebasing: pdu[1...])
         links[link].readValue.append(part)
         let total = links[link].readValue.count
@@ -295,7 +295,7 @@ public struct GATTClient: ~Copyable {
     /// routed it here by opcode, `Host.continueProcedure`); its next request,
     /// if any, is written into `request`.
     mutating func respond(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, mtu: UInt16,
-                          into request: inout ATTPDU) -> GATTClientStep {
+                          into request: inout Capacity.ATTPDU) -> GATTClientStep {
         switch pdu[0] {
         case ATTOpcode.errorResponse: errorResponse(link, connection, pdu, into: &request)
         case ATTOpcode.readByTypeResponse: readByTypeResponse(link, connection, pdu, into: &request)
@@ -309,7 +309,7 @@ public struct GATTClient: ~Copyable {
 
     /// Clears the server's prepare queue (Execute Write, flags 0) before reporting the error.
     mutating func cancelLongWrite(_ link: Int, _ connection: UInt16, request opcode: UInt8, code: UInt8,
-                                  into request: inout ATTPDU) -> GATTClientStep {
+                                  into request: inout Capacity.ATTPDU) -> GATTClientStep {
         links[link].cancelRequest = opcode
         links[link].cancelCode = code
         executeWrite(link, commit: false, into: &request)

@@ -18,10 +18,10 @@ public struct GATTClientLink: ~Copyable {
 
     // Writes and reads.
     var attribute: UInt16 = 0
-    var value = Capacity.ValueStore()
+    var value = Capacity.AttributeValueStore()
     var offset = 0
     var chunk = 0
-    public internal(set) var readValue = Capacity.ValueBuffer()
+    public internal(set) var readValue = Capacity.AttributeValue()
     /// The error a cancelled long write reports once the server's queue is cleared.
     var cancelRequest: UInt8 = 0
     var cancelCode: UInt8 = 0

@@ -28,7 +28,7 @@ public struct ACLTransmitQueue: ~Copyable {
         let slot = (head + count) % ACLTransmitQueue.capacity
         handles[slot] = handle
         channels[slot] = channel
-        pdus[slot].bytes.removeAll()
+        pdus[slot].removeAll()
         return slot
     }
 
@@ -57,13 +57,13 @@ public struct ACLTransmitQueue: ~Copyable {
 
     /// Queues a copy of a payload (the paths that did not build in place).
     public mutating func enqueue(handle: UInt16, channel: UInt16, payload: UnsafeRawBufferPointer) -> Bool {
-        guard let slot = reserve(handle: handle, channel: channel), pdus[slot].bytes.append(payload) else { return false }
+        guard let slot = reserve(handle: handle, channel: channel), pdus[slot].append(payload) else { return false }
         commit()
         return true
     }
 
     /// Writes the next ACL fragment (H4 framed) into `packet`; returns its handle.
-    public mutating func nextFragment(maxLength: Int, into packet: inout HCIPacket) -> UInt16? {
+    public mutating func nextFragment(maxLength: Int, into packet: inout Capacity.HCIPacket) -> UInt16? {
         guard count > 0, maxLength > 0 else { return nil }
         let handle = handles[head]
         let payloadLength = pdus[head].count

@@ -7,7 +7,7 @@ public protocol ControllerSetup: ~Copyable {
     /// the caller keeps both alive until `.done` or `.failed`.
     mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer) -> SetupStep
     /// The command of the last `.send`.
-    mutating func command(into packet: inout HCIPacket)
+    mutating func command(into packet: inout Capacity.HCIPacket)
     /// How long the next answer may take (ms); counted from the last one.
     var answerTimeout: UInt64 { get }
     /// After a `.wait`: call `resume()` this many ms later unless an event

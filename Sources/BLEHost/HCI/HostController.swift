@@ -34,7 +34,7 @@ extension Host {
     }
 
     mutating func sendInitStep() {
-        var command = HCIPacket.command(initStep.opcode)
+        var command = Capacity.HCIPacket.command(initStep.opcode)
         switch initStep {
         case .setEventMask:
             for i in 0..<8 { command.append(UInt8(truncatingIfNeeded: Host.eventMask &>> wide(8 * i))) }

@@ -15,17 +15,13 @@
 ///   minute per link: the peer is slowed, never the others.
 /// - Notifications wait (`notify` says false) until the link has room.
 extension Host {
-    // These queries are `mutating` for the reason docs/ARCHITECTURE.md gives
-    // ("State in place"): called from other modules' specialised code, a
-    // borrowed one copied the whole host (45 KB frames in the stack check).
-
     /// The transmit slots one link may hold now.
-    mutating func transmitShare() -> Int {
+    func transmitShare() -> Int {
         max(1, ACLTransmitQueue.capacity / max(1, countConnections()))
     }
 
     /// A PDU of link `index` fits now: a free slot within the link's share.
-    mutating func hasRoom(_ index: Int) -> Bool {
+    func hasRoom(_ index: Int) -> Bool {
         // Fewer PDUs queued than the smallest share a link can have (all links
         // connected): room, without counting (the usual case, a question at a time).
         if aclQueue.count < ACLTransmitQueue.capacity / Host.connectionCapacity { return true }
@@ -34,13 +30,13 @@ extension Host {
     }
 
     /// Something new may go out on link `index`: room, and nothing owed before it.
-    mutating func canSend(_ index: Int) -> Bool {
+    func canSend(_ index: Int) -> Bool {
         owed[index].isEmpty && hasRoom(index)
     }
 
     /// Whether a link can take a notification now (an application's poll asks
     /// before it builds one).
-    public mutating func canSend(connection: UInt16) -> Bool {
+    public func canSend(connection: UInt16) -> Bool {
         guard let index = connectionIndex(connection) else { return false }
         return canSend(index)
     }
@@ -68,7 +64,7 @@ extension Host {
             owed[index].signaling.withBytes {
                 _ = aclQueue.enqueue(handle: handle, channel: L2CAPChannel.leSignaling, payload: $0)
             }
-            owed[index].signaling.bytes.removeAll()
+            owed[index].signaling.removeAll()
         }
         if owed[index].smp, hasRoom(index) {
             owed[index].smp = false
@@ -84,8 +80,8 @@ extension Host {
         }
         if !owed[index].att.isEmpty, hasRoom(index),
            let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.att) {
-            owed[index].att.withBytes { _ = aclQueue.pdus[slot].bytes.append($0) }
-            owed[index].att.bytes.removeAll()
+            owed[index].att.withBytes { _ = aclQueue.pdus[slot].append($0) }
+            owed[index].att.removeAll()
             aclQueue.commit()
         }
     }

@@ -28,7 +28,7 @@ extension Host {
     mutating func beginTuning(_ index: Int) {
         guard !connections[index].isCentral else { return }
         connections[index].tuning = .askingFeatures
-        var command = HCIPacket.command(HCIOpcode.leReadRemoteFeatures)
+        var command = Capacity.HCIPacket.command(HCIOpcode.leReadRemoteFeatures)
         command.appendUInt16(connections[index].handle)
         queueCommand(command)
     }
@@ -49,7 +49,7 @@ extension Host {
         }
         if both & LEFeature.dataPacketLengthExtension != 0 {
             // The longest LL payload and the time it takes on 1M (§7.8.33: 251 octets, 2120 µs).
-            var command = HCIPacket.command(HCIOpcode.leSetDataLength)
+            var command = Capacity.HCIPacket.command(HCIOpcode.leSetDataLength)
             command.appendUInt16(handle)
             command.appendUInt16(251)
             command.appendUInt16(2120)
@@ -57,7 +57,7 @@ extension Host {
         }
         if both & LEFeature.twoMegabitPHY != 0, !unansweredOptional {
             // All PHYs 0 (both preferences given), TX and RX 2M, no coding preference.
-            var command = HCIPacket.command(HCIOpcode.leSetPHY)
+            var command = Capacity.HCIPacket.command(HCIOpcode.leSetPHY)
             command.appendUInt16(handle)
             command.append(0x00)
             command.append(0x02)
@@ -106,7 +106,7 @@ extension Host {
         commandCredits = max(commandCredits, 1)
         unansweredOptional = true
         push(.linkOptionRefused(opcode: opcode, status: nil))
-        if state == .ready { queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion)) }
+        if state == .ready { queueCommand(Capacity.HCIPacket.command(HCIOpcode.readLocalVersion)) }
     }
 
     /// A tuning command the controller refused at once (Command Status or

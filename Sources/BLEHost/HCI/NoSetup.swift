@@ -4,6 +4,6 @@ public struct NoSetup: ControllerSetup {
     public mutating func begin() -> SetupStep { .done }
     public mutating func handle(event: UnsafeRawBufferPointer) -> SetupStep { .done }
     public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer) -> SetupStep { .done }
-    public mutating func command(into packet: inout HCIPacket) {}
+    public mutating func command(into packet: inout Capacity.HCIPacket) {}
     public var answerTimeout: UInt64 { 0 }
 }

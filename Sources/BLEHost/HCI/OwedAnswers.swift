@@ -5,8 +5,8 @@ struct OwedAnswers: ~Copyable {
     /// (a store, read in place: paying it copies its bytes, not the whole
     /// ATT_MTU-sized buffer).
     var att = Capacity.ATTPDUStore()
-    /// An LE signalling response (the longest: LE Credit Based Connection Response, 14 bytes).
-    var signaling = ByteStore<16>()
+    /// An LE signalling response.
+    var signaling = Capacity.SignalingAnswerStore()
     /// A Pairing Failed (SMP has nothing else to say).
     var smp = false
     /// A Handle Value Confirmation for the peer's indication (our client).
@@ -15,8 +15,8 @@ struct OwedAnswers: ~Copyable {
     var isEmpty: Bool { att.isEmpty && signaling.isEmpty && !smp && !confirmation }
 
     mutating func removeAll() {
-        att.bytes.removeAll()
-        signaling.bytes.removeAll()
+        att.removeAll()
+        signaling.removeAll()
         smp = false
         confirmation = false
     }

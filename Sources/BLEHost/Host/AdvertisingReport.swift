@@ -5,14 +5,14 @@ public struct AdvertisingReport {
     /// Event type bits: connectable / scannable / scan response.
     public var connectable: Bool
     public var isScanResponse: Bool
-    public var data: FixedBytes<31>
+    public var data: Capacity.AdvertisingPayload
 
     /// An empty report (the filler of the report ring).
     public init() {
         self.init(address: .zero, rssi: 127, connectable: false, isScanResponse: false, data: FixedBytes())
     }
 
-    public init(address: BDAddress, rssi: Int8, connectable: Bool, isScanResponse: Bool, data: FixedBytes<31>) {
+    public init(address: BDAddress, rssi: Int8, connectable: Bool, isScanResponse: Bool, data: Capacity.AdvertisingPayload) {
         self.address = address
         self.rssi = rssi
         self.connectable = connectable

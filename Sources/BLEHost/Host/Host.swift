@@ -20,7 +20,7 @@ public struct Host: ~Copyable {
     public internal(set) var now: UInt64 = 0
 
     // HCI command flow (Vol 4 Part E §4.4).
-    var commandQueue = Capacity.CommandRing(filler: HCIPacket())
+    var commandQueue = Capacity.CommandRing(filler: Capacity.HCIPacket())
     var commandCredits = 1
     var outstandingOpcode: UInt16? = nil
     /// First parameter byte of the outstanding command (enable flags).
@@ -30,7 +30,7 @@ public struct Host: ~Copyable {
     /// ACL that arrived before its LE Connection Complete: events and data travel
     /// on different USB endpoints, so the first PDU of a link can overtake the
     /// event that announces it. Held briefly, replayed when the link appears.
-    var earlyACL = Capacity.EarlyACLRing(filler: HCIPacket())
+    var earlyACL = Capacity.EarlyACLRing(filler: Capacity.HCIPacket())
     var linkAppeared = false
 
     // ACL flow: credits from Number Of Completed Packets (§4.1.1).
@@ -193,7 +193,7 @@ public struct Host: ~Copyable {
 
     /// Fills `packet` with the next H4 packet to send to the controller, if flow
     /// control allows one now. Commands go before ACL data.
-    public mutating func nextOutgoing(into packet: inout HCIPacket) -> Bool {
+    public mutating func nextOutgoing(into packet: inout Capacity.HCIPacket) -> Bool {
         if outstandingOpcode == nil, commandCredits > 0, let command = commandQueue.pop() {
             packet = command
             commandCredits -= 1
@@ -244,7 +244,7 @@ public struct Host: ~Copyable {
     /// command timeout and re-initialised even while the link is idle.
     public mutating func probeController() {
         guard state == .ready, outstandingOpcode == nil, commandQueue.isEmpty else { return }
-        queueCommand(HCIPacket.command(HCIOpcode.readLocalVersion))
+        queueCommand(Capacity.HCIPacket.command(HCIOpcode.readLocalVersion))
     }
 
     // MARK: - Internals shared by the extensions
@@ -297,9 +297,9 @@ public struct Host: ~Copyable {
         return nil
     }
 
-    func readOpcode(_ command: HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
+    func readOpcode(_ command: Capacity.HCIPacket) -> UInt16 { UInt16(command[1]) | UInt16(command[2]) &<< 8 }
 
-    mutating func queueCommand(_ command: HCIPacket) {
+    mutating func queueCommand(_ command: Capacity.HCIPacket) {
         var packet = command
         packet.finishCommand()
         if !commandQueue.push(packet) { outputDropped(.commandQueueFull) }
@@ -315,7 +315,7 @@ public struct Host: ~Copyable {
 
     mutating func queueShutdownReset() {
         shutdownResetQueued = true
-        queueCommand(HCIPacket.command(HCIOpcode.reset))
+        queueCommand(Capacity.HCIPacket.command(HCIOpcode.reset))
     }
 
     mutating func finishShutdown(controllerReset: Bool = false) {

@@ -168,7 +168,7 @@ extension Host {
         case LESubevent.longTermKeyRequest:
             // No bonding, no keys: LTK Negative Reply (Vol 4 Part E §7.8.26).
             guard reader.has(12) else { return inputDropped(.hciEvent) }
-            var command = HCIPacket.command(HCIOpcode.leLongTermKeyNegativeReply)
+            var command = Capacity.HCIPacket.command(HCIOpcode.leLongTermKeyNegativeReply)
             command.appendUInt16(reader.u16() & 0x0FFF)
             queueCommand(command)
         case LESubevent.remoteConnectionParameterRequest:
@@ -179,7 +179,7 @@ extension Host {
             if parameters.isValid {
                 queueConnectionParameters(HCIOpcode.leRemoteConnectionParameterReply, handle, parameters)
             } else {
-                var command = HCIPacket.command(HCIOpcode.leRemoteConnectionParameterNegativeReply)
+                var command = Capacity.HCIPacket.command(HCIOpcode.leRemoteConnectionParameterNegativeReply)
                 command.appendUInt16(handle)
                 command.append(HCIStatus.unacceptableConnectionParameters)
                 queueCommand(command)
@@ -205,7 +205,7 @@ extension Host {
     /// LE Connection Update and LE Remote Connection Parameter Request Reply share
     /// their parameters: handle, interval min/max, latency, timeout, CE lengths.
     mutating func queueConnectionParameters(_ opcode: UInt16, _ handle: UInt16, _ parameters: ConnectionParameters) {
-        var command = HCIPacket.command(opcode)
+        var command = Capacity.HCIPacket.command(opcode)
         command.appendUInt16(handle)
         command.appendUInt16(parameters.intervalMin)
         command.appendUInt16(parameters.intervalMax)
@@ -237,7 +237,7 @@ extension Host {
         guard let index = slot, countConnections() < configuration.maxConnections, state == .ready else {
             // Over the limit (a race with advertising): refuse politely.
             push(.connectionRejected(connection: handle, peer: peer))
-            var command = HCIPacket.command(HCIOpcode.disconnect)
+            var command = Capacity.HCIPacket.command(HCIOpcode.disconnect)
             command.appendUInt16(handle)
             command.append(HCIStatus.remoteLowResources)
             queueCommand(command)

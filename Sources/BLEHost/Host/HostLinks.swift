@@ -4,7 +4,7 @@ extension Host {
     public mutating func disconnect(connection: UInt16, reason: UInt8 = HCIStatus.remoteUserTerminated) {
         guard let index = connectionIndex(connection), !connections[index].disconnecting else { return }
         connections[index].disconnecting = true
-        var command = HCIPacket.command(HCIOpcode.disconnect)
+        var command = Capacity.HCIPacket.command(HCIOpcode.disconnect)
         command.appendUInt16(connection)
         command.append(reason)
         queueCommand(command)
@@ -68,9 +68,9 @@ extension Host {
             return false
         }
         let length = min(value.count, Int(connections[index].bearer.mtu) - 3)
-        aclQueue.pdus[slot].bytes.append(opcode)
-        aclQueue.pdus[slot].bytes.appendUInt16(attribute)
-        aclQueue.pdus[slot].bytes.append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
+        aclQueue.pdus[slot].append(opcode)
+        aclQueue.pdus[slot].appendUInt16(attribute)
+        aclQueue.pdus[slot].append(UnsafeRawBufferPointer(rebasing: value[0..<length]))
         aclQueue.commit()
         if isIndication { connections[index].bearer.indicationPending = true }
         return true

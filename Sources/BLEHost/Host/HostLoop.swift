@@ -19,7 +19,7 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
     public var setup: Setup
     public var settings: HostLoopSettings
     /// The packet `nextOutgoing` filled (H4: indicator byte first).
-    public var outgoing = Capacity.OutgoingPacketStore()
+    public var outgoing = Capacity.HCIPacketStore()
     /// De-frames H4 streams (UART, TCP); USB hands whole packets.
     var deframer = H4Deframer()
 
@@ -62,7 +62,7 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
         let setupHome = withUnsafeMutablePointer(to: &driver.pointee.setup) { $0 }
         setupHome.initialize(to: setup)
         withUnsafeMutablePointer(to: &driver.pointee.settings) { $0.initialize(to: settings) }
-        withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: Capacity.OutgoingPacketStore()) }
+        withUnsafeMutablePointer(to: &driver.pointee.outgoing) { $0.initialize(to: Capacity.HCIPacketStore()) }
         withUnsafeMutablePointer(to: &driver.pointee.deframer) { $0.initialize(to: H4Deframer()) }
         withUnsafeMutablePointer(to: &driver.pointee.progress) { $0.initialize(to: DriverProgress()) }
     }

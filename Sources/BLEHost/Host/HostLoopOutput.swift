@@ -6,10 +6,10 @@ extension HostLoop where App: ~Copyable, Setup: ~Copyable {
         case .settingUp:
             guard progress.setupCommandPending else { return false }
             progress.setupCommandPending = false
-            setup.command(into: &outgoing.bytes)
+            setup.command(into: &outgoing.contents)
             return true
         case .running:
-            return host.nextOutgoing(into: &outgoing.bytes)
+            return host.nextOutgoing(into: &outgoing.contents)
         case .needsFiles, .finished:
             return false
         }

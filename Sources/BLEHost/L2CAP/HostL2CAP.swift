@@ -14,7 +14,7 @@ extension Host {
                 _ = earlyACL.pop()
                 inputDropped(.aclUnknownHandle)
             }
-            if packet.count > HCIPacket.capacityCount || !earlyACL.push(FixedBytes(packet)) { inputDropped(.aclUnknownHandle) }
+            if packet.count > Capacity.HCIPacket.capacityCount || !earlyACL.push(FixedBytes(packet)) { inputDropped(.aclUnknownHandle) }
             return
         }
         let payload = UnsafeRawBufferPointer(rebasing: packet[4...])
@@ -33,7 +33,7 @@ extension Host {
             // (only ever a fragmented one) is copied out of it once, into a
             // buffer as large as the reassembler's (4 + ATT_MTU: 521 bytes on
             // Linux, more than an outgoing packet holds).
-            var pdu = Capacity.L2CAPPDUBuffer()
+            var pdu = Capacity.L2CAPPDU()
             _ = connections[index].reassembler.withPayload { pdu.append($0) }
             pdu.withBytes { handleL2CAP(index, channel, $0, delegate: &delegate) }
         }
@@ -59,10 +59,10 @@ extension Host {
             let isCentral = connections[index].isCentral
             let note: L2CAPSignalNote
             if canSend(index), let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) {
-                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &aclQueue.pdus[slot].bytes)
+                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &aclQueue.pdus[slot].contents)
                 if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
             } else if owed[index].signaling.isEmpty {
-                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &owed[index].signaling.bytes)
+                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &owed[index].signaling.contents)
                 owe()
             } else {
                 return requestDropped(index, .signalingPipelined)
@@ -73,7 +73,7 @@ extension Host {
             if !owed[index].isEmpty { payOwed(index) }
             guard let code = pdu.first, code != SMP.pairingFailed else { return }
             if canSend(index), let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.smp) {
-                SMP.receive(pdu, response: &aclQueue.pdus[slot].bytes)
+                SMP.receive(pdu, response: &aclQueue.pdus[slot].contents)
                 aclQueue.commit()
             } else {
                 owed[index].smp = true

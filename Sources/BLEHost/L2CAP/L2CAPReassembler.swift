@@ -7,10 +7,10 @@
 /// the header announced, or a PDU larger than the buffer.
 public struct L2CAPReassembler: ~Copyable {
     let pin = InPlacePin()
-    /// 4-byte header + the largest PDU we accept (`Capacity.L2CAPPDUBuffer`).
-    public static var capacity: Int { Capacity.L2CAPPDUBuffer.capacityCount }
+    /// 4-byte header + the largest PDU we accept (`Capacity.L2CAPPDU`).
+    public static var capacity: Int { Capacity.L2CAPPDU.capacityCount }
 
-    var buffer = Capacity.L2CAPPDUBuffer()
+    var buffer = Capacity.L2CAPPDU()
     var active = false
     /// Set while skipping the rest of a PDU too large to keep.
     var discarding = false

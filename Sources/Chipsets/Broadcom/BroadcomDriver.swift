@@ -57,7 +57,7 @@ public struct BroadcomDriver: LoaderDriver {
             && BroadcomChip.name(lmpSubversion: version.lmpSubversion, overUSB: context.overUSB) != nil
     }
 
-    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep {
         self.context = context
         guard let version = LocalVersion(commandComplete: event),
               let chip = BroadcomChip.name(lmpSubversion: version.lmpSubversion, overUSB: context.overUSB) else { return .done }
@@ -84,7 +84,7 @@ public struct BroadcomDriver: LoaderDriver {
 
     /// The board's chip `variant` (0, then 1 for a board sold with two) and the
     /// names its file is looked for under on the board's UART.
-    public static func boardFiles(board: ChipsetText, variant: Int, model: inout ChipsetText, request: inout FileRequest) -> Bool {
+    public static func boardFiles(board: Capacity.ChipsetText, variant: Int, model: inout Capacity.ChipsetText, request: inout FileRequest) -> Bool {
         guard let chip = BroadcomBoards.chip(board: board, variant: variant) else { return false }
         append(chip, to: &model)
         var context = ChipsetContext()

@@ -53,7 +53,7 @@ public struct BroadcomLoader: SingleFileLoader {
 
     /// The `.hcd` file (kept alive by the caller until `.done`/`.failed`); no
     /// bytes at all (nil base) when there is none and the ROM may run as it is.
-    public mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         guard phase == .awaitingFiles else { return fail(.commandFailed) }
         guard firmware.baseAddress != nil else { return readAddress(into: &packet) }
         do throws(BroadcomError) {
@@ -81,7 +81,7 @@ public struct BroadcomLoader: SingleFileLoader {
     }
 
     /// The pause passed: the first record, or Reset after the restart.
-    public mutating func resume(into packet: inout HCIPacket) -> SetupStep {
+    public mutating func resume(into packet: inout Capacity.HCIPacket) -> SetupStep {
         switch phase {
         case .minidriverPause:
             phase = .records
@@ -111,7 +111,7 @@ public struct BroadcomLoader: SingleFileLoader {
         return .failed
     }
 
-    mutating func writeRecord(into packet: inout HCIPacket) {
+    mutating func writeRecord(into packet: inout Capacity.HCIPacket) {
         let opcode = UInt16(file[at]) | UInt16(file[at + 1]) << 8
         let length = Int(file[at + 2])
         packet = .command(opcode)
@@ -122,7 +122,7 @@ public struct BroadcomLoader: SingleFileLoader {
         recordsSent += 1
     }
 
-    mutating func readAddress(into packet: inout HCIPacket) -> SetupStep {
+    mutating func readAddress(into packet: inout Capacity.HCIPacket) -> SetupStep {
         phase = .readAddress
         packet = .command(HCIOpcode.readBDAddr)
         packet.finishCommand()
@@ -130,7 +130,7 @@ public struct BroadcomLoader: SingleFileLoader {
     }
 
     /// An HCI event (event code, length, parameters). Only Command Completes move it.
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         guard event.count >= 6, event[0] == HCIEventCode.commandComplete else { return .wait }
         let opcode = UInt16(event[3]) | UInt16(event[4]) << 8
         let status = event[5]

@@ -25,7 +25,7 @@ enum BroadcomNames {
         request.addCandidate { write(stem, context, board: false, &$0) }
     }
 
-    static func write(_ stem: StaticString, _ context: ChipsetContext, board: Bool, _ out: inout ChipsetText) {
+    static func write(_ stem: StaticString, _ context: ChipsetContext, board: Bool, _ out: inout Capacity.ChipsetText) {
         append(stem, to: &out)
         if context.overUSB {
             append("-", to: &out)
@@ -48,7 +48,7 @@ enum BroadcomNames {
 /// units mostly carry first. For `--list-controllers`, before the chip
 /// answers; at start the chip's own Read Local Version decides.
 enum BroadcomBoards {
-    static func chip(board: ChipsetText, variant: Int) -> StaticString? {
+    static func chip(board: Capacity.ChipsetText, variant: Int) -> StaticString? {
         if board.equals("raspberrypi,3-model-b") || board.equals("raspberrypi,model-zero-w") {
             return variant == 0 ? "BCM43430A1" : nil
         }

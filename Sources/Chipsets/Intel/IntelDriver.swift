@@ -49,21 +49,21 @@ public struct IntelDriver: ChipsetDriver {
         version.manufacturer == 2 && !context.overUSB
     }
 
-    public mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func start(context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep {
         overUSB = context.overUSB
         return map(loader.start(into: &packet))
     }
 
-    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep {
         overUSB = context.overUSB
         return map(loader.startAtReadVersion(into: &packet))
     }
 
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         map(loader.handle(event: event, into: &packet))
     }
 
-    public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         map(loader.provide(firmware: firmware, ddc: companion, into: &packet))
     }
 

@@ -10,22 +10,22 @@ import BLEHost
 /// Controller text: escaped where printed (UntrustedText).
 public struct IntelFirmwareID: Equatable {
     public static let capacity = 63
-    public private(set) var bytes = FixedBytes<63>()
+    public private(set) var text = Capacity.IntelFirmwareIDText()
 
     public init() {}
 
     /// From a TLV value: up to its first NUL, its end, or 63 bytes.
     public init(value: UnsafeRawBufferPointer) {
         for byte in value {
-            guard byte != 0, bytes.append(byte) else { break }
+            guard byte != 0, text.append(byte) else { break }
         }
     }
 
     /// Linux tests the whole array against zeros (`memcmp(ver->fw_id, zero, …)`
     /// after a `memset`): an empty text.
-    public var isEmpty: Bool { bytes.isEmpty }
+    public var isEmpty: Bool { text.isEmpty }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.bytes.withBytes { b.bytes.equals($0) }
+        a.text.withBytes { b.text.equals($0) }
     }
 }

@@ -44,7 +44,7 @@ public struct IntelLoader {
     }
 
     /// Starts with HCI Reset: a boot loader answers Unknown Command (0x01), operational firmware success.
-    public mutating func start(into packet: inout HCIPacket) -> Step {
+    public mutating func start(into packet: inout Capacity.HCIPacket) -> Step {
         phase = .reset
         commandsSent = 0
         packet = .command(HCIOpcode.reset)
@@ -53,14 +53,14 @@ public struct IntelLoader {
     }
 
     /// Starts at Read Version (the reset already happened, e.g. in a vendor probe).
-    public mutating func startAtReadVersion(into packet: inout HCIPacket) -> Step {
+    public mutating func startAtReadVersion(into packet: inout Capacity.HCIPacket) -> Step {
         phase = .readVersion
         commandsSent = 0
         writeReadVersion(into: &packet)
         return .send
     }
 
-    mutating func writeReadVersion(into packet: inout HCIPacket) {
+    mutating func writeReadVersion(into packet: inout Capacity.HCIPacket) {
         packet = .command(IntelOpcode.readVersion)
         _ = packet.append(0xFF)
         packet.finishCommand()
@@ -69,7 +69,7 @@ public struct IntelLoader {
     /// The files for `.needFiles`; both stay owned by the caller until `.done`/`.failed`.
     /// An empty DDC means none.
     public mutating func provide(firmware: UnsafeRawBufferPointer, ddc: UnsafeRawBufferPointer,
-                                 into packet: inout HCIPacket) -> Step {
+                                 into packet: inout Capacity.HCIPacket) -> Step {
         guard phase == .awaitingFiles else { return fail(.commandFailed) }
         do throws(IntelError) {
             layout = try IntelFirmwareLayout.check(firmware, version: version)
@@ -102,7 +102,7 @@ public struct IntelLoader {
     }
 
     /// One Secure Send of at most 252 bytes from the current section or group.
-    mutating func writeSecureSend(into packet: inout HCIPacket) {
+    mutating func writeSecureSend(into packet: inout Capacity.HCIPacket) {
         let type = section < 3 ? layout.sections[section].type : 0x01
         let length = min(end - at, Self.fragmentLength)
         packet = .command(IntelOpcode.secureSend)
@@ -131,7 +131,7 @@ public struct IntelLoader {
         return true
     }
 
-    mutating func writeDDCRecord(into packet: inout HCIPacket) {
+    mutating func writeDDCRecord(into packet: inout Capacity.HCIPacket) {
         let length = 1 + Int(ddc[at])
         packet = .command(IntelOpcode.writeDeviceConfig)
         _ = packet.append(UnsafeRawBufferPointer(rebasing: ddc[at..<(at + length)]))
@@ -141,7 +141,7 @@ public struct IntelLoader {
     }
 
     /// An HCI event (event code, length, parameters; no H4 indicator).
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> Step {
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> Step {
         guard event.count >= 3 else { return .wait }
         if event[0] == 0xFF {
             return handleVendor(kind: event[2], event: event, into: &packet)
@@ -208,7 +208,7 @@ public struct IntelLoader {
         }
     }
 
-    mutating func handleVendor(kind: UInt8, event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> Step {
+    mutating func handleVendor(kind: UInt8, event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> Step {
         switch (phase, kind) {
         case (.awaitDownload, IntelOpcode.eventDownloadComplete), (.secureSend, IntelOpcode.eventDownloadComplete):
             // Result byte: 0 = the image passed the secure boot check.

@@ -151,7 +151,7 @@ public struct IntelVersion: Equatable {
                 append("-iml", to: &out)
             } else if !firmwareID.isEmpty {
                 _ = out.append(UInt8(ascii: "-"))
-                firmwareID.bytes.withBytes { _ = out.append($0) }
+                firmwareID.text.withBytes { _ = out.append($0) }
             }
         }
     }

@@ -38,17 +38,17 @@ public struct MediaTekDriver: LoaderDriver {
         version.manufacturer == 70 && !context.overUSB
     }
 
-    public mutating func start(context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func start(context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep {
         overUSB = context.overUSB
         usbChip = MediaTekChip.usbChip(vendor: context.usbVendor, product: context.usbProduct) ?? 0
         return loader.start(reset: context.resetFirst, into: &packet)
     }
 
-    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep {
         start(context: context, into: &packet)
     }
 
-    public mutating func shutdown(into packet: inout HCIPacket) -> SetupStep {
+    public mutating func shutdown(into packet: inout Capacity.HCIPacket) -> SetupStep {
         loader.shutdown(into: &packet)
     }
 

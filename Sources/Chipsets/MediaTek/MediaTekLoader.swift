@@ -53,13 +53,13 @@ public struct MediaTekLoader: SingleFileLoader {
     public init() {}
 
     /// The first register read; `reset`: the subsystem reset once the chip id is known.
-    public mutating func start(reset: Bool = false, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func start(reset: Bool = false, into packet: inout Capacity.HCIPacket) -> SetupStep {
         resetFirst = reset
         return readRegister(MediaTekRegister.legacyID, .legacyID, into: &packet)
     }
 
     /// The reset's next step; after the last, the reset-done poll.
-    mutating func resetStep(into packet: inout HCIPacket) -> SetupStep {
+    mutating func resetStep(into packet: inout Capacity.HCIPacket) -> SetupStep {
         guard let step = MediaTekResetStep.step(chip: chipID, resetIndex) else {
             retries = 0
             return uhw(MediaTekRegister.misc, value: nil, .resetPoll, into: &packet)
@@ -76,11 +76,11 @@ public struct MediaTekLoader: SingleFileLoader {
         }
     }
 
-    mutating func uhw(_ address: UInt32, value: UInt32?, _ next: Phase, into packet: inout HCIPacket) -> SetupStep {
+    mutating func uhw(_ address: UInt32, value: UInt32?, _ next: Phase, into packet: inout Capacity.HCIPacket) -> SetupStep {
         register(value == nil ? MediaTekWMT.read : MediaTekWMT.write, address, value: value, space: MediaTekWMT.uhwSpace, next, into: &packet)
     }
 
-    static func wmt(_ operation: UInt8, flag: UInt8, length: Int, into packet: inout HCIPacket) {
+    static func wmt(_ operation: UInt8, flag: UInt8, length: Int, into packet: inout Capacity.HCIPacket) {
         packet = .command(MediaTekWMT.opcode)
         _ = packet.append(1)
         _ = packet.append(operation)
@@ -88,12 +88,12 @@ public struct MediaTekLoader: SingleFileLoader {
         _ = packet.append(flag)
     }
 
-    static func appendUInt32(_ value: UInt32, to packet: inout HCIPacket) {
+    static func appendUInt32(_ value: UInt32, to packet: inout Capacity.HCIPacket) {
         _ = packet.appendUInt16(UInt16(truncatingIfNeeded: value))
         _ = packet.appendUInt16(UInt16(truncatingIfNeeded: value >> 16))
     }
 
-    mutating func register(_ kind: UInt8, _ address: UInt32, value: UInt32?, space: UInt8, _ next: Phase, into packet: inout HCIPacket) -> SetupStep {
+    mutating func register(_ kind: UInt8, _ address: UInt32, value: UInt32?, space: UInt8, _ next: Phase, into packet: inout Capacity.HCIPacket) -> SetupStep {
         Self.wmt(MediaTekWMT.register, flag: space, length: value == nil ? 5 : 9, into: &packet)
         _ = packet.append(kind)
         Self.appendUInt32(address, to: &packet)
@@ -103,7 +103,7 @@ public struct MediaTekLoader: SingleFileLoader {
         return .send
     }
 
-    mutating func readRegister(_ address: UInt32, _ next: Phase, into packet: inout HCIPacket) -> SetupStep {
+    mutating func readRegister(_ address: UInt32, _ next: Phase, into packet: inout Capacity.HCIPacket) -> SetupStep {
         register(MediaTekWMT.read, address, value: nil, space: MediaTekWMT.idSpace, next, into: &packet)
     }
 
@@ -115,7 +115,7 @@ public struct MediaTekLoader: SingleFileLoader {
     }
 
     /// The RAM code (kept alive by the caller until `.done`/`.failed`).
-    public mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func provide(firmware: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         guard phase == .awaitingFiles else { return fail(.wrongOperation) }
         do throws(MediaTekError) {
             sections = try MediaTekRAMCode.check(firmware)
@@ -128,7 +128,7 @@ public struct MediaTekLoader: SingleFileLoader {
     }
 
     /// The status query of the next section with bytes to load, or the activation pause after the last.
-    mutating func nextSection(into packet: inout HCIPacket) -> SetupStep {
+    mutating func nextSection(into packet: inout Capacity.HCIPacket) -> SetupStep {
         section += 1
         while section < sections, MediaTekRAMCode.u32(file, MediaTekRAMCode.map(section) + 16) == 0 { section += 1 }
         guard section < sections else {
@@ -139,7 +139,7 @@ public struct MediaTekLoader: SingleFileLoader {
         return statusQuery(into: &packet)
     }
 
-    mutating func statusQuery(into packet: inout HCIPacket) -> SetupStep {
+    mutating func statusQuery(into packet: inout Capacity.HCIPacket) -> SetupStep {
         let map = MediaTekRAMCode.map(section)
         Self.wmt(MediaTekWMT.patchDownload, flag: 0, length: 53, into: &packet)
         _ = packet.append(0)
@@ -150,7 +150,7 @@ public struct MediaTekLoader: SingleFileLoader {
     }
 
     /// The chip wants the section: its first chunk.
-    mutating func loadSection(into packet: inout HCIPacket) -> SetupStep {
+    mutating func loadSection(into packet: inout Capacity.HCIPacket) -> SetupStep {
         let map = MediaTekRAMCode.map(section)
         at = Int(MediaTekRAMCode.u32(file, map + 4))
         end = at + Int(MediaTekRAMCode.u32(file, map + 16))
@@ -158,7 +158,7 @@ public struct MediaTekLoader: SingleFileLoader {
         return sendChunk(into: &packet)
     }
 
-    mutating func sendChunk(into packet: inout HCIPacket) -> SetupStep {
+    mutating func sendChunk(into packet: inout Capacity.HCIPacket) -> SetupStep {
         let length = min(Self.chunk, end - at)
         let map = MediaTekRAMCode.map(section)
         let first = at == Int(MediaTekRAMCode.u32(file, map + 4))
@@ -174,7 +174,7 @@ public struct MediaTekLoader: SingleFileLoader {
     /// A clean stop: Bluetooth off (WMT function control 0), as Linux's
     /// `btusb_mtk_shutdown` → `btmtk_usb_shutdown` (btmtk.c, 6.11 on) does at
     /// close; `.done` at once when this set-up never turned it on.
-    public mutating func shutdown(into packet: inout HCIPacket) -> SetupStep {
+    public mutating func shutdown(into packet: inout Capacity.HCIPacket) -> SetupStep {
         guard phase == .done else { return .done }
         Self.wmt(MediaTekWMT.functionControl, flag: 0, length: 1, into: &packet)
         _ = packet.append(0)
@@ -196,7 +196,7 @@ public struct MediaTekLoader: SingleFileLoader {
     }
 
     /// The pause passed: the status query again, or the endpoint reset option after the activation.
-    public mutating func resume(into packet: inout HCIPacket) -> SetupStep {
+    public mutating func resume(into packet: inout Capacity.HCIPacket) -> SetupStep {
         if reasking {
             // The gap passed (btmtk_usb_wmt_recv's 500 µs): the answer is read again.
             reasking = false
@@ -218,7 +218,7 @@ public struct MediaTekLoader: SingleFileLoader {
 
     /// An HCI event. Only WMT events (0xE4) move it; Command Status and
     /// Command Complete for 0xFC6F are flow control and ignored, as Linux does.
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         guard event.count >= 1, event[0] == MediaTekWMT.event else { return .wait }
         switch phase {
         case .idle, .awaitingFiles, .statusPause, .activation, .done, .failed, .resetPause, .resetPollPause, .portReset, .off:

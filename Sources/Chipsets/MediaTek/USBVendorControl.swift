@@ -48,7 +48,7 @@ public enum USBVendorControl {
     /// The steps' "read the answer again": a WMT command with no parameters,
     /// which the USB board sends as `answerRequest`, not as HCI. Only a USB
     /// board hands the steps a "nothing yet", so only it is ever asked this.
-    public static func answerRead(into packet: inout HCIPacket) {
+    public static func answerRead(into packet: inout Capacity.HCIPacket) {
         packet = .command(MediaTekWMT.opcode)
         packet.finishCommand()
     }

@@ -46,15 +46,15 @@ public struct RealtekDriver: ChipsetDriver {
         RealtekChip.match(lmpSubversion: version.lmpSubversion, hciRevision: version.hciRevision, hciVersion: version.hciVersion) != nil
     }
 
-    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func resume(afterProbe event: UnsafeRawBufferPointer, context: ChipsetContext, into packet: inout Capacity.HCIPacket) -> SetupStep {
         map(loader.resume(afterReadLocalVersion: event, into: &packet))
     }
 
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         map(loader.handle(event: event, into: &packet))
     }
 
-    public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> SetupStep {
+    public mutating func provide(firmware: UnsafeRawBufferPointer, companion: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         map(loader.provide(firmware: firmware, config: companion, into: &packet))
     }
 

@@ -50,14 +50,14 @@ public struct RealtekLoader {
     }
 
     /// Enters at Read Local Version's answer (the probe sent Reset and Read Local Version).
-    public mutating func resume(afterReadLocalVersion event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> Step {
+    public mutating func resume(afterReadLocalVersion event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> Step {
         phase = .readLocalVersion
         chip = nil
         fragmentsSent = 0
         return handle(event: event, into: &packet)
     }
 
-    public mutating func start(into packet: inout HCIPacket) -> Step {
+    public mutating func start(into packet: inout Capacity.HCIPacket) -> Step {
         phase = .reset
         chip = nil
         fragmentsSent = 0
@@ -69,7 +69,7 @@ public struct RealtekLoader {
     /// The files for `.needFiles`: both stay owned (and alive) by the caller
     /// until `.done`/`.failed`. An empty config means none.
     public mutating func provide(firmware: UnsafeRawBufferPointer, config: UnsafeRawBufferPointer,
-                                 into packet: inout HCIPacket) -> Step {
+                                 into packet: inout Capacity.HCIPacket) -> Step {
         guard phase == .awaitingFiles, let chip else { return fail(.unexpectedEvent) }
         do throws(RealtekError) {
             _ = try RealtekPatchFile.format(firmware)
@@ -98,7 +98,7 @@ public struct RealtekLoader {
     }
 
     /// An HCI event (event code, length, parameters; no H4 indicator).
-    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout HCIPacket) -> Step {
+    public mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> Step {
         guard event.count >= 2 else { return .wait }
         // Only Command Complete moves the download; other events (a stray
         // Command Status, vendor events) are ignored, as Bumble and Linux do.
@@ -180,7 +180,7 @@ public struct RealtekLoader {
         }
     }
 
-    mutating func writeFragment(into packet: inout HCIPacket) {
+    mutating func writeFragment(into packet: inout Capacity.HCIPacket) {
         let count = fragmentCount
         let i = fragmentsSent
         packet = .command(RealtekOpcode.download)

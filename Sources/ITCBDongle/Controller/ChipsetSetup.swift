@@ -40,11 +40,11 @@ enum ChipsetSetup {
     }
 }
 
-func text(_ bytes: ChipsetText) -> String {
+func text(_ bytes: Capacity.ChipsetText) -> String {
     bytes.withBytes { String(decoding: $0, as: UTF8.self) }
 }
 
 extension VendorSetup {
     /// The chipset running the set-up, in the platform's words; nil while probing or when none took the controller.
-    mutating func facts() -> ChipsetFacts? { describe().map(ChipsetFacts.init) }
+    func facts() -> ChipsetFacts? { describe().map(ChipsetFacts.init) }
 }

@@ -1,4 +1,5 @@
 import CLinux
+import BLEHost
 import Chipsets
 
 /// The board, read from the device tree (`--device-tree DIR`, default
@@ -26,8 +27,8 @@ struct DeviceTree {
     var boardName: String { compatible.first.map { String($0.map { $0 == "/" ? "-" : $0 }) } ?? "" }
 
     /// `boardName` as the chipsets take it (`ChipsetContext.board`).
-    var boardText: ChipsetText {
-        var text = ChipsetText()
+    var boardText: Capacity.ChipsetText {
+        var text = Capacity.ChipsetText()
         _ = boardName.utf8.withContiguousStorageIfAvailable { text.append(UnsafeRawBufferPointer($0)) }
         return text
     }

@@ -28,7 +28,7 @@ struct VendorFiles {
 
     /// Reads what the set-up asks for; false (with the error line) when a required file is missing or refused.
     /// A chipset that runs from ROM without its file gets no bytes and a warning.
-    mutating func read(for setup: inout VendorSetup, directory: String) -> Bool {
+    mutating func read(for setup: borrowing VendorSetup, directory: String) -> Bool {
         release()
         firmwarePath = ""
         guard let facts = setup.facts() else { return false }
@@ -83,8 +83,8 @@ struct VendorFiles {
 
     /// The set-up handed over to the host: what it loaded, and an address the
     /// controller's whole model shares is not used as the public one.
-    mutating func setupEnded(_ setup: inout VendorSetup, _ configuration: inout HostConfiguration) {
-        reportLoaded(&setup)
+    mutating func setupEnded(_ setup: borrowing VendorSetup, _ configuration: inout HostConfiguration) {
+        reportLoaded(setup)
         guard let shared = setup.status.sharedDefaultAddress, let facts = setup.facts() else { return }
         let why = "\(facts.label): its address \(shared.string) is a default every unit of the model shares"
         if configuration.forceRandomAddress {
@@ -103,7 +103,7 @@ struct VendorFiles {
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
-    mutating func reportLoaded(_ setup: inout VendorSetup) {
+    mutating func reportLoaded(_ setup: borrowing VendorSetup) {
         reported = true
         defer { release() }
         guard let facts = setup.facts() else { return }
@@ -116,7 +116,7 @@ struct VendorFiles {
     }
 
     /// The set-up failed: why, and which file.
-    func logFailure(_ setup: inout VendorSetup) {
+    func logFailure(_ setup: borrowing VendorSetup) {
         guard let facts = setup.facts() else {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
@@ -128,7 +128,7 @@ struct VendorFiles {
     }
 
     /// The controller went silent during the set-up: which one.
-    static func silentPhase(_ setup: inout VendorSetup) -> String {
+    static func silentPhase(_ setup: borrowing VendorSetup) -> String {
         guard let facts = setup.facts() else { return "the chipset probe (Reset, Read Local Version)" }
         return "the \(facts.info.vendor) \(facts.info.setupName)"
     }

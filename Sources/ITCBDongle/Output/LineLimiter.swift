@@ -74,7 +74,7 @@ struct LineLimiter {
     static let period: UInt64 = 10_000
     static let slots = 16
 
-    var bursts = InlineArray<16, LineBurst>(repeating: LineBurst())
+    var bursts = Capacity.LineBursts<LineBurst>(repeating: LineBurst())
     private(set) var deadline = UInt64.max
 
     /// Whether the line of `kind` for `key` is written now; when it is not, it is counted.

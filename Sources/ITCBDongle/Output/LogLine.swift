@@ -4,7 +4,7 @@ import BLEHost
 /// A log line built in a fixed buffer and written with one write(2): the line
 /// logged per question costs no allocation.
 struct LogLine: ~Copyable {
-    var buffer = ByteStore<768>()
+    var buffer = Capacity.LogLineStore()
 
     init(_ level: LogLevel) {
         if Log.toJournal {
@@ -24,7 +24,7 @@ struct LogLine: ~Copyable {
     }
 
     mutating func text(_ literal: StaticString) {
-        literal.withUTF8Buffer { _ = buffer.bytes.append(UnsafeRawBufferPointer($0)) }
+        literal.withUTF8Buffer { _ = buffer.append(UnsafeRawBufferPointer($0)) }
     }
 
     /// "0x" and lower-case hex digits, as String(radix: 16) prints them.
@@ -41,7 +41,7 @@ struct LogLine: ~Copyable {
                 count += 1
             }
         }
-        withUnsafeBytes(of: &digits) { _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        withUnsafeBytes(of: &digits) { _ = buffer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
     /// Bytes from a peer or a file, escaped (`UntrustedText`) straight into the
@@ -50,20 +50,20 @@ struct LogLine: ~Copyable {
     /// cut between two characters (an escape is kept whole or left out).
     mutating func value(_ raw: UnsafeRawBufferPointer) {
         UntrustedText.escape(raw) { piece in
-            let room = buffer.bytes.freeSpace - 1
-            if piece.count <= room { return buffer.bytes.append(piece) }
+            let room = buffer.freeSpace - 1
+            if piece.count <= room { return buffer.append(piece) }
             var cut = piece[0] == 0x5C ? 0 : max(0, room)
             while cut > 0, piece[cut] & 0xC0 == 0x80 { cut -= 1 }
-            _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: piece[0..<cut]))
+            _ = buffer.append(UnsafeRawBufferPointer(rebasing: piece[0..<cut]))
             return false
         }
     }
 
     mutating func write() {
         PromptLine.end()
-        if !buffer.bytes.append(0x0A) {
-            buffer.bytes.truncate(to: buffer.bytes.count - 1)
-            buffer.bytes.append(0x0A)
+        if !buffer.append(0x0A) {
+            buffer.truncate(to: buffer.count - 1)
+            buffer.append(0x0A)
         }
         buffer.withBytes { _ = sysWrite(2, $0.baseAddress, $0.count) }
     }
@@ -86,18 +86,18 @@ func decimalDigits(_ value: Int) -> (digits: InlineArray<20, UInt8>, count: Int)
 
 extension LogLine: LogSink {
     mutating func decimal(_ value: Int) {
-        if value < 0 { buffer.bytes.append(0x2D) }
+        if value < 0 { buffer.append(0x2D) }
         var (digits, count) = decimalDigits(value)
         while count > 0 {
             count -= 1
-            buffer.bytes.append(digits[count])
+            buffer.append(digits[count])
         }
     }
 
     mutating func byte(_ value: UInt8) {
         let digits: StaticString = "0123456789ABCDEF"
-        buffer.bytes.append(digits.utf8Start[Int(value >> 4)])
-        buffer.bytes.append(digits.utf8Start[Int(value & 0xF)])
+        buffer.append(digits.utf8Start[Int(value >> 4)])
+        buffer.append(digits.utf8Start[Int(value & 0xF)])
     }
 
     /// Built in a 17-byte stack buffer and appended once (on the line of every
@@ -112,13 +112,13 @@ extension LogLine: LogSink {
                 out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
                 if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
             }
-            _ = buffer.bytes.append(UnsafeRawBufferPointer(rebasing: out[0..<17]))
+            _ = buffer.append(UnsafeRawBufferPointer(rebasing: out[0..<17]))
         }
     }
 
     mutating func string(_ value: String) {
         var value = value
-        value.withUTF8 { _ = buffer.bytes.append(UnsafeRawBufferPointer($0)) }
+        value.withUTF8 { _ = buffer.append(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func commandName(_ opcode: UInt16) { string(hciCommandName(opcode)) }

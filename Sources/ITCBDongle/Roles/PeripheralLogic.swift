@@ -25,7 +25,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     }
 
     // The host's GATT callbacks are the 8-Ball's server.
-    mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout AttributeValue) -> UInt8 {
+    mutating func serverRead(connection: UInt16, attribute: UInt16, into value: inout Capacity.AttributeValue) -> UInt8 {
         ball.serverRead(connection: connection, attribute: attribute, into: &value)
     }
     mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {

@@ -86,7 +86,7 @@ final class USBTransport: Transport {
     var waitingHead = 0
     var waitingCount = 0
     /// One outgoing packet, indicator first: what the host sends at most.
-    static var waitingSlot: Int { Capacity.OutgoingPacket.capacityCount }
+    static var waitingSlot: Int { Capacity.HCIPacket.capacityCount }
     /// An OUT transfer holds one outgoing packet without its indicator.
     static var outTransferSize: Int { waitingSlot - 1 }
     var inFlight = 0

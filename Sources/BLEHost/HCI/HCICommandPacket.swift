@@ -1,10 +1,9 @@
-/// An HCI command packet in H4 framing: indicator, opcode, length, parameters.
-public typealias HCIPacket = Capacity.OutgoingPacket
-
+/// An HCI command packet in H4 framing (`Capacity.HCIPacket`): indicator, opcode,
+/// length, parameters. The literal is that capacity's (value generics take literals only).
 public extension FixedBytes where capacity == 260 {
     /// Starts an H4 command packet; finish it with `finishCommand()` once parameters are appended.
-    static func command(_ opcode: UInt16) -> HCIPacket {
-        var packet = HCIPacket()
+    static func command(_ opcode: UInt16) -> Capacity.HCIPacket {
+        var packet = Capacity.HCIPacket()
         packet.append(H4PacketType.command)
         packet.appendUInt16(opcode)
         packet.append(0)

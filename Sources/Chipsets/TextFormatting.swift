@@ -1,8 +1,5 @@
 import BLEHost
 
-/// A name or a log line a chipset writes (one size: one specialisation of each writer).
-public typealias ChipsetText = FixedBytes<128>
-
 // Number formatting for log text written without allocation.
 
 func appendDecimal<let n: Int>(_ value: UInt32, to out: inout FixedBytes<n>) {
