@@ -173,6 +173,13 @@ struct CentralLogic: RoleLogic, ~Copyable {
         while let event = session.nextEvent() { report(event, &host) }
     }
 
+    /// The question being asked ends unanswered: said once (text or JSON), and the next may come.
+    mutating func questionFailed(_ error: String, _ message: String, _ exit: Int32) {
+        if let current { printer.problem(question: current, error: error, message: message) }
+        printer.questionFailed(exit)
+        current = nil
+    }
+
     mutating func report(_ event: CentralEvent, _ host: inout Host) {
         let question = current ?? ""
         // Stopped by a signal: the link is being closed on purpose; what the
@@ -204,20 +211,14 @@ struct CentralLogic: RoleLogic, ~Copyable {
             current = nil
         case .rejected:
             counts.rejected += 1
-            printer.problem(question: question, error: "rejected", message: "please rephrase as a question")
-            printer.questionFailed(Exit.rejected)
-            current = nil
+            questionFailed("rejected", "please rephrase as a question", Exit.rejected)
         case .failed(let code):
             guard !stopped else { break }
-            printer.problem(question: question, error: "att_error", message: "the 8-Ball refused the question (ATT error 0x\(hex(code)))")
-            printer.questionFailed(Exit.failure)
-            current = nil
+            questionFailed("att_error", "the 8-Ball refused the question (ATT error 0x\(hex(code)))", Exit.failure)
         case .offline:
             guard !stopped else { break }
             counts.timedOut += 1
-            printer.problem(question: question, error: "offline", message: "device offline")
-            printer.questionFailed(Exit.timeout)
-            current = nil
+            questionFailed("offline", "device offline", Exit.timeout)
         case .notFound:
             guard !stopped else { break }
             counts.notFound += 1
@@ -228,9 +229,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
                 // find it again: offline; the next one looks for it again.
                 let within = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
                 Log.warning("the 8-Ball was not found again\(within); the next question looks for it again")
-                if let current { printer.problem(question: current, error: "offline", message: "device offline") }
-                printer.questionFailed(Exit.timeout)
-                current = nil
+                questionFailed("offline", "device offline", Exit.timeout)
                 restartPending = true
             } else if controllerLost {
                 Log.error("controller at \(controllerName) stopped answering HCI commands while scanning; nothing could be heard")
