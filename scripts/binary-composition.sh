@@ -187,7 +187,7 @@ LABELS = {
     "ITCBOptions": "ITCBOptions (option table)",
     "BLEHost": "BLEHost (host core)",
     "EightBall": "EightBall (the game)",
-    "Chipsets": "Chipsets (chipset drivers)",
+    "Chipsets": "Chipsets (chipset set-ups)",
 }
 STDLIB = "Swift runtime and stdlib"
 UNICODE = "Unicode data tables"

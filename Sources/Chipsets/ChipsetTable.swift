@@ -4,28 +4,28 @@ import BLEHost
 /// that recognises a controller takes it). Adding a chipset is its folder and
 /// its line here; the count, the dispatch and `--firmware-dir`'s help follow.
 public typealias ChipsetTable =
-    ChipsetEntry<RealtekDriver,
-    ChipsetEntry<IntelDriver,
-    ChipsetEntry<BroadcomDriver,
-    ChipsetEntry<MediaTekDriver,
+    ChipsetEntry<RealtekChipset,
+    ChipsetEntry<IntelChipset,
+    ChipsetEntry<BroadcomChipset,
+    ChipsetEntry<MediaTekChipset,
     NoChipset>>>>
 
-/// The entries of the table: a driver and the entries after it, or none.
+/// The entries of the table: a chipset and the entries after it, or none.
 /// Embedded Swift has no existentials, so the table is a type, each entry
-/// holding its driver's state, and an index walks it (`visit`, `ask`).
+/// holding its chipset's set-up state, and an index walks it (`visit`, `ask`).
 public protocol ChipsetEntries {
     init()
     static var count: Int { get }
     /// `visitor` on entry `index` (0 ..< count); nil past the end.
     mutating func visit<V: ChipsetVisitor>(_ index: Int, _ visitor: inout V) -> V.Result?
-    /// `reader` on entry `index`'s driver, read where it lies; nil past the end.
+    /// `reader` on entry `index`'s chipset, read where it lies; nil past the end.
     func read<R: ChipsetReader>(_ index: Int, _ reader: R) -> R.Result?
     /// `question` to entry `index`'s chipset; nil past the end.
     static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result?
 }
 
-public struct ChipsetEntry<Driver: ChipsetDriver, Rest: ChipsetEntries>: ChipsetEntries {
-    var driver = Driver()
+public struct ChipsetEntry<Member: Chipset, Rest: ChipsetEntries>: ChipsetEntries {
+    var chipset = Member()
     var rest = Rest()
 
     public init() {}
@@ -33,15 +33,15 @@ public struct ChipsetEntry<Driver: ChipsetDriver, Rest: ChipsetEntries>: Chipset
     public static var count: Int { 1 + Rest.count }
 
     public mutating func visit<V: ChipsetVisitor>(_ index: Int, _ visitor: inout V) -> V.Result? {
-        index == 0 ? visitor.visit(&driver) : rest.visit(index - 1, &visitor)
+        index == 0 ? visitor.visit(&chipset) : rest.visit(index - 1, &visitor)
     }
 
     public func read<R: ChipsetReader>(_ index: Int, _ reader: R) -> R.Result? {
-        index == 0 ? reader.read(driver) : rest.read(index - 1, reader)
+        index == 0 ? reader.read(chipset) : rest.read(index - 1, reader)
     }
 
     public static func ask<Q: ChipsetQuestion>(_ index: Int, _ question: inout Q) -> Q.Result? {
-        index == 0 ? question.ask(Driver.self) : Rest.ask(index - 1, &question)
+        index == 0 ? question.ask(Member.self) : Rest.ask(index - 1, &question)
     }
 }
 

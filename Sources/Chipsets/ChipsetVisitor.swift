@@ -1,13 +1,13 @@
 import BLEHost
 
-/// An operation on one chipset driver of the table (a set-up step).
+/// An operation on one chipset of the table (a set-up step).
 public protocol ChipsetVisitor {
     associatedtype Result
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> Result
+    mutating func visit<C: Chipset>(_ chipset: inout C) -> Result
 }
 
-/// A read of one chipset driver's state (its status, its description).
+/// A read of one chipset's set-up state (its status, its description).
 public protocol ChipsetReader {
     associatedtype Result
-    func read<D: ChipsetDriver>(_ driver: borrowing D) -> Result
+    func read<C: Chipset>(_ chipset: borrowing C) -> Result
 }

@@ -1,11 +1,11 @@
 import BLEHost
 
 struct Describe: ChipsetReader {
-    func read<D: ChipsetDriver>(_ driver: borrowing D) -> ChipsetDescription {
-        var description = ChipsetDescription(info: D.info, failure: driver.failure, summaryLevel: .none)
-        driver.writeLabel(into: &description.label)
-        driver.files(&description.request)
-        description.summaryLevel = driver.writeSummary(into: &description.summary)
+    func read<C: Chipset>(_ chipset: borrowing C) -> ChipsetDescription {
+        var description = ChipsetDescription(info: C.info, failure: chipset.failure, summaryLevel: .none)
+        chipset.writeLabel(into: &description.label)
+        chipset.files(&description.request)
+        description.summaryLevel = chipset.writeSummary(into: &description.summary)
         return description
     }
 }

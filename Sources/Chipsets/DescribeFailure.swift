@@ -4,9 +4,9 @@ import BLEHost
 /// and only when a set-up failed: one more text in the description made its
 /// visit's frame pass 2 KB on the Cortex-M4 build.
 struct DescribeFailure: ChipsetReader {
-    func read<D: ChipsetDriver>(_ driver: borrowing D) -> Capacity.ChipsetText {
+    func read<C: Chipset>(_ chipset: borrowing C) -> Capacity.ChipsetText {
         var detail = Capacity.ChipsetText()
-        driver.writeFailureDetail(into: &detail)
+        chipset.writeFailureDetail(into: &detail)
         return detail
     }
 }

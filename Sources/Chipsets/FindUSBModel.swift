@@ -3,11 +3,11 @@ import BLEHost
 struct FindUSBModel: ChipsetQuestion {
     let vendor: UInt16, product: UInt16, vendorClass: Bool
     var found: USBModel? = nil
-    mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
+    mutating func ask<C: Chipset>(_ chipset: C.Type) -> Bool {
         // The entry that claims it (USBClaim's rules), then its model.
-        guard USBClaim.start(D.self, vendor: vendor, product: product, vendorClass: vendorClass) != nil else { return false }
-        var model = USBModel(info: D.info)
-        guard D.usbModel(vendor: vendor, product: product, model: &model.model, file: &model.file) else { return false }
+        guard USBClaim.start(C.self, vendor: vendor, product: product, vendorClass: vendorClass) != nil else { return false }
+        var model = USBModel(info: C.info)
+        guard C.usbModel(vendor: vendor, product: product, model: &model.model, file: &model.file) else { return false }
         found = model
         return true
     }
@@ -35,11 +35,11 @@ public struct BoardChipQuery: ChipsetQuestion {
                                            setupName: "", failureVerb: ""))
     }
 
-    public mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
+    public mutating func ask<C: Chipset>(_ chipset: C.Type) -> Bool {
         chip.model.removeAll()
         chip.request.removeAll()
-        guard D.boardFiles(board: board, variant: variant, model: &chip.model, request: &chip.request) else { return false }
-        chip.info = D.info
+        guard C.boardFiles(board: board, variant: variant, model: &chip.model, request: &chip.request) else { return false }
+        chip.info = C.info
         return true
     }
 }

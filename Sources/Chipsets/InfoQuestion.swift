@@ -1,6 +1,6 @@
 import BLEHost
 
-/// A chipset's `ChipsetInfo` (its names, folder, package, quirks), asked of the table without a driver.
+/// A chipset's `ChipsetInfo` (its names, folder, package, quirks), asked of the table without its set-up state.
 struct InfoQuestion: ChipsetQuestion {
-    func ask<D: ChipsetDriver>(_ chipset: D.Type) -> ChipsetInfo { D.info }
+    func ask<C: Chipset>(_ chipset: C.Type) -> ChipsetInfo { C.info }
 }

@@ -1,11 +1,11 @@
 import BLEHost
 
 /// Linux btusb rows (Debian 13's kernel, `btusb.ko`'s device and quirks
-/// tables) for a chipset family we know, that no driver of the table claims,
+/// tables) for a chipset family we know, that no chipset of the table claims,
 /// each with the reason. docs/DONGLES.md "Kernel rows not claimed" lists the
 /// same rows; Tests/CLI/test_kernel_table.py holds both against the kernel.
 public enum NotServed {
-    /// The family and why, for a VID:PID no driver claims; nil when not listed.
+    /// The family and why, for a VID:PID no chipset claims; nil when not listed.
     public static func reason(vendor: UInt16, product: UInt16) -> (family: StaticString, why: StaticString)? {
         switch (UInt32(vendor) << 16) | UInt32(product) {
         case 0x0A12_0001, 0x8087_07DA:

@@ -1,5 +1,5 @@
 import BLEHost
 
 struct ProbedOnEveryUART: ChipsetQuestion {
-    func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool { D.info.quirks.probedOnEveryUART }
+    func ask<C: Chipset>(_ chipset: C.Type) -> Bool { C.info.quirks.probedOnEveryUART }
 }

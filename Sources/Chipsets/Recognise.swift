@@ -3,7 +3,7 @@ import BLEHost
 struct Recognise: ChipsetQuestion {
     let version: LocalVersion
     let context: ChipsetContext
-    func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
-        (context.probeEveryChipset || D.info.quirks.probedOnEveryUART) && D.recognises(version, context: context)
+    func ask<C: Chipset>(_ chipset: C.Type) -> Bool {
+        (context.probeEveryChipset || C.info.quirks.probedOnEveryUART) && C.recognises(version, context: context)
     }
 }

@@ -18,14 +18,14 @@ struct StepCall: ChipsetVisitor {
         self.packet = packet
     }
 
-    mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> SetupStep {
+    mutating func visit<C: Chipset>(_ chipset: inout C) -> SetupStep {
         switch kind {
-        case .begin: driver.start(context: context, into: &packet)
-        case .timer: driver.resume(into: &packet)
-        case .shutdown: driver.shutdown(into: &packet)
-        case .resume(let event): driver.resume(afterProbe: event, context: context, into: &packet)
-        case .handle(let event): driver.handle(event: event, into: &packet)
-        case .provide(let firmware, let companion): driver.provide(firmware: firmware, companion: companion, into: &packet)
+        case .begin: chipset.start(context: context, into: &packet)
+        case .timer: chipset.resume(into: &packet)
+        case .shutdown: chipset.shutdown(into: &packet)
+        case .resume(let event): chipset.resume(afterProbe: event, context: context, into: &packet)
+        case .handle(let event): chipset.handle(event: event, into: &packet)
+        case .provide(let firmware, let companion): chipset.provide(firmware: firmware, companion: companion, into: &packet)
         }
     }
 }

@@ -12,14 +12,14 @@ public struct USBClaim: ChipsetQuestion {
         self.product = product
         self.vendorClass = vendorClass
     }
-    public mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
-        start = Self.start(D.self, vendor: vendor, product: product, vendorClass: vendorClass)
+    public mutating func ask<C: Chipset>(_ chipset: C.Type) -> Bool {
+        start = Self.start(C.self, vendor: vendor, product: product, vendorClass: vendorClass)
         return start != nil
     }
 
-    static func start<D: ChipsetDriver>(_ chipset: D.Type, vendor: UInt16, product: UInt16, vendorClass: Bool) -> USBStart? {
-        if vendorClass, let start = D.usbVendorClass(vendor: vendor) { return start }
-        return D.usbStart(vendor: vendor, product: product)
+    static func start<C: Chipset>(_ chipset: C.Type, vendor: UInt16, product: UInt16, vendorClass: Bool) -> USBStart? {
+        if vendorClass, let start = C.usbVendorClass(vendor: vendor) { return start }
+        return C.usbStart(vendor: vendor, product: product)
     }
 }
 
@@ -28,9 +28,9 @@ public struct USBVendorClassClaim: ChipsetQuestion {
     public let vendor: UInt16
     public var info: ChipsetInfo? = nil
     public init(vendor: UInt16) { self.vendor = vendor }
-    public mutating func ask<D: ChipsetDriver>(_ chipset: D.Type) -> Bool {
-        guard D.usbVendorClass(vendor: vendor) != nil else { return false }
-        info = D.info
+    public mutating func ask<C: Chipset>(_ chipset: C.Type) -> Bool {
+        guard C.usbVendorClass(vendor: vendor) != nil else { return false }
+        info = C.info
         return true
     }
 }

@@ -144,7 +144,7 @@ public struct VendorSetup: ControllerSetup {
         return table.read(active, Describe())
     }
 
-    /// More about the active chipset's failure (`ChipsetDriver.writeFailureDetail`):
+    /// More about the active chipset's failure (`Chipset.writeFailureDetail`):
     /// empty when it has nothing to add; nil when none took the controller.
     public func failureDetail() -> Capacity.ChipsetText? {
         guard let active else { return nil }

@@ -7,10 +7,10 @@ import BLEHost
 
 @Suite struct ChipsetTableTests {
     /// Each entry's vendor, by the table's dispatch: `ask` and `visit` reach the
-    /// same driver at every index, nothing past `count`.
+    /// same chipset at every index, nothing past `count`.
     @Test func countAndDispatchAgree() {
         struct Vendor: ChipsetVisitor {
-            mutating func visit<D: ChipsetDriver>(_ driver: inout D) -> String { "\(D.info.vendor)" }
+            mutating func visit<C: Chipset>(_ chipset: inout C) -> String { "\(C.info.vendor)" }
         }
         var table = ChipsetTable()
         var vendors: [String] = []

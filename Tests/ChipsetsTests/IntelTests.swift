@@ -180,7 +180,7 @@ import TestSupport
         #expect(result.step == .failed(.intermediateLoaderStep))
         #expect(!result.sent.contains { $0[1] == 0x09 && $0[2] == 0xFC }, "nothing sent to the boot loader")
         func detail(_ rp: [UInt8]) -> String {
-            var driver = IntelDriver()
+            var driver = IntelChipset()
             var packet = Capacity.HCIPacket()
             _ = driver.start(context: ChipsetContext(), into: &packet)
             _ = Self.complete(HCIOpcode.reset, [0x01]).withRaw { driver.handle(event: $0, into: &packet) }

@@ -452,7 +452,7 @@ func mediatekError(_ bytes: [UInt8]) -> MediaTekError? {
         #expect(drain(&d) == [registerRead(0x8000_0008)])
         var usb = ChipsetContext()
         usb.overUSB = true
-        #expect(!MediaTekDriver.recognises(localVersion(manufacturer: 70).withRaw { LocalVersion($0) }!, context: usb))
+        #expect(!MediaTekChipset.recognises(localVersion(manufacturer: 70).withRaw { LocalVersion($0) }!, context: usb))
     }
 }
 

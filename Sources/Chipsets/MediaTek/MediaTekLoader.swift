@@ -47,7 +47,7 @@ public struct MediaTekLoader: SingleFileLoader {
     public static let resetPolls = 50
     public static let chunk = 250
     /// Empty answer reads in a row before the steps give up: the driver's answer
-    /// timeout (5 s, `MediaTekDriver.answerTimeout`) at one read per re-ask pause.
+    /// timeout (5 s, `MediaTekChipset.answerTimeout`) at one read per re-ask pause.
     public static let emptyReadLimit = 2_500
 
     public init() {}

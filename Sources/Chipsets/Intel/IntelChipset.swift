@@ -15,11 +15,11 @@ import BLEHost
 ///
 /// The platform reads the files; everything here works on the caller's bytes.
 
-/// The table's Intel entry: the loader behind `ChipsetDriver`. A USB dongle
+/// The table's Intel entry: the loader behind `Chipset`. A USB dongle
 /// with an Intel VID:PID starts at HCI Reset (its boot loader does not answer
 /// Read Local Version); on other transports the probe hands over when Read
 /// Local Version says Intel (company identifier 2).
-public struct IntelDriver: ChipsetDriver {
+public struct IntelChipset: Chipset {
     public var loader = IntelLoader()
     public private(set) var error: IntelError? = nil
     /// The loader downloaded firmware (false: it was already running).

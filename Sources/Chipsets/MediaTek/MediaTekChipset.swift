@@ -4,7 +4,7 @@ import BLEHost
 /// the register reads (the chip answers nothing useful before its RAM code);
 /// on other transports a controller is this chipset's when Read Local Version
 /// says MediaTek (company 70).
-public struct MediaTekDriver: LoaderDriver {
+public struct MediaTekChipset: LoaderChipset {
     public var loader = MediaTekLoader()
     var overUSB = false
     var usbChip: UInt16 = 0

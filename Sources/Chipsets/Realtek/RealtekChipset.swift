@@ -9,11 +9,11 @@ import BLEHost
 /// The platform reads the files; everything here works on the caller's bytes
 /// and keeps only offsets into them.
 
-/// The table's Realtek entry: the loader behind `ChipsetDriver`. USB dongles
+/// The table's Realtek entry: the loader behind `Chipset`. USB dongles
 /// with a Realtek VID:PID are probed (Reset, Read Local Version); any other
 /// transport's controller is this chipset's when Read Local Version names an
 /// un-patched Realtek ROM.
-public struct RealtekDriver: ChipsetDriver {
+public struct RealtekChipset: Chipset {
     public var loader = RealtekLoader()
     public private(set) var error: RealtekError? = nil
 

@@ -17,7 +17,7 @@ import BLEHost
 /// The table's Broadcom/Cypress entry. USB dongles with a Broadcom VID:PID
 /// are probed; on any transport a controller is this chipset's when Read Local
 /// Version says Broadcom (15) or Cypress (305) with a subversion `btbcm.c` names.
-public struct BroadcomDriver: LoaderDriver {
+public struct BroadcomChipset: LoaderChipset {
     public var loader = BroadcomLoader()
     var context = ChipsetContext()
 

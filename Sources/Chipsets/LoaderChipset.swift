@@ -1,12 +1,12 @@
 import BLEHost
 
-/// A chipset driver whose events, file and pauses go straight to its loader (Broadcom's, MediaTek's).
-public protocol LoaderDriver: ChipsetDriver {
+/// A chipset whose events, file and pauses go straight to its loader (Broadcom's, MediaTek's).
+public protocol LoaderChipset: Chipset {
     associatedtype Loader: SingleFileLoader
     var loader: Loader { get set }
 }
 
-public extension LoaderDriver {
+public extension LoaderChipset {
     mutating func handle(event: UnsafeRawBufferPointer, into packet: inout Capacity.HCIPacket) -> SetupStep {
         loader.handle(event: event, into: &packet)
     }

@@ -1,6 +1,6 @@
 import BLEHost
 
-/// One chipset driver: everything the program knows about a family of
+/// One chipset: everything the program knows about a family of
 /// controllers that needs a set-up before the host's bring-up. A chipset is
 /// one folder of this target (its USB IDs, how Read Local Version names it, its
 /// sans-IO set-up steps, the files it needs and the Debian package that ships
@@ -10,9 +10,9 @@ import BLEHost
 ///
 /// Like BTstack's `btstack_chipset_t` and Bumble's `drivers/` registry, but
 /// static: Embedded Swift has no existentials, so the table is a type (one
-/// `ChipsetEntry` per chipset, holding its driver) that a `ChipsetVisitor` or a
+/// `ChipsetEntry` per chipset, holding its set-up state) that a `ChipsetVisitor` or a
 /// `ChipsetQuestion` walks by index.
-public protocol ChipsetDriver {
+public protocol Chipset {
     init()
     /// What the table says about the chipset (names, files, quirks).
     static var info: ChipsetInfo { get }
@@ -68,7 +68,7 @@ public protocol ChipsetDriver {
     func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel
 }
 
-public extension ChipsetDriver {
+public extension Chipset {
     static func usbVendorClass(vendor: UInt16) -> USBStart? { nil }
     static func usbModel<let n: Int>(vendor: UInt16, product: UInt16, model: inout FixedBytes<n>, file: inout FixedBytes<n>) -> Bool { false }
     static func boardFiles(board: Capacity.ChipsetText, variant: Int, model: inout Capacity.ChipsetText, request: inout FileRequest) -> Bool { false }
