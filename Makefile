@@ -60,6 +60,7 @@ FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -Onone -wmo -enable-tes
 BENCH_FLAGS := -O -wmo -parse-as-library $(FEATURES)
 # The build-time tool (runs on this machine, never shipped).
 TOOL_FLAGS := -O -wmo -parse-as-library
+DOCS_TOOL_FLAGS := $(TOOL_FLAGS) $(FEATURES)
 
 # The shipped binary, per ARCH (x86_64, or arm64 cross-built: the toolchain has no
 # Embedded stdlib for aarch64-unknown-linux-gnu, so Swift compiles for
@@ -131,7 +132,7 @@ endef
 
 $(eval $(call core,$(OUT)/obj,SHIPPED_FLAGS,EightBall Chipsets))
 # The option table is strings too: the platform's flags (with -Osize's inlining it was 49 KB larger).
-$(eval $(call module,$(OUT)/obj,ITCBOptions,$(call sources,ITCBOptions),PLATFORM_FLAGS))
+$(eval $(call module,$(OUT)/obj,ITCBOptions,$(call sources,ITCBOptions),PLATFORM_FLAGS,BLEHost Chipsets))
 $(eval $(call module,$(OUT)/obj,ITCBDongle,$(call sources,ITCBDongle),PLATFORM_FLAGS,BLEHost EightBall Chipsets ITCBOptions,$(wildcard Sources/CLinux/* Sources/CLibUSB/*)))
 SHIPPED_OBJECTS := $(patsubst %,$(OUT)/obj/%.o,ITCBDongle ITCBOptions BLEHost EightBall Chipsets)
 
@@ -143,10 +144,12 @@ shipped: $(OUT)/itcb-dongle docs
 shipped-arm64:
 	$(MAKE) shipped ARCH=arm64
 
-# itcb-dongle-docs: the option table (ITCBOptions) built for this machine, and the generator.
+# itcb-dongle-docs: the option table (ITCBOptions, over the chipset table that names the
+# firmware folders) built for this machine, and the generator.
 DOCS_TOOL := .build/docs-tool/itcb-dongle-docs
-$(eval $(call module,.build/docs-tool,ITCBOptions,$(call sources,ITCBOptions),TOOL_FLAGS))
-$(DOCS_TOOL): Sources/ITCBDongleDocs/main.swift .build/docs-tool/ITCBOptions.o
+$(eval $(call core,.build/docs-tool,DOCS_TOOL_FLAGS,Chipsets))
+$(eval $(call module,.build/docs-tool,ITCBOptions,$(call sources,ITCBOptions),DOCS_TOOL_FLAGS,BLEHost Chipsets))
+$(DOCS_TOOL): Sources/ITCBDongleDocs/main.swift $(patsubst %,.build/docs-tool/%.o,ITCBOptions Chipsets BLEHost)
 	$(SWIFTC) -O -module-name ITCBDongleDocs -I .build/docs-tool $^ -o $@
 
 docs-tool: $(DOCS_TOOL)

@@ -50,7 +50,8 @@ let package = Package(
         // tests keep them.
         // The command line's one option table: the program's parser and --help, and
         // the build-time man page and completion (ITCBDongleDocs) are made from it.
-        .target(name: "ITCBOptions"),
+        // --firmware-dir's help names the chipset table's folders.
+        .target(name: "ITCBOptions", dependencies: ["Chipsets"]),
         .executableTarget(name: "ITCBDongleDocs", dependencies: ["ITCBOptions"]),
         .executableTarget(
             name: "ITCBDongle",

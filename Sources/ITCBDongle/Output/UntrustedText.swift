@@ -125,7 +125,7 @@ enum UntrustedText {
     static func needsEscape(_ scalar: UInt32, wholeLine: Bool) -> Bool {
         switch scalar {
         case 0x09, 0x5C: !wholeLine
-        case 0x00...0x1F, 0x5C, 0x7F...0x9F: true
+        case 0x00...0x1F, 0x7F...0x9F: true
         case 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
         default: false
         }
