@@ -18,6 +18,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     let transport: Transport
     let notifier: SystemdNotifier?
     let started = monotonicMilliseconds()
+    /// What the link was last told of the set-up's wishes (a fresh link: none).
+    var linkWishes = SetupWishes()
     /// Another descriptor to wake up for (the central's stdin), -1 for none.
     var extraDescriptor: () -> Int32 = { -1 }
     /// Where a vendor set-up's files come from.
@@ -32,14 +34,16 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
          startingRung: RecoveryRung? = nil) {
         var settings = HostLoopSettings()
         settings.readyTimeout = readyTimeout
-        settings.offersPortReset = transport.offersPortReset
+        let recovery = transport.portRecovery
+        settings.offersPortReset = recovery?.offersPortReset ?? false
         // The asker ends (exit 4) when its controller leaves a command unanswered;
         // the 8-Ball resets and re-initialises it and serves on.
         settings.endsOnSilentController = host.configuration.role == .central
         // The 8-Ball on USB climbs the recovery ladder (RecoveryLadder.swift);
         // over TCP or a UART, with no port to reset, the host resets it for ever.
-        settings.climbsRecoveryLadder = host.configuration.role == .peripheral && transport.canResetPort
-        settings.offersPortResetRung = transport.canResetPort
+        let canResetPort = recovery?.canResetPort ?? false
+        settings.climbsRecoveryLadder = host.configuration.role == .peripheral && canResetPort
+        settings.offersPortResetRung = canResetPort
         settings.startingRung = startingRung
         driver = HostLoop(host: host, app: logic, setup: setup, settings: settings)
         self.transport = transport
@@ -76,7 +80,13 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         do throws(TransportError) {
             while true {
                 let state = driver.check(now: now)
-                transport.follow(baudRate: driver.setup.status.portBaudRate)
+                // Only a set-up step changes what it asks of the link: a running
+                // host's pass asks nothing once its first (the set-up's end
+                // reported) has handed the bulk endpoints back.
+                switch state {
+                case .running where files.reported: break
+                default: followSetup(state)
+                }
                 switch state {
                 case .finished(let end):
                     return finish(end)
@@ -146,7 +156,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             return .exit(Exit.controller)
         case .portResetWanted:
             metrics?.carried.recoveries[3] += 1  // the kind the session's own counts lack
-            transport.warnHungAfterWarmStart()
+            transport.portRecovery?.warnHungAfterWarmStart()
             return .reopenWithPortReset(ladder: false)
         case .setupFailed:
             files.logFailure(driver.setup)
@@ -179,7 +189,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             parts.append("uptime \(durationText(now - started))")
             parts.append("\(driver.host.recoveries) controller recoveries")
             if RecoveryLadder.portResets > 0 { parts.append("\(RecoveryLadder.portResets) USB port resets") }
-            let dropped = driver.host.droppedInput + driver.droppedPackets + transport.droppedPackets
+            let dropped = driver.host.droppedInput + driver.droppedPackets + transport.counts.droppedPackets
             parts.append("\(dropped) inputs dropped")
             let status = "\(driver.host.isReady ? "running" : "initialising"): " + parts.joined(separator: ", ")
             Log.info("status: " + status)
@@ -192,13 +202,19 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         }
     }
 
+    /// Hands the set-up's wishes to the link when they changed, before anything
+    /// more is sent (an exit line after a rate switch names the new rate).
+    mutating func followSetup(_ state: DriverState) {
+        let wished = SetupWishes(driver.setup.status, state: state)
+        guard wished != linkWishes else { return }
+        linkWishes = wished
+        transport.setupLink?.follow(wished)
+    }
+
     /// Hands every packet the driver may send now to the transport, which
-    /// sends them together. Set-up over USB: an Intel boot loader's Secure
-    /// Send goes on bulk OUT, its answers come on bulk IN.
+    /// sends them together (on the endpoints the set-up's wishes say).
     mutating func flush() throws(TransportError) {
-        transport.carryEventsOnBulk(driver.state == .settingUp && driver.setup.eventsOnBulk)
         while transport.canSend, driver.nextOutgoing() {
-            let onBulk = driver.state == .settingUp && driver.setup.commandOnBulk
             var failure: TransportError? = nil
             driver.outgoing.withBytes { raw in
                 observer.snoop?.record(raw, received: false)
@@ -208,7 +224,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                     }
                     Log.trace("> \(hexDump(raw))")
                 }
-                do throws(TransportError) { try transport.send(raw, onBulk: onBulk) } catch { failure = error }
+                do throws(TransportError) { try transport.send(raw) } catch { failure = error }
             }
             if let failure { throw failure }
         }

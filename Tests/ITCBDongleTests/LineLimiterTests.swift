@@ -163,7 +163,10 @@ import BLEHost
         let port = try SerialTransport(path: path, baud: 115_200, targetBaud: 3_000_000)
         defer { port.close() }
         #expect(port.description == "serial:\(path)@115200")
-        port.follow(baudRate: 3_000_000)
+        // As the run loop reaches it: through the transport's capability, not the class.
+        let link: Transport = port
+        #expect(link.portRecovery != nil, "a subclass's capability, not the base class's nil")
+        link.setupLink?.follow(SetupWishes(baudRate: 3_000_000))
         #expect(port.baud == 3_000_000)
         #expect(port.description == "serial:\(path)@3000000", "an exit 4 now names the rate the port is at")
     }

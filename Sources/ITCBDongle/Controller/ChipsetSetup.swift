@@ -10,7 +10,7 @@ enum ChipsetSetup {
     /// Where the controller is, as the chipsets see it.
     static func context(for transport: Transport) -> ChipsetContext {
         var context = ChipsetContext()
-        transport.chipsetFacts(into: &context)
+        transport.setupLink?.chipsetFacts(into: &context)
         context.board = DeviceTree.current.boardText
         return context
     }
@@ -32,9 +32,9 @@ enum ChipsetSetup {
         let plan = VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven)
         switch plan {
         case .fromReset(let index), .probe(only: let index?):
-            transport.useVendorControl(ChipsetTable.info(index)?.quirks.vendorControlOverUSB ?? false)
+            transport.setupLink?.useVendorControl(ChipsetTable.info(index)?.quirks.vendorControlOverUSB ?? false)
         default:
-            transport.useVendorControl(false)
+            transport.setupLink?.useVendorControl(false)
         }
         return VendorSetup(plan: plan, context: context)
     }

@@ -85,10 +85,11 @@ extension MetricCounts {
         recoveries[RecoveryKind.framingLoss.rawValue] = framingLosses
         for i in 0..<InputDrop.count { droppedIn[i] = Int(host.counts.droppedInput[i]) }
         droppedIn[5] = driverDropped
-        droppedIn[6] = transport.droppedPackets
+        let link = transport.counts
+        droppedIn[6] = link.droppedPackets
         for i in 0..<OutputDrop.count { droppedOut[i] = Int(host.counts.droppedOutput[i]) }
-        usbStalls = transport.stalls
-        usbBabble = transport.babbledTransfers
+        usbStalls = link.stalls
+        usbBabble = link.babbledTransfers
     }
 
     /// The counts in one line, for `systemctl status` (sd_notify STATUS=).

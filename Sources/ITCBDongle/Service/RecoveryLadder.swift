@@ -35,7 +35,7 @@ extension RunLoop where Logic: ~Copyable {
             // The chip's own reset done: the port reset Linux queues after it
             // (MediaTek: `btusb_mtk_reset`), re-enumeration, a fresh set-up.
             RecoveryLadder.portResets += 1
-            let step = transport.beginPortReset()
+            let step = beginPortReset()
             let facts = driver.setup.facts()
             let label = facts?.label ?? "controller", done = facts.map { $0.summary.isEmpty ? "" : "\($0.summary); " } ?? ""
             // Its own kind: it follows the chip reset's line within the second, and
@@ -50,18 +50,22 @@ extension RunLoop where Logic: ~Copyable {
         case (.portResetWanted, .portReset?):
             RecoveryLadder.portResets += 1
             // USB: its port reset; a Raspberry Pi's UART radio: a power cycle (SerialTransport).
-            let step = transport.beginPortReset()
+            let step = beginPortReset()
             Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; \(step) and bringing it up afresh (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
             RecoveryLadder.stepBegins("controller not responding; \(step) (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.controllerSilent, .exit?), (.notReady, .exit?):
-            let tried = driver.settings.offersPortResetRung ? "an HCI Reset and \(transport.portResetName)" : "an HCI Reset"
+            let tried = driver.settings.offersPortResetRung ? "an HCI Reset and \(transport.portRecovery?.portResetName ?? "")" : "an HCI Reset"
             Log.error("controller at \(transport.description) still silent after \(tried); exiting with code \(Exit.controller) for the service to restart it (recovery step 3 of 3)")
             return .exit(Exit.controller)
         default:
             return nil
         }
     }
+
+    /// The ladder's port reset begins on the link's recovery ("resetting its
+    /// USB port"); a link without one (TCP) has nothing to say.
+    func beginPortReset() -> String { transport.portRecovery?.beginPortReset() ?? "" }
 
     /// Whether the controller answered a command within two probe periods
     /// (a probe's round trip, with room for the probe's own timing); true

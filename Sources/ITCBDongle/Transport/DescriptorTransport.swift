@@ -1,5 +1,4 @@
 import CLinux
-import Chipsets
 
 /// A transport over one file descriptor carrying H4 both ways (TCP, serial).
 /// Input is read into one buffer allocated once and handed to the driver to
@@ -29,16 +28,11 @@ class DescriptorTransport: Transport {
     /// The descriptor and the run loop's two, in poll(2); whether the last wait found input.
     var pollSet = PollSet()
     var readable = false
-    /// A serial port may be reopened at another rate; a socket offers nothing.
-    var offersPortReset: Bool { false }
-    var canResetPort: Bool { false }
-    func warnHungAfterWarmStart() {}
-    func beginPortReset() -> String { "" }
-    var portResetName: String { "" }
-    // Declared here so that SerialTransport's versions override them: the protocol's
-    // defaults would otherwise be this class's witnesses, and a subclass's never called.
-    func chipsetFacts(into context: inout ChipsetContext) {}
-    func follow(baudRate: UInt32) {}
+    /// A socket has neither; a serial port both. Declared here so that
+    /// SerialTransport's override them: the protocol's defaults would otherwise
+    /// be this class's witnesses, and a subclass's never asked.
+    var portRecovery: PortRecovery? { nil }
+    var setupLink: SetupLink? { nil }
 
     final func wait(until deadline: UInt64, now: UInt64, signals: Int32, extra: Int32) throws(TransportError) -> UInt64 {
         if pollSet.isEmpty { pollSet.set([pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]) }
@@ -57,7 +51,7 @@ class DescriptorTransport: Transport {
         }
     }
 
-    func send(_ packet: UnsafeRawBufferPointer, onBulk: Bool) throws(TransportError) {
+    func send(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
         if pending + packet.count > output.count { try flush() }
         guard packet.count <= output.count else { return try writeDescriptor(fd, packet, what: description) }
         (output.baseAddress! + pending).copyMemory(from: packet.baseAddress!, byteCount: packet.count)

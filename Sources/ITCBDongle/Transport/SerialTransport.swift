@@ -7,14 +7,15 @@ import Chipsets
 /// has no such lines (`BoardUART`) or `,noflow` says so.
 ///
 /// A chipset may change the rate after its set-up (Broadcom's Update UART Baud
-/// Rate, to `targetBaud`): the port follows (`setBaud`). A controller left at
-/// its fast rate by an earlier run does not answer at 115200: the port is
-/// then reopened once at the other of the two rates (`offersPortReset`).
+/// Rate, to `targetBaud`): the port follows (`SetupLink`, `setBaud`). A
+/// controller left at its fast rate by an earlier run does not answer at
+/// 115200: the port is then reopened once at the other of the two rates
+/// (`PortRecovery.offersPortReset`).
 /// Where the board has the radio's power line (`PowerLine`, a Raspberry Pi's
 /// `BT_ON`), a chip silent at both rates is power-cycled and the port opened
 /// afresh at 115200; the same cycle is the recovery ladder's second rung
 /// (`canResetPort`). Without one, a chip silent at both rates ends in exit 4.
-final class SerialTransport: DescriptorTransport {
+final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
     /// The rate UART chips start at, and the fast one a set-up switches to by default (the Pi's tools' rate).
     static let startBaud = 115_200
     static let defaultFastBaud = 3_000_000
@@ -29,10 +30,12 @@ final class SerialTransport: DescriptorTransport {
     /// Opened just after a power cycle (nothing more to try before exit 4).
     let afterPowerCycle: Bool
     /// The other rate first, then a power cycle where there is a power line.
-    override var offersPortReset: Bool { offersRetry || (PowerLine.found != nil && !afterPowerCycle) }
+    var offersPortReset: Bool { offersRetry || (PowerLine.found != nil && !afterPowerCycle) }
     /// The ladder's second rung is a power cycle, where there is a power line
     /// (not while the other rate is being tried: that session's silence asks for the cycle).
-    override var canResetPort: Bool { PowerLine.found != nil && (offersRetry || afterPowerCycle) }
+    var canResetPort: Bool { PowerLine.found != nil && (offersRetry || afterPowerCycle) }
+    override var portRecovery: PortRecovery? { self }
+    override var setupLink: SetupLink? { self }
     /// The next open power-cycles the radio first (`beginPortReset`, `warnHungAfterWarmStart`).
     nonisolated(unsafe) static var powerCycleDue = false
 
@@ -76,15 +79,19 @@ final class SerialTransport: DescriptorTransport {
         return true
     }
 
-    override func chipsetFacts(into context: inout ChipsetContext) {
+    func chipsetFacts(into context: inout ChipsetContext) {
         context.uartBaud = UInt32(baud)
         context.uartTargetBaud = UInt32(targetBaud)
     }
 
+    /// A UART carries the set-up's commands as they are: no vendor requests.
+    func useVendorControl(_ on: Bool) {}
+
     /// A chipset changed the controller's rate (or its restart did): the port
-    /// follows before anything more is sent. 0: no change asked.
-    override func follow(baudRate wanted: UInt32) {
-        let rate = Int(wanted)
+    /// follows before anything more is sent. 0: no change asked. The bulk
+    /// endpoints' wishes are USB's.
+    func follow(_ wishes: SetupWishes) {
+        let rate = Int(wishes.baudRate)
         guard rate > 0, rate != baud else { return }
         let (was, wasName) = (baud, description)
         if setBaud(rate) {
@@ -94,7 +101,7 @@ final class SerialTransport: DescriptorTransport {
         }
     }
 
-    override func warnHungAfterWarmStart() {
+    func warnHungAfterWarmStart() {
         guard offersRetry else {
             SerialTransport.powerCycleDue = true
             Log.warning("controller at \(description) did not answer at \(retryBaud) baud nor at \(baud) (a chip left mid-download, or wedged); power-cycling it through \(PowerLine.found?.description ?? PowerLine.name) and starting afresh at \(SerialTransport.startBaud) baud")
@@ -103,12 +110,12 @@ final class SerialTransport: DescriptorTransport {
         Log.warning("controller at \(description) did not answer at \(baud) baud; trying \(retryBaud) baud once (a chip a set-up switched to a faster rate keeps it until it restarts)")
     }
 
-    override func beginPortReset() -> String {
+    func beginPortReset() -> String {
         SerialTransport.powerCycleDue = true
         return "power-cycling it through \(PowerLine.found?.description ?? PowerLine.name)"
     }
 
-    override var portResetName: String { "a power cycle" }
+    var portResetName: String { "a power cycle" }
 
     /// "serial:/dev/ttyAMA0@3000000": the port and the rate it is at.
     static func name(_ path: String, _ baud: Int) -> String { "serial:\(path)@\(baud)" }

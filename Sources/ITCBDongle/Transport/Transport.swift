@@ -1,10 +1,12 @@
 import CLinux
-import Chipsets
 
-/// A link to the controller. Each transport owns how it waits (poll(2) over
-/// its descriptor, or libusb's own poll): the run loop calls `wait`, then
-/// `receive`, whatever the transport is; it gives the transport the driver's
-/// outgoing packets one at a time; nothing it does per packet allocates.
+/// A link to the controller: what every transport does. Each owns how it
+/// waits (poll(2) over its descriptor, or libusb's own poll): the run loop
+/// calls `wait`, then `receive`, whatever the transport is; it gives the
+/// transport the driver's outgoing packets one at a time; nothing it does per
+/// packet allocates. What only some links can do is a capability the run loop
+/// asks for, nil where the link cannot: `portRecovery` (USB, a UART),
+/// `setupLink` (what a chipset's set-up needs of USB or a UART).
 protocol Transport: AnyObject {
     /// Sleeps until the transport has input, the signal pipe `signals` or
     /// `extra` (the central's stdin; -1 for none) is readable, or `deadline`
@@ -16,59 +18,27 @@ protocol Transport: AnyObject {
     func receive(_ deliver: (TransportInput) -> Void) throws(TransportError)
     /// Room for one more packet now (else it stays with the host until a later pass).
     var canSend: Bool { get }
-    /// Sends one H4 packet (indicator byte first). `onBulk`: a command that goes
-    /// on USB's bulk OUT endpoint (an Intel boot loader's Secure Send).
-    func send(_ packet: UnsafeRawBufferPointer, onBulk: Bool) throws(TransportError)
+    /// Sends one H4 packet (indicator byte first), on the endpoint the set-up's
+    /// wishes say (`SetupLink.follow`).
+    func send(_ packet: UnsafeRawBufferPointer) throws(TransportError)
     /// Sends everything queued since the last flush.
     func flush() throws(TransportError)
     func close()
     /// Human-readable description for logs.
     var description: String { get }
-    /// USB opened without a port reset: one can still be tried when the
-    /// controller does not answer HCI Reset (a dongle that hangs after a warm start).
-    var offersPortReset: Bool { get }
-    /// Said once before the port reset and retry.
-    func warnHungAfterWarmStart()
-    /// The controller's port can be reset (USB), or its power cycled (a
-    /// Raspberry Pi's UART radio): the recovery ladder's second rung.
-    var canResetPort: Bool { get }
-    /// That rung begins: what it does, for the log ("resetting its USB port").
-    func beginPortReset() -> String
-    /// That rung, named ("a USB port reset").
-    var portResetName: String { get }
-    /// Packets the transport dropped before the driver (cut short, oversize).
-    var droppedPackets: Int { get }
-    /// Stalled and babbling transfers since open (USB; --metrics-file).
-    var stalls: Int { get }
-    var babbledTransfers: Int { get }
-    /// What the chipsets see of this link (USB IDs, UART rates).
-    func chipsetFacts(into context: inout ChipsetContext)
-    /// The chipset's set-up speaks USB vendor control requests (`USBVendorControl`).
-    func useVendorControl(_ on: Bool)
-    /// The set-up's answers come as events on bulk IN (an Intel boot loader).
-    func carryEventsOnBulk(_ on: Bool)
-    /// The controller's rate changed (a chipset's set-up): the port follows. 0: no change asked.
-    func follow(baudRate: UInt32)
+    /// What it dropped or recovered from since open (status line, --metrics-file).
+    var counts: TransportCounts { get }
+    /// The controller brought back from outside HCI (a port reset, a power cycle); nil: none.
+    var portRecovery: PortRecovery? { get }
+    /// What a chipset's set-up needs of the link; nil: its commands go as they are.
+    var setupLink: SetupLink? { get }
 }
 
 extension Transport {
-    var offersPortReset: Bool { false }
-    var canResetPort: Bool { false }
     var canSend: Bool { true }
-    var droppedPackets: Int { 0 }
-    var stalls: Int { 0 }
-    var babbledTransfers: Int { 0 }
-    func chipsetFacts(into context: inout ChipsetContext) {}
-    func useVendorControl(_ on: Bool) {}
-    func carryEventsOnBulk(_ on: Bool) {}
-    func follow(baudRate: UInt32) {}
-    func beginPortReset() -> String { "resetting its USB port" }
-    var portResetName: String { "a USB port reset" }
-
-    /// Said once before the port reset and retry (bring-up and vendor set-up alike).
-    func warnHungAfterWarmStart() {
-        Log.warning("controller at \(description) did not answer HCI Reset (a dongle that hangs after a warm start?); resetting its USB port and trying once more")
-    }
+    var counts: TransportCounts { TransportCounts() }
+    var portRecovery: PortRecovery? { nil }
+    var setupLink: SetupLink? { nil }
 }
 
 /// How long to sleep until `deadline` (ms, capped at a minute), -1 for no deadline.

@@ -16,7 +16,7 @@ import Chipsets
 /// packets); a sent packet is copied into a free OUT transfer, or waits in a
 /// fixed ring when none is free. Nothing per packet allocates here; libusb's
 /// Linux backend callocs one URB array per submitted transfer.
-final class USBTransport: Transport {
+final class USBTransport: Transport, PortRecovery, SetupLink {
     static let eventTransfers = Capacity.usbEventTransfers
     static let aclInTransfers = Capacity.usbACLInTransfers
     static let outTransfers = Capacity.usbOutTransfers
@@ -35,6 +35,8 @@ final class USBTransport: Transport {
     /// Opened without --usb-reset: a port reset may still help a hung controller.
     let offersPortReset: Bool
     var canResetPort: Bool { true }
+    var portRecovery: PortRecovery? { self }
+    var setupLink: SetupLink? { self }
     let aclOutMaxPacket: Int
     /// IN transfers are one max-size packet long, as btusb does: each completes
     /// on its own, so no event waits for a short packet that never comes.
@@ -44,7 +46,9 @@ final class USBTransport: Transport {
 
     var events: EndpointReassembler
     var aclIn: EndpointReassembler
-    /// An Intel boot loader answers Secure Send with HCI events on bulk IN
+    /// An Intel boot loader's Secure Send goes on bulk OUT (`SetupWishes`).
+    var commandsOnBulk = false
+    /// That boot loader answers with HCI events on bulk IN
     /// (Linux btusb_recv_bulk_intel): while set, bulk IN is cut as events.
     var bulkInCarriesEvents = false {
         didSet {
@@ -62,7 +66,18 @@ final class USBTransport: Transport {
 
     func useVendorControl(_ on: Bool) { vendorControl = on }
 
-    func carryEventsOnBulk(_ on: Bool) { bulkInCarriesEvents = on }
+    func follow(_ wishes: SetupWishes) {
+        commandsOnBulk = wishes.commandsOnBulk
+        bulkInCarriesEvents = wishes.eventsOnBulk
+    }
+
+    /// Said once before the port reset and retry (bring-up and vendor set-up alike).
+    func warnHungAfterWarmStart() {
+        Log.warning("controller at \(description) did not answer HCI Reset (a dongle that hangs after a warm start?); resetting its USB port and trying once more")
+    }
+
+    func beginPortReset() -> String { "resetting its USB port" }
+    var portResetName: String { "a USB port reset" }
 
     /// The chipset set-up's quirk (`USBVendorControl`): its register commands
     /// become vendor control requests and its vendor commands' answers are read
@@ -210,8 +225,10 @@ final class USBTransport: Transport {
         return result
     }
 
-    var droppedPackets: Int { events.droppedPackets + aclIn.droppedPackets }
-    var babbledTransfers: Int { events.babbledTransfers + aclIn.babbledTransfers }
+    var counts: TransportCounts {
+        TransportCounts(droppedPackets: events.droppedPackets + aclIn.droppedPackets, stalls: stalls,
+                        babbledTransfers: events.babbledTransfers + aclIn.babbledTransfers)
+    }
 
     /// libusb's eventfd, which the transport sleeps on (through libusb's own
     /// poll) when it has nothing else to watch: signals wake it by writing it.
@@ -290,16 +307,16 @@ final class USBTransport: Transport {
 
     var canSend: Bool { waitingCount < USBTransport.waitingCapacity }
 
-    func send(_ packet: UnsafeRawBufferPointer, onBulk: Bool) throws(TransportError) {
+    func send(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
         if let failure { throw failure }
         guard packet.count > 1, packet.count <= USBTransport.waitingSlot else { return }
-        if waitingCount == 0, submitOut(packet, onBulk: onBulk) { return }
+        if waitingCount == 0, submitOut(packet, onBulk: commandsOnBulk) { return }
         // No transfer free (or older packets wait): keep it, in order.
         guard waitingCount < USBTransport.waitingCapacity else { return }
         let slot = (waitingHead + waitingCount) % USBTransport.waitingCapacity
         (waiting.baseAddress! + slot * USBTransport.waitingSlot).copyMemory(from: packet.baseAddress!, byteCount: packet.count)
         waitingLengths[slot] = packet.count
-        waitingBulk[slot] = onBulk
+        waitingBulk[slot] = commandsOnBulk
         waitingCount += 1
         if let failure { throw failure }
     }
