@@ -6,15 +6,27 @@ import Chipsets
 /// The fixed pool of libusb transfers: IN ones always submitted, OUT and control
 /// ones reused, each completion queued for the next `receive`.
 extension USBTransport {
-    func allocate(_ size: Int) -> UnsafeMutablePointer<libusb_transfer> {
+    /// One transfer of the pool, for `endpoint` with a buffer of `size` bytes.
+    func allocate(_ size: Int, endpoint: UInt8, type: libusb_transfer_type) -> UnsafeMutablePointer<libusb_transfer> {
         let transfer = libusb_alloc_transfer(0)!
         transfer.pointee.buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
         transfer.pointee.user_data = Unmanaged.passUnretained(self).toOpaque()
         transfer.pointee.callback = usbTransferCompleted
         transfer.pointee.dev_handle = handle
         transfer.pointee.timeout = 0
+        transfer.pointee.endpoint = endpoint
+        transfer.pointee.type = UInt8(type.rawValue)
         allTransfers.push(transfer)
         return transfer
+    }
+
+    /// `count` IN transfers of one packet each on `endpoint`, submitted.
+    func submitIn(_ count: Int, endpoint: UInt8, maxPacket: Int, type: libusb_transfer_type) throws(TransportError) {
+        for _ in 0..<count {
+            let transfer = allocate(maxPacket, endpoint: endpoint, type: type)
+            transfer.pointee.length = Int32(maxPacket)
+            try submit(transfer)
+        }
     }
 
     /// The fixed pool: IN transfers stay submitted; OUT and control ones are reused.
@@ -22,32 +34,14 @@ extension USBTransport {
     /// recovers a controller that stops answering, and a timeout would make
     /// libusb re-arm its timerfd on every submission and completion.
     func startTransfers() throws(TransportError) {
-        for _ in 0..<USBTransport.eventTransfers {
-            let transfer = allocate(eventMaxPacket)
-            transfer.pointee.endpoint = eventEndpoint
-            transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_INTERRUPT.rawValue)
-            transfer.pointee.length = Int32(eventMaxPacket)
-            try submit(transfer)
-        }
-        for _ in 0..<USBTransport.aclInTransfers {
-            let transfer = allocate(aclInMaxPacket)
-            transfer.pointee.endpoint = aclInEndpoint
-            transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_BULK.rawValue)
-            transfer.pointee.length = Int32(aclInMaxPacket)
-            try submit(transfer)
-        }
+        try submitIn(USBTransport.eventTransfers, endpoint: eventEndpoint, maxPacket: eventMaxPacket, type: LIBUSB_TRANSFER_TYPE_INTERRUPT)
+        try submitIn(USBTransport.aclInTransfers, endpoint: aclInEndpoint, maxPacket: aclInMaxPacket, type: LIBUSB_TRANSFER_TYPE_BULK)
         for _ in 0..<USBTransport.outTransfers {
-            let transfer = allocate(USBTransport.outTransferSize)
-            transfer.pointee.endpoint = aclOutEndpoint
-            transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_BULK.rawValue)
-            freeOut.push(transfer)
+            freeOut.push(allocate(USBTransport.outTransferSize, endpoint: aclOutEndpoint, type: LIBUSB_TRANSFER_TYPE_BULK))
         }
         for _ in 0..<USBTransport.controlTransfers {
             // The setup packet, then the command (its indicator's byte is not sent).
-            let transfer = allocate(8 + USBTransport.outTransferSize)
-            transfer.pointee.endpoint = 0
-            transfer.pointee.type = UInt8(LIBUSB_TRANSFER_TYPE_CONTROL.rawValue)
-            freeControl.push(transfer)
+            freeControl.push(allocate(8 + USBTransport.outTransferSize, endpoint: 0, type: LIBUSB_TRANSFER_TYPE_CONTROL))
         }
     }
 
