@@ -1,5 +1,4 @@
 import CLinux
-import Chipsets
 
 /// H4 over TCP: Bumble's and Android's virtual controllers (`tcp:HOST:PORT`).
 final class TCPTransport: DescriptorTransport {
