@@ -89,7 +89,6 @@ else ifneq ($(filter $(ARCH),x86_64 amd64),)
 else
   $(error ARCH must be x86_64 or arm64, not $(ARCH))
 endif
-EMBEDDED_LIB := $(TOOLCHAIN)/lib/swift/embedded/$(STDLIB_TARGET)
 # -Osize, a section per function (the link keeps what is called), the machine
 # outliner (folds String code's repeated runs); as the SwiftPM release build, no
 # run-time exclusivity checks.
@@ -102,7 +101,11 @@ PLATFORM_FLAGS := $(SHIPPED_FLAGS) -I Sources/CLinux -I Sources/CLibUSB \
     -Xfrontend -sil-inline-caller-benefit-reduction-factor -Xfrontend 64
 # The toolchain's lld, for identical code folding: the generic loop's copies per
 # role share much identical code (7 KB less on x86_64, measured 2026-11-28).
-SHIPPED_LDFLAGS := -L $(EMBEDDED_LIB) -lswiftUnicodeDataTables -lusb-1.0 -fuse-ld=lld -Wl,--icf=all \
+# Not the Embedded stdlib's libswiftUnicodeDataTables: the platform compares text
+# as bytes (Sources/ITCBOptions/ByteText.swift), so a link that fails on an
+# undefined _swift_stdlib_* symbol means a String ==, <, hasPrefix, split, switch
+# or Character count crept in (docs/ARCHITECTURE.md, "Text is bytes").
+SHIPPED_LDFLAGS := -lusb-1.0 -fuse-ld=lld -Wl,--icf=all \
     -Wl,--gc-sections -Wl,-z,relro -Wl,-z,now -Wl,--build-id $(ARCH_LDFLAGS)
 
 # --- One Swift module ------------------------------------------------------------

@@ -7,8 +7,9 @@
 # sections) and linked by clang against libc and libusb-1.0 only (nothing of
 # libm is needed, which keeps it out of memory), with
 # --gc-sections; the Swift runtime it needs is the few functions of the
-# Embedded stdlib that the code uses, plus Swift's Unicode normalisation
-# tables (libswiftUnicodeDataTables.a: String comparison and hashing).
+# Embedded stdlib that the code uses, without its Unicode tables
+# (libswiftUnicodeDataTables.a is not linked: text is compared as bytes,
+# docs/ARCHITECTURE.md "Text is bytes").
 #
 # Then, at build time, from the program's one option table, by the build-time
 # tool itcb-dongle-docs (not part of the binary): the man page, and the bash, zsh

@@ -55,17 +55,13 @@ extension String {
         return String(out)
     }
 
-    /// Without leading and trailing white space (Unicode's, via libc).
+    /// Without leading and trailing white space: ASCII's, and Unicode's as libc
+    /// (iswspace under C.UTF-8) says, cut on scalars (ByteText.swift).
     func trimmingCharacters() -> String {
-        var scalars = Substring(self).unicodeScalars
-        func space(_ s: Unicode.Scalar) -> Bool {
-            if s.isASCII { return s.value == 32 || (s.value >= 9 && s.value <= 13) }
+        String(trimmingWhiteSpace { scalar in
             loadUnicodeLocale()
-            return clinux_iswspace(s.value) != 0
-        }
-        while let first = scalars.first, space(first) { scalars.removeFirst() }
-        while let last = scalars.last, space(last) { scalars.removeLast() }
-        return String(Substring(scalars))
+            return clinux_iswspace(scalar.value) != 0
+        })
     }
 }
 

@@ -96,7 +96,7 @@ public func wrap(_ text: String, indent: Int, width: Int = 80, firstIndent: Int?
     var lines: [String] = []
     var line = ""
     var lineIndent = firstIndent ?? indent
-    for word in text.split(separator: " ") {
+    for word in text.split(ascii: " ") {
         if !line.isEmpty, lineIndent + line.utf8.count + 1 + word.utf8.count > width {
             lines.append(String(repeating: " ", count: lineIndent) + line)
             line = ""
@@ -106,19 +106,6 @@ public func wrap(_ text: String, indent: Int, width: Int = 80, firstIndent: Int?
     }
     if !line.isEmpty { lines.append(String(repeating: " ", count: lineIndent) + line) }
     return lines
-}
-
-extension String {
-    /// a-z to A-Z, every other byte as it is (no Unicode tables: Embedded Swift keeps them out).
-    public func uppercasedASCII() -> String {
-        String(decoding: utf8.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF8.self)
-    }
-
-    /// A-Z to a-z, every other byte as it is (String.lowercased() would link the
-    /// Unicode case tables, about 16 KB of the shipped binary).
-    public func lowercasedASCII() -> String {
-        String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
-    }
 }
 
 /// "DIR/rtl_bt/, DIR/intel/, …": every chipset's folder, in the table's order.

@@ -3,6 +3,6 @@ import Chipsets
 import EightBall
 import CLinux
 
-enum AnswersOption: String {
+enum AnswersOption: String, CaseIterable {
     case slug, text
 }

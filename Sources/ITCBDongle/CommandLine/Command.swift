@@ -8,7 +8,7 @@ enum Main {
     static func run(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
         let raw = rawArguments(argc: argc, argv: argv)
         let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
-        JSONOutput.enabled = arguments.contains("--json")  // until the role is known: errors as objects too
+        JSONOutput.enabled = arguments.containsBytes("--json")  // until the role is known: errors as objects too
         if let problem = invalidUTF8Argument(raw) { fail(problem) }
         if arguments.isEmpty {
             writeStandardError(usageText())
@@ -16,12 +16,12 @@ enum Main {
         }
         // --help and --version win over anything else on the line.
         for argument in arguments {
-            if argument == "--" { break }
-            if argument == "--help" || argument == "-h" {
+            if sameBytes(argument, "--") { break }
+            if sameBytes(argument, "--help") || sameBytes(argument, "-h") {
                 writeRaw(1, helpText())
                 return Exit.success
             }
-            if argument == "--version" {
+            if sameBytes(argument, "--version") {
                 printLine(itcbDongleVersion)
                 return Exit.success
             }

@@ -23,10 +23,10 @@ func rawArguments(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<C
 func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
     for (index, bytes) in arguments.enumerated() where !isValidUTF8(bytes) {
         let text = String(decoding: bytes, as: UTF8.self)
-        if text.hasPrefix("--"), let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+        if text.hasBytePrefix("--"), let equals = text.firstIndex(ascii: "=") {
             return "\(text[..<equals]) must be valid UTF-8 (its value has bytes that are not)"
         }
-        if index > 0, let option = optionName(arguments[index - 1]), valueOptions.contains(option) {
+        if index > 0, let option = optionName(arguments[index - 1]), valueOptions.containsBytes(option) {
             return "--\(option) must be valid UTF-8 (its value has bytes that are not)"
         }
         return "argument \(index + 1) is not valid UTF-8"
@@ -77,8 +77,8 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
     }
     for option in options {
         let name = option.name.rawValue
-        let isPeripheral = peripheralOptions.contains(name)
-        let isCentral = centralOptions.contains(name)
+        let isPeripheral = peripheralOptions.containsBytes(name)
+        let isCentral = centralOptions.containsBytes(name)
         if option.name == .metricsFile, listControllers || controllerInfo {
             return "--metrics-file does not apply with \(listControllers ? "--list-controllers" : "--controller-info"), which runs no role"
         }
@@ -88,7 +88,7 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
         if listControllers || controllerInfo {
             let mode = listControllers ? "--list-controllers" : "--controller-info"
             return "--\(name) is a \(owner) option: it does not apply with \(mode)"
-        } else if let role, role.rawValue != owner {
+        } else if let role, !sameBytes(role.rawValue, owner) {
             return "--\(name) is a \(owner) option: it does not apply with --role \(role.rawValue)"
         } else if scan, option.name == .question || option.name == .count {
             return "--\(name) does not apply with --scan, which lists 8-Balls and asks nothing"
@@ -105,7 +105,7 @@ func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
     for name in order {
         let given = options.filter { $0.name == name }.map { $0.value }
         guard given.count > 1, !(optionSpec(name)?.repeats ?? false) else { continue }
-        let shown = valueOptions.contains(name.rawValue) ? " (" + given.map { "'\($0.escaped)'" }.joined(separator: ", ") + ")" : ""
+        let shown = valueOptions.containsBytes(name.rawValue) ? " (" + given.map { "'\($0.escaped)'" }.joined(separator: ", ") + ")" : ""
         return "--\(name.rawValue) is given \(given.count) times\(shown); give it once (only --question repeats)"
     }
     return nil
@@ -117,26 +117,6 @@ func givenOptions(_ arguments: [String]) -> [(name: OptionName, value: String)] 
     switch parseCommandLine(arguments) {
     case .success(let parsed): parsed.options
     case .failure: []
-    }
-}
-
-extension String {
-    /// Every occurrence of `target` replaced (byte-wise: both are UTF-8).
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        let bytes = Array(utf8), pattern = Array(target.utf8)
-        guard !pattern.isEmpty else { return self }
-        var out: [UInt8] = []
-        var i = 0
-        while i < bytes.count {
-            if i + pattern.count <= bytes.count, bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
-                out += replacement.utf8
-                i += pattern.count
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 
@@ -158,7 +138,7 @@ extension CommandLineSettings {
         case .peripheral?:
             if !given.contains(.name), let value = variable("ITCB_NAME") { name = value }
             if !given.contains(.answers), let value = variable("ITCB_ANSWERS") {
-                guard let parsed = AnswersOption(rawValue: value) else {
+                guard let parsed = AnswersOption(bytes: value) else {
                     return "ITCB_ANSWERS must be slug or text (got '\(value.escaped)')"
                 }
                 answers = parsed

@@ -54,7 +54,7 @@ struct CommandLineSettings {
             }
         } else if let first = parsed.positional.first {
             if parsed.positional.count == 1 {
-                if RoleOption(rawValue: first) != nil {
+                if RoleOption(bytes: first) != nil {
                     throw UsageError("unexpected argument '\(first.escaped)'; did you mean '--role \(first)'?")
                 }
                 throw UsageError("unexpected argument '\(first.escaped)' (a value with spaces needs quotes: --question \"Will it rain?\")")
@@ -65,7 +65,7 @@ struct CommandLineSettings {
         for (option, value) in parsed.options {
             switch option {
             case .role:
-                guard let parsed = RoleOption(rawValue: value) else { throw UsageError("--role must be peripheral or central (got '\(value.escaped)')") }
+                guard let parsed = RoleOption(bytes: value) else { throw UsageError("--role must be peripheral or central (got '\(value.escaped)')") }
                 role = parsed
             case .transport: transport = value
             case .btsnoop: btsnoop = value
@@ -77,7 +77,7 @@ struct CommandLineSettings {
             case .udevMatch: udevMatch = value
             case .name: name = value
             case .answers:
-                guard let parsed = AnswersOption(rawValue: value) else { throw UsageError("--answers must be slug or text (got '\(value.escaped)')") }
+                guard let parsed = AnswersOption(bytes: value) else { throw UsageError("--answers must be slug or text (got '\(value.escaped)')") }
                 answers = parsed
             case .maxCentrals: maxCentrals = try integer(option, value)
             case .idleTimeout: idleTimeout = try number(option, value)
@@ -169,7 +169,7 @@ struct CommandLineSettings {
 /// --seed: a whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
 func parseSeed(_ text: String) throws(UsageError) -> UInt64 {
     if let value = UInt64(text, radix: 10) { return value }
-    if text.hasPrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+    if text.hasBytePrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
         throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text.escaped)')")
     }
     throw UsageError("--seed: a seed is a whole number from 0 to 18446744073709551615 (got '\(text.escaped)')")
@@ -184,8 +184,8 @@ func integer(_ option: OptionName, _ text: String) throws(UsageError) -> Int {
 /// --connection-interval: "MIN-MAX" in ms (7.5 to 1000, in 1.25 ms steps
 /// inward) with latency 0 and a 4 s supervision timeout, or "off" (nil).
 func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionParameters? {
-    if text == "off" { return nil }
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    if sameBytes(text, "off") { return nil }
+    let parts = text.split(ascii: "-", omittingEmptySubsequences: false)
     let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off (got '\(text.escaped)')")
     guard parts.count == 2, let low = parseDouble(String(parts[0])), let high = parseDouble(String(parts[1])),
           low >= 7.5, high <= 1000, low <= high else { throw bad }

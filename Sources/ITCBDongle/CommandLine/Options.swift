@@ -70,7 +70,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
                     }
                     // GNU getopt takes a unique prefix for the option; this program does not.
                     let given = optionToken(token)
-                    guard given == "--" + spec.name else {
+                    guard let long = given.afterBytePrefix("--"), sameBytes(long, spec.name) else {
                         failure = unknownOption(given)
                         break
                     }
@@ -90,7 +90,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
 
 /// "--name=x" → "--name".
 func optionToken(_ token: String) -> String {
-    guard token.hasPrefix("--"), let equals = token.utf8.firstIndex(of: UInt8(ascii: "=")) else { return token }
+    guard token.hasBytePrefix("--"), let equals = token.firstIndex(ascii: "=") else { return token }
     return String(token[..<equals])
 }
 

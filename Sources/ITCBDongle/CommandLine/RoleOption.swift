@@ -3,6 +3,6 @@ import Chipsets
 import EightBall
 import CLinux
 
-enum RoleOption: String {
+enum RoleOption: String, CaseIterable {
     case peripheral, central
 }

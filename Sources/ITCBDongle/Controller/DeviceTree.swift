@@ -24,7 +24,7 @@ struct DeviceTree {
 
     /// The name Linux `btbcm.c` gives the board (`btbcm_get_board_name`: the
     /// first `compatible` entry, '/' as '-'); empty without a tree.
-    var boardName: String { compatible.first.map { String($0.map { $0 == "/" ? "-" : $0 }) } ?? "" }
+    var boardName: String { compatible.first.map { $0.replacingOccurrences(of: "/", with: "-") } ?? "" }
 
     /// `boardName` as the chipsets take it (`ChipsetContext.board`).
     var boardText: Capacity.ChipsetText {
@@ -33,7 +33,7 @@ struct DeviceTree {
         return text
     }
 
-    var isRaspberryPi: Bool { compatible.first?.hasPrefix("raspberrypi,") ?? false }
+    var isRaspberryPi: Bool { compatible.first?.hasBytePrefix("raspberrypi,") ?? false }
 
     /// A property's bytes; nil when it is not there (or not readable).
     func property(_ path: String) -> [UInt8]? { DeviceTree.readBytes(directory + "/" + path) }
@@ -103,9 +103,9 @@ struct BoardUART: Equatable {
             return BoardUART(baud: 921_600, flow: false,
                              reason: "\(model.escaped): the Bluetooth UART has \(pins.count / 4) pins (uart0_pins: no CTS, RTS), as Raspberry Pi's btuart")
         }
-        if let node = DeviceTree.readString(tree.directory + "/aliases/bluetooth"), node.hasPrefix("/"),
-           let speed = tree.cell(String(node.dropFirst()) + "/max-speed"), SerialTransport.speed(speed) != nil {
-            let uart = String(node.dropFirst()).split(separator: "/").dropLast().joined(separator: "/")
+        if let node = DeviceTree.readString(tree.directory + "/aliases/bluetooth")?.afterBytePrefix("/"),
+           let speed = tree.cell(String(node) + "/max-speed"), SerialTransport.speed(speed) != nil {
+            let uart = node.split(ascii: "/").dropLast().joined(separator: "/")
             let flow = tree.property(uart + "/uart-has-rtscts") != nil
             return BoardUART(baud: speed, flow: flow,
                              reason: "\(model.escaped): the Bluetooth node's max-speed, its UART \(flow ? "with" : "without") uart-has-rtscts, as Linux's hci_bcm reads them")

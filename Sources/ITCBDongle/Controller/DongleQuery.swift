@@ -46,11 +46,11 @@ enum DongleQuery {
                 model = text(found.model)
                 firmware = "\(found.info.directory)/" + text(found.file)
                 let shipped = "\(found.info.usbPackage)"
-                package = shipped.isEmpty ? nil : String(shipped.prefix { $0 != " " })
+                package = shipped.isEmpty ? nil : String(shipped.prefix(beforeASCII: " "))
             } else if let listed = NotServed.reason(vendor: vendor, product: product) {
                 chipset = "\(listed.family)"
                 reason = "\(listed.why)"
-                served = "\(listed.family)" == "csr"  // a standard controller: driven without a set-up
+                served = sameBytes("\(listed.family)", "csr")  // a standard controller: driven without a set-up
             } else {
                 reason = "no chipset of the table claims it: driven as a standard controller when its class is "
                     + "E0/01/01 and it needs no firmware"

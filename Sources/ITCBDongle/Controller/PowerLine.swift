@@ -78,11 +78,11 @@ struct PowerLine {
         var chips: [String] = []
         while let entry = readdir(handle) {
             let entryName = String(cString: clinux_dirent_name(entry))
-            if entryName.hasPrefix("gpiochip") { chips.append(entryName) }
+            if entryName.hasBytePrefix("gpiochip") { chips.append(entryName) }
         }
         closedir(handle)
         // gpiochip0, gpiochip1, …, gpiochip10: in the kernel's order.
-        chips.sort { ($0.count, $0) < ($1.count, $1) }
+        chips.sort { $0.utf8.count != $1.utf8.count ? $0.utf8.count < $1.utf8.count : bytesPrecede($0, $1) }
         var problems: [String] = []
         for entry in chips {
             let path = dir + "/" + entry
@@ -114,7 +114,7 @@ struct PowerLine {
             guard clinux_gpio_line_info(fd, offset, &lineName, &holder, &used) == 0 else {
                 return .failure(NotFound(text: "\(path.escaped) line \(offset): \(errnoString())"))
             }
-            guard PowerLine.text(lineName) == wanted else { continue }
+            guard sameBytes(PowerLine.text(lineName), wanted) else { continue }
             if used != 0 {
                 let who = PowerLine.text(holder)
                 return .failure(NotFound(text: "\(wanted) on \(path.escaped) line \(offset) is held by \(who.isEmpty ? "another consumer" : who.escaped) (the kernel's Bluetooth driver still has the radio?)"))

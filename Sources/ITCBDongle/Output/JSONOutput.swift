@@ -58,7 +58,7 @@ func jsonString(_ s: String) -> String {
             if UntrustedText.needsEscape(scalar.value, wholeLine: true) {
                 // Controls, DEL, C1 and bidi controls as \u escapes (RFC 8259 §7):
                 // the same string to a JSON reader, nothing a terminal acts on.
-                out += "\\u" + hex(UInt8(scalar.value >> 8)).foldedCase() + hex(UInt8(scalar.value & 0xFF)).foldedCase()
+                out += "\\u" + hex(UInt8(scalar.value >> 8)).lowercasedASCII() + hex(UInt8(scalar.value & 0xFF)).lowercasedASCII()
             } else {
                 out.unicodeScalars.append(scalar)
             }

@@ -68,20 +68,21 @@ extension BDAddress {
 
     /// Parses "AA:BB:CC:DD:EE:FF".
     init?(string: String, type: UInt8) {
-        let parts = string.split(separator: ":")
+        let parts = string.split(ascii: ":")
         guard parts.count == 6 else { return nil }
         var value: UInt64 = 0
         for part in parts {
-            guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
+            guard part.utf8.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
             value = value << 8 | UInt64(byte)
         }
         self.init(value: value, type: type)
     }
 }
 
+/// "0A": two upper-case hex digits.
 func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble }
+    return String(decoding: [digit(byte >> 4), digit(byte & 0xF)], as: UTF8.self)
 }
 
 func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {

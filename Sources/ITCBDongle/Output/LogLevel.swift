@@ -5,15 +5,14 @@ import BLEHost
 enum LogLevel: Int, Comparable, CaseIterable {
     case error, warning, info, debug, trace
 
+    /// The level a --log-level name gives, in any ASCII case ("warn" is warning's).
     init?(name: String) {
-        switch name.foldedCase() {
-        case "error": self = .error
-        case "warning", "warn": self = .warning
-        case "info": self = .info
-        case "debug": self = .debug
-        case "trace": self = .trace
-        default: return nil
+        if sameBytesIgnoringASCIICase(name, "warn") {
+            self = .warning
+            return
         }
+        guard let level = LogLevel.allCases.first(where: { sameBytesIgnoringASCIICase(name, $0.name) }) else { return nil }
+        self = level
     }
 
     var name: String {

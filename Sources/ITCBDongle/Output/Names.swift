@@ -219,7 +219,7 @@ func leFeatureList(_ mask: UInt64) -> [String] {
     var names: [String] = []
     for bit in 0..<64 where mask & (1 << UInt64(bit)) != 0 {
         let name = leFeatureNames(bit) ?? "bit \(bit)"
-        if !names.contains(name) { names.append(name) }
+        if !names.containsBytes(name) { names.append(name) }
     }
     return names
 }

@@ -69,14 +69,15 @@ struct CentralLogic: RoleLogic, ~Copyable {
         guard let peerName, session.isCandidate(entry) else { return }
         let heard = entry.summary.name.string.foldedCase(), wanted = peerName.foldedCase()
         let address = entry.address.value
-        let mayBe = !entry.summary.nameIsComplete && entry.heardScanResponse && wanted.hasPrefix(heard)
+        let same = sameBytes(heard, wanted)
+        let mayBe = !entry.summary.nameIsComplete && entry.heardScanResponse && wanted.hasBytePrefix(heard)
             && !otherNames.contains { $0.address == address }
-        guard heard == wanted || mayBe else { return }
+        guard same || mayBe else { return }
         if session.settings.listOnly {
             session.settings.peerAddress = address  // --scan lists each of them
             return
         }
-        if heard == wanted {
+        if same {
             if let index = namesakes.firstIndex(where: { $0.address.value == address }) {
                 namesakes[index] = entry
             } else {
@@ -122,7 +123,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let wanted: Bool
         if let peerName {
             // Found by its full name, or by the shortened one --scan lists.
-            wanted = (found && name.foldedCase() == peerName.foldedCase()) || heard.foldedCase() == peerName.foldedCase()
+            wanted = (found && sameBytes(name.foldedCase(), peerName.foldedCase())) || sameBytes(heard.foldedCase(), peerName.foldedCase())
         } else {
             wanted = true
         }
@@ -303,10 +304,10 @@ struct CentralLogic: RoleLogic, ~Copyable {
             let shown = other.name.isEmpty ? "cannot be read (no GAP Device Name)" : "is \"\(other.name)\""
             return "not named \"\((peerName ?? "").escaped)\": its full name, read over GATT, \(shown)"
         }
-        if let peerName, entry.summary.name.string.foldedCase() != peerName.foldedCase(),
-           !(entry.heardScanResponse && peerName.foldedCase().hasPrefix(entry.summary.name.string.foldedCase())) {
+        if let peerName, !sameBytes(entry.summary.name.string.foldedCase(), peerName.foldedCase()),
+           !(entry.heardScanResponse && peerName.foldedCase().hasBytePrefix(entry.summary.name.string.foldedCase())) {
             if !entry.summary.nameIsComplete, !entry.heardScanResponse,
-               peerName.foldedCase().hasPrefix(entry.summary.name.string.foldedCase()) {
+               peerName.foldedCase().hasBytePrefix(entry.summary.name.string.foldedCase()) {
                 return "not named \"\(peerName.escaped)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
             }
             return "not named \"\(peerName.escaped)\""

@@ -10,7 +10,7 @@ struct InfoLogic: RoleLogic {
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         guard case .ready = event, exitCode == nil else { return }
         // A line at a time: printLine makes each one a line of its own.
-        for line in controllerInfoText(host.controller).split(separator: "\n") { printLine(String(line)) }
+        for line in controllerInfoText(host.controller).split(ascii: "\n") { printLine(String(line)) }
         exitCode = Exit.success
     }
 }
@@ -31,5 +31,5 @@ func controllerInfoText(_ info: ControllerInfo) -> String {
 
 func hex4(_ value: UInt16) -> String {
     let digits = String(value, radix: 16)
-    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    return String(repeating: "0", count: max(0, 4 - digits.utf8.count)) + digits
 }

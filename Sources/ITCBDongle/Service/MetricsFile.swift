@@ -38,9 +38,9 @@ final class MetricsFile {
     init(path: String, transport: String, name: String, role: RoleOption) {
         self.path = path
         // Hidden and not *.prom: the collector never reads a half-written one.
-        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let directory = slash.map { String(path[...$0]) } ?? ""
-        let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let parts = path.cut(at: "/", last: true)
+        let directory = parts.map { String($0.before) + "/" } ?? ""
+        let file = parts.map { String($0.after) } ?? path
         temporary = directory + "." + file + ".tmp"
         labels = MetricsFile.labelText("{transport", transport)
         processInfo = MetricsFile.labelText(",name", name) + MetricsFile.labelText(",version", itcbDongleVersion)
@@ -376,7 +376,7 @@ extension RunLoop where Logic: ~Copyable {
 /// --metrics-file's value: a file node_exporter's textfile collector reads
 /// (*.prom); whether its directory is there is the run's business (warned).
 func checkMetricsFile(_ path: String, from source: String = "--metrics-file") throws(UsageError) {
-    guard path.hasSuffix(".prom"), !path.hasSuffix("/.prom") else {
+    guard path.hasByteSuffix(".prom"), !path.hasByteSuffix("/.prom") else {
         throw UsageError("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads (got '\(path.escaped)')")
     }
     var status = stat()

@@ -11,8 +11,8 @@ enum UdevMatch {
 
     static func run(devpath: String) -> Int32 {
         // udev gives %p (/devices/…); tests give a whole path to a fake sysfs tree.
-        let sysfs = devpath.hasPrefix("/devices/") ? "/sys" + devpath : devpath
-        let kernelName = sysfs.split(separator: "/").last.map(String.init) ?? ""
+        let sysfs = devpath.hasBytePrefix("/devices/") ? "/sys" + devpath : devpath
+        let kernelName = sysfs.split(ascii: "/").last.map(String.init) ?? ""
         guard let descriptors = readBinary(sysfs + "/descriptors"), isBluetooth(descriptors) else {
             printLine("ITCB_BLUETOOTH=0")
             return 0
@@ -53,13 +53,12 @@ enum UdevMatch {
     /// same with the `usb:` prefix of --transport; `#` starts a comment.
     static func configured(config: String, vendor: UInt16, product: UInt16, path: String) -> Bool {
         guard let text = readText(config) else { return false }
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let entry = String(rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-                .trimmingCharacters()
+        for (number, rawLine) in text.split(ascii: "\n", omittingEmptySubsequences: false).enumerated() {
+            let entry = String(rawLine.prefix(beforeASCII: "#")).trimmingCharacters()
             if entry.isEmpty { continue }
-            switch TransportSpec.parse(entry.hasPrefix("usb:") ? entry : "usb:" + entry) {
+            switch TransportSpec.parse(entry.hasBytePrefix("usb:") ? entry : "usb:" + entry) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
-            case .success(.usbPath(let bus, let ports)) where "\(bus)-" + ports.map(String.init).joined(separator: ".") == path:
+            case .success(.usbPath(let bus, let ports)) where sameBytes("\(bus)-" + ports.map(String.init).joined(separator: "."), path):
                 return true
             case .success: continue
             case .failure:

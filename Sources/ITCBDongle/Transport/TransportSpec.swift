@@ -12,58 +12,57 @@ enum TransportSpec: Equatable {
 
     /// Parses a --transport value; the error is one line that says what is expected.
     static func parse(_ text: String) -> Result<TransportSpec, TransportSpecError> {
-        if text == "usb" { return .success(.usbAny) }
-        if text.hasPrefix("usb:") {
-            let rest = String(text.dropFirst(4))
-            let idParts = rest.split(separator: ":", omittingEmptySubsequences: false)
+        // Byte-wise throughout (ByteText.swift): no Unicode comparison in the shipped binary.
+        if sameBytes(text, "usb") { return .success(.usbAny) }
+        if let rest = text.afterBytePrefix("usb:") {
+            let idParts = rest.split(ascii: ":", omittingEmptySubsequences: false)
             if idParts.count == 2 {
-                guard idParts[0].count == 4, idParts[1].count == 4,
+                guard idParts[0].utf8.count == 4, idParts[1].utf8.count == 4,
                       let vendor = UInt16(idParts[0], radix: 16), let product = UInt16(idParts[1], radix: 16) else {
                     return .failure(TransportSpecError("USB id must be four hex digits each, as in usb:0a12:0001"))
                 }
                 return .success(.usbID(vendor: vendor, product: product))
             }
-            let busPort = rest.split(separator: "-", omittingEmptySubsequences: false)
+            let busPort = rest.split(ascii: "-", omittingEmptySubsequences: false)
             if busPort.count == 2, let bus = Int(busPort[0]), bus > 0 {
-                let ports = busPort[1].split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+                let ports = busPort[1].split(ascii: ".", omittingEmptySubsequences: false).map { Int($0) }
                 if !ports.isEmpty, ports.count <= 7, ports.allSatisfy({ $0 != nil && $0! > 0 && $0! < 256 }) {
                     return .success(.usbPath(bus: bus, ports: ports.map { $0! }))
                 }
             }
             return .failure(TransportSpecError("bad USB selector '\(String(rest).escaped)': use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
         }
-        if text.hasPrefix("tcp:") {
-            let rest = text.dropFirst(4)
-            if rest.hasSuffix(",flow") || rest.hasSuffix(",noflow") || rest.contains("@") {
+        if let rest = text.afterBytePrefix("tcp:") {
+            if rest.hasByteSuffix(",flow") || rest.hasByteSuffix(",noflow") || rest.contains(ascii: "@") {
                 return .failure(TransportSpecError("@BAUD, ,flow and ,noflow are a serial port's (serial:PATH[@BAUD][,flow|,noflow]); tcp takes HOST:PORT only"))
             }
-            guard let colon = rest.lastIndex(of: ":") else {
+            guard let hostPort = rest.cut(at: ":", last: true) else {
                 return .failure(TransportSpecError("tcp transport needs HOST:PORT, as in tcp:127.0.0.1:1234"))
             }
-            var host = String(rest[rest.startIndex..<colon])
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty, let port = UInt16(rest[rest.index(after: colon)...]), port > 0 else {
+            var host = String(hostPort.before)
+            if host.hasBytePrefix("["), host.hasByteSuffix("]") { host = String(host.utf8.dropFirst().dropLast())! }
+            guard !host.isEmpty, let port = UInt16(hostPort.after), port > 0 else {
                 return .failure(TransportSpecError("tcp transport needs HOST:PORT with a port 1-65535, as in tcp:127.0.0.1:1234"))
             }
             return .success(.tcp(host: host, port: port))
         }
-        if text.hasPrefix("serial:") {
-            var rest = Substring(text.dropFirst(7))
+        if var rest = text.afterBytePrefix("serial:") {
             var flow: Bool? = nil
-            if let comma = rest.lastIndex(of: ",") {
-                switch rest[rest.index(after: comma)...] {
-                case "flow": flow = true
-                case "noflow": flow = false
-                default:
+            if let option = rest.cut(at: ",", last: true) {
+                if sameBytes(option.after, "flow") {
+                    flow = true
+                } else if sameBytes(option.after, "noflow") {
+                    flow = false
+                } else {
                     return .failure(TransportSpecError("unknown serial option in '\(text.escaped)': use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
                 }
-                rest = rest[rest.startIndex..<comma]
+                rest = option.before
             }
             var path = String(rest)
             var baud: Int? = nil
-            if let at = rest.lastIndex(of: "@") {
-                path = String(rest[rest.startIndex..<at])
-                guard let value = Int(rest[rest.index(after: at)...]), SerialTransport.speed(value) != nil else {
+            if let rate = rest.cut(at: "@", last: true) {
+                path = String(rate.before)
+                guard let value = Int(rate.after), SerialTransport.speed(value) != nil else {
                     return .failure(TransportSpecError("unsupported baud rate in '\(text.escaped)' (use 115200, 460800, 921600, 1000000, …)"))
                 }
                 baud = value

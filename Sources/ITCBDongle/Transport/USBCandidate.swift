@@ -27,7 +27,7 @@ struct USBCandidate {
         var buffer = [CChar](repeating: 0, count: 512)
         let n = readlink("/sys/bus/usb/devices/\(path):1.0/driver", &buffer, 511)
         guard n > 0 else { return nil }
-        return string(fromCString: Array(buffer.prefix(n))).split(separator: "/").last.map(String.init)
+        return string(fromCString: Array(buffer.prefix(n))).split(ascii: "/").last.map(String.init)
     }
 
     func matches(_ spec: TransportSpec) -> Bool {

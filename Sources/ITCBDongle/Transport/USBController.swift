@@ -104,7 +104,7 @@ enum USBController {
         }
     }
 
-    static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
+    static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.unicodeScalars.count)) }
 
     static func open(_ spec: TransportSpec, reset: Bool, quiet: Bool = false) throws(TransportError) -> Transport {
         var context: OpaquePointer? = nil
@@ -169,13 +169,13 @@ func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String
 }
 
 /// Rows as columns two spaces apart, each as wide as its widest cell (the
-/// last one not padded).
+/// last one not padded); a cell's width is its count of Unicode scalars.
 func alignedColumns(_ rows: [[String]]) -> [String] {
     var widths: [Int] = []
     for row in rows {
         for (column, cell) in row.enumerated() {
             if column == widths.count { widths.append(0) }
-            widths[column] = max(widths[column], cell.count)
+            widths[column] = max(widths[column], cell.unicodeScalars.count)
         }
     }
     return rows.map { row in
@@ -189,5 +189,5 @@ func alignedColumns(_ rows: [[String]]) -> [String] {
 func firmwareGuess(vendor: UInt16, product: UInt16, vendorClass: Bool = false) -> (family: String, model: String, file: String, package: String)? {
     guard let found = ChipsetTable.usbModel(vendor: vendor, product: product, vendorClass: vendorClass) else { return nil }
     return ("\(found.info.vendor)", text(found.model), "\(found.info.directory)/" + text(found.file),
-            String("\(found.info.usbPackage)".prefix { $0 != " " }))  // the name, without "(component …)"
+            String("\(found.info.usbPackage)".prefix(beforeASCII: " ")))  // the name, without "(component …)"
 }

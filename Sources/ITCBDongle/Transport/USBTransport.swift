@@ -374,7 +374,7 @@ func libusbEventDescriptor(_ context: OpaquePointer) -> Int32 {
     }
     guard length > 0 else { return -1 }
     let name = target.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    return name == "anon_inode:[eventfd]" ? fd : -1
+    return sameBytes(name, "anon_inode:[eventfd]") ? fd : -1
 }
 
 /// libusb's pollfd notifiers: the poll set is rebuilt before the next wait.

@@ -1,0 +1,174 @@
+// Text compared, searched, cut and sorted as its UTF-8 bytes (docs/ARCHITECTURE.md,
+// "Text is bytes"). Swift's own `==`, `<`, `hasPrefix`, `split`, `switch` over
+// String literals, `init?(rawValue:)` of a String enum and Character counts treat
+// canonically equivalent text as equal and step by grapheme clusters: in the
+// Embedded build that links the standard library's normaliser, its grapheme
+// breaking and their tables (libswiftUnicodeDataTables). Every name this program
+// compares (options, transports, files, a peer's name) is compared here instead,
+// byte for byte: "é" (U+00E9) and "e" + U+0301 are different names. Lives in
+// ITCBOptions, the lowest module the platform's text passes through (the option
+// table's help is wrapped with it), so the program and the docs tool share it.
+// The longer helpers are @inline(never): one specialisation per string type
+// for all their callers, not a copy in each (1.6 KB less, x86_64, 2026-11-28).
+
+/// `a` and `b` are the same bytes.
+public func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+}
+
+/// `a` and `b` are the same bytes once A-Z are taken as a-z (only ASCII letters fold).
+@inline(never)
+public func sameBytesIgnoringASCIICase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
+    var other = b.utf8.startIndex
+    for byte in a.utf8 {
+        guard asciiLower(byte) == asciiLower(b.utf8[other]) else { return false }
+        other = b.utf8.index(after: other)
+    }
+    return true
+}
+
+/// `a` sorts before `b` by bytes (for UTF-8 that is the order of the scalars' values).
+public func bytesPrecede(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+    a.utf8.lexicographicallyPrecedes(b.utf8)
+}
+
+@inline(__always) func asciiLower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
+
+extension Sequence where Element: StringProtocol {
+    /// One of the elements is `text`'s bytes.
+    public func containsBytes(_ text: some StringProtocol) -> Bool { contains { sameBytes($0, text) } }
+}
+
+extension CaseIterable where Self: RawRepresentable, RawValue == String {
+    /// The case whose raw value is `text`'s bytes; `init?(rawValue:)` would switch over the strings.
+    public init?(bytes text: some StringProtocol) {
+        guard let found = Self.allCases.first(where: { sameBytes($0.rawValue, text) }) else { return nil }
+        self = found
+    }
+}
+
+extension StringProtocol {
+    /// The text begins with `prefix`'s bytes.
+    public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool { utf8.starts(with: prefix.utf8) }
+
+    /// The text ends with `suffix`'s bytes.
+    @inline(never)
+    public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
+        utf8.count >= suffix.utf8.count && utf8.dropFirst(utf8.count - suffix.utf8.count).elementsEqual(suffix.utf8)
+    }
+
+    /// What follows `prefix`'s bytes; nil when the text does not begin with them.
+    @inline(never)
+    public func afterBytePrefix(_ prefix: some StringProtocol) -> SubSequence? {
+        guard hasBytePrefix(prefix) else { return nil }
+        return self[utf8.index(startIndex, offsetBy: prefix.utf8.count)...]
+    }
+
+    /// Where the first `separator` (an ASCII character, so a byte of its own) is.
+    public func firstIndex(ascii separator: Unicode.Scalar) -> Index? {
+        utf8.firstIndex(of: UInt8(ascii: separator))
+    }
+
+    /// Where the last `separator` (an ASCII character) is.
+    @inline(never)
+    public func lastIndex(ascii separator: Unicode.Scalar) -> Index? {
+        let byte = UInt8(ascii: separator)
+        var found: Index? = nil
+        var index = startIndex
+        while index < endIndex {
+            if utf8[index] == byte { found = index }
+            index = utf8.index(after: index)
+        }
+        return found
+    }
+
+    /// The text has the ASCII character `separator`.
+    public func contains(ascii separator: Unicode.Scalar) -> Bool { firstIndex(ascii: separator) != nil }
+
+    /// The text before and after the first (`last`: the last) `separator`; nil without one.
+    @inline(never)
+    public func cut(at separator: Unicode.Scalar, last: Bool = false) -> (before: SubSequence, after: SubSequence)? {
+        guard let index = last ? lastIndex(ascii: separator) : firstIndex(ascii: separator) else { return nil }
+        return (self[..<index], self[utf8.index(after: index)...])
+    }
+
+    /// The text before the first `separator`, or all of it.
+    public func prefix(beforeASCII separator: Unicode.Scalar) -> SubSequence {
+        self[..<(firstIndex(ascii: separator) ?? endIndex)]
+    }
+
+    /// The pieces between the ASCII character `separator`, as `split(separator:)`
+    /// makes them (at most `maxSplits` cuts; empty pieces left out unless asked).
+    @inline(never)
+    public func split(ascii separator: Unicode.Scalar, maxSplits: Int = Int.max,
+                      omittingEmptySubsequences: Bool = true) -> [SubSequence] {
+        let byte = UInt8(ascii: separator)
+        var pieces: [SubSequence] = []
+        var start = startIndex, index = startIndex
+        func add(_ end: Index) {
+            if !omittingEmptySubsequences || start < end { pieces.append(self[start..<end]) }
+        }
+        while index < endIndex, pieces.count < maxSplits {
+            if utf8[index] == byte {
+                add(index)
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        add(endIndex)
+        return pieces
+    }
+
+    /// Without leading and trailing white space: ASCII's (space, \t, \n, \v, \f,
+    /// \r), and other scalars only as `isSpace` says (the platform asks libc).
+    @inline(never)
+    public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> SubSequence {
+        func space(_ s: Unicode.Scalar) -> Bool {
+            s.isASCII ? s.value == 32 || (s.value >= 9 && s.value <= 13) : isSpace(s)
+        }
+        // One pass: from the first scalar that is not space to the end of the last.
+        var first: Index? = nil, end = startIndex
+        var index = startIndex
+        for scalar in unicodeScalars {
+            let next = unicodeScalars.index(after: index)
+            if !space(scalar) {
+                if first == nil { first = index }
+                end = next
+            }
+            index = next
+        }
+        return self[(first ?? end)..<end]
+    }
+}
+
+extension String {
+    /// Every occurrence of `target`'s bytes replaced by `replacement`'s.
+    public func replacingOccurrences(of target: String, with replacement: String) -> String {
+        let bytes = Array(utf8), pattern = Array(target.utf8)
+        guard !pattern.isEmpty else { return self }
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            if i + pattern.count <= bytes.count, bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
+                out += replacement.utf8
+                i += pattern.count
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// a-z to A-Z, every other byte as it is (no Unicode tables: Embedded Swift keeps them out).
+    public func uppercasedASCII() -> String {
+        String(decoding: utf8.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF8.self)
+    }
+
+    /// A-Z to a-z, every other byte as it is (String.lowercased() would link the
+    /// Unicode case tables, about 16 KB of the shipped binary).
+    public func lowercasedASCII() -> String {
+        String(decoding: utf8.map(asciiLower), as: UTF8.self)
+    }
+}
