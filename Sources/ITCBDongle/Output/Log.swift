@@ -21,11 +21,23 @@ enum Log {
     /// Inlined where it is called: the message is built there only when the
     /// level is on, and the one `emit` writes it (an @autoclosure passed into
     /// an outlined function gets a copy of that function per call site).
+    /// A literal message is a BuiltText (outlined appends, not String
+    /// interpolation inlined per line); a String variable takes the
+    /// disfavoured generic overloads.
+    @inline(__always)
+    static func write(_ level: LogLevel, _ message: @autoclosure () -> BuiltText) {
+        guard level <= Log.level || (level == .error && firstError == nil) else { return }
+        emit(level, message())
+    }
+
     @inline(__always)
     static func write(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level <= Log.level || (level == .error && firstError == nil) else { return }
         emit(level, message())
     }
+
+    @inline(never)
+    static func emit(_ level: LogLevel, _ message: BuiltText) { emit(level, message.string) }
 
     @inline(never)
     static func emit(_ level: LogLevel, _ message: String) {
@@ -34,11 +46,17 @@ enum Log {
         writeStandardError(prefix(level) + UntrustedText.line(message) + "\n")
     }
 
-    @inline(__always) static func error(_ m: @autoclosure () -> String) { write(.error, m()) }
-    @inline(__always) static func warning(_ m: @autoclosure () -> String) { write(.warning, m()) }
-    @inline(__always) static func info(_ m: @autoclosure () -> String) { write(.info, m()) }
-    @inline(__always) static func debug(_ m: @autoclosure () -> String) { write(.debug, m()) }
-    @inline(__always) static func trace(_ m: @autoclosure () -> String) { write(.trace, m()) }
+    @inline(__always) static func error(_ m: @autoclosure () -> BuiltText) { write(.error, m()) }
+    @inline(__always) static func warning(_ m: @autoclosure () -> BuiltText) { write(.warning, m()) }
+    @inline(__always) static func info(_ m: @autoclosure () -> BuiltText) { write(.info, m()) }
+    @inline(__always) static func debug(_ m: @autoclosure () -> BuiltText) { write(.debug, m()) }
+    @inline(__always) static func trace(_ m: @autoclosure () -> BuiltText) { write(.trace, m()) }
+
+    @_disfavoredOverload @inline(__always) static func error<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.error, String(m())) }
+    @_disfavoredOverload @inline(__always) static func warning<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.warning, String(m())) }
+    @_disfavoredOverload @inline(__always) static func info<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.info, String(m())) }
+    @_disfavoredOverload @inline(__always) static func debug<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.debug, String(m())) }
+    @_disfavoredOverload @inline(__always) static func trace<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.trace, String(m())) }
 }
 
 /// Writes straight to fd 2 (unbuffered, whole lines), below the prompt if one shows.
