@@ -207,5 +207,5 @@ func number(_ option: OptionName, _ text: String) throws(UsageError) -> Double {
 /// 5 → "5", 0.5 → "0.5", -1 → "-1".
 func formatNumber(_ value: Double) -> String {
     // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
-    abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : String(value)
+    abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : doubleText(value)
 }
