@@ -21,7 +21,12 @@ struct BuiltText: ExpressibleByStringInterpolation {
 
     init(stringInterpolation: Builder) { bytes = stringInterpolation.bytes }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    var string: String {
+        @inline(never) get { String(decoding: bytes, as: UTF8.self) }
+    }
+
+    @inline(never)
+    mutating func append(_ more: BuiltText) { bytes.append(contentsOf: more.bytes) }
 
     struct Builder: StringInterpolationProtocol {
         var bytes: [UInt8]
@@ -70,6 +75,23 @@ struct BuiltText: ExpressibleByStringInterpolation {
         @inline(never)
         mutating func appendInterpolation(_ value: Bool) {
             appendLiteral(value ? "true" : "false")
+        }
+
+        /// Lower-case hex digits, no leading zeros (as String(value, radix: 16)).
+        @inline(__always)
+        mutating func appendInterpolation<T: BinaryInteger>(hex value: T) {
+            appendHex(UInt64(truncatingIfNeeded: value))
+        }
+
+        @inline(never)
+        mutating func appendHex(_ value: UInt64) {
+            let digits: StaticString = "0123456789abcdef"
+            var shift = 60
+            while shift > 0, (value >> UInt64(shift)) & 0xF == 0 { shift -= 4 }
+            while shift >= 0 {
+                bytes.append(digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)])
+                shift -= 4
+            }
         }
 
         @inline(never)

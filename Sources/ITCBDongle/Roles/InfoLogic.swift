@@ -16,17 +16,20 @@ struct InfoLogic: RoleLogic {
 }
 
 func controllerInfoText(_ info: ControllerInfo) -> String {
+    // Built as bytes (BuiltText): String appends are inlined at every use.
     let features = leFeatureList(info.leFeatures)
-    let featureLines = features.isEmpty ? "" : "\n" + features.map { "                \($0)" }.joined(separator: "\n")
-    return """
-    HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(String(info.hciRevision, radix: 16)))
-    LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(String(info.lmpSubversion, radix: 16)))
+    var text: BuiltText = """
+    HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(hex: info.hciRevision))
+    LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(hex: info.lmpSubversion))
     Manufacturer:   \(companyName(info.manufacturer))
     Public address: \(info.publicAddress.string)\(info.publicAddress.isZero ? " (none)" : "")
     Address in use: \(info.address.string) (\(info.address.typeName))
     ACL buffers:    \(info.aclDataLength) bytes x \(info.aclPackets) (\(info.leBuffers ? "LE" : "shared BR/EDR"))
-    LE features:    0x\(String(info.leFeatures, radix: 16))\(features.isEmpty ? " (none)" : "")\(featureLines)
-    """ + (ChipsetReport.line.map { "\nChipset:        \($0)" } ?? "")
+    LE features:    0x\(hex: info.leFeatures)\(features.isEmpty ? " (none)" : "")
+    """
+    for feature in features { text.append("\n                \(feature)") }
+    if let chipset = ChipsetReport.line { text.append("\nChipset:        \(chipset)") }
+    return text.string
 }
 
 func hex4(_ value: UInt16) -> String {
