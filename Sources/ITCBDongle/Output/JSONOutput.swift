@@ -3,8 +3,19 @@ import EightBall
 import CLinux
 
 func emitJSON(_ fields: KeyValuePairs<String, JSONValue>) {
-    let body = fields.map { "\(jsonString($0.key)):\($0.value.encoded)" }.joined(separator: ",")
-    printLine("{\(body)}")
+    printLine(jsonObject(fields))
+}
+
+/// `{"key":value,…}` on one line.
+@inline(never)
+func jsonObject(_ fields: KeyValuePairs<String, JSONValue>) -> String {
+    var text: BuiltText = "{"
+    for index in 0..<fields.count {
+        if index > 0 { text.append(",") }
+        text.append("\(jsonString(fields[index].key)):\(fields[index].value.encoded)")
+    }
+    text.append("}")
+    return text.string
 }
 
 /// --json: every outcome is one JSON object per line on stdout. Answers, a
