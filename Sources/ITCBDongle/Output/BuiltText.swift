@@ -28,6 +28,12 @@ struct BuiltText: ExpressibleByStringInterpolation {
     @inline(never)
     mutating func append(_ more: BuiltText) { bytes.append(contentsOf: more.bytes) }
 
+    /// `count` spaces (none when it is not positive): columns.
+    @inline(never)
+    mutating func spaces(_ count: Int) {
+        for _ in 0 ..< max(0, count) { bytes.append(0x20) }
+    }
+
     struct Builder: StringInterpolationProtocol {
         var bytes: [UInt8]
 

@@ -79,7 +79,18 @@ func printLine(_ text: String) {
 extension BDAddress {
     /// "AA:BB:CC:DD:EE:FF" (most significant byte first).
     var string: String {
-        (0..<6).map { hex(printedByte($0)) }.joined(separator: ":")
+        @inline(never) get {
+            let digits: StaticString = "0123456789ABCDEF"
+            return withUnsafeTemporaryAllocation(byteCount: 17, alignment: 1) { out in
+                for i in 0..<6 {
+                    let value = printedByte(i)
+                    out[3 * i] = digits.utf8Start[Int(value >> 4)]
+                    out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
+                    if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
+                }
+                return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
+            }
+        }
     }
 
     var typeName: String { type == 0 ? "public" : "random" }
@@ -104,7 +115,14 @@ func hex(_ byte: UInt8) -> String {
 }
 
 func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
-    bytes.map { hex($0) }.joined(separator: " ")
+    let digits: StaticString = "0123456789ABCDEF"
+    var text: [UInt8] = []
+    for (index, byte) in bytes.enumerated() {
+        if index > 0 { text.append(0x20) }
+        text.append(digits.utf8Start[Int(byte >> 4)])
+        text.append(digits.utf8Start[Int(byte & 0xF)])
+    }
+    return String(decoding: text, as: UTF8.self)
 }
 
 extension FixedBytes {
