@@ -157,8 +157,9 @@ enum RepeatedLines {
 
 extension Log {
     /// A line a peer or a noisy line can repeat: written unless it is part of a burst (`LineLimiter`).
+    /// The message is a BuiltText (Log.write).
     @inline(__always)
-    static func repeated(_ kind: RepeatKind, key: UInt16 = 0, _ level: LogLevel, _ message: @autoclosure () -> String) {
+    static func repeated(_ kind: RepeatKind, key: UInt16 = 0, _ level: LogLevel, _ message: @autoclosure () -> BuiltText) {
         guard level <= Log.level, RepeatedLines.admit(kind, key: key, level: level) else { return }
         emit(level, message())
     }
