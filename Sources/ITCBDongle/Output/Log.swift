@@ -109,9 +109,11 @@ extension BDAddress {
 }
 
 /// "0A": two upper-case hex digits.
+@inline(never)
 func hex(_ byte: UInt8) -> String {
-    func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble }
-    return String(decoding: [digit(byte >> 4), digit(byte & 0xF)], as: UTF8.self)
+    let digits: StaticString = "0123456789ABCDEF"
+    var text: (UInt8, UInt8) = (digits.utf8Start[Int(byte >> 4)], digits.utf8Start[Int(byte & 0xF)])
+    return withUnsafeBytes(of: &text) { String(decoding: $0, as: UTF8.self) }
 }
 
 func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {

@@ -32,7 +32,13 @@ func controllerInfoText(_ info: ControllerInfo) -> String {
     return text.string
 }
 
+/// "002a": four lower-case hex digits (a small String: no allocation).
+@inline(never)
 func hex4(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: max(0, 4 - digits.utf8.count)) + digits
+    let digits: StaticString = "0123456789abcdef"
+    var text: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+    return withUnsafeMutableBytes(of: &text) { out in
+        for i in 0..<4 { out[i] = digits.utf8Start[Int((value >> UInt16(12 - 4 * i)) & 0xF)] }
+        return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
+    }
 }
