@@ -71,7 +71,9 @@ enum DongleQuery {
                 parts.append("no firmware needed")
             }
             if let reason { parts.append(reason) }
-            if let byClass {
+            // A VID:PID row of its own decides whatever the interface class (btusb's quirks
+            // table wins over its id table), so the vendor's class note is for the others only.
+            if let byClass, chipset == nil || dependsOnClass {
                 parts.append("Linux takes this vendor's dongles by interface class: with a vendor-specific FF/01/01 "
                              + "interface 0 it is \(byClass)'s, whatever the product id")
             }
