@@ -168,7 +168,7 @@ struct CommandLineSettings {
 
 /// --seed: a whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
 func parseSeed(_ text: String) throws(UsageError) -> UInt64 {
-    if let value = UInt64(text, radix: 10) { return value }
+    if let value = parseUnsigned(text[...], maximum: UInt64.max) { return value }
     if text.hasBytePrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
         throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text.escaped)')")
     }
