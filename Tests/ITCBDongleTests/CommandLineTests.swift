@@ -77,14 +77,17 @@ import ITCBOptions
         #expect(completionScript(shell: "zsh")?.hasPrefix("#compdef itcb-dongle") == true)
         #expect(completionScript(shell: "fish")?.contains("complete -c itcb-dongle -l role") == true)
         #expect(completionScript(shell: "tcsh") == nil)
-        #expect(valueOptions.contains("question") && !valueOptions.contains("json"))
-        #expect(peripheralOptions == ["name", "answers", "max-centrals", "idle-timeout", "connection-interval", "seed"])
+        #expect(OptionName.question.takesValue && !OptionName.json.takesValue)
+        #expect(OptionName.allCases.filter { $0.role == .peripheral }.map { $0.rawValue }
+            == ["name", "answers", "max-centrals", "idle-timeout", "connection-interval", "seed"])
     }
 
     /// One row per option name, in the names' order: a name the table lacks, or
     /// spells twice, fails here (the settings' switch over them is exhaustive).
     @Test func theTableHasOneRowPerOptionName() {
         #expect(optionTable.map { $0.option } == OptionName.allCases)
+        // The parser reads whether an option takes a value from its name; --help shows the row's value name.
+        for spec in optionTable { #expect((spec.value != nil) == spec.option.takesValue, "\(spec.name)") }
     }
 
     /// --firmware-dir's help names every chipset's folder of the table (ChipsetTable), and no other.

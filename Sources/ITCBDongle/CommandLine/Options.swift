@@ -42,21 +42,22 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
         let attached = body.cut(at: "=")?.after
         let given = "--" + name
         // The option of that name, else the one it abbreviates when it abbreviates only one (getopt_long's choice).
-        var found: OptionSpec? = nil, exact = false, candidates = 0
-        for spec in optionTable {
-            if sameBytes(spec.name, name) {
-                found = spec
+        var found: OptionName? = nil, exact = false, candidates = 0
+        for index in optionTable.indices {
+            let option = optionTable[index].option
+            if sameBytes(option.rawValue, name) {
+                found = option
                 exact = true
                 break
             }
-            if spec.name.hasBytePrefix(name) {
-                found = spec
+            if option.rawValue.hasBytePrefix(name) {
+                found = option
                 candidates += 1
             }
         }
-        guard let spec = found, exact || candidates == 1 else { return .failure(unknownOption(given)) }
+        guard let option = found, exact || candidates == 1 else { return .failure(unknownOption(given)) }
         var value = ""
-        if spec.value == nil {
+        if !option.takesValue {
             if attached != nil { return .failure(UsageError("\(given) takes no value (got '\(argument.escaped)')")) }
         } else if let attached {
             value = String(attached)
@@ -67,7 +68,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
             return .failure(UsageError("\(given) needs a value"))
         }
         guard exact else { return .failure(unknownOption(given)) }
-        parsed.options.append((spec.option, value))
+        parsed.options.append((option, value))
     }
     return .success(parsed)
 }
