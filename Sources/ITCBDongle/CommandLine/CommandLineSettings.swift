@@ -62,44 +62,43 @@ struct CommandLineSettings {
             let listed = parsed.positional.map { "'\($0.escaped)'" }.joined(separator: ", ")
             throw UsageError("\(parsed.positional.count) unexpected arguments: \(listed) (a value with spaces needs quotes: --question \"Will it rain?\")")
         }
-        for (option, value) in parsed.options {
+        // Each value converted by its option's kind (one conversion, and one
+        // diagnostic, per kind: `OptionValue`), then stored.
+        for (option, text) in parsed.options {
+            let value = try OptionValue(option, text)
             switch option {
-            case .role:
-                guard let parsed = RoleOption(bytes: value) else { throw UsageError("--role must be peripheral or central (got '\(value.escaped)')") }
-                role = parsed
-            case .transport: transport = value
-            case .btsnoop: btsnoop = value
-            case .logLevel: logLevel = value
-            case .address: address = value
+            case .role: role = value.role
+            case .transport: transport = value.text
+            case .btsnoop: btsnoop = value.text
+            case .logLevel: logLevel = value.text
+            case .address: address = value.text
             case .controllerInfo: controllerInfo = true
             case .listControllers: listControllers = true
-            case .healthCheck: healthCheck = try number(option, value)
-            case .udevMatch: udevMatch = value
-            case .name: name = value
-            case .answers:
-                guard let parsed = AnswersOption(bytes: value) else { throw UsageError("--answers must be slug or text (got '\(value.escaped)')") }
-                answers = parsed
-            case .maxCentrals: maxCentrals = try integer(option, value)
-            case .idleTimeout: idleTimeout = try number(option, value)
-            case .connectionInterval: connectionInterval = value
-            case .seed: seed = try parseSeed(value)
-            case .metricsFile: metricsFile = value
-            case .question: question.append(value)
+            case .healthCheck: healthCheck = value.number
+            case .udevMatch: udevMatch = value.text
+            case .name: name = value.text
+            case .answers: answers = value.answers
+            case .maxCentrals: maxCentrals = value.integer
+            case .idleTimeout: idleTimeout = value.number
+            case .connectionInterval: connectionInterval = value.text
+            case .seed: seed = value.seed
+            case .metricsFile: metricsFile = value.text
+            case .question: question.append(value.text)
             case .rssiMin:
-                rssiMin = try integer(option, value)
+                rssiMin = value.integer
                 rssiGiven = true
             case .rssiMax:
-                rssiMax = try integer(option, value)
+                rssiMax = value.integer
                 rssiGiven = true
-            case .timeout: timeout = try number(option, value)
-            case .count: count = try integer(option, value)
-            case .peer: peer = value
+            case .timeout: timeout = value.number
+            case .count: count = value.integer
+            case .peer: peer = value.text
             case .scan: scan = true
             case .json: json = true
             case .usbReset: usbReset = true
             case .exitOnUnplug: exitOnUnplug = true
-            case .firmwareDir: firmwareDir = value
-            case .deviceTree: deviceTree = value
+            case .firmwareDir: firmwareDir = value.text
+            case .deviceTree: deviceTree = value.text
             case .version, .help: break  // handled before the settings are read
             }
         }
@@ -166,19 +165,66 @@ struct CommandLineSettings {
     }
 }
 
-/// --seed: a whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
-func parseSeed(_ text: String) throws(UsageError) -> UInt64 {
-    if let value = parseUnsigned(text[...], maximum: UInt64.max) { return value }
-    if text.hasBytePrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-        throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text.escaped)')")
-    }
-    throw UsageError("--seed: a seed is a whole number from 0 to 18446744073709551615 (got '\(text.escaped)')")
+/// How the settings read an option's value.
+enum OptionKind {
+    case flag, text, integer, number, seed, role, answers
 }
 
-/// A whole-number option's value.
-func integer(_ option: OptionName, _ text: String) throws(UsageError) -> Int {
-    guard let value = parseInteger(text) else { throw UsageError("--\(option.rawValue) must be a number (got '\(text.escaped)')") }
-    return value
+extension OptionName {
+    var kind: OptionKind {
+        switch self {
+        case .controllerInfo, .listControllers, .scan, .json, .usbReset, .exitOnUnplug, .version, .help: .flag
+        case .maxCentrals, .rssiMin, .rssiMax, .count: .integer
+        case .healthCheck, .idleTimeout, .timeout: .number
+        case .seed: .seed
+        case .role: .role
+        case .answers: .answers
+        default: .text
+        }
+    }
+}
+
+/// One option's value, converted as its kind says (the other fields left as they are).
+struct OptionValue {
+    var text: String
+    var integer = 0
+    /// Seconds: fractions allowed.
+    var number = 0.0
+    var seed: UInt64 = 0
+    var role = RoleOption.peripheral
+    var answers = AnswersOption.slug
+
+    /// The first bad value is the error. Not inlined: one copy of each conversion and its message.
+    @inline(never)
+    init(_ option: OptionName, _ text: String) throws(UsageError) {
+        self.text = text
+        switch option.kind {
+        case .flag, .text: break
+        case .integer, .number:
+            if option.kind == .integer, let value = parseInteger(text) {
+                integer = value
+            } else if option.kind == .number, let value = parseDouble(text) {
+                number = value
+            } else {
+                throw UsageError("--\(option.rawValue) must be a number (got '\(text.escaped)')")
+            }
+        case .seed:
+            // A whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
+            if let value = parseUnsigned(text[...], maximum: UInt64.max) {
+                seed = value
+            } else if text.hasBytePrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+                throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text.escaped)')")
+            } else {
+                throw UsageError("--seed: a seed is a whole number from 0 to 18446744073709551615 (got '\(text.escaped)')")
+            }
+        case .role:
+            guard let parsed = RoleOption(bytes: text) else { throw UsageError("--role must be peripheral or central (got '\(text.escaped)')") }
+            role = parsed
+        case .answers:
+            guard let parsed = AnswersOption(bytes: text) else { throw UsageError("--answers must be slug or text (got '\(text.escaped)')") }
+            answers = parsed
+        }
+    }
 }
 
 /// --connection-interval: "MIN-MAX" in ms (7.5 to 1000, in 1.25 ms steps
@@ -196,12 +242,6 @@ func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionPar
     let maximum = UInt16(high * 0.8)
     guard minimum <= maximum else { throw bad }
     return ConnectionParameters(intervalMin: minimum, intervalMax: maximum, latency: 0, timeout: 400)
-}
-
-/// A number option's value (seconds: fractions allowed).
-func number(_ option: OptionName, _ text: String) throws(UsageError) -> Double {
-    guard let value = parseDouble(text) else { throw UsageError("--\(option.rawValue) must be a number (got '\(text.escaped)')") }
-    return value
 }
 
 /// 5 → "5", 0.5 → "0.5", -1 → "-1".
