@@ -2,14 +2,18 @@
 // its getopt_long parser, --help and the per-role checks are built from it) and by
 // the build-time tool that writes the man page and the shell completion from it
 // (Sources/ITCBDongleDocs), so the shipped binary carries no generator.
-import Chipsets
+// Its rows are literals, so the compiler lays the table out as constant data:
+// the transports of --transport and the firmware folders of --firmware-dir are
+// written out (CommandLineTests holds them to Program.transports and to
+// ChipsetTable), where building them at start took 1.5 KB of code (2026-11-28).
 
 /// Every option, in the order --help lists them.
 public let optionTable: [OptionSpec] = [
     // Both roles
     OptionSpec(option: .role, value: "peripheral|central",
                help: "The role to play: peripheral (the 8-Ball) or central (the asker)."),
-    OptionSpec(option: .transport, value: "transport", help: "The controller: \(Program.transports).", defaultValue: "usb"),
+    OptionSpec(option: .transport, value: "transport", help: "The controller: usb | usb:VID:PID | usb:BUS-PORT[.PORT…] | tcp:HOST:PORT | serial:PATH[@BAUD][,flow|,noflow].",
+               defaultValue: "usb"),  // Program.transports (CommandLineTests holds them to it)
     OptionSpec(option: .btsnoop, value: "file",
                help: "Write every HCI packet to FILE in BTSnoop format (Wireshark, btmon)."),
     OptionSpec(option: .metricsFile, value: "file",
@@ -61,7 +65,7 @@ public let optionTable: [OptionSpec] = [
     OptionSpec(option: .exitOnUnplug, value: nil,
                help: "USB: exit (code 8) when the dongle is unplugged instead of waiting for it to come back."),
     OptionSpec(option: .firmwareDir, value: "dir",
-               help: "Where controller firmware lives: " + firmwareFolders + ", each chipset's folder as Linux names it, from Debian's non-free-firmware packages (/usr/share/doc/itcb-dongle/docs/DONGLES.md). Default: /lib/firmware. Given, it also probes TCP and serial controllers for every chipset (a serial port is always probed for those that have no other identity)."),
+               help: "Where controller firmware lives: DIR/rtl_bt/, DIR/intel/, DIR/brcm/, DIR/mediatek/, each chipset's folder as Linux names it, from Debian's non-free-firmware packages (/usr/share/doc/itcb-dongle/docs/DONGLES.md). Default: /lib/firmware. Given, it also probes TCP and serial controllers for every chipset (a serial port is always probed for those that have no other identity)."),
     OptionSpec(option: .deviceTree, value: "dir",
                help: "The board's device tree, read at start: a Raspberry Pi's own Bluetooth UART gets the rate and flow control Raspberry Pi's tools give it (3000000 with RTS/CTS, 921600 or, on the mini-UART, 460800 without), and Broadcom firmware is looked for under the board's name first, as Linux does. serial:PATH@BAUD and ,flow or ,noflow override it. Default: /proc/device-tree (none there: the UART's defaults)."),
     // The program itself
@@ -90,14 +94,3 @@ public func wrap(_ text: String, indent: Int, width: Int = 80, firstIndent: Int?
     if !line.isEmpty { lines.append(String(repeating: " ", count: lineIndent) + line) }
     return lines
 }
-
-/// "DIR/rtl_bt/, DIR/intel/, …": every chipset's folder, in the table's order.
-let firmwareFolders: String = {
-    var text = ""
-    for index in 0..<ChipsetTable.count {
-        guard let folder = ChipsetTable.info(index)?.directory else { continue }
-        text += (text.isEmpty ? "DIR/" : ", DIR/")
-            + String(decoding: UnsafeBufferPointer(start: folder.utf8Start, count: folder.utf8CodeUnitCount), as: UTF8.self) + "/"
-    }
-    return text
-}()

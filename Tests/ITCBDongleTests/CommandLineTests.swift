@@ -98,6 +98,11 @@ import ITCBOptions
         #expect(named == folders, "the help names \(named), the table has \(folders)")
     }
 
+    /// --transport's help lists what TransportSpec.parse reads (written out in the table, a literal).
+    @Test func transportHelpIsTheProgramsTransports() throws {
+        #expect(try #require(optionSpec(.transport)).help == "The controller: \(Program.transports).")
+    }
+
     @Test func aLongNameIsSaidToGoInTheScanResponse() {
         #expect(advertisedNameNote("Kiosk") == nil)
         #expect(advertisedNameNote("8-Ball12") == nil)  // 8 bytes: whole in the advertising data
