@@ -93,13 +93,16 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
 /// An option given more than once ("--role peripheral --role central" must not
 /// quietly take the last): the problem, or nil. Only --question repeats.
 func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
-    var order: [OptionName] = []
-    for option in options where !order.contains(option.name) { order.append(option.name) }
-    for name in order {
-        let given = options.filter { $0.name == name }.map { $0.value }
-        guard given.count > 1, !name.repeats else { continue }
-        let shown = name.takesValue ? " (" + given.map { "'\($0.escaped)'" }.joined(separator: ", ") + ")" : ""
-        return "--\(name.rawValue) is given \(given.count) times\(shown); give it once (only --question repeats)"
+    // Names in the order they are first given; one pass over the rest for each.
+    for (index, option) in options.enumerated() where !option.name.repeats {
+        guard !options[..<index].contains(where: { $0.name == option.name }) else { continue }
+        var count = 0, shown = ""
+        for other in options where other.name == option.name {
+            shown += (count == 0 ? " ('" : ", '") + other.value.escaped + "'"
+            count += 1
+        }
+        guard count > 1 else { continue }
+        return "--\(option.name.rawValue) is given \(count) times\(option.name.takesValue ? shown + ")" : ""); give it once (only --question repeats)"
     }
     return nil
 }

@@ -38,24 +38,10 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
             }
             continue
         }
-        let name = body.prefix(beforeASCII: "=")
-        let attached = body.cut(at: "=")?.after
+        let pieces = body.cut(at: "=")
+        let name = pieces?.before ?? body, attached = pieces?.after
         let given = "--" + name
-        // The option of that name, else the one it abbreviates when it abbreviates only one (getopt_long's choice).
-        var found: OptionName? = nil, exact = false, candidates = 0
-        for index in optionTable.indices {
-            let option = optionTable[index].option
-            if sameBytes(option.rawValue, name) {
-                found = option
-                exact = true
-                break
-            }
-            if option.rawValue.hasBytePrefix(name) {
-                found = option
-                candidates += 1
-            }
-        }
-        guard let option = found, exact || candidates == 1 else { return .failure(unknownOption(given)) }
+        guard let (option, exact) = OptionName.named(name) else { return .failure(unknownOption(given)) }
         var value = ""
         if !option.takesValue {
             if attached != nil { return .failure(UsageError("\(given) takes no value (got '\(argument.escaped)')")) }
