@@ -135,7 +135,7 @@ extension CommandLineSettings {
             if !given.contains(.name), let value = variable("ITCB_NAME") { name = value }
             if !given.contains(.answers), let value = variable("ITCB_ANSWERS") {
                 guard let parsed = AnswersOption(bytes: value) else {
-                    return "ITCB_ANSWERS must be slug or text (got '\(value.escaped)')"
+                    return UsageError("ITCB_ANSWERS must be slug or text", got: value).message
                 }
                 answers = parsed
             }

@@ -48,7 +48,7 @@ struct CommandLineSettings {
         if !parsed.positional.isEmpty, parsed.has(.listControllers) {
             for argument in parsed.positional {
                 guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument) else {
-                    throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771 (got '\(argument.escaped)')")
+                    throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771", got: argument)
                 }
                 dongleQueries.append((vendor, product))
             }
@@ -111,7 +111,7 @@ struct CommandLineSettings {
             throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(deviceTree.escaped)': \(errnoString()))")
         }
         if let logLevel, LogLevel(name: logLevel) == nil {
-            throw UsageError("--log-level must be one of error, warning, info, debug, trace (got '\(logLevel.escaped)')")
+            throw UsageError("--log-level must be one of error, warning, info, debug, trace", got: logLevel)
         }
         if case .failure(let error) = TransportSpec.parse(transport) { throw UsageError(error.description) }
         if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
@@ -155,7 +155,7 @@ struct CommandLineSettings {
         }
         if let address {
             guard let parsed = BDAddress(string: address, type: 1) else {
-                throw UsageError("--address must look like C0:12:34:56:78:9A (got '\(address.escaped)')")
+                throw UsageError("--address must look like C0:12:34:56:78:9A", got: address)
             }
             guard parsed.value >> 46 == 0b11, parsed.value & 0x3FFF_FFFF_FFFF != 0,
                   parsed.value & 0x3FFF_FFFF_FFFF != 0x3FFF_FFFF_FFFF else {
@@ -198,32 +198,41 @@ struct OptionValue {
     @inline(never)
     init(_ option: OptionName, _ text: String) throws(UsageError) {
         self.text = text
+        let problem: String
         switch option.kind {
-        case .flag, .text: break
+        case .flag, .text: return
         case .integer, .number:
             if option.kind == .integer, let value = parseInteger(text) {
                 integer = value
+                return
             } else if option.kind == .number, let value = parseDouble(text) {
                 number = value
-            } else {
-                throw UsageError("--\(option.rawValue) must be a number (got '\(text.escaped)')")
+                return
             }
+            problem = "--" + option.rawValue + " must be a number"
         case .seed:
             // A whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
             if let value = parseUnsigned(text[...], maximum: UInt64.max) {
                 seed = value
-            } else if text.hasBytePrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-                throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text.escaped)')")
-            } else {
-                throw UsageError("--seed: a seed is a whole number from 0 to 18446744073709551615 (got '\(text.escaped)')")
+                return
             }
+            problem = text.hasBytePrefix("-") && text.utf8.count > 1 && text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 })
+                ? "--seed: a seed cannot be negative; use 0 to 18446744073709551615"
+                : "--seed: a seed is a whole number from 0 to 18446744073709551615"
         case .role:
-            guard let parsed = RoleOption(bytes: text) else { throw UsageError("--role must be peripheral or central (got '\(text.escaped)')") }
-            role = parsed
+            if let parsed = RoleOption(bytes: text) {
+                role = parsed
+                return
+            }
+            problem = "--role must be peripheral or central"
         case .answers:
-            guard let parsed = AnswersOption(bytes: text) else { throw UsageError("--answers must be slug or text (got '\(text.escaped)')") }
-            answers = parsed
+            if let parsed = AnswersOption(bytes: text) {
+                answers = parsed
+                return
+            }
+            problem = "--answers must be slug or text"
         }
+        throw UsageError(problem, got: text)
     }
 }
 
@@ -232,7 +241,7 @@ struct OptionValue {
 func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionParameters? {
     if sameBytes(text, "off") { return nil }
     let parts = text.split(ascii: "-", omittingEmptySubsequences: false)
-    let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off (got '\(text.escaped)')")
+    let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off", got: text)
     guard parts.count == 2, let low = parseDouble(String(parts[0])), let high = parseDouble(String(parts[1])),
           low >= 7.5, high <= 1000, low <= high else { throw bad }
     // 1.25 ms units (Vol 4 Part E §7.8.12), rounded inward so the range stays what was asked.

@@ -35,7 +35,7 @@ enum TransportSpec: Equatable {
                     return .success(.usbPath(bus: bus, ports: ports))
                 }
             }
-            return .failure(TransportSpecError("bad USB selector '\(String(rest).escaped)': use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
+            return .failure(TransportSpecError("bad USB selector ", quoting: String(rest), ": use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
         }
         if let rest = text.afterBytePrefix("tcp:") {
             if rest.hasByteSuffix(",flow") || rest.hasByteSuffix(",noflow") || rest.contains(ascii: "@") {
@@ -59,7 +59,7 @@ enum TransportSpec: Equatable {
                 } else if sameBytes(option.after, "noflow") {
                     flow = false
                 } else {
-                    return .failure(TransportSpecError("unknown serial option in '\(text.escaped)': use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
+                    return .failure(TransportSpecError("unknown serial option in ", quoting: text, ": use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
                 }
                 rest = option.before
             }
@@ -68,14 +68,14 @@ enum TransportSpec: Equatable {
             if let rate = rest.cut(at: "@", last: true) {
                 path = String(rate.before)
                 guard let value = parseInteger(rate.after), SerialTransport.speed(value) != nil else {
-                    return .failure(TransportSpecError("unsupported baud rate in '\(text.escaped)' (use 115200, 460800, 921600, 1000000, …)"))
+                    return .failure(TransportSpecError("unsupported baud rate in ", quoting: text, " (use 115200, 460800, 921600, 1000000, …)"))
                 }
                 baud = value
             }
             guard !path.isEmpty else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
             return .success(.serial(path: path, baud: baud, flow: flow))
         }
-        return .failure(TransportSpecError("unknown transport '\(text.escaped)': use \(help)"))
+        return .failure(TransportSpecError("unknown transport ", quoting: text, ": use " + help))
     }
 
     var isUSB: Bool {
