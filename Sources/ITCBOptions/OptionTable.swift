@@ -78,19 +78,28 @@ public func optionSpec(_ option: OptionName) -> OptionSpec? {
     return nil
 }
 
-/// Words of a paragraph, wrapped to `width` columns after `indent` spaces.
-public func wrap(_ text: String, indent: Int, width: Int = 80, firstIndent: Int? = nil) -> [String] {
-    var lines: [String] = []
-    var line = ""
-    var lineIndent = firstIndent ?? indent
+/// The words of a paragraph wrapped to `width` columns after `indent` spaces,
+/// each line ended by a newline, appended to `out`; `indented`: the first
+/// line's indent is on `out` already (--help's option names). Appends to one
+/// String rather than returning an array of lines (2026-11-28).
+@inline(never)
+public func wrap(_ text: String, indent: Int, width: Int = 80, into out: inout String, indented: Bool = false) {
+    var column = 0  // bytes on the line after its indent; 0: no word on it yet
+    var first = true
     for word in text.split(ascii: " ") {
-        if !line.isEmpty, lineIndent + line.utf8.count + 1 + word.utf8.count > width {
-            lines.append(String(repeating: " ", count: lineIndent) + line)
-            line = ""
-            lineIndent = indent
+        if column > 0, indent + column + 1 + word.utf8.count > width {
+            out += "\n"
+            column = 0
         }
-        line += (line.isEmpty ? "" : " ") + word
+        if column > 0 {
+            out += " "
+            column += 1
+        } else if !(first && indented) {
+            out += String(repeating: " ", count: indent)
+        }
+        first = false
+        out += word
+        column += word.utf8.count
     }
-    if !line.isEmpty { lines.append(String(repeating: " ", count: lineIndent) + line) }
-    return lines
+    if column > 0 { out += "\n" }
 }

@@ -98,27 +98,25 @@ func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
 
 /// --help.
 func helpText() -> String {
-    var lines = ["OVERVIEW: " + Program.abstract, ""]
-    lines += wrap(Program.description, indent: 0)
-    lines.append("")
-    for (index, usage) in Program.usage.enumerated() { lines.append((index == 0 ? "USAGE: " : "       ") + usage) }
-    lines += ["", "OPTIONS:"]
+    var out = "OVERVIEW: " + Program.abstract + "\n\n"
+    wrap(Program.description, indent: 0, into: &out)
+    out += "\n"
+    for (index, usage) in Program.usage.enumerated() { out += (index == 0 ? "USAGE: " : "       ") + usage + "\n" }
+    out += "\nOPTIONS:\n"
     let column = 26
     for spec in optionTable where !spec.hidden {
+        // The name, and its help beside it when two spaces still fit before the column, else below.
         let head = "  " + spec.synopsis
-        if head.utf8.count + 2 <= column {
-            let padded = head + String(repeating: " ", count: column - head.utf8.count)
-            var body = wrap(spec.fullHelp, indent: column)
-            body[0] = padded + String(body[0].utf8.dropFirst(column))!
-            lines += body
-        } else {
-            lines.append(head)
-            lines += wrap(spec.fullHelp, indent: column)
-        }
+        let beside = head.utf8.count + 2 <= column
+        out += head
+        out += beside ? String(repeating: " ", count: column - head.utf8.count) : "\n"
+        wrap(spec.fullHelp, indent: column, into: &out, indented: beside)
     }
-    lines += [""] + wrap("Exit codes: " + Program.exitCodes, indent: 0)
-    lines += ["", "Examples:"] + Program.examples.map { "  " + $0 }
-    return lines.joined(separator: "\n") + "\n"
+    out += "\n"
+    wrap("Exit codes: " + Program.exitCodes, indent: 0, into: &out)
+    out += "\nExamples:\n"
+    for example in Program.examples { out += "  " + example + "\n" }
+    return out
 }
 
 /// The short usage of a bare run.
