@@ -1,5 +1,5 @@
 // The command line's one option table, shared by the program (Sources/ITCBDongle:
-// its getopt_long parser, --help and the per-role checks are built from it) and by
+// its parser, --help and the per-role checks are built from it) and by
 // the build-time tool that writes the man page and the shell completion from it
 // (Sources/ITCBDongleDocs), so the shipped binary carries no generator.
 // Its rows are literals, so the compiler lays the table out as constant data:

@@ -4,11 +4,11 @@ import ITCBOptions
 @testable import ITCBDongle
 @testable import ITCBDongleDocs
 
-/// The command line's own checks: getopt_long over the one
+/// The command line's own checks: the parser over the one
 /// option table, one message style, repeated options, what the table generates,
-/// where a long name is sent. Serialized: getopt_long keeps its state in libc.
+/// where a long name is sent. Serialized (as when getopt_long kept its state in libc).
 @Suite(.serialized) struct CommandLineTests {
-    /// The first problem getopt_long (and the conversion of the values) finds, or nil.
+    /// The first problem the parser (and the conversion of the values) finds, or nil.
     func problem(_ arguments: [String]) -> String? {
         switch parseCommandLine(arguments) {
         case .failure(let error): return error.message
@@ -35,6 +35,18 @@ import ITCBOptions
         #expect(problem(["central"]) == "unexpected argument 'central'; did you mean '--role central'?")
         #expect(problem(["--question", "Will", "it", "rain?"])?.hasPrefix("2 unexpected arguments: 'it', 'rain?' (a value with spaces needs quotes") == true)
         #expect(problem(["--seed", "-5"]) == "--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '-5')")
+    }
+
+    /// What getopt_long said of what it read, the parser that replaced it says too.
+    @Test func getoptLongsEdgesAreKept() {
+        #expect(problem(["--jso=1"]) == "--jso takes no value (got '--jso=1')")  // an abbreviation getopt_long took
+        #expect(problem(["--nam"]) == "--nam needs a value")
+        #expect(problem(["--nam", "X"]) == "unknown option '--nam'; did you mean '--name'?")
+        #expect(problem(["-hx"]) == "unknown option '-x'")
+        #expect(problem(["--=x"]) == "unknown option '--'")
+        #expect(problem(["--co"])?.hasPrefix("unknown option '--co'") == true)  // several options begin so
+        #expect(try! parseCommandLine(["a", "--json", "-", "b", "--", "--c"]).get().positional == ["a", "-", "b", "--c"])
+        #expect(try! parseCommandLine(["--name", "--json"]).get().options.map { $0.value } == ["--json"])
     }
 
     @Test func bothSpellingsOfAValueAndNegativeNumbers() throws {

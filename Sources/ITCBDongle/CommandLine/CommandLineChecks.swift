@@ -1,6 +1,6 @@
 import CLinux
 
-// Checks on the command line that getopt_long does not make: bytes that are
+// Checks on the command line that the parser does not make: bytes that are
 // not UTF-8, options given twice, and options that the run cannot use.
 
 /// The arguments as the kernel passed them (argv[1...]), bytes untouched.
