@@ -134,6 +134,11 @@ printf 'Source: itcb-dongle\n\nPackage: itcb-dongle\nArchitecture: any\n' > "$wo
 depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$package/usr/bin/itcb-dongle" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 names=$(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/ //g' | sort | tr '\n' ' ')
 [ "$names" = "libc6 libusb-1.0-0 " ] || { echo "build-deb: unexpected Depends: $depends" >&2; exit 1; }
+# Packed relative relocations (the Makefile's -z pack-relative-relocs) need glibc
+# 2.36's GLIBC_ABI_DT_RELR, a version dpkg-shlibdeps does not map to a minimum.
+if readelf -V "$package/usr/bin/itcb-dongle" | grep -q 'Name: GLIBC_ABI_DT_RELR'; then
+    depends=$(echo "$depends" | sed -E 's/libc6 \(>= [0-9.]+\)/libc6 (>= 2.36)/')
+fi
 
 size=$(du -sk --exclude=DEBIAN "$package" | cut -f1)
 cat > "$package/DEBIAN/control" <<CONTROL

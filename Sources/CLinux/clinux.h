@@ -3,7 +3,7 @@
 // module map) and the Embedded Swift build (which has no Glibc module). What
 // Swift cannot import as it is gets a non-variadic shim here: errno (a macro),
 // open(2) and fcntl(2) (variadic), SIG_IGN (a cast macro), sigaction's
-// handler (in a union), getopt_long's globals, a directory entry's name, the
+// handler (in a union), a directory entry's name, the
 // GPIO character device's ioctls (their structs hold arrays Swift imports as tuples).
 #ifndef ITCB_CLINUX_H
 #define ITCB_CLINUX_H
@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <locale.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -74,13 +73,6 @@ static inline int clinux_catch_signal(int number, void (*handler)(int)) {
     action.sa_flags = 0;
     return sigaction(number, &action, NULL);
 }
-
-/// getopt_long's state (globals of libc).
-static inline const char *clinux_optarg(void) { return optarg; }
-static inline int clinux_optind(void) { return optind; }
-static inline int clinux_optopt(void) { return optopt; }
-/// optind = 0 makes glibc start over (a fresh scan of a new argv).
-static inline void clinux_getopt_reset(void) { optind = 0; opterr = 0; }
 
 /// Unicode case folding of one scalar without Swift's Unicode tables: libc's,
 /// under the C.UTF-8 locale set at start (LC_CTYPE only).

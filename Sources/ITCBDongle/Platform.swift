@@ -66,7 +66,7 @@ extension String {
 }
 
 /// A whole number in decimal ("-70", "4"); nil for anything else.
-func parseInteger(_ text: String) -> Int? { Int(text, radix: 10) }
+func parseInteger(_ text: String) -> Int? { parseInteger(text[...]) }
 
 /// A decimal number as strtod(3) reads it in the C locale ("5", "0.5", "-1",
 /// "1e2"); nil unless the whole text is one.

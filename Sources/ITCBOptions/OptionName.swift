@@ -33,3 +33,21 @@ public enum OptionName: String, CaseIterable, Sendable {
     case version
     case help
 }
+
+extension OptionName {
+    /// The option called `name`, else the one `name` abbreviates when it
+    /// abbreviates only one (getopt_long's choice; `exact` false): nil for neither.
+    @inline(never)
+    public static func named(_ name: Substring) -> (option: OptionName, exact: Bool)? {
+        var found: OptionName? = nil, candidates = 0
+        for option in allCases {
+            if sameBytes(option.rawValue, name) { return (option, true) }
+            if option.rawValue.hasBytePrefix(name) {
+                found = option
+                candidates += 1
+            }
+        }
+        guard let found, candidates == 1 else { return nil }
+        return (found, false)
+    }
+}

@@ -92,7 +92,7 @@ echo "demo-setup-clean-debian: ok (venv before: $venv_before; after: works; bumb
 
 # ITCB_DEMO_FULL=1: then the whole demo in that root (a debug build from scratch:
 # minutes on 2 cores, niced). The package has no dependencies (the
-# command line is getopt_long's), so the build needs no network.
+# command line is parsed by its own code), so the build needs no network.
 if [ "${ITCB_DEMO_FULL:-0}" = 1 ]; then
     in_root "$root" 'cd /root/itcb-dongle && nice scripts/demo.sh' > "$work/demo.log" 2>&1 || true
     sed 's/^/  | /' "$work/demo.log"

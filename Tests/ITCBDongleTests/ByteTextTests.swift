@@ -10,6 +10,21 @@ import ITCBOptions
     static let precomposed = "caf\u{E9}"  // é as one scalar
     static let decomposed = "cafe\u{301}"  // e + COMBINING ACUTE ACCENT
 
+    /// The one integer parser reads numbers as the standard library's Int(_:radix:)
+    /// and UInt…(_:radix:) read them (which the shipped binary no longer links).
+    @Test func numbersAreReadAsTheStandardLibraryReadsThem() {
+        let texts = ["0", "7", "+7", "-7", "-0", "+", "-", "", " 1", "1 ", "1.5", "0x10", "ff", "FF", "fF", "g",
+                     "00042", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                     "-9223372036854775809", "18446744073709551615", "18446744073709551616", "65535", "65536", "٣"]
+        for text in texts {
+            #expect(parseInteger(text[...]) == Int(text), "\(text)")
+            #expect(parseUnsigned(text[...], maximum: UInt64.max) == UInt64(text), "\(text)")
+            #expect(parseUnsigned(text[...], maximum: 0xFFFF).map { UInt16($0) } == UInt16(text), "\(text)")
+            #expect(parseUnsigned(text[...], radix: 16, maximum: 0xFFFF).map { UInt16($0) } == UInt16(text, radix: 16), "\(text)")
+            #expect(parseUnsigned(text[...], radix: 16, maximum: 0xFF).map { UInt8($0) } == UInt8(text, radix: 16), "\(text)")
+        }
+    }
+
     @Test func equalityIsByteForByte() {
         #expect(sameBytes("Kiosk", "Kiosk"))
         #expect(sameBytes("Kiosk", "Kiosk".dropFirst(0)))  // a Substring

@@ -4,11 +4,11 @@ import ITCBOptions
 @testable import ITCBDongle
 @testable import ITCBDongleDocs
 
-/// The command line's own checks: getopt_long over the one
+/// The command line's own checks: the parser over the one
 /// option table, one message style, repeated options, what the table generates,
-/// where a long name is sent. Serialized: getopt_long keeps its state in libc.
+/// where a long name is sent. Serialized (as when getopt_long kept its state in libc).
 @Suite(.serialized) struct CommandLineTests {
-    /// The first problem getopt_long (and the conversion of the values) finds, or nil.
+    /// The first problem the parser (and the conversion of the values) finds, or nil.
     func problem(_ arguments: [String]) -> String? {
         switch parseCommandLine(arguments) {
         case .failure(let error): return error.message
@@ -35,6 +35,18 @@ import ITCBOptions
         #expect(problem(["central"]) == "unexpected argument 'central'; did you mean '--role central'?")
         #expect(problem(["--question", "Will", "it", "rain?"])?.hasPrefix("2 unexpected arguments: 'it', 'rain?' (a value with spaces needs quotes") == true)
         #expect(problem(["--seed", "-5"]) == "--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '-5')")
+    }
+
+    /// What getopt_long said of what it read, the parser that replaced it says too.
+    @Test func getoptLongsEdgesAreKept() {
+        #expect(problem(["--jso=1"]) == "--jso takes no value (got '--jso=1')")  // an abbreviation getopt_long took
+        #expect(problem(["--nam"]) == "--nam needs a value")
+        #expect(problem(["--nam", "X"]) == "unknown option '--nam'; did you mean '--name'?")
+        #expect(problem(["-hx"]) == "unknown option '-x'")
+        #expect(problem(["--=x"]) == "unknown option '--'")
+        #expect(problem(["--co"])?.hasPrefix("unknown option '--co'") == true)  // several options begin so
+        #expect(try! parseCommandLine(["a", "--json", "-", "b", "--", "--c"]).get().positional == ["a", "-", "b", "--c"])
+        #expect(try! parseCommandLine(["--name", "--json"]).get().options.map { $0.value } == ["--json"])
     }
 
     @Test func bothSpellingsOfAValueAndNegativeNumbers() throws {
@@ -77,14 +89,17 @@ import ITCBOptions
         #expect(completionScript(shell: "zsh")?.hasPrefix("#compdef itcb-dongle") == true)
         #expect(completionScript(shell: "fish")?.contains("complete -c itcb-dongle -l role") == true)
         #expect(completionScript(shell: "tcsh") == nil)
-        #expect(valueOptions.contains("question") && !valueOptions.contains("json"))
-        #expect(peripheralOptions == ["name", "answers", "max-centrals", "idle-timeout", "connection-interval", "seed"])
+        #expect(OptionName.question.takesValue && !OptionName.json.takesValue)
+        #expect(OptionName.allCases.filter { $0.role == .peripheral }.map { $0.rawValue }
+            == ["name", "answers", "max-centrals", "idle-timeout", "connection-interval", "seed"])
     }
 
     /// One row per option name, in the names' order: a name the table lacks, or
     /// spells twice, fails here (the settings' switch over them is exhaustive).
     @Test func theTableHasOneRowPerOptionName() {
         #expect(optionTable.map { $0.option } == OptionName.allCases)
+        // The parser reads whether an option takes a value from its name; --help shows the row's value name.
+        for spec in optionTable { #expect((spec.value != nil) == spec.option.takesValue, "\(spec.name)") }
     }
 
     /// --firmware-dir's help names every chipset's folder of the table (ChipsetTable), and no other.
@@ -93,6 +108,11 @@ import ITCBOptions
         let named = help.split(separator: " ").filter { $0.hasPrefix("DIR/") }.map { String($0.dropFirst(4).prefix { $0 != "/" }) }
         let folders = (0..<ChipsetTable.count).compactMap { ChipsetTable.info($0).map { "\($0.directory)" } }
         #expect(named == folders, "the help names \(named), the table has \(folders)")
+    }
+
+    /// --transport's help lists what TransportSpec.parse reads (written out in the table, a literal).
+    @Test func transportHelpIsTheProgramsTransports() throws {
+        #expect(try #require(optionSpec(.transport)).help == "The controller: \(Program.transports).")
     }
 
     @Test func aLongNameIsSaidToGoInTheScanResponse() {

@@ -4,7 +4,7 @@ import ITCBOptions
 @testable import ITCBDongle
 
 /// Names for HCI opcodes, company identifiers and LE feature bits, the --controller-info text, the version constant and the
-/// command-line checks that getopt_long does not make.
+/// command-line checks that the parser does not make.
 @Suite struct NamesTests {
     /// Every opcode the core sends (HCIOpcode) has a name of its own.
     @Test func everyOpcodeTheCoreSendsIsNamed() {
@@ -92,7 +92,7 @@ import ITCBOptions
     }
 
     @Test func inapplicableOptionsAreRefused() {
-        // The options as the parser hands them over (CommandLineTests parse; getopt_long is not re-entrant).
+        // The options as the parser hands them over (CommandLineTests parse).
         #expect(inapplicableOption(given: [(.role, "central"), (.name, "X")], role: .central,
                                    controllerInfo: false, listControllers: false)
                 == "--name is a peripheral option: it does not apply with --role central")

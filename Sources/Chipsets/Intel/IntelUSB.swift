@@ -33,8 +33,9 @@ public enum IntelUSB {
 
     /// The ids the file is named from are read at start (Intel Read Version); from
     /// hardware variant 0x1e on a boot loader takes an intermediate loader first.
+    /// It fits `Capacity.ChipsetText` (128 bytes): a longer text is not appended at all.
     static let namedAtStart: StaticString =
-        "ibt-<cnvi>-<cnvr>.sfi, named by the ids read at start (hardware variant 0x1e and later: an intermediate loader first, not supported yet)"
+        "ibt-<cnvi>-<cnvr>.sfi (named at start; variant 0x1e and later: intermediate loader not supported yet)"
 
     public static func isKnown(vendor: UInt16, product: UInt16) -> Bool {
         vendor == Self.vendor && model(product: product) != nil

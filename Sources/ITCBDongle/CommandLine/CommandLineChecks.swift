@@ -1,6 +1,6 @@
 import CLinux
 
-// Checks on the command line that getopt_long does not make: bytes that are
+// Checks on the command line that the parser does not make: bytes that are
 // not UTF-8, options given twice, and options that the run cannot use.
 
 /// The arguments as the kernel passed them (argv[1...]), bytes untouched.
@@ -26,7 +26,7 @@ func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
         if text.hasBytePrefix("--"), let equals = text.firstIndex(ascii: "=") {
             return "\(text[..<equals]) must be valid UTF-8 (its value has bytes that are not)"
         }
-        if index > 0, let option = optionName(arguments[index - 1]), valueOptions.containsBytes(option) {
+        if index > 0, let option = optionName(arguments[index - 1]), OptionName(bytes: option)?.takesValue == true {
             return "--\(option) must be valid UTF-8 (its value has bytes that are not)"
         }
         return "argument \(index + 1) is not valid UTF-8"
@@ -59,13 +59,6 @@ func optionName(_ text: String) -> String? {
     return String(decoding: body, as: UTF8.self)
 }
 
-/// Options that take a value (the next argument, or after "=").
-let valueOptions: [String] = optionTable.filter { $0.value != nil }.map { $0.name }
-
-/// Options that only one role uses.
-let peripheralOptions: [String] = optionTable.filter { $0.role == .peripheral }.map { $0.name }
-let centralOptions: [String] = optionTable.filter { $0.role == .central }.map { $0.name }
-
 /// The first option given that the run cannot use, as the one-line problem
 /// (exit 2, as a repeated option): the other role's, any role option with
 /// --controller-info / --list-controllers, and with --scan (which asks
@@ -77,8 +70,8 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
     }
     for option in options {
         let name = option.name.rawValue
-        let isPeripheral = peripheralOptions.containsBytes(name)
-        let isCentral = centralOptions.containsBytes(name)
+        let isPeripheral = option.name.role == .peripheral
+        let isCentral = option.name.role == .central
         if option.name == .metricsFile, listControllers || controllerInfo {
             return "--metrics-file does not apply with \(listControllers ? "--list-controllers" : "--controller-info"), which runs no role"
         }
@@ -100,13 +93,16 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
 /// An option given more than once ("--role peripheral --role central" must not
 /// quietly take the last): the problem, or nil. Only --question repeats.
 func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
-    var order: [OptionName] = []
-    for option in options where !order.contains(option.name) { order.append(option.name) }
-    for name in order {
-        let given = options.filter { $0.name == name }.map { $0.value }
-        guard given.count > 1, !(optionSpec(name)?.repeats ?? false) else { continue }
-        let shown = valueOptions.containsBytes(name.rawValue) ? " (" + given.map { "'\($0.escaped)'" }.joined(separator: ", ") + ")" : ""
-        return "--\(name.rawValue) is given \(given.count) times\(shown); give it once (only --question repeats)"
+    // Names in the order they are first given; one pass over the rest for each.
+    for (index, option) in options.enumerated() where !option.name.repeats {
+        guard !options[..<index].contains(where: { $0.name == option.name }) else { continue }
+        var count = 0, shown = ""
+        for other in options where other.name == option.name {
+            shown += (count == 0 ? " ('" : ", '") + other.value.escaped + "'"
+            count += 1
+        }
+        guard count > 1 else { continue }
+        return "--\(option.name.rawValue) is given \(count) times\(option.name.takesValue ? shown + ")" : ""); give it once (only --question repeats)"
     }
     return nil
 }
@@ -139,7 +135,7 @@ extension CommandLineSettings {
             if !given.contains(.name), let value = variable("ITCB_NAME") { name = value }
             if !given.contains(.answers), let value = variable("ITCB_ANSWERS") {
                 guard let parsed = AnswersOption(bytes: value) else {
-                    return "ITCB_ANSWERS must be slug or text (got '\(value.escaped)')"
+                    return UsageError("ITCB_ANSWERS must be slug or text", got: value).message
                 }
                 answers = parsed
             }

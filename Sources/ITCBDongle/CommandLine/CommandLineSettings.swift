@@ -48,7 +48,7 @@ struct CommandLineSettings {
         if !parsed.positional.isEmpty, parsed.has(.listControllers) {
             for argument in parsed.positional {
                 guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument) else {
-                    throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771 (got '\(argument.escaped)')")
+                    throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771", got: argument)
                 }
                 dongleQueries.append((vendor, product))
             }
@@ -62,44 +62,43 @@ struct CommandLineSettings {
             let listed = parsed.positional.map { "'\($0.escaped)'" }.joined(separator: ", ")
             throw UsageError("\(parsed.positional.count) unexpected arguments: \(listed) (a value with spaces needs quotes: --question \"Will it rain?\")")
         }
-        for (option, value) in parsed.options {
+        // Each value converted by its option's kind (one conversion, and one
+        // diagnostic, per kind: `OptionValue`), then stored.
+        for (option, text) in parsed.options {
+            let value = try OptionValue(option, text)
             switch option {
-            case .role:
-                guard let parsed = RoleOption(bytes: value) else { throw UsageError("--role must be peripheral or central (got '\(value.escaped)')") }
-                role = parsed
-            case .transport: transport = value
-            case .btsnoop: btsnoop = value
-            case .logLevel: logLevel = value
-            case .address: address = value
+            case .role: role = value.role
+            case .transport: transport = value.text
+            case .btsnoop: btsnoop = value.text
+            case .logLevel: logLevel = value.text
+            case .address: address = value.text
             case .controllerInfo: controllerInfo = true
             case .listControllers: listControllers = true
-            case .healthCheck: healthCheck = try number(option, value)
-            case .udevMatch: udevMatch = value
-            case .name: name = value
-            case .answers:
-                guard let parsed = AnswersOption(bytes: value) else { throw UsageError("--answers must be slug or text (got '\(value.escaped)')") }
-                answers = parsed
-            case .maxCentrals: maxCentrals = try integer(option, value)
-            case .idleTimeout: idleTimeout = try number(option, value)
-            case .connectionInterval: connectionInterval = value
-            case .seed: seed = try parseSeed(value)
-            case .metricsFile: metricsFile = value
-            case .question: question.append(value)
+            case .healthCheck: healthCheck = value.number
+            case .udevMatch: udevMatch = value.text
+            case .name: name = value.text
+            case .answers: answers = value.answers
+            case .maxCentrals: maxCentrals = value.integer
+            case .idleTimeout: idleTimeout = value.number
+            case .connectionInterval: connectionInterval = value.text
+            case .seed: seed = value.seed
+            case .metricsFile: metricsFile = value.text
+            case .question: question.append(value.text)
             case .rssiMin:
-                rssiMin = try integer(option, value)
+                rssiMin = value.integer
                 rssiGiven = true
             case .rssiMax:
-                rssiMax = try integer(option, value)
+                rssiMax = value.integer
                 rssiGiven = true
-            case .timeout: timeout = try number(option, value)
-            case .count: count = try integer(option, value)
-            case .peer: peer = value
+            case .timeout: timeout = value.number
+            case .count: count = value.integer
+            case .peer: peer = value.text
             case .scan: scan = true
             case .json: json = true
             case .usbReset: usbReset = true
             case .exitOnUnplug: exitOnUnplug = true
-            case .firmwareDir: firmwareDir = value
-            case .deviceTree: deviceTree = value
+            case .firmwareDir: firmwareDir = value.text
+            case .deviceTree: deviceTree = value.text
             case .version, .help: break  // handled before the settings are read
             }
         }
@@ -112,7 +111,7 @@ struct CommandLineSettings {
             throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(deviceTree.escaped)': \(errnoString()))")
         }
         if let logLevel, LogLevel(name: logLevel) == nil {
-            throw UsageError("--log-level must be one of error, warning, info, debug, trace (got '\(logLevel.escaped)')")
+            throw UsageError("--log-level must be one of error, warning, info, debug, trace", got: logLevel)
         }
         if case .failure(let error) = TransportSpec.parse(transport) { throw UsageError(error.description) }
         if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
@@ -156,7 +155,7 @@ struct CommandLineSettings {
         }
         if let address {
             guard let parsed = BDAddress(string: address, type: 1) else {
-                throw UsageError("--address must look like C0:12:34:56:78:9A (got '\(address.escaped)')")
+                throw UsageError("--address must look like C0:12:34:56:78:9A", got: address)
             }
             guard parsed.value >> 46 == 0b11, parsed.value & 0x3FFF_FFFF_FFFF != 0,
                   parsed.value & 0x3FFF_FFFF_FFFF != 0x3FFF_FFFF_FFFF else {
@@ -166,19 +165,75 @@ struct CommandLineSettings {
     }
 }
 
-/// --seed: a whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
-func parseSeed(_ text: String) throws(UsageError) -> UInt64 {
-    if let value = UInt64(text, radix: 10) { return value }
-    if text.hasBytePrefix("-"), text.utf8.count > 1, text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-        throw UsageError("--seed: a seed cannot be negative; use 0 to 18446744073709551615 (got '\(text.escaped)')")
-    }
-    throw UsageError("--seed: a seed is a whole number from 0 to 18446744073709551615 (got '\(text.escaped)')")
+/// How the settings read an option's value.
+enum OptionKind {
+    case flag, text, integer, number, seed, role, answers
 }
 
-/// A whole-number option's value.
-func integer(_ option: OptionName, _ text: String) throws(UsageError) -> Int {
-    guard let value = parseInteger(text) else { throw UsageError("--\(option.rawValue) must be a number (got '\(text.escaped)')") }
-    return value
+extension OptionName {
+    var kind: OptionKind {
+        switch self {
+        case .controllerInfo, .listControllers, .scan, .json, .usbReset, .exitOnUnplug, .version, .help: .flag
+        case .maxCentrals, .rssiMin, .rssiMax, .count: .integer
+        case .healthCheck, .idleTimeout, .timeout: .number
+        case .seed: .seed
+        case .role: .role
+        case .answers: .answers
+        default: .text
+        }
+    }
+}
+
+/// One option's value, converted as its kind says (the other fields left as they are).
+struct OptionValue {
+    var text: String
+    var integer = 0
+    /// Seconds: fractions allowed.
+    var number = 0.0
+    var seed: UInt64 = 0
+    var role = RoleOption.peripheral
+    var answers = AnswersOption.slug
+
+    /// The first bad value is the error. Not inlined: one copy of each conversion and its message.
+    @inline(never)
+    init(_ option: OptionName, _ text: String) throws(UsageError) {
+        self.text = text
+        let problem: String
+        switch option.kind {
+        case .flag, .text: return
+        case .integer, .number:
+            if option.kind == .integer, let value = parseInteger(text) {
+                integer = value
+                return
+            } else if option.kind == .number, let value = parseDouble(text) {
+                number = value
+                return
+            }
+            problem = "--" + option.rawValue + " must be a number"
+        case .seed:
+            // A whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
+            if let value = parseUnsigned(text[...], maximum: UInt64.max) {
+                seed = value
+                return
+            }
+            problem = text.hasBytePrefix("-") && text.utf8.count > 1 && text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 })
+                ? "--seed: a seed cannot be negative; use 0 to 18446744073709551615"
+                : "--seed: a seed is a whole number from 0 to 18446744073709551615"
+        case .role:
+            if let parsed = RoleOption(bytes: text) {
+                role = parsed
+                return
+            }
+            problem = "--role must be peripheral or central"
+        case .answers:
+            if let parsed = AnswersOption(bytes: text) {
+                answers = parsed
+                return
+            }
+            problem = "--answers must be slug or text"
+        }
+        throw UsageError(problem, got: text)
+    }
 }
 
 /// --connection-interval: "MIN-MAX" in ms (7.5 to 1000, in 1.25 ms steps
@@ -186,7 +241,7 @@ func integer(_ option: OptionName, _ text: String) throws(UsageError) -> Int {
 func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionParameters? {
     if sameBytes(text, "off") { return nil }
     let parts = text.split(ascii: "-", omittingEmptySubsequences: false)
-    let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off (got '\(text.escaped)')")
+    let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off", got: text)
     guard parts.count == 2, let low = parseDouble(String(parts[0])), let high = parseDouble(String(parts[1])),
           low >= 7.5, high <= 1000, low <= high else { throw bad }
     // 1.25 ms units (Vol 4 Part E §7.8.12), rounded inward so the range stays what was asked.
@@ -196,12 +251,6 @@ func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionPar
     let maximum = UInt16(high * 0.8)
     guard minimum <= maximum else { throw bad }
     return ConnectionParameters(intervalMin: minimum, intervalMax: maximum, latency: 0, timeout: 400)
-}
-
-/// A number option's value (seconds: fractions allowed).
-func number(_ option: OptionName, _ text: String) throws(UsageError) -> Double {
-    guard let value = parseDouble(text) else { throw UsageError("--\(option.rawValue) must be a number (got '\(text.escaped)')") }
-    return value
 }
 
 /// 5 → "5", 0.5 → "0.5", -1 → "-1".

@@ -1,97 +1,62 @@
 import CLinux
 @_exported import ITCBOptions  // the table, for every file of the program
 
-// The command-line parser over the option table (Sources/ITCBOptions): getopt_long,
-// GNU conventions; --help and the short usage. The man page and the bash, zsh and
-// fish completion are written from the same table at build time, by
+// The command-line parser over the option table (Sources/ITCBOptions): GNU
+// conventions, as getopt_long reads them (it did the parsing until 2026-11-28);
+// --help and the short usage. The man page and the bash, zsh and fish
+// completion are written from the same table at build time, by
 // Sources/ITCBDongleDocs (`make docs`), not by this program.
 
-/// Parses the arguments (without the program name) with getopt_long over the
-/// table: `--opt value` and `--opt=value`, options anywhere, `--` ends them.
-/// Unlike GNU's default an abbreviation is not taken for the option
-/// (`--rol` is an unknown option, with a suggestion).
+/// Parses the arguments (without the program name) over the table as GNU
+/// getopt_long does, with its diagnostics: `--opt value` and `--opt=value`,
+/// options anywhere (the other arguments in order, as getopt permutes them),
+/// `--` ends them, `-h` the one short option (several may share a dash: the
+/// first unknown one is the error). Unlike GNU's default an abbreviation is not
+/// taken for the option (`--rol` is an unknown option, with a suggestion); an
+/// abbreviation getopt_long would take still gets its "needs a value" and
+/// "takes no value". (POSIXLY_CORRECT, which made getopt_long stop at the first
+/// argument that is no option's, no longer applies.) A walk over the table:
+/// getopt_long needed the table copied into C strings and the arguments too.
 func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageError> {
-    // The C strings live until the end of the parse (getopt permutes the array).
-    var strings: [UnsafeMutablePointer<CChar>?] = [strdup(Program.name)]
-    for argument in arguments { strings.append(strdup(argument)) }
-    let argc = Int32(strings.count)
-    strings.append(nil)
-    var names: [UnsafeMutablePointer<CChar>?] = []
-    var longOptions: [option] = []
-    for (index, spec) in optionTable.enumerated() {
-        let name = strdup(spec.name)
-        names.append(name)
-        longOptions.append(option(name: name, has_arg: spec.value == nil ? no_argument : required_argument, flag: nil,
-                                  val: Int32(256 + index)))
-    }
-    longOptions.append(option(name: nil, has_arg: 0, flag: nil, val: 0))
-    defer {
-        for pointer in strings { free(pointer) }
-        for pointer in names { free(pointer) }
-    }
-
     var parsed = ParsedCommandLine()
-    var failure: UsageError? = nil
-    strings.withUnsafeMutableBufferPointer { argv in
-        longOptions.withUnsafeBufferPointer { table in
-            clinux_getopt_reset()
-            func text(_ index: Int32) -> String {
-                guard index >= 0, index < argc, let pointer = argv[Int(index)] else { return "" }
-                return String(cString: pointer)
-            }
-            while failure == nil {
-                let c = getopt_long(argc, argv.baseAddress!, ":h", table.baseAddress, nil)
-                if c == -1 { break }
-                let next = clinux_optind()
-                switch c {
-                case Int32(UInt8(ascii: "h")):
-                    parsed.options.append((.help, ""))
-                case Int32(UInt8(ascii: ":")):
-                    let token = clinux_optopt() == Int32(UInt8(ascii: "h")) ? "-h" : text(next - 1)
-                    failure = UsageError("\(optionToken(token)) needs a value")
-                case Int32(UInt8(ascii: "?")):
-                    // optopt: a short option's character, or the val of a flag given a value (--json=1), or 0.
-                    let found = clinux_optopt()
-                    if found >= 256 {
-                        let token = text(next - 1)
-                        failure = UsageError("\(optionToken(token)) takes no value (got '\(token.escaped)')")
-                    } else if found > 0 {
-                        failure = unknownOption("-" + String(Unicode.Scalar(UInt8(truncatingIfNeeded: found))))
-                    } else {
-                        failure = unknownOption(optionToken(text(next - 1)))
-                    }
-                default:
-                    let spec = optionTable[Int(c) - 256]
-                    var token = text(next - 1)
-                    var value = ""
-                    if spec.value != nil, let argument = clinux_optarg() {
-                        value = String(cString: argument)
-                        if next >= 2, argument == UnsafePointer(argv[Int(next) - 1]) { token = text(next - 2) }
-                    }
-                    // GNU getopt takes a unique prefix for the option; this program does not.
-                    let given = optionToken(token)
-                    guard let long = given.afterBytePrefix("--"), sameBytes(long, spec.name) else {
-                        failure = unknownOption(given)
-                        break
-                    }
-                    parsed.options.append((spec.option, value))
-                }
-            }
-            var index = clinux_optind()
-            while index < argc {
-                parsed.positional.append(text(index))
-                index += 1
-            }
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        index += 1
+        if sameBytes(argument, "--") {
+            parsed.positional += arguments[index...]
+            break
         }
+        guard argument.utf8.count > 1, argument.hasBytePrefix("-") else {
+            parsed.positional.append(argument)
+            continue
+        }
+        guard let body = argument.afterBytePrefix("--") else {
+            for byte in argument.utf8.dropFirst() {
+                guard byte == UInt8(ascii: "h") else { return .failure(unknownOption("-" + String(Unicode.Scalar(byte)))) }
+                parsed.options.append((.help, ""))
+            }
+            continue
+        }
+        let pieces = body.cut(at: "=")
+        let name = pieces?.before ?? body, attached = pieces?.after
+        let given = "--" + name
+        guard let (option, exact) = OptionName.named(name) else { return .failure(unknownOption(given)) }
+        var value = ""
+        if !option.takesValue {
+            if attached != nil { return .failure(UsageError("\(given) takes no value (got '\(argument.escaped)')")) }
+        } else if let attached {
+            value = String(attached)
+        } else if index < arguments.count {
+            value = arguments[index]
+            index += 1
+        } else {
+            return .failure(UsageError("\(given) needs a value"))
+        }
+        guard exact else { return .failure(unknownOption(given)) }
+        parsed.options.append((option, value))
     }
-    if let failure { return .failure(failure) }
     return .success(parsed)
-}
-
-/// "--name=x" → "--name".
-func optionToken(_ token: String) -> String {
-    guard token.hasBytePrefix("--"), let equals = token.firstIndex(ascii: "=") else { return token }
-    return String(token[..<equals])
 }
 
 /// "unknown option '--rol'; did you mean '--role'?"
@@ -133,27 +98,25 @@ func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
 
 /// --help.
 func helpText() -> String {
-    var lines = ["OVERVIEW: " + Program.abstract, ""]
-    lines += wrap(Program.description, indent: 0)
-    lines.append("")
-    for (index, usage) in Program.usage.enumerated() { lines.append((index == 0 ? "USAGE: " : "       ") + usage) }
-    lines += ["", "OPTIONS:"]
+    var out = "OVERVIEW: " + Program.abstract + "\n\n"
+    wrap(Program.description, indent: 0, into: &out)
+    out += "\n"
+    for (index, usage) in Program.usage.enumerated() { out += (index == 0 ? "USAGE: " : "       ") + usage + "\n" }
+    out += "\nOPTIONS:\n"
     let column = 26
     for spec in optionTable where !spec.hidden {
+        // The name, and its help beside it when two spaces still fit before the column, else below.
         let head = "  " + spec.synopsis
-        if head.utf8.count + 2 <= column {
-            let padded = head + String(repeating: " ", count: column - head.utf8.count)
-            var body = wrap(spec.fullHelp, indent: column)
-            body[0] = padded + String(body[0].utf8.dropFirst(column))!
-            lines += body
-        } else {
-            lines.append(head)
-            lines += wrap(spec.fullHelp, indent: column)
-        }
+        let beside = head.utf8.count + 2 <= column
+        out += head
+        out += beside ? String(repeating: " ", count: column - head.utf8.count) : "\n"
+        wrap(spec.fullHelp, indent: column, into: &out, indented: beside)
     }
-    lines += [""] + wrap("Exit codes: " + Program.exitCodes, indent: 0)
-    lines += ["", "Examples:"] + Program.examples.map { "  " + $0 }
-    return lines.joined(separator: "\n") + "\n"
+    out += "\n"
+    wrap("Exit codes: " + Program.exitCodes, indent: 0, into: &out)
+    out += "\nExamples:\n"
+    for example in Program.examples { out += "  " + example + "\n" }
+    return out
 }
 
 /// The short usage of a bare run.

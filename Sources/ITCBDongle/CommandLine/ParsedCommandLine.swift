@@ -1,6 +1,6 @@
 import CLinux
 
-/// What getopt_long found: the options in order with their values ("" for a
+/// What the parser found: the options in order with their values ("" for a
 /// flag), and the arguments that are no option's.
 struct ParsedCommandLine {
     var options: [(name: OptionName, value: String)] = []

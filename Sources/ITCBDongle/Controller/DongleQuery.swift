@@ -74,7 +74,9 @@ enum DongleQuery {
                 text.append("; no firmware needed")
             }
             if let reason { text.append("; \(reason)") }
-            if let byClass {
+            // A VID:PID row of its own decides whatever the interface class (btusb's quirks
+            // table wins over its id table), so the vendor's class note is for the others only.
+            if let byClass, chipset == nil || dependsOnClass {
                 text.append("; Linux takes this vendor's dongles by interface class: with a vendor-specific FF/01/01 interface 0 it is \(byClass)'s, whatever the product id")
             }
             return text.string

@@ -101,7 +101,7 @@ extension BDAddress {
         guard parts.count == 6 else { return nil }
         var value: UInt64 = 0
         for part in parts {
-            guard part.utf8.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
+            guard part.utf8.count == 2, let byte = parseUnsigned(part, radix: 16, maximum: 255) else { return nil }
             value = value << 8 | UInt64(byte)
         }
         self.init(value: value, type: type)

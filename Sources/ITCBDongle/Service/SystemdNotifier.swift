@@ -28,8 +28,8 @@ final class SystemdNotifier {
         }
         addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
         var interval: UInt64? = nil
-        if let usec = getenv("WATCHDOG_USEC").flatMap({ UInt64(String(cString: $0)) }), usec > 0 {
-            let pid = getenv("WATCHDOG_PID").flatMap { Int32(String(cString: $0)) }
+        if let usec = getenv("WATCHDOG_USEC").flatMap({ parseUnsigned(String(cString: $0)[...], maximum: UInt64.max) }), usec > 0 {
+            let pid = getenv("WATCHDOG_PID").flatMap { parseInteger(String(cString: $0)).flatMap { Int32(exactly: $0) } }
             if pid == nil || pid == getpid() { interval = max(usec / 2000, 1) }
         }
         watchdogInterval = interval

@@ -53,12 +53,17 @@ enum UdevMatch {
     /// same with the `usb:` prefix of --transport; `#` starts a comment.
     static func configured(config: String, vendor: UInt16, product: UInt16, path: String) -> Bool {
         guard let text = readText(config) else { return false }
+        // The device's own bus-port path, read as an entry's is (a kernel name is
+        // canonical: "1-1.2" matches the entries 1-1.2 and 01-1.02, as it did when
+        // the entry was written back out and compared).
+        var device: (bus: Int, ports: [Int])? = nil
+        if case .success(.usbPath(let bus, let ports)) = TransportSpec.parse("usb:" + path) { device = (bus, ports) }
         for (number, rawLine) in text.split(ascii: "\n", omittingEmptySubsequences: false).enumerated() {
             let entry = String(rawLine.prefix(beforeASCII: "#")).trimmingCharacters()
             if entry.isEmpty { continue }
             switch TransportSpec.parse(entry.hasBytePrefix("usb:") ? entry : "usb:" + entry) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
-            case .success(.usbPath(let bus, let ports)) where sameBytes("\(bus)-" + ports.map(String.init).joined(separator: "."), path):
+            case .success(.usbPath(let bus, let ports)) where device.map({ $0.bus == bus && $0.ports == ports }) ?? false:
                 return true
             case .success: continue
             case .failure:

@@ -15,22 +15,27 @@ enum TransportSpec: Equatable {
         // Byte-wise throughout (ByteText.swift): no Unicode comparison in the shipped binary.
         if sameBytes(text, "usb") { return .success(.usbAny) }
         if let rest = text.afterBytePrefix("usb:") {
-            let idParts = rest.split(ascii: ":", omittingEmptySubsequences: false)
-            if idParts.count == 2 {
-                guard idParts[0].utf8.count == 4, idParts[1].utf8.count == 4,
-                      let vendor = UInt16(idParts[0], radix: 16), let product = UInt16(idParts[1], radix: 16) else {
+            // Numbers by the one byte parser (ByteText.swift's parseWhole), read as
+            // UInt16(_:radix:) and Int(_:) read them.
+            if let id = rest.cut(at: ":"), !id.after.contains(ascii: ":") {
+                guard id.before.utf8.count == 4, id.after.utf8.count == 4,
+                      let vendor = parseUnsigned(id.before, radix: 16, maximum: 0xFFFF),
+                      let product = parseUnsigned(id.after, radix: 16, maximum: 0xFFFF) else {
                     return .failure(TransportSpecError("USB id must be four hex digits each, as in usb:0a12:0001"))
                 }
-                return .success(.usbID(vendor: vendor, product: product))
+                return .success(.usbID(vendor: UInt16(vendor), product: UInt16(product)))
             }
-            let busPort = rest.split(ascii: "-", omittingEmptySubsequences: false)
-            if busPort.count == 2, let bus = Int(busPort[0]), bus > 0 {
-                let ports = busPort[1].split(ascii: ".", omittingEmptySubsequences: false).map { Int($0) }
-                if !ports.isEmpty, ports.count <= 7, ports.allSatisfy({ $0 != nil && $0! > 0 && $0! < 256 }) {
-                    return .success(.usbPath(bus: bus, ports: ports.map { $0! }))
+            if let busPort = rest.cut(at: "-"), !busPort.after.contains(ascii: "-"), let bus = parseInteger(busPort.before), bus > 0 {
+                var ports: [Int] = [], valid = true
+                for piece in busPort.after.split(ascii: ".", omittingEmptySubsequences: false) {
+                    guard let port = parseInteger(piece), port > 0, port < 256 else { valid = false; break }
+                    ports.append(port)
+                }
+                if valid, ports.count <= 7 {
+                    return .success(.usbPath(bus: bus, ports: ports))
                 }
             }
-            return .failure(TransportSpecError("bad USB selector '\(String(rest).escaped)': use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
+            return .failure(TransportSpecError("bad USB selector ", quoting: String(rest), ": use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
         }
         if let rest = text.afterBytePrefix("tcp:") {
             if rest.hasByteSuffix(",flow") || rest.hasByteSuffix(",noflow") || rest.contains(ascii: "@") {
@@ -41,10 +46,10 @@ enum TransportSpec: Equatable {
             }
             var host = String(hostPort.before)
             if host.hasBytePrefix("["), host.hasByteSuffix("]") { host = String(host.utf8.dropFirst().dropLast())! }
-            guard !host.isEmpty, let port = UInt16(hostPort.after), port > 0 else {
+            guard !host.isEmpty, let port = parseUnsigned(hostPort.after, maximum: 0xFFFF), port > 0 else {
                 return .failure(TransportSpecError("tcp transport needs HOST:PORT with a port 1-65535, as in tcp:127.0.0.1:1234"))
             }
-            return .success(.tcp(host: host, port: port))
+            return .success(.tcp(host: host, port: UInt16(port)))
         }
         if var rest = text.afterBytePrefix("serial:") {
             var flow: Bool? = nil
@@ -54,7 +59,7 @@ enum TransportSpec: Equatable {
                 } else if sameBytes(option.after, "noflow") {
                     flow = false
                 } else {
-                    return .failure(TransportSpecError("unknown serial option in '\(text.escaped)': use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
+                    return .failure(TransportSpecError("unknown serial option in ", quoting: text, ": use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
                 }
                 rest = option.before
             }
@@ -62,15 +67,15 @@ enum TransportSpec: Equatable {
             var baud: Int? = nil
             if let rate = rest.cut(at: "@", last: true) {
                 path = String(rate.before)
-                guard let value = Int(rate.after), SerialTransport.speed(value) != nil else {
-                    return .failure(TransportSpecError("unsupported baud rate in '\(text.escaped)' (use 115200, 460800, 921600, 1000000, …)"))
+                guard let value = parseInteger(rate.after), SerialTransport.speed(value) != nil else {
+                    return .failure(TransportSpecError("unsupported baud rate in ", quoting: text, " (use 115200, 460800, 921600, 1000000, …)"))
                 }
                 baud = value
             }
             guard !path.isEmpty else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
             return .success(.serial(path: path, baud: baud, flow: flow))
         }
-        return .failure(TransportSpecError("unknown transport '\(text.escaped)': use \(help)"))
+        return .failure(TransportSpecError("unknown transport ", quoting: text, ": use " + help))
     }
 
     var isUSB: Bool {
