@@ -41,6 +41,10 @@ static inline int clinux_open(const char *path, int flags, mode_t mode) { return
 static inline int clinux_fcntl(int fd, int command, int argument) { return fcntl(fd, command, argument); }
 
 static inline ssize_t clinux_read(int fd, void *buffer, size_t count) { return read(fd, buffer, count); }
+/* `value` as printf's "%.*e" (the digits of Double's text: Output/NumberText.swift). */
+static inline int clinux_format_exponential(char *buffer, size_t size, int precision, double value) {
+    return snprintf(buffer, size, "%.*e", precision, value);
+}
 static inline ssize_t clinux_write(int fd, const void *buffer, size_t count) { return write(fd, buffer, count); }
 static inline int clinux_close(int fd) { return close(fd); }
 

@@ -95,7 +95,7 @@ import BLEHost
         #expect(run.accounted == run.occurrences && run.occurrences == 1_200)
         // Per kind: never two lines within a second.
         for kind in [RepeatKind.framingLoss, .controllerReady, .advertising] {
-            let times = run.lines.filter { $0.1.hasPrefix(kind.label) }.map(\.0)
+            let times = run.lines.filter { $0.1.hasPrefix("\(kind.label)") }.map(\.0)
             #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= LineLimiter.gap }, "\(kind): \(times)")
             #expect(times.count >= 3, "a summary every 10 s while it lasts, and one at its end")
         }

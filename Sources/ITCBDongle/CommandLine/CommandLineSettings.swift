@@ -256,5 +256,5 @@ func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionPar
 /// 5 → "5", 0.5 → "0.5", -1 → "-1".
 func formatNumber(_ value: Double) -> String {
     // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
-    abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : String(value)
+    abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : doubleText(value)
 }

@@ -59,25 +59,27 @@ enum DongleQuery {
 
         var id: String { "\(hex4(vendor)):\(hex4(product))" }
 
+        /// Built as bytes (BuiltText): String appends are inlined at every use.
         var line: String {
-            var parts: [String] = []
-            if let chipset, let model { parts.append("\(chipset) \(model)") } else if let chipset { parts.append(chipset) }
-            parts.append(dependsOnClass ? "served when its interface 0 is vendor-specific FF/01/01"
-                         : served ? "served" : "not served")
+            var text: BuiltText = "\(hex4(vendor)):\(hex4(product))  "
+            if let chipset, let model { text.append("\(chipset) \(model); ") } else if let chipset { text.append("\(chipset); ") }
+            text.append(dependsOnClass ? "served when its interface 0 is vendor-specific FF/01/01"
+                        : served ? "served" : "not served")
             if let firmware {
-                parts.append("firmware \(firmware) (" + (package.map { "Debian package \($0)" }
-                    ?? "no Debian package ships it: from the vendor's Windows driver") + ")")
+                text.append("; firmware \(firmware) (")
+                if let package { text.append("Debian package \(package))") } else {
+                    text.append("no Debian package ships it: from the vendor's Windows driver)")
+                }
             } else if served {
-                parts.append("no firmware needed")
+                text.append("; no firmware needed")
             }
-            if let reason { parts.append(reason) }
+            if let reason { text.append("; \(reason)") }
             // A VID:PID row of its own decides whatever the interface class (btusb's quirks
             // table wins over its id table), so the vendor's class note is for the others only.
             if let byClass, chipset == nil || dependsOnClass {
-                parts.append("Linux takes this vendor's dongles by interface class: with a vendor-specific FF/01/01 "
-                             + "interface 0 it is \(byClass)'s, whatever the product id")
+                text.append("; Linux takes this vendor's dongles by interface class: with a vendor-specific FF/01/01 interface 0 it is \(byClass)'s, whatever the product id")
             }
-            return "\(id)  " + parts.joined(separator: "; ")
+            return text.string
         }
 
         var json: String {
@@ -87,7 +89,7 @@ enum DongleQuery {
                 "served": .bool(served), "model": value(model), "firmware": value(firmware),
                 "package": value(package), "by_class": value(byClass), "reason": value(reason), "depends_on_class": .bool(dependsOnClass),
             ]
-            return "{" + fields.map { "\(jsonString($0.key)):\($0.value.encoded)" }.joined(separator: ",") + "}"
+            return jsonObject(fields)
         }
     }
 

@@ -12,7 +12,7 @@ enum RepeatKind: UInt8 {
          chipPortReset
 
     /// What the summary of a burst names.
-    var label: String {
+    var label: StaticString {
         switch self {
         case .framingLoss: "H4 stream out of sync, controller reset"
         case .controllerReady: "controller ready"
@@ -31,13 +31,14 @@ enum RepeatKind: UInt8 {
         }
     }
 
-    /// The link, connection, command or endpoint a summary is about ("" when one per process).
-    func subject(_ key: UInt16) -> String {
+    /// What the link, connection, command or endpoint a summary is about is
+    /// ("connection": " (connection 0x2a)"); nil when one per process.
+    var subject: StaticString? {
         switch self {
-        case .linkDropped, .parametersRefused: " (connection 0x\(String(key, radix: 16)))"
-        case .commandFailed: " (command 0x\(String(key, radix: 16)))"
-        case .usbStall: " (endpoint 0x\(String(key, radix: 16)))"
-        default: ""
+        case .linkDropped, .parametersRefused: "connection"
+        case .commandFailed: "command"
+        case .usbStall: "endpoint"
+        default: nil
         }
     }
 }
@@ -121,7 +122,11 @@ struct LineLimiter {
     private mutating func sumUp(_ slot: Int, now: UInt64, _ summary: (LogLevel, String) -> Void) {
         guard let kind = bursts[slot].kind, bursts[slot].held > 0 else { return }
         let seconds = (max(now, bursts[slot].last) - bursts[slot].lastLine + 999) / 1000
-        summary(bursts[slot].level, "\(kind.label)\(kind.subject(bursts[slot].key)): \(bursts[slot].held) more in the last \(max(seconds, 1)) s (at most one line a second)")
+        // Built as bytes (BuiltText): String appends are inlined at every use.
+        var text: BuiltText = "\(kind.label)"
+        if let subject = kind.subject { text.append(" (\(subject) 0x\(hex: bursts[slot].key))") }
+        text.append(": \(bursts[slot].held) more in the last \(max(seconds, 1)) s (at most one line a second)")
+        summary(bursts[slot].level, text.string)
         bursts[slot].held = 0
         bursts[slot].lastLine = now
     }
@@ -152,8 +157,9 @@ enum RepeatedLines {
 
 extension Log {
     /// A line a peer or a noisy line can repeat: written unless it is part of a burst (`LineLimiter`).
+    /// The message is a BuiltText (Log.write).
     @inline(__always)
-    static func repeated(_ kind: RepeatKind, key: UInt16 = 0, _ level: LogLevel, _ message: @autoclosure () -> String) {
+    static func repeated(_ kind: RepeatKind, key: UInt16 = 0, _ level: LogLevel, _ message: @autoclosure () -> BuiltText) {
         guard level <= Log.level, RepeatedLines.admit(kind, key: key, level: level) else { return }
         emit(level, message())
     }

@@ -21,11 +21,23 @@ enum Log {
     /// Inlined where it is called: the message is built there only when the
     /// level is on, and the one `emit` writes it (an @autoclosure passed into
     /// an outlined function gets a copy of that function per call site).
+    /// A literal message is a BuiltText (outlined appends, not String
+    /// interpolation inlined per line); a String variable takes the
+    /// disfavoured generic overloads.
+    @inline(__always)
+    static func write(_ level: LogLevel, _ message: @autoclosure () -> BuiltText) {
+        guard level <= Log.level || (level == .error && firstError == nil) else { return }
+        emit(level, message())
+    }
+
     @inline(__always)
     static func write(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level <= Log.level || (level == .error && firstError == nil) else { return }
         emit(level, message())
     }
+
+    @inline(never)
+    static func emit(_ level: LogLevel, _ message: BuiltText) { emit(level, message.string) }
 
     @inline(never)
     static func emit(_ level: LogLevel, _ message: String) {
@@ -34,11 +46,17 @@ enum Log {
         writeStandardError(prefix(level) + UntrustedText.line(message) + "\n")
     }
 
-    @inline(__always) static func error(_ m: @autoclosure () -> String) { write(.error, m()) }
-    @inline(__always) static func warning(_ m: @autoclosure () -> String) { write(.warning, m()) }
-    @inline(__always) static func info(_ m: @autoclosure () -> String) { write(.info, m()) }
-    @inline(__always) static func debug(_ m: @autoclosure () -> String) { write(.debug, m()) }
-    @inline(__always) static func trace(_ m: @autoclosure () -> String) { write(.trace, m()) }
+    @inline(__always) static func error(_ m: @autoclosure () -> BuiltText) { write(.error, m()) }
+    @inline(__always) static func warning(_ m: @autoclosure () -> BuiltText) { write(.warning, m()) }
+    @inline(__always) static func info(_ m: @autoclosure () -> BuiltText) { write(.info, m()) }
+    @inline(__always) static func debug(_ m: @autoclosure () -> BuiltText) { write(.debug, m()) }
+    @inline(__always) static func trace(_ m: @autoclosure () -> BuiltText) { write(.trace, m()) }
+
+    @_disfavoredOverload @inline(__always) static func error<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.error, String(m())) }
+    @_disfavoredOverload @inline(__always) static func warning<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.warning, String(m())) }
+    @_disfavoredOverload @inline(__always) static func info<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.info, String(m())) }
+    @_disfavoredOverload @inline(__always) static func debug<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.debug, String(m())) }
+    @_disfavoredOverload @inline(__always) static func trace<S: StringProtocol>(_ m: @autoclosure () -> S) { write(.trace, String(m())) }
 }
 
 /// Writes straight to fd 2 (unbuffered, whole lines), below the prompt if one shows.
@@ -61,7 +79,18 @@ func printLine(_ text: String) {
 extension BDAddress {
     /// "AA:BB:CC:DD:EE:FF" (most significant byte first).
     var string: String {
-        (0..<6).map { hex(printedByte($0)) }.joined(separator: ":")
+        @inline(never) get {
+            let digits: StaticString = "0123456789ABCDEF"
+            return withUnsafeTemporaryAllocation(byteCount: 17, alignment: 1) { out in
+                for i in 0..<6 {
+                    let value = printedByte(i)
+                    out[3 * i] = digits.utf8Start[Int(value >> 4)]
+                    out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
+                    if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
+                }
+                return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
+            }
+        }
     }
 
     var typeName: String { type == 0 ? "public" : "random" }
@@ -80,13 +109,22 @@ extension BDAddress {
 }
 
 /// "0A": two upper-case hex digits.
+@inline(never)
 func hex(_ byte: UInt8) -> String {
-    func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble }
-    return String(decoding: [digit(byte >> 4), digit(byte & 0xF)], as: UTF8.self)
+    let digits: StaticString = "0123456789ABCDEF"
+    var text: (UInt8, UInt8) = (digits.utf8Start[Int(byte >> 4)], digits.utf8Start[Int(byte & 0xF)])
+    return withUnsafeBytes(of: &text) { String(decoding: $0, as: UTF8.self) }
 }
 
 func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
-    bytes.map { hex($0) }.joined(separator: " ")
+    let digits: StaticString = "0123456789ABCDEF"
+    var text: [UInt8] = []
+    for (index, byte) in bytes.enumerated() {
+        if index > 0 { text.append(0x20) }
+        text.append(digits.utf8Start[Int(byte >> 4)])
+        text.append(digits.utf8Start[Int(byte & 0xF)])
+    }
+    return String(decoding: text, as: UTF8.self)
 }
 
 extension FixedBytes {

@@ -49,24 +49,26 @@ func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> String? {
     guard (header >> 12) & 0x3 != 0b01 else { return nil }  // a continuation fragment
     let channel = UInt16(packet[6]) | UInt16(packet[7]) << 8
     guard channel == L2CAPChannel.att else { return nil }
-    let link = "link 0x" + hex4(header & 0x0FFF)
     let opcode = packet[8]
     let pdu = UnsafeRawBufferPointer(rebasing: packet[8...])
-    var text = "ATT \(outgoing ? ">" : "<") \(attOpcodeName(opcode))"
+    // Built as bytes (BuiltText): String appends are inlined at every use.
+    var text: BuiltText = outgoing ? "ATT > " : "ATT < "
+    text.append("\(attOpcodeName(opcode))")
     switch opcode {
     case ATTOpcode.errorResponse where pdu.count >= 5:
-        text += " to \(attOpcodeName(pdu[1])), handle 0x\(hex4(UInt16(pdu[2]) | UInt16(pdu[3]) << 8)), error 0x\(hex(pdu[4]))"
+        text.append(" to \(attOpcodeName(pdu[1])), handle 0x\(hex4(UInt16(pdu[2]) | UInt16(pdu[3]) << 8)), error 0x\(hex(pdu[4]))")
     case ATTOpcode.exchangeMTURequest where pdu.count >= 3, ATTOpcode.exchangeMTUResponse where pdu.count >= 3:
-        text += ", MTU \(UInt16(pdu[1]) | UInt16(pdu[2]) << 8)"
+        text.append(", MTU \(UInt16(pdu[1]) | UInt16(pdu[2]) << 8)")
     case ATTOpcode.readRequest, ATTOpcode.readBlobRequest, ATTOpcode.writeRequest, ATTOpcode.writeCommand,
          ATTOpcode.prepareWriteRequest, ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication:
         guard pdu.count >= 3 else { break }
-        text += ", handle 0x\(hex4(UInt16(pdu[1]) | UInt16(pdu[2]) << 8))"
-        if opcode != ATTOpcode.readRequest, opcode != ATTOpcode.readBlobRequest { text += ", \(pdu.count - 3) byte(s)" }
+        text.append(", handle 0x\(hex4(UInt16(pdu[1]) | UInt16(pdu[2]) << 8))")
+        if opcode != ATTOpcode.readRequest, opcode != ATTOpcode.readBlobRequest { text.append(", \(pdu.count - 3) byte(s)") }
     default:
-        text += ", \(pdu.count - 1) byte(s)"
+        text.append(", \(pdu.count - 1) byte(s)")
     }
-    return text + ", " + link
+    text.append(", link 0x\(hex4(header & 0x0FFF))")
+    return text.string
 }
 
 /// A GATT client event in words, for trace logs.

@@ -270,24 +270,26 @@ struct CentralLogic: RoleLogic, ~Copyable {
 
     /// What was looked for and what was seen instead, in words.
     func notFoundLines() -> [String] {
+        // Built as bytes (BuiltText): String appends are inlined at every use.
         let settings = session.settings
-        var wanted = "a device advertising the 8-Ball service and a name"
+        var first: BuiltText = "no 8-Ball found"
+        if let scanSeconds { first.append(" within \(formatNumber(scanSeconds)) s") }
+        first.append("; looked for a device advertising the 8-Ball service and a name")
         if let peerName {
-            wanted += ", named \"\(peerName.escaped)\" (any case)"
+            first.append(", named \"\(peerName.escaped)\" (any case)")
         } else if let address = settings.peerAddress {
-            wanted += ", at \(BDAddress(value: address, type: 0).string)"
+            first.append(", at \(BDAddress(value: address, type: 0).string)")
         }
         if settings.rssiWindow {
-            wanted += ", signal from \(settings.rssiMin) to \(settings.rssiMax) dBm (--rssi-min/--rssi-max)"
+            first.append(", signal from \(settings.rssiMin) to \(settings.rssiMax) dBm (--rssi-min/--rssi-max)")
         }
-        let within = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
-        var lines = ["no 8-Ball found\(within); looked for \(wanted)"]
+        var lines = [first.string]
         if seen.count == 0 {
             lines.append("seen: nothing at all; is the 8-Ball on, in range, and this the right controller?")
         }
         for index in 0..<seen.count {
             let entry = seen.entries[index]
-            lines.append("seen: \(describe(entry)): \(whyNot(entry))")
+            lines.append(built("seen: \(describe(entry)): \(whyNot(entry))"))
         }
         return lines
     }

@@ -16,20 +16,29 @@ struct InfoLogic: RoleLogic {
 }
 
 func controllerInfoText(_ info: ControllerInfo) -> String {
+    // Built as bytes (BuiltText): String appends are inlined at every use.
     let features = leFeatureList(info.leFeatures)
-    let featureLines = features.isEmpty ? "" : "\n" + features.map { "                \($0)" }.joined(separator: "\n")
-    return """
-    HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(String(info.hciRevision, radix: 16)))
-    LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(String(info.lmpSubversion, radix: 16)))
+    var text: BuiltText = """
+    HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(hex: info.hciRevision))
+    LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(hex: info.lmpSubversion))
     Manufacturer:   \(companyName(info.manufacturer))
     Public address: \(info.publicAddress.string)\(info.publicAddress.isZero ? " (none)" : "")
     Address in use: \(info.address.string) (\(info.address.typeName))
     ACL buffers:    \(info.aclDataLength) bytes x \(info.aclPackets) (\(info.leBuffers ? "LE" : "shared BR/EDR"))
-    LE features:    0x\(String(info.leFeatures, radix: 16))\(features.isEmpty ? " (none)" : "")\(featureLines)
-    """ + (ChipsetReport.line.map { "\nChipset:        \($0)" } ?? "")
+    LE features:    0x\(hex: info.leFeatures)\(features.isEmpty ? " (none)" : "")
+    """
+    for feature in features { text.append("\n                \(feature)") }
+    if let chipset = ChipsetReport.line { text.append("\nChipset:        \(chipset)") }
+    return text.string
 }
 
+/// "002a": four lower-case hex digits (a small String: no allocation).
+@inline(never)
 func hex4(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: max(0, 4 - digits.utf8.count)) + digits
+    let digits: StaticString = "0123456789abcdef"
+    var text: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+    return withUnsafeMutableBytes(of: &text) { out in
+        for i in 0..<4 { out[i] = digits.utf8Start[Int((value >> UInt16(12 - 4 * i)) & 0xF)] }
+        return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
+    }
 }

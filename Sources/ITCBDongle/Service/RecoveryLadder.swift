@@ -19,9 +19,13 @@ enum RecoveryLadder {
     /// status, so systemd gives the step its time. Bounded: each step ends in
     /// a fresh bring-up or in exit 4; without a controller answering, no
     /// other ping follows.
-    static func stepBegins(_ status: String) {
+    /// (The status a BuiltText: its callers' text is built out of line.)
+    @inline(never)
+    static func stepBegins(_ status: BuiltText) {
         guard let notifier = SystemdNotifier() else { return }
-        notifier.send("\(notifier.watchdogInterval == nil ? "" : "WATCHDOG=1\n")STATUS=\(status)")
+        var message: BuiltText = notifier.watchdogInterval == nil ? "STATUS=" : "WATCHDOG=1\nSTATUS="
+        message.append(status)
+        notifier.send(message.string)
         notifier.close()
     }
 }

@@ -18,8 +18,8 @@ struct USBCandidate {
     var vendorClass = false
 
     /// The sysfs name, e.g. "1-1.2" (bus 1, port 1, then port 2 of that hub).
-    var path: String { "\(bus)-" + ports.map(String.init).joined(separator: ".") }
-    var id: String { "\(hex4(vendor)):\(hex4(product))" }
+    var path: String { usbPath(bus: bus, ports: ports) }
+    var id: String { built("\(hex4(vendor)):\(hex4(product))") }
 
     /// What sysfs says about it, readable without opening the device.
     var productName: String { readSmallFile("/sys/bus/usb/devices/\(path)/product") ?? "?" }
@@ -38,4 +38,15 @@ struct USBCandidate {
         default: false
         }
     }
+}
+
+/// "1-1.2": a bus and its ports as sysfs names them.
+@inline(never)
+func usbPath(bus: Int, ports: [Int]) -> String {
+    var text: BuiltText = "\(bus)-"
+    for (index, port) in ports.enumerated() {
+        if index > 0 { text.append(".") }
+        text.append("\(port)")
+    }
+    return text.string
 }

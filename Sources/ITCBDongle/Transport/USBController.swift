@@ -104,8 +104,6 @@ enum USBController {
         }
     }
 
-    static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.unicodeScalars.count)) }
-
     static func open(_ spec: TransportSpec, reset: Bool, quiet: Bool = false) throws(TransportError) -> Transport {
         var context: OpaquePointer? = nil
         guard libusb_init(&context) == 0, let context else { throw .unavailable("cannot initialise libusb") }
@@ -113,14 +111,24 @@ enum USBController {
         defer { if let list { libusb_free_device_list(list, 1) } }
         guard let candidate = devices.first(where: { $0.matches(spec) }) else {
             libusb_exit(context)
-            let seen = devices.filter { !$0.ports.isEmpty }.map { "\($0.id) at \($0.path)\($0.isBluetooth ? " (Bluetooth)" : "")" }
-            let what: String
+            // Built as bytes (BuiltText): String appends are inlined at every use.
+            var text: BuiltText
             switch spec {
-            case .usbID(let v, let p): what = "no USB device \(hex4(v)):\(hex4(p))"
-            case .usbPath(let b, let p): what = "no USB device at \(b)-\(p.map(String.init).joined(separator: "."))"
-            default: what = "no USB Bluetooth dongle found"
+            case .usbID(let v, let p): text = "no USB device \(hex4(v)):\(hex4(p))"
+            case .usbPath(let b, let p): text = "no USB device at \(usbPath(bus: b, ports: p))"
+            default: text = "no USB Bluetooth dongle found"
             }
-            throw .notFound("\(what); seen: \(seen.isEmpty ? "no USB devices" : seen.joined(separator: ", ")) (plug one in, or pick one with --transport usb:VID:PID)")
+            text.append("; seen: ")
+            var seen = 0
+            for device in devices where !device.ports.isEmpty {
+                if seen > 0 { text.append(", ") }
+                text.append("\(device.id) at \(device.path)")
+                if device.isBluetooth { text.append(" (Bluetooth)") }
+                seen += 1
+            }
+            if seen == 0 { text.append("no USB devices") }
+            text.append(" (plug one in, or pick one with --transport usb:VID:PID)")
+            throw .notFound(text.string)
         }
         do throws(TransportError) {
             return try USBTransport(context: context, candidate: candidate, reset: reset)
@@ -179,9 +187,13 @@ func alignedColumns(_ rows: [[String]]) -> [String] {
         }
     }
     return rows.map { row in
-        row.enumerated().map { column, cell in
-            column == row.count - 1 ? cell : USBController.pad(cell, widths[column])
-        }.joined(separator: "  ")
+        var text: BuiltText = ""
+        for (column, cell) in row.enumerated() {
+            if column > 0 { text.append("  ") }
+            text.append("\(cell)")
+            if column < row.count - 1 { text.spaces(widths[column] - cell.unicodeScalars.count) }
+        }
+        return text.string
     }
 }
 

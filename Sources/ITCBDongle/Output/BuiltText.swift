@@ -1,0 +1,125 @@
+/// Text from a string literal with interpolations, built by outlined appends:
+/// `Log.error("no answer from \(name) within \(seconds) s")`, or
+/// `built("...")` where a String is wanted.
+///
+/// A literal with interpolations typed as String makes Embedded Swift inline
+/// DefaultStringInterpolation at every use (its capacity estimate, each
+/// literal piece made a String, each value's description appended): about
+/// 60 bytes of code per piece. Typed as BuiltText, each piece is one call
+/// with a StaticString or the value, and the bytes are appended by the few
+/// functions below, once in the binary. The text is the same as
+/// DefaultStringInterpolation's: integers in decimal (a minus sign for
+/// negatives), anything else by its `description`.
+struct BuiltText: ExpressibleByStringInterpolation {
+    var bytes: [UInt8]
+
+    @inline(never)
+    init(stringLiteral literal: StaticString) {
+        bytes = []
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    init(stringInterpolation: Builder) { bytes = stringInterpolation.bytes }
+
+    var string: String {
+        @inline(never) get { String(decoding: bytes, as: UTF8.self) }
+    }
+
+    @inline(never)
+    mutating func append(_ more: BuiltText) { bytes.append(contentsOf: more.bytes) }
+
+    /// `count` spaces (none when it is not positive): columns.
+    @inline(never)
+    mutating func spaces(_ count: Int) {
+        for _ in 0 ..< max(0, count) { bytes.append(0x20) }
+    }
+
+    struct Builder: StringInterpolationProtocol {
+        var bytes: [UInt8]
+
+        @inline(never)
+        init(literalCapacity: Int, interpolationCount: Int) {
+            bytes = []
+            bytes.reserveCapacity(literalCapacity + 8 * interpolationCount)
+        }
+
+        @inline(never)
+        mutating func appendLiteral(_ literal: StaticString) {
+            literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
+
+        @inline(never)
+        mutating func appendInterpolation(_ value: String) {
+            var value = value
+            value.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+
+        @inline(never)
+        mutating func appendInterpolation(_ value: Substring) {
+            var value = value
+            value.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+
+        @inline(never)
+        mutating func appendInterpolation(_ value: StaticString) { appendLiteral(value) }
+
+        @inline(never)
+        mutating func appendInterpolation(_ value: Int) {
+            appendDecimal(negative: value < 0, UInt64(value.magnitude))
+        }
+
+        @inline(__always)
+        mutating func appendInterpolation<T: BinaryInteger>(_ value: T) {
+            appendDecimal(negative: value < 0, UInt64(truncatingIfNeeded: value.magnitude))
+        }
+
+        @inline(__always)
+        mutating func appendInterpolation<T: CustomStringConvertible>(_ value: T) {
+            appendInterpolation(value.description)
+        }
+
+        @inline(never)
+        mutating func appendInterpolation(_ value: Bool) {
+            appendLiteral(value ? "true" : "false")
+        }
+
+        /// Lower-case hex digits, no leading zeros (as String(value, radix: 16)).
+        @inline(__always)
+        mutating func appendInterpolation<T: BinaryInteger>(hex value: T) {
+            appendHex(UInt64(truncatingIfNeeded: value))
+        }
+
+        @inline(never)
+        mutating func appendHex(_ value: UInt64) {
+            let digits: StaticString = "0123456789abcdef"
+            var shift = 60
+            while shift > 0, (value >> UInt64(shift)) & 0xF == 0 { shift -= 4 }
+            while shift >= 0 {
+                bytes.append(digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)])
+                shift -= 4
+            }
+        }
+
+        @inline(never)
+        mutating func appendDecimal(negative: Bool, _ magnitude: UInt64) {
+            if negative { bytes.append(0x2D) }
+            var digits = InlineArray<20, UInt8>(repeating: 0)
+            var count = 0
+            var rest = magnitude
+            repeat {
+                digits[count] = 48 + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            while count > 0 {
+                count -= 1
+                bytes.append(digits[count])
+            }
+        }
+    }
+}
+
+/// A String from a literal with interpolations, built by BuiltText's outlined
+/// appends rather than inlined String interpolation.
+@inline(never)
+func built(_ text: BuiltText) -> String { text.string }

@@ -1,0 +1,114 @@
+import CLinux
+
+/// `value` as Swift's `description` prints it ("0.5", "1e-05", "1e+16",
+/// "-2.5", "nan"), from libc's correctly rounded "%.*e" digits: the fewest
+/// significant digits that strtod(3) reads back as `value` (the shortest
+/// round trip, the nearest of that length), placed as Swift places them
+/// (exponential below 0.0001 and above 2^53). Swift's own formatter
+/// (`_Float64ToASCII`) is 3 KB of the binary, for the few numbers an option
+/// or a message shows.
+func doubleText(_ value: Double) -> String {
+    if value.isNaN { return "nan" }
+    if value.isInfinite { return value < 0 ? "-inf" : "inf" }
+    if value == 0 { return value.sign == .minus ? "-0.0" : "0.0" }
+    // One stack buffer: printf's text and strtod's at 0, the result at 32.
+    return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { raw in
+        let c = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+        // The digits: mantissa × 10^scale, the shortest that reads back.
+        var mantissa: UInt64 = 0
+        var scale = 0
+        for precision in 0 ... 16 {
+            // "-d.ddde+XX": precision + 1 digits.
+            _ = clinux_format_exponential(c, 32, Int32(precision), value)
+            mantissa = 0
+            var exponent = 0
+            var negativeExponent = false
+            var inExponent = false
+            var index = 0
+            while raw[index] != 0 {
+                let byte = raw[index]
+                if byte == UInt8(ascii: "e") { inExponent = true }
+                if byte == UInt8(ascii: "-"), inExponent { negativeExponent = true }
+                if byte >= 0x30, byte <= 0x39 {
+                    if inExponent { exponent = exponent * 10 + Int(byte - 0x30) } else { mantissa = mantissa * 10 + UInt64(byte - 0x30) }
+                }
+                index += 1
+            }
+            scale = (negativeExponent ? -exponent : exponent) - precision
+            // The nearest of this length; where it does not read back, its
+            // neighbour on the other side of `value` may (at a power of two,
+            // where the doubles below are closer together than above).
+            if precision == 16 || readsBack(mantissa, scale, value, raw) { break }
+            if readsBack(mantissa + 1, scale, value, raw) { mantissa += 1; break }
+            if mantissa > 1, readsBack(mantissa - 1, scale, value, raw) { mantissa -= 1; break }
+        }
+        while mantissa % 10 == 0 {
+            mantissa /= 10
+            scale += 1
+        }
+        let count = decimal(mantissa, into: raw, at: 0)  // the digits at 0
+        let exponent = scale + count - 1  // of the first digit: d.ddd × 10^exponent
+        var end = 32
+        func put(_ byte: UInt8) {
+            raw[end] = byte
+            end += 1
+        }
+        if value < 0 { put(UInt8(ascii: "-")) }
+        if exponent < -4 || value.magnitude > 9007199254740992 {  // 2^53
+            put(raw[0])
+            if count > 1 {
+                put(UInt8(ascii: "."))
+                for i in 1 ..< count { put(raw[i]) }
+            }
+            put(UInt8(ascii: "e"))
+            put(exponent < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            if exponent.magnitude < 10 { put(UInt8(ascii: "0")) }
+            end += decimal(UInt64(exponent.magnitude), into: raw, at: end)
+        } else if exponent < 0 {
+            put(UInt8(ascii: "0"))
+            put(UInt8(ascii: "."))
+            for _ in 0 ..< -exponent - 1 { put(UInt8(ascii: "0")) }
+            for i in 0 ..< count { put(raw[i]) }
+        } else {
+            for i in 0 ... max(exponent, count - 1) {
+                if i == exponent + 1 { put(UInt8(ascii: ".")) }
+                put(i < count ? raw[i] : UInt8(ascii: "0"))
+            }
+            if exponent + 1 >= count {
+                put(UInt8(ascii: "."))
+                put(UInt8(ascii: "0"))
+            }
+        }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[32 ..< end]), as: UTF8.self)
+    }
+}
+
+/// `value`'s decimal digits written at `offset`; how many.
+private func decimal(_ value: UInt64, into raw: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+    var count = 0
+    var rest = value
+    repeat {
+        count += 1
+        rest /= 10
+    } while rest > 0
+    rest = value
+    for i in stride(from: count - 1, through: 0, by: -1) {
+        raw[offset + i] = 0x30 + UInt8(rest % 10)
+        rest /= 10
+    }
+    return count
+}
+
+/// Whether strtod(3) reads `mantissa`e`scale` as `value`'s magnitude.
+private func readsBack(_ mantissa: UInt64, _ scale: Int, _ value: Double, _ raw: UnsafeMutableRawBufferPointer) -> Bool {
+    var end = decimal(mantissa, into: raw, at: 0)
+    raw[end] = UInt8(ascii: "e")
+    end += 1
+    if scale < 0 {
+        raw[end] = UInt8(ascii: "-")
+        end += 1
+    }
+    end += decimal(UInt64(scale.magnitude), into: raw, at: end)
+    raw[end] = 0
+    return strtod(raw.baseAddress!.assumingMemoryBound(to: CChar.self), nil) == value.magnitude
+}
