@@ -194,7 +194,7 @@ extension CommandLineSettings {
     func makeSession(configuration: HostConfiguration) -> (Session) -> SessionEnd {
         if controllerInfo {
             return { session in
-                var loop = session.runLoop(host: Host(configuration: configuration, database: GATTDatabase()), logic: InfoLogic())
+                var loop = session.runLoop(host: Host(configuration: configuration, database: GATTDatabase()), logic: RoleDispatch(InfoLogic()))
                 return loop.run()
             }
         }
@@ -212,7 +212,7 @@ extension CommandLineSettings {
                 }
                 Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
                 if let note = advertisedNameNote(name) { Log.info(note) }
-                var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: PeripheralLogic(ball: ball, timed: session.metrics != nil))
+                var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: RoleDispatch(PeripheralLogic(ball: ball, timed: session.metrics != nil)))
                 loop.healthInterval = healthCheckInterval(loop.notifier)
                 return loop.run()
             }

@@ -373,7 +373,7 @@ extension CommandLineSettings {
             var database = GATTDatabase()
             _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
-            var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: logic)
+            var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: RoleDispatch(logic))
             loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
             let end = loop.run()
             guard let stopCode = Signals.stopExitCode else { return end }
@@ -381,8 +381,8 @@ extension CommandLineSettings {
             PromptLine.end()
             // A scan stopped by hand found what it found: no error;
             // what was seen and why each was passed over is for --log-level info.
-            if scan, !loop.logic.session.reportedAny {
-                for line in loop.logic.notFoundLines() { Log.info(line) }
+            if scan, !loop.logic.central.session.reportedAny {
+                for line in loop.logic.central.notFoundLines() { Log.info(line) }
             }
             return .exit(stopCode)
         }

@@ -15,7 +15,9 @@ struct Session {
     /// The recovery ladder's rung this session was opened for (a port reset), if any.
     var startingRung: RecoveryRung? = nil
 
-    func runLoop<Logic: RoleLogic & ~Copyable>(host: consuming Host, logic: consuming Logic) -> RunLoop<Logic> {
+    /// The loop over `RoleDispatch`, the one logic type of every role: the loop
+    /// and the host's generic code are compiled once, not once per role.
+    func runLoop(host: consuming Host, logic: consuming RoleDispatch) -> RunLoop<RoleDispatch> {
         var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup, startingRung: startingRung)
         loop.firmwareDirectory = firmwareDirectory
         loop.metrics = metrics
