@@ -141,7 +141,14 @@ public struct EightBallCentral: ~Copyable {
             }
         case .connected(let handle, let peer, let isCentral, _):
             guard isCentral else { return }
-            guard phase == .connecting || phase == .scanning, connection == nil else {
+            // While scanning, only a late link to the 8-Ball this session tried
+            // (its attempt given up, the controller completing it anyway). Any
+            // other is not ours: an LE Create Connection a previous host left
+            // pending (Bumble's HCI Reset does not clear it) completes whenever
+            // its 8-Ball advertises; adopted, it ended a --scan's listing and
+            // dropped its deadline (a hang), or asked the wrong 8-Ball.
+            let tried = connectAttempts > 0 && peer.value == target.address.value
+            guard phase == .connecting || (phase == .scanning && tried), connection == nil else {
                 host.disconnect(connection: handle)  // a late link from a cancelled attempt
                 if phase == .abandoning, connection == nil { linkAbandoned(&host, now) }
                 return

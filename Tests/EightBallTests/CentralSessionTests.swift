@@ -616,6 +616,54 @@ extension CentralSessionTests {
     }
 }
 
+// MARK: - A link nobody asked for
+
+extension CentralSessionTests {
+    /// A controller that completes an LE Create Connection this session never
+    /// sent (a previous host's, left pending: Bumble's HCI Reset and Create
+    /// Connection Cancel leave it armed, and it completes when its 8-Ball
+    /// advertises next) while --scan lists: the link is closed, not adopted.
+    /// Adopted, the scan's deadline was dropped for a discovery nobody needs,
+    /// and `--scan --timeout 2` listed one 8-Ball and never ended.
+    @Test func scanClosesALinkItNeverAskedForAndEndsOnTime() {
+        var settings = CentralSettings()
+        settings.listOnly = true
+        settings.scanTimeout = 2_000
+        var h = Harness(.answer, settings: settings, autoAdvertise: false)
+        h.advertise(address: 2)
+        h.pump(now: 100)
+        h.linkUp = true
+        h.c.connect(handle: 0x40, asCentral: true)  // to the 8-Ball at address 1
+        h.pump(now: 200)
+        do { let ok = !h.linkUp && !h.reported.contains { if case .connected = $0 { true } else { false } }; #expect(ok) }
+        do { let ok = h.session.nextDeadline() == 2_000; #expect(ok) }
+        h.advertise(address: 1)  // advertising again once its link closed: listed too
+        h.pump(now: 300)
+        h.pump(now: 2_000)
+        let listed = h.reported.compactMap { if case .found(let entry) = $0 { UInt8(truncatingIfNeeded: entry.address.value) } else { nil } }
+        #expect(listed == [2, 1])
+        do { let ok = h.reported.contains { if case .scanComplete = $0 { true } else { false } }; #expect(ok) }
+        let finished = h.session.isFinished
+        #expect(finished)
+    }
+
+    /// The same stray link while asking an 8-Ball named by --peer ADDRESS: a
+    /// link to another 8-Ball is closed, and the one asked is the one named.
+    @Test func askerClosesALinkToAnotherEightBallItNeverAskedFor() {
+        var settings = CentralSettings()
+        settings.peerAddress = 0xC6_05_04_03_02_07  // C6:05:04:03:02:07, not the one the link goes to
+        var h = Harness(.answer, settings: settings, autoAdvertise: false)
+        _ = Array("Who?".utf8).withRaw { h.session.ask($0, host: &h.c.host, now: 0) }
+        h.pump(now: 0)
+        h.linkUp = true
+        h.c.connect(handle: 0x40, asCentral: true)  // to the 8-Ball at address 1
+        h.pump(now: 100)
+        do { let ok = !h.linkUp && !h.reported.contains { if case .connected = $0 { true } else { false } }; #expect(ok) }
+        let scanning = h.session.phaseIsScanning
+        #expect(scanning)
+    }
+}
+
 extension EightBallCentral {
     var phaseIsScanning: Bool { phase == .scanning }
 }
