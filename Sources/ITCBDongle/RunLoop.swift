@@ -13,7 +13,18 @@ import Chipsets
 /// set is rebuilt only when the transport's descriptors change, packets are
 /// handed over where they lie, and the signal pipe is read only when a signal came.
 struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
-    var driver: HostLoop<Logic, VendorSetup>
+    /// The driver (host, role logic, set-up), built in place in a heap block of
+    /// its own, once per session: built as a value, the host (tens of KB: its
+    /// links' buffers, its events) was copied through three frames on the way
+    /// home, and the stack pages those copies touched stayed resident
+    /// (docs/PERFORMANCE.md, "Resident memory").
+    let home: UnsafeMutablePointer<HostLoop<Logic, VendorSetup>>
+    /// (A call that also hands over another of the loop's fields, `&observer`,
+    /// goes through `home.pointee`: the accessor would claim the whole loop.)
+    var driver: HostLoop<Logic, VendorSetup> {
+        unsafeAddress { UnsafePointer(home) }
+        nonmutating unsafeMutableAddress { home }
+    }
     var observer: LinuxObserver
     let transport: Transport
     let notifier: SystemdNotifier?
@@ -29,30 +40,39 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     var metrics: MetricsFile?
     var nextReport: UInt64 = 0
 
-    init(host: consuming Host, logic: consuming Logic, transport: Transport, snoop: BTSnoopWriter?,
+    /// `build` makes the role's logic over the host, which is already built
+    /// where it lives (its database empty: `build` fills it).
+    init(configuration: HostConfiguration, transport: Transport, snoop: BTSnoopWriter?,
          setup: consuming VendorSetup = VendorSetup(plan: .none), readyTimeout: UInt64 = 10_000,
-         startingRung: RecoveryRung? = nil) {
+         startingRung: RecoveryRung? = nil, build: (inout Host) -> Logic) {
         var settings = HostLoopSettings()
         settings.readyTimeout = readyTimeout
         let recovery = transport.portRecovery
         settings.offersPortReset = recovery?.offersPortReset ?? false
         // The asker ends (exit 4) when its controller leaves a command unanswered;
         // the 8-Ball resets and re-initialises it and serves on.
-        settings.endsOnSilentController = host.configuration.role == .central
+        settings.endsOnSilentController = configuration.role == .central
         // The 8-Ball on USB climbs the recovery ladder (RecoveryLadder.swift);
         // over TCP or a UART, with no port to reset, the host resets it for ever.
         let canResetPort = recovery?.canResetPort ?? false
-        settings.climbsRecoveryLadder = host.configuration.role == .peripheral && canResetPort
+        settings.climbsRecoveryLadder = configuration.role == .peripheral && canResetPort
         settings.offersPortResetRung = canResetPort
         settings.startingRung = startingRung
-        driver = HostLoop(host: host, app: logic, setup: setup, settings: settings)
+        home = .allocate(capacity: 1)
+        HostLoop.initialize(home, setup: setup, settings: settings,
+                            host: { Host.initialize($0, configuration: configuration) },
+                            app: { app, host in app.initialize(to: build(&host)) })
         self.transport = transport
         let notifier = SystemdNotifier()
         self.notifier = notifier
         observer = LinuxObserver(snoop: snoop, notifier: notifier, transport: transport)
     }
 
-    deinit { files.free() }
+    deinit {
+        files.free()
+        home.deinitialize(count: 1)
+        home.deallocate()
+    }
 
     /// The role's logic (for what a session reads after the loop).
     var logic: Logic {
@@ -97,7 +117,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 case .running:
                     if !files.reported {
                         metrics?.noteFirmware(driver.setup.facts())
-                        files.setupEnded(driver.setup, &driver.host.configuration)
+                        files.setupEnded(home.pointee.setup, &home.pointee.host.configuration)
                     }
                 case .settingUp:
                     break
@@ -112,7 +132,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 try transport.receive { hand($0, now: now) }
                 notifier?.tick(now: now, answering: controllerAnswers(now: now))
                 if now >= nextReport || observer.connectionsChanged { report(now: now) }
-                driver.service(now: now, waitedUntil: deadline, observer: &observer)
+                home.pointee.service(now: now, waitedUntil: deadline, observer: &observer)
             }
         } catch {
             RepeatedLines.flush(now: now, everything: true)
@@ -132,8 +152,8 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     /// One packet or byte run from the transport, to the driver.
     mutating func hand(_ input: TransportInput, now: UInt64) {
         switch input {
-        case .packet(let type, let packet): driver.receive(type: type, packet, now: now, observer: &observer)
-        case .stream(let bytes): driver.receive(stream: bytes, now: now, observer: &observer)
+        case .packet(let type, let packet): home.pointee.receive(type: type, packet, now: now, observer: &observer)
+        case .stream(let bytes): home.pointee.receive(stream: bytes, now: now, observer: &observer)
         }
     }
 

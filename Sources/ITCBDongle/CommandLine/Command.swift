@@ -194,7 +194,7 @@ extension CommandLineSettings {
     func makeSession(configuration: HostConfiguration) -> (Session) -> SessionEnd {
         if controllerInfo {
             return { session in
-                var loop = session.runLoop(host: Host(configuration: configuration, database: GATTDatabase()), logic: RoleDispatch(InfoLogic()))
+                var loop = session.runLoop(configuration: configuration) { _ in RoleDispatch(InfoLogic()) }
                 return loop.run()
             }
         }
@@ -203,16 +203,21 @@ extension CommandLineSettings {
             let firstSeed = seed ?? randomUInt64()
             let style: AnswerStyle = answers == .text ? .text : .slug
             return { [name, maxCentrals, answers] session in
-                // The 8-Ball's services are built into the one database the host keeps.
-                var database = GATTDatabase()
-                var nameBytes = Capacity.DeviceName()
-                Array(name.utf8.prefix(Capacity.DeviceName.capacityCount)).withUnsafeBytes { _ = nameBytes.append($0) }
-                let ball = nameBytes.withBytes {
-                    EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session.number - 1), database: &database)
-                }
                 Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
                 if let note = advertisedNameNote(name) { Log.info(note) }
-                var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: RoleDispatch(PeripheralLogic(ball: ball, timed: session.metrics != nil)))
+                var loop = session.runLoop(configuration: configuration) { host in
+                    // The 8-Ball's services are built into the one database the host keeps.
+                    var nameBytes = Capacity.DeviceName()
+                    Array(name.utf8.prefix(Capacity.DeviceName.capacityCount)).withUnsafeBytes { _ = nameBytes.append($0) }
+                    var logic: RoleDispatch? = nil
+                    host.buildDatabase { database in
+                        let ball = nameBytes.withBytes {
+                            EightBallPeripheral(name: $0, style: style, seed: firstSeed &+ UInt64(session.number - 1), database: &database)
+                        }
+                        logic = RoleDispatch(PeripheralLogic(ball: ball, timed: session.metrics != nil))
+                    }
+                    return logic.take()!
+                }
                 loop.healthInterval = healthCheckInterval(loop.notifier)
                 return loop.run()
             }

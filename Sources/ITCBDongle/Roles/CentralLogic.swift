@@ -366,14 +366,17 @@ extension CommandLineSettings {
         let printer = AnswerPrinter(json: json, interactive: source.interactive)
         return { [scan] session in
             let transport = session.transport
-            var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
-            logic.peerName = peerName
-            logic.scanSeconds = scanSeconds
-            logic.controllerName = transport.description
-            var database = GATTDatabase()
-            _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
-            var loop = session.runLoop(host: Host(configuration: configuration, database: database), logic: RoleDispatch(logic))
+            var loop = session.runLoop(configuration: configuration) { host in
+                host.buildDatabase { database in
+                    _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
+                }
+                var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
+                logic.peerName = peerName
+                logic.scanSeconds = scanSeconds
+                logic.controllerName = transport.description
+                return RoleDispatch(logic)
+            }
             loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
             let end = loop.run()
             guard let stopCode = Signals.stopExitCode else { return end }

@@ -16,9 +16,12 @@ struct Session {
     var startingRung: RecoveryRung? = nil
 
     /// The loop over `RoleDispatch`, the one logic type of every role: the loop
-    /// and the host's generic code are compiled once, not once per role.
-    func runLoop(host: consuming Host, logic: consuming RoleDispatch) -> RunLoop<RoleDispatch> {
-        var loop = RunLoop(host: host, logic: logic, transport: transport, snoop: snoop, setup: setup, startingRung: startingRung)
+    /// and the host's generic code are compiled once, not once per role. The
+    /// host is built where it lives; `build` fills its database and makes the
+    /// role's logic.
+    func runLoop(configuration: HostConfiguration, build: (inout Host) -> RoleDispatch) -> RunLoop<RoleDispatch> {
+        var loop = RunLoop(configuration: configuration, transport: transport, snoop: snoop, setup: setup,
+                           startingRung: startingRung, build: build)
         loop.firmwareDirectory = firmwareDirectory
         loop.metrics = metrics
         return loop
