@@ -10,7 +10,9 @@
 #                   limit (best <= 1 s): it moves with the machine's load
 #   VmHWM           peak resident set of the peripheral after a Bumble central
 #                   asked it 500 questions on one connection (the process
-#                   benchmark's cycle, Tests/PythonSupport/bench_central.py) <= 2.75 MB
+#                   benchmark's cycle, Tests/PythonSupport/bench_central.py) <= 2.75 MB,
+#                   printed by mapping (binary, libraries, heap, stack); of it
+#                   the stack <= 64 kB (the session's state is built in place)
 # Prints one line per figure and "binary-figures: ok" or the budgets missed
 # (exit 1). Usage: scripts/binary-figures.sh [BINARY]  (default $ITCB_DONGLE_BIN,
 # else .build-embedded/itcb-dongle). Needs the Bumble venv (scripts/setup.sh).
@@ -26,13 +28,15 @@ MAX_START_MS=${FIGURES_MAX_START_MS:-10}
 # A hang limit for the wall clock, not a budget (it moves with the load).
 MAX_START_WALL_MS=${FIGURES_MAX_START_WALL_MS:-1000}
 MAX_VMHWM_KB=${FIGURES_MAX_VMHWM_KB:-2816}
+MAX_STACK_KB=${FIGURES_MAX_STACK_KB:-64}
 scripts/binary-composition.sh "$BIN" --top 15 \
     || echo "binary-figures: scripts/binary-composition.sh failed (not a gate of this step)"
-exec .venv/bin/python - "$BIN" "$MAX_STRIPPED" "$MAX_START_MS" "$MAX_VMHWM_KB" "$MAX_START_WALL_MS" <<'PYTHON'
+exec .venv/bin/python - "$BIN" "$MAX_STRIPPED" "$MAX_START_MS" "$MAX_VMHWM_KB" "$MAX_START_WALL_MS" "$MAX_STACK_KB" <<'PYTHON'
 import os, re, signal, statistics, subprocess, sys, time
 
 binary, max_stripped, max_start_ms, max_vmhwm = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 max_start_wall_ms = float(sys.argv[5])
+max_stack_kb = int(sys.argv[6])
 failures = []
 import tempfile
 with tempfile.TemporaryDirectory() as scratch:
@@ -88,13 +92,28 @@ try:
     status = open(f"/proc/{peripheral.pid}/status").read()
     vmhwm = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
     rss = int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))
+    # Resident kB by mapping (the binary, each library, heap, stack): where the peak is.
+    resident, mapping = {}, None
+    for line in open(f"/proc/{peripheral.pid}/smaps"):
+        if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+            fields = line.split()
+            mapping = os.path.basename(fields[5]) if len(fields) > 5 else "anonymous"
+        elif line.startswith("Rss:"):
+            resident[mapping] = resident.get(mapping, 0) + int(line.split()[1])
     peripheral.send_signal(signal.SIGTERM)
     peripheral.communicate(timeout=10)
     if "DONE" not in central.stdout:
         failures.append(f"the central did not finish: {central.stdout[-500:]} {central.stderr[-500:]}")
     print(f"binary-figures: VmHWM {vmhwm:,} kB (VmRSS {rss:,} kB) after 500 questions on one connection")
+    print("binary-figures: resident by mapping: " + ", ".join(f"{name} {kb:,} kB" for name, kb in
+                                                           sorted(resident.items(), key=lambda item: -item[1]) if kb))
     if vmhwm > max_vmhwm:
         failures.append(f"VmHWM {vmhwm:,} kB over {max_vmhwm:,} kB")
+    # The session's state is built where it lives (RunLoop's heap block), not
+    # as a value moved from frame to frame: that put 164 kB of stack in the peak.
+    stack = resident.get("[stack]", 0)
+    if stack > max_stack_kb:
+        failures.append(f"stack {stack:,} kB resident, over {max_stack_kb:,} kB")
 finally:
     os.killpg(controllers.pid, signal.SIGTERM)
     controllers.wait(10)
