@@ -2,7 +2,7 @@ import BLEHost
 
 /// A Realtek chip family, matched from Read Local Version Information of the
 /// un-patched ROM (LMP subversion, HCI revision, HCI version).
-public enum RealtekChip: UInt8 {
+public enum RealtekChip: UInt8, Sendable {
     case rtl8723b, rtl8723d, rtl8821a, rtl8821c, rtl8761a, rtl8761bu, rtl8761cu
     case rtl8822b, rtl8822c, rtl8852a, rtl8852b, rtl8852c
 
