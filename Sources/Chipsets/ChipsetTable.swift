@@ -56,7 +56,8 @@ public struct NoChipset: ChipsetEntries {
 
 extension ChipsetEntries {
     /// The first entry whose chipset answers `question` with true, or nil.
-    public static func first<Q: ChipsetQuestion>(_ question: inout Q) -> Int? where Q.Result == Bool {
+    /// Out of line: one copy per question, however many callers ask it.
+    @inline(never) public static func first<Q: ChipsetQuestion>(_ question: inout Q) -> Int? where Q.Result == Bool {
         for index in 0..<count where ask(index, &question) == true { return index }
         return nil
     }

@@ -208,7 +208,8 @@ public struct ATTServer: ~Copyable {
     // MARK: - Reading (§3.4.4)
 
     /// Reads an attribute value: static, CCCD (per bearer) or from the delegate.
-    mutating func readValue<D: GATTServerDelegate & ~Copyable>(
+    /// Out of line: three requests read values, each inlined the delegate's read.
+    @inline(never) mutating func readValue<D: GATTServerDelegate & ~Copyable>(
         _ handle: UInt16, _ attribute: GATTAttribute, _ connection: UInt16, _ bearer: borrowing ATTBearer,
         _ delegate: inout D, _ value: inout Capacity.AttributeValue
     ) -> UInt8 {

@@ -2,8 +2,10 @@
 public struct AdvertisementSummary {
     public var flags: UInt8 = 0
     public var hasFlags = false
-    /// Up to 4 service UUIDs of any size (complete or incomplete lists).
-    public var services: Capacity.AdvertisedServices<BLEUUID> = InlineArray(repeating: BLEUUID(uuid16: 0))
+    /// Up to 4 service UUIDs of any size (complete or incomplete lists); the
+    /// slots past `serviceCount` are all-zero bits, so a summary (and a scan
+    /// table of them) starts as zeroed memory, not a store per field.
+    public var services: Capacity.AdvertisedServices<BLEUUID> = InlineArray(repeating: BLEUUID(high: 0, low: 0))
     public var serviceCount = 0
     public var name = Capacity.AdvertisingPayload()
     public var nameIsComplete = false

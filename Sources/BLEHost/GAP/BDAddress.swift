@@ -26,7 +26,8 @@ public struct BDAddress: Equatable, Sendable {
     }
 
     public func write<let n: Int>(to buffer: inout FixedBytes<n>) {
-        for i in 0..<6 { buffer.append(UInt8(truncatingIfNeeded: value &>> wide(8 * i))) }
+        // One 6-byte copy, not six unrolled appends.
+        withUnsafeBytes(of: value.littleEndian) { _ = buffer.append(UnsafeRawBufferPointer(rebasing: $0[0..<6])) }
     }
 
     /// The byte at position `i` of the printed form (0 = most significant).

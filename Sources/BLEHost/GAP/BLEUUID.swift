@@ -56,9 +56,9 @@ public struct BLEUUID: Equatable, Sendable {
     @discardableResult
     public func write128<let n: Int>(to buffer: inout FixedBytes<n>) -> Bool {
         guard buffer.freeSpace >= 16 else { return false }
-        for i in 0..<8 { buffer.append(UInt8(truncatingIfNeeded: low &>> wide(8 * i))) }
-        for i in 0..<8 { buffer.append(UInt8(truncatingIfNeeded: high &>> wide(8 * i))) }
-        return true
+        // One 16-byte copy: 16 single-byte appends unrolled to ~500 B per buffer size.
+        let wire = (low.littleEndian, high.littleEndian)
+        return withUnsafeBytes(of: wire) { buffer.append($0) }
     }
 
     /// Compares against an ATT wire value (2 or 16 bytes).

@@ -8,4 +8,7 @@ public struct ScanEntry {
     public var heardScanResponse = false
     public var summary = AdvertisementSummary()
     public init() {}
+
+    /// A new entry, out of line: `ScanTable` fills its slots and starts a device with it.
+    @inline(never) static func blank() -> ScanEntry { ScanEntry() }
 }

@@ -26,7 +26,8 @@ public struct GATTClientLink: ~Copyable {
     var cancelRequest: UInt8 = 0
     var cancelCode: UInt8 = 0
 
-    public init() {}
+    /// Out of line: the client's table of links calls it once per slot instead of unrolling it.
+    @inline(never) public init() {}
 
     @inline(never) mutating func reset() { self = GATTClientLink() }
 

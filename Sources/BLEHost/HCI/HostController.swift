@@ -36,10 +36,11 @@ extension Host {
     mutating func sendInitStep() {
         var command = Capacity.HCIPacket.command(initStep.opcode)
         switch initStep {
+        // The masks as one 8-byte copy each (little-endian), not 8 unrolled appends.
         case .setEventMask:
-            for i in 0..<8 { command.append(UInt8(truncatingIfNeeded: Host.eventMask &>> wide(8 * i))) }
+            withUnsafeBytes(of: Host.eventMask.littleEndian) { _ = command.append($0) }
         case .leSetEventMask:
-            for i in 0..<8 { command.append(UInt8(truncatingIfNeeded: Host.leEventMask &>> wide(8 * i))) }
+            withUnsafeBytes(of: Host.leEventMask.littleEndian) { _ = command.append($0) }
         case .leSetRandomAddress:
             controller.address.write(to: &command)
         case .done:

@@ -122,7 +122,7 @@ extension Host {
         case HCIOpcode.leConnectionUpdate: waiting = .askingLinkLayer
         default: return
         }
-        for i in 0..<Host.connectionCapacity where connections[i].inUse && connections[i].tuning == waiting
+        for i in 0..<linkSlots where connections[i].inUse && connections[i].tuning == waiting
             && UInt8(truncatingIfNeeded: connections[i].handle) == handleLow {
             let handle = connections[i].handle
             return waiting == .askingFeatures ? remoteFeaturesKnown(handle, 0) : linkLayerUpdateFailed(handle, status: status)

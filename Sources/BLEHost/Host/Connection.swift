@@ -27,7 +27,8 @@ public struct Connection: ~Copyable {
     /// What the peripheral has asked of this link so far (LinkTuning.swift).
     var tuning = LinkTuning.none
 
-    public init() {}
+    /// Out of line: the host's table of links calls it once per slot instead of unrolling it.
+    @inline(never) public init() {}
 
     /// Back to a free slot, in place.
     mutating func reset() { self = Connection() }

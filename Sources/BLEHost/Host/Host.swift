@@ -8,6 +8,9 @@
 public struct Host: ~Copyable {
     let pin = InPlacePin()
     public static var connectionCapacity: Int { Capacity.links }
+    /// `connectionCapacity` read from memory, for a cold loop over the links whose
+    /// body is large: it stays a loop (over the constant it was unrolled, 500 B).
+    let linkSlots = Host.connectionCapacity
     /// A line repeated for one peer (a refused SMP packet) is written at most this often.
     public static let repeatLineInterval: UInt64 = 60_000
 

@@ -25,7 +25,8 @@ enum BroadcomNames {
         request.addCandidate { write(stem, context, board: false, &$0) }
     }
 
-    static func write(_ stem: StaticString, _ context: ChipsetContext, board: Bool, _ out: inout Capacity.ChipsetText) {
+    /// Out of line: each of `addPair`'s two candidates inlined a copy.
+    @inline(never) static func write(_ stem: StaticString, _ context: ChipsetContext, board: Bool, _ out: inout Capacity.ChipsetText) {
         append(stem, to: &out)
         if context.overUSB {
             append("-", to: &out)

@@ -2,7 +2,7 @@ import BLEHost
 
 /// A Realtek chip family, matched from Read Local Version Information of the
 /// un-patched ROM (LMP subversion, HCI revision, HCI version).
-public enum RealtekChip: UInt8 {
+public enum RealtekChip: UInt8, Sendable {
     case rtl8723b, rtl8723d, rtl8821a, rtl8821c, rtl8761a, rtl8761bu, rtl8761cu
     case rtl8822b, rtl8822c, rtl8852a, rtl8852b, rtl8852c
 
@@ -129,57 +129,57 @@ public enum RealtekChip: UInt8 {
     /// (BTUSB_REALTEK, linux-image-6.12 amd64) whose chip the ROM names at start.
     public static func isKnownUSB(vendor: UInt16, product: UInt16) -> Bool {
         if vendor == 0x0BDA || hasLikelyChip(vendor: vendor, product: product) { return true }
-        switch (UInt32(vendor) << 16) | UInt32(product) {
-        case 0x0489_E085, 0x0489_E08B, 0x0489_E122, 0x0489_E123, 0x0489_E125, 0x0489_E12F, 0x0489_E130,
-             0x04F2_B49F, 0x0930_021D, 0x0B05_17DC, 0x1357_C123, 0x13D3_3394, 0x13D3_3410, 0x13D3_3414,
-             0x13D3_3416, 0x13D3_3458, 0x13D3_3459, 0x13D3_3461, 0x13D3_3462, 0x13D3_3494, 0x13D3_3533,
-             0x13D3_3570, 0x13D3_3572, 0x13D3_3591, 0x13D3_3612, 0x13D3_3616, 0x13D3_3617, 0x14B0_047A,
-             0x2001_332A, 0x2357_0607, 0x2B89_6275, 0x2C4E_0115, 0x2C4E_0128, 0x3625_010B, 0x37AD_0600,
-             0x6655_8771, 0x7392_E611:
-            return true
-        default:
-            return false
-        }
+        let id = (UInt32(vendor) << 16) | UInt32(product)
+        for index in oemRows.indices where oemRows[index] == id { return true }
+        return false
     }
+
+    /// The OEM rows whose chip the ROM names at start (VID:PID as one number).
+    /// Tables are data walked by a loop: a `switch` over them was ~10 bytes of code a row.
+    static let oemRows: InlineArray<37, UInt32> = [
+        0x0489_E085, 0x0489_E08B, 0x0489_E122, 0x0489_E123, 0x0489_E125, 0x0489_E12F, 0x0489_E130,
+        0x04F2_B49F, 0x0930_021D, 0x0B05_17DC, 0x1357_C123, 0x13D3_3394, 0x13D3_3410, 0x13D3_3414,
+        0x13D3_3416, 0x13D3_3458, 0x13D3_3459, 0x13D3_3461, 0x13D3_3462, 0x13D3_3494, 0x13D3_3533,
+        0x13D3_3570, 0x13D3_3572, 0x13D3_3591, 0x13D3_3612, 0x13D3_3616, 0x13D3_3617, 0x14B0_047A,
+        0x2001_332A, 0x2357_0607, 0x2B89_6275, 0x2C4E_0115, 0x2C4E_0128, 0x3625_010B, 0x37AD_0600,
+        0x6655_8771, 0x7392_E611
+    ]
 
     /// The VID:PID pairs whose chip `likely` names (Linux btusb / Bumble list).
     public static func hasLikelyChip(vendor: UInt16, product: UInt16) -> Bool {
-        if vendor == 0x0BDA {
-            switch product {
-            case 0x8771, 0x877B, 0xA728, 0xA729, 0xB009, 0xB00C, 0xC822, 0xC123,
-                 0x2852, 0x385A, 0x4852, 0xC852, 0x887B, 0xC761:
-                return true
-            default: return false
-            }
-        }
-        switch (UInt32(vendor) << 16) | UInt32(product) {
-        case 0x0B05_190E, 0x2230_0016, 0x2357_0604, 0x2550_8761, 0x2B89_8761, 0x2C0A_8761,
-             0x7392_C611, 0x7392_A611, 0x7392_F611, 0x0B05_1BF6, 0x13D3_3529, 0x13D3_3549,
-             0x0B05_185C, 0x13D3_3526, 0x04C5_161F, 0x04CA_4005, 0x0B05_18EF, 0x0CB5_C547,
-             0x1358_C123, 0x13D3_3548, 0x13D3_3553, 0x13D3_3555, 0x2FF8_3051, 0x2FF8_B011,
-             0x04C5_165C, 0x04CA_4006, 0x0CB8_C549, 0x0CB8_C559, 0x13D3_3571, 0x04C5_1675,
-             0x04CA_4007, 0x0CB8_C558, 0x13D3_3586, 0x13D3_3587, 0x13D3_3592:
-            return true
-        default:
-            return false
-        }
+        likelyRow(vendor: vendor, product: product) != nil
+    }
+
+    /// The chip of each VID:PID pair `likely` knows (VID:PID as one number),
+    /// by chip; Bumble's list groups them so.
+    static let likelyRows: InlineArray<49, (UInt32, RealtekChip)> = [
+        (0x0BDA_B009, .rtl8723d), (0x2FF8_B011, .rtl8723d), (0x7392_A611, .rtl8723d),
+        (0x0BDA_B00C, .rtl8821c), (0x13D3_3529, .rtl8821c),
+        (0x0B05_190E, .rtl8761bu), (0x0BDA_8771, .rtl8761bu), (0x0BDA_877B, .rtl8761bu), (0x0BDA_A728, .rtl8761bu),
+        (0x0BDA_A729, .rtl8761bu), (0x2230_0016, .rtl8761bu), (0x2357_0604, .rtl8761bu), (0x2550_8761, .rtl8761bu),
+        (0x2B89_8761, .rtl8761bu), (0x2C0A_8761, .rtl8761bu), (0x7392_C611, .rtl8761bu),
+        (0x0B05_1BF6, .rtl8761cu), (0x0BDA_C761, .rtl8761cu), (0x7392_F611, .rtl8761cu),
+        (0x0B05_185C, .rtl8822b), (0x13D3_3526, .rtl8822b),
+        (0x04C5_161F, .rtl8822c), (0x04CA_4005, .rtl8822c), (0x0B05_18EF, .rtl8822c), (0x0BDA_C123, .rtl8822c),
+        (0x0BDA_C822, .rtl8822c), (0x0CB5_C547, .rtl8822c), (0x1358_C123, .rtl8822c), (0x13D3_3548, .rtl8822c),
+        (0x13D3_3549, .rtl8822c), (0x13D3_3553, .rtl8822c), (0x13D3_3555, .rtl8822c), (0x2FF8_3051, .rtl8822c),
+        (0x04C5_165C, .rtl8852a), (0x04CA_4006, .rtl8852a), (0x0BDA_2852, .rtl8852a), (0x0BDA_385A, .rtl8852a),
+        (0x0BDA_4852, .rtl8852a), (0x0BDA_C852, .rtl8852a), (0x0CB8_C549, .rtl8852a),
+        (0x0BDA_887B, .rtl8852b), (0x0CB8_C559, .rtl8852b), (0x13D3_3571, .rtl8852b),
+        (0x04C5_1675, .rtl8852c), (0x04CA_4007, .rtl8852c), (0x0CB8_C558, .rtl8852c), (0x13D3_3586, .rtl8852c),
+        (0x13D3_3587, .rtl8852c), (0x13D3_3592, .rtl8852c)
+    ]
+
+    static func likelyRow(vendor: UInt16, product: UInt16) -> RealtekChip? {
+        let id = (UInt32(vendor) << 16) | UInt32(product)
+        for index in likelyRows.indices where likelyRows[index].0 == id { return likelyRows[index].1 }
+        return nil
     }
 }
 
 extension RealtekChip {
     /// The chip most likely behind a Realtek VID:PID.
     public static func likely(vendor: UInt16, product: UInt16) -> RealtekChip {
-        switch (UInt32(vendor) << 16) | UInt32(product) {
-        case 0x0BDA_B009, 0x2FF8_B011, 0x7392_A611: .rtl8723d
-        case 0x0BDA_B00C, 0x13D3_3529: .rtl8821c
-        case 0x0B05_185C, 0x13D3_3526: .rtl8822b
-        case 0x04C5_161F, 0x04CA_4005, 0x0B05_18EF, 0x0BDA_C123, 0x0BDA_C822, 0x0CB5_C547, 0x1358_C123,
-             0x13D3_3548, 0x13D3_3549, 0x13D3_3553, 0x13D3_3555, 0x2FF8_3051: .rtl8822c
-        case 0x04C5_165C, 0x04CA_4006, 0x0BDA_2852, 0x0BDA_385A, 0x0BDA_4852, 0x0BDA_C852, 0x0CB8_C549: .rtl8852a
-        case 0x0BDA_887B, 0x0CB8_C559, 0x13D3_3571: .rtl8852b
-        case 0x04C5_1675, 0x04CA_4007, 0x0CB8_C558, 0x13D3_3586, 0x13D3_3587, 0x13D3_3592: .rtl8852c
-        case 0x0B05_1BF6, 0x0BDA_C761, 0x7392_F611: .rtl8761cu
-        default: .rtl8761bu
-        }
+        likelyRow(vendor: vendor, product: product) ?? .rtl8761bu
     }
 }
