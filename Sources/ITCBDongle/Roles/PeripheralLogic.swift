@@ -162,7 +162,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     }
 
     var isWaitingForRoom: Bool { ball.isWaitingForRoom }
-    var statusDetail: String? { "\(ball.answeredCount) question(s) answered" }
+    var statusDetail: BuiltText? { "\(ball.answeredCount) question(s) answered" }
     mutating func addCounts(to counts: inout MetricCounts) {
         counts.answered += ball.answeredCount
         counts.rejected += ball.rejectedCount

@@ -36,22 +36,33 @@ final class SystemdNotifier {
         nextWatchdog = monotonicMilliseconds()
     }
 
-    func send(_ message: String) {
-        var bytes = Array(message.utf8)
-        _ = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                sendto(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength)
+    /// The messages are BuiltText: their callers' literals are built out of line.
+    @inline(never)
+    func send(_ message: BuiltText) {
+        _ = message.bytes.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength)
+                }
             }
         }
     }
 
-    func ready(_ status: String) {
+    @inline(never)
+    func ready(_ status: BuiltText) {
         guard !readySent else { return self.status(status) }
         readySent = true
-        send("READY=1\nSTATUS=\(status)")
+        var message: BuiltText = "READY=1\nSTATUS="
+        message.append(status)
+        send(message)
     }
 
-    func status(_ text: String) { send("STATUS=\(text)") }
+    @inline(never)
+    func status(_ text: BuiltText) {
+        var message: BuiltText = "STATUS="
+        message.append(text)
+        send(message)
+    }
 
     /// The next time the loop must wake up for the watchdog.
     var deadline: UInt64? { watchdogInterval == nil ? nil : nextWatchdog }
