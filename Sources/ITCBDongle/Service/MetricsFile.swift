@@ -38,13 +38,17 @@ final class MetricsFile {
     init(path: String, transport: String, name: String, role: RoleOption) {
         self.path = path
         // Hidden and not *.prom: the collector never reads a half-written one.
-        let parts = path.cut(at: "/", last: true)
-        let directory = parts.map { String($0.before) + "/" } ?? ""
-        let file = parts.map { String($0.after) } ?? path
-        temporary = directory + "." + file + ".tmp"
+        if let parts = path.cut(at: "/", last: true) {
+            temporary = built("\(String(parts.before))/.\(String(parts.after)).tmp")
+        } else {
+            temporary = built(".\(path).tmp")
+        }
         labels = MetricsFile.labelText("{transport", transport)
-        processInfo = MetricsFile.labelText(",name", name) + MetricsFile.labelText(",version", itcbDongleVersion)
-            + MetricsFile.labelText(",role", role.rawValue)
+        var info: [UInt8] = []
+        MetricsFile.appendLabel(",name", name, to: &info)
+        MetricsFile.appendLabel(",version", itcbDongleVersion, to: &info)
+        MetricsFile.appendLabel(",role", role.rawValue, to: &info)
+        processInfo = info
         controllerInfo = MetricsFile.controllerLabels(chipset: "", firmware: "", address: "")
         isCentral = role == .central
         var now = timespec()
@@ -56,23 +60,37 @@ final class MetricsFile {
     /// `name="value"` (name given with its leading `,` or `{`), the value escaped.
     static func labelText(_ name: StaticString, _ value: String) -> [UInt8] {
         var bytes: [UInt8] = []
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes += Array("=\"".utf8)
-        appendEscaped(value, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        appendLabel(name, value, to: &bytes)
         return bytes
     }
 
+    @inline(never)
+    static func appendLabel(_ name: StaticString, _ value: String, to bytes: inout [UInt8]) {
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "="))
+        bytes.append(UInt8(ascii: "\""))
+        appendEscaped(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     static func controllerLabels(chipset: String, firmware: String, address: String) -> [UInt8] {
-        labelText(",chipset", chipset) + labelText(",firmware", firmware) + labelText(",address", address)
+        var bytes: [UInt8] = []
+        appendLabel(",chipset", chipset, to: &bytes)
+        appendLabel(",firmware", firmware, to: &bytes)
+        appendLabel(",address", address, to: &bytes)
+        return bytes
     }
 
     /// A label value as the text format wants it: backslash, quote and newline escaped.
     static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\\"), UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), byte]
-            case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\\"), UInt8(ascii: "\""):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case UInt8(ascii: "\n"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "n"))
             default: bytes.append(byte)
             }
         }
@@ -149,10 +167,15 @@ final class MetricsFile {
     }
 
     /// Warned once per run of failures; the appliance serves on.
-    func failed(_ what: String) {
+    @inline(never)
+    func failed(_ what: BuiltText) {
         guard !failing else { return }
+        let why = errnoString()
         failing = true
-        Log.warning("metrics: \(what): \(errnoString()); serving on without the metrics file (tried again every \(MetricsFile.period / 1000) s)")
+        var line: BuiltText = "metrics: "
+        line.append(what)
+        line.append(": \(why); serving on without the metrics file (tried again every \(MetricsFile.period / 1000) s)")
+        Log.warning(line)
     }
 
     // MARK: - The text
