@@ -264,6 +264,7 @@ func appendDuration(_ milliseconds: UInt64, to text: inout BuiltText) {
 }
 
 /// `n` and its unit, two digits at least when `padded`.
+@inline(never)
 private func appendPart(_ n: UInt64, _ unit: StaticString, padded: Bool, to text: inout BuiltText) {
     if padded, n < 10 { text.append("0") }
     text.append("\(n)\(unit)")

@@ -132,7 +132,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let wanted: Bool
         if let peerName {
             // Found by its full name, or by the shortened one --scan lists.
-            wanted = (found && sameBytes(name.foldedCase(), peerName.foldedCase())) || sameBytes(heard.foldedCase(), peerName.foldedCase())
+            let folded = peerName.foldedCase()
+            wanted = (found && sameBytes(name.foldedCase(), folded)) || sameBytes(heard.foldedCase(), folded)
         } else {
             wanted = true
         }
@@ -320,13 +321,16 @@ struct CentralLogic: RoleLogic, ~Copyable {
             text.append(other.name.isEmpty ? "cannot be read (no GAP Device Name)" : "is \"\(other.name)\"")
             return text
         }
-        if let peerName, !sameBytes(entry.summary.name.string.foldedCase(), peerName.foldedCase()),
-           !(entry.heardScanResponse && peerName.foldedCase().hasBytePrefix(entry.summary.name.string.foldedCase())) {
-            if !entry.summary.nameIsComplete, !entry.heardScanResponse,
-               peerName.foldedCase().hasBytePrefix(entry.summary.name.string.foldedCase()) {
-                return "not named \"\(peerName.escaped)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
+        if let peerName {
+            // Each name folded once (foldedCase is inlined where it is called).
+            let heard = entry.summary.name.string.foldedCase(), wanted = peerName.foldedCase()
+            let beginsLike = wanted.hasBytePrefix(heard)
+            if !sameBytes(heard, wanted), !(entry.heardScanResponse && beginsLike) {
+                if !entry.summary.nameIsComplete, !entry.heardScanResponse, beginsLike {
+                    return "not named \"\(peerName.escaped)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
+                }
+                return "not named \"\(peerName.escaped)\""
             }
-            return "not named \"\(peerName.escaped)\""
         }
         if peerName == nil, let address = settings.peerAddress, entry.address.value != address { return "not the --peer address" }
         if !entry.connectable, !settings.listOnly { return "not connectable" }

@@ -285,13 +285,14 @@ final class MetricsFile {
         append("} ")
         appendDecimal(histogram.sum / 1_000_000)
         append(".")
-        var fraction = histogram.sum % 1_000_000
-        var digits = InlineArray<6, UInt8>(repeating: UInt8(ascii: "0"))
-        for i in (0..<6).reversed() {
-            digits[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            fraction /= 10
+        // The microseconds: six digits, leading zeros kept (an InlineArray
+        // of digits here cost 800 bytes of code).
+        let fraction = histogram.sum % 1_000_000
+        var divisor = 100_000
+        while divisor > 0 {
+            buffer.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
         }
-        for i in 0..<6 { buffer.append(digits[i]) }
         append("\n")
         begin(name, "_count")
         if let stage { label("stage", stage) }
