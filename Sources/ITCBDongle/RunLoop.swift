@@ -198,7 +198,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 status.append(detail)
             }
             status.append(", uptime ")
-            appendDuration(now - started, to: &status)
+            status.append(durationText(now - started))
             status.append(", \(driver.host.recoveries) controller recoveries")
             if RecoveryLadder.portResets > 0 { status.append(", \(RecoveryLadder.portResets) USB port resets") }
             let dropped = driver.host.droppedInput + driver.droppedPackets + transport.counts.droppedPackets
@@ -253,19 +253,26 @@ extension TransportError {
 }
 
 /// "3d 04h05m06s", "04h05m06s" or "5m06s": uptime for status lines.
+/// Piece by piece into one builder (a BuiltText per piece costs more code).
 @inline(never)
-func appendDuration(_ milliseconds: UInt64, to text: inout BuiltText) {
+func durationText(_ milliseconds: UInt64) -> BuiltText {
     let total = milliseconds / 1000
     let (days, hours, minutes, seconds) = (total / 86_400, total / 3600 % 24, total / 60 % 60, total % 60)
-    if days > 0 { text.append("\(days)d ") }
+    var text = BuiltText.Builder(literalCapacity: 12, interpolationCount: 0)
+    if days > 0 {
+        text.appendInterpolation(days)
+        text.appendLiteral("d ")
+    }
     if days > 0 || hours > 0 { appendPart(hours, "h", padded: days > 0, to: &text) }
     appendPart(minutes, "m", padded: days > 0 || hours > 0, to: &text)
     appendPart(seconds, "s", padded: true, to: &text)
+    return BuiltText(stringInterpolation: text)
 }
 
 /// `n` and its unit, two digits at least when `padded`.
 @inline(never)
-private func appendPart(_ n: UInt64, _ unit: StaticString, padded: Bool, to text: inout BuiltText) {
-    if padded, n < 10 { text.append("0") }
-    text.append("\(n)\(unit)")
+private func appendPart(_ n: UInt64, _ unit: StaticString, padded: Bool, to text: inout BuiltText.Builder) {
+    if padded, n < 10 { text.appendLiteral("0") }
+    text.appendInterpolation(n)
+    text.appendLiteral(unit)
 }
