@@ -83,15 +83,13 @@ final class MetricsFile {
 
     /// A label value as the text format wants it: backslash, quote and newline escaped.
     static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"), UInt8(ascii: "\""):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case UInt8(ascii: "\n"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(UInt8(ascii: "n"))
-            default: bytes.append(byte)
+        // Over its bytes where they lie: iterating `utf8` inlines String's slow paths.
+        var text = text
+        text.withUTF8 { utf8 in
+            for byte in utf8 {
+                let newline = byte == UInt8(ascii: "\n")
+                if newline || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(newline ? UInt8(ascii: "n") : byte)
             }
         }
     }
@@ -401,10 +399,10 @@ extension RunLoop where Logic: ~Copyable {
 /// (*.prom); whether its directory is there is the run's business (warned).
 func checkMetricsFile(_ path: String, from source: String = "--metrics-file") throws(UsageError) {
     guard path.hasByteSuffix(".prom"), !path.hasByteSuffix("/.prom") else {
-        throw UsageError("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads (got '\(path.escaped)')")
+        throw UsageError(built("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads"), got: path)
     }
     var status = stat()
     if stat(path, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) {
-        throw UsageError("\(source) must name a file, not a directory (got '\(path.escaped)')")
+        throw UsageError(built("\(source) must name a file, not a directory"), got: path)
     }
 }
