@@ -316,7 +316,8 @@ final class MetricsFile {
         append(",")
         append(name)
         append("=\"")
-        buffer.append(contentsOf: value.utf8)
+        var value = value
+        value.withUTF8 { buffer.append(contentsOf: $0) }
         append("\"")
     }
 

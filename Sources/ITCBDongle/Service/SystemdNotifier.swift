@@ -16,17 +16,18 @@ final class SystemdNotifier {
 
     /// nil when NOTIFY_SOCKET is not set (not started by systemd with Type=notify).
     init?() {
-        guard let path = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !path.isEmpty,
-              path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        // The path's bytes as the environment has them (no String made of them).
+        guard let path = getenv("NOTIFY_SOCKET") else { return nil }
+        let length = strlen(path)
+        guard length > 0, length < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }  // abstract namespace
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
+            for i in 0..<length { raw[i] = UInt8(bitPattern: path[i]) }
+            if raw[0] == UInt8(ascii: "@") { raw[0] = 0 }  // abstract namespace
         }
-        addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        addressLength = socklen_t(MemoryLayout<sa_family_t>.size + length)
         var interval: UInt64? = nil
         if let usec = getenv("WATCHDOG_USEC").flatMap({ parseUnsigned(String(cString: $0)[...], maximum: UInt64.max) }), usec > 0 {
             let pid = getenv("WATCHDOG_PID").flatMap { parseInteger(String(cString: $0)).flatMap { Int32(exactly: $0) } }
