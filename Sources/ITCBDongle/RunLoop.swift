@@ -197,22 +197,35 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         return min(first, RepeatedLines.limiter.deadline)
     }
 
+    /// SIGHUP: the status line (log and systemd); SIGINT/SIGTERM: stop.
+    /// Out of line and built as bytes (BuiltText): String joins inlined into
+    /// `run` cost kilobytes.
+    @inline(never)
     mutating func handleSignal(_ signal: Int32, now: UInt64) {
         switch signal {
         case SIGHUP:
-            var peers: [String] = []
+            var status: BuiltText = driver.host.isReady ? "running: " : "initialising: "
+            status.append("\(driver.host.connectionCount) connection(s)")
+            var peers = 0
             for slot in 0..<Host.connectionCapacity {
-                if let peer = driver.host.peer(slot: slot) { peers.append(peer.string) }
+                guard let peer = driver.host.peer(slot: slot) else { continue }
+                status.append(peers == 0 ? " (\(peer.string)" : ", \(peer.string)")
+                peers += 1
             }
-            var parts = ["\(driver.host.connectionCount) connection(s)" + (peers.isEmpty ? "" : " (" + peers.joined(separator: ", ") + ")")]
-            if let detail = driver.app.statusDetail { parts.append(detail) }
-            parts.append("uptime \(durationText(now - started))")
-            parts.append("\(driver.host.recoveries) controller recoveries")
-            if RecoveryLadder.portResets > 0 { parts.append("\(RecoveryLadder.portResets) USB port resets") }
+            if peers > 0 { status.append(")") }
+            if let detail = driver.app.statusDetail {
+                status.append(", ")
+                status.append(detail)
+            }
+            status.append(", uptime ")
+            status.append(durationText(now - started))
+            status.append(", \(driver.host.recoveries) controller recoveries")
+            if RecoveryLadder.portResets > 0 { status.append(", \(RecoveryLadder.portResets) USB port resets") }
             let dropped = driver.host.droppedInput + driver.droppedPackets + transport.counts.droppedPackets
-            parts.append("\(dropped) inputs dropped")
-            let status = "\(driver.host.isReady ? "running" : "initialising"): " + parts.joined(separator: ", ")
-            Log.info("status: " + status)
+            status.append(", \(dropped) inputs dropped")
+            var line: BuiltText = "status: "
+            line.append(status)
+            Log.info(line)
             notifier?.status(status)
         default:
             if driver.isStopping { return }
@@ -260,11 +273,26 @@ extension TransportError {
 }
 
 /// "3d 04h05m06s", "04h05m06s" or "5m06s": uptime for status lines.
-func durationText(_ milliseconds: UInt64) -> String {
+/// Piece by piece into one builder (a BuiltText per piece costs more code).
+@inline(never)
+func durationText(_ milliseconds: UInt64) -> BuiltText {
     let total = milliseconds / 1000
     let (days, hours, minutes, seconds) = (total / 86_400, total / 3600 % 24, total / 60 % 60, total % 60)
-    func two(_ n: UInt64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    if days > 0 { return "\(days)d \(two(hours))h\(two(minutes))m\(two(seconds))s" }
-    if hours > 0 { return "\(hours)h\(two(minutes))m\(two(seconds))s" }
-    return "\(minutes)m\(two(seconds))s"
+    var text = BuiltText.Builder(literalCapacity: 12, interpolationCount: 0)
+    if days > 0 {
+        text.appendInterpolation(days)
+        text.appendLiteral("d ")
+    }
+    if days > 0 || hours > 0 { appendPart(hours, "h", padded: days > 0, to: &text) }
+    appendPart(minutes, "m", padded: days > 0 || hours > 0, to: &text)
+    appendPart(seconds, "s", padded: true, to: &text)
+    return BuiltText(stringInterpolation: text)
+}
+
+/// `n` and its unit, two digits at least when `padded`.
+@inline(never)
+private func appendPart(_ n: UInt64, _ unit: StaticString, padded: Bool, to text: inout BuiltText.Builder) {
+    if padded, n < 10 { text.appendLiteral("0") }
+    text.appendInterpolation(n)
+    text.appendLiteral(unit)
 }

@@ -67,8 +67,11 @@ final class AnswerPrinter {
             emit(["name": .string(entry.summary.name.string), "shortened": .bool(shortened), "address": .string(entry.address.string),
                   "rssi": entry.rssi == 127 ? .null : .int(Int(entry.rssi))])
         } else {
-            let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"  // 127: the controller had none
-            printLine("\(entry.summary.name.escaped)\(shortened ? " (shortened)" : "")\t\(entry.address.string)\t\(rssi)")
+            var line: BuiltText = "\(entry.summary.name.escaped)"
+            if shortened { line.append(" (shortened)") }
+            line.append("\t\(entry.address.string)\t")
+            line.append(entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm")  // 127: the controller had none
+            printLine(line.string)
         }
     }
 

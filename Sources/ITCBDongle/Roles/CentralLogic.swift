@@ -97,9 +97,15 @@ struct CentralLogic: RoleLogic, ~Copyable {
     mutating func refusePeer(_ host: inout Host) {
         refusedPeer = true
         let shortened = namesakes.contains { !$0.summary.nameIsComplete }
-        Log.error("--peer \"\((peerName ?? "").escaped)\" matches \(namesakes.count) 8-Balls, so none was asked; "
-            + "give the one you mean by its address (--peer ADDRESS)\(shortened ? " or its full name" : "")")
-        for entry in namesakes { Log.error("candidate: \(describe(entry))") }
+        Log.error("""
+            --peer "\((peerName ?? "").escaped)" matches \(namesakes.count) 8-Balls, so none was asked; \
+            give the one you mean by its address (--peer ADDRESS)\(shortened ? " or its full name" : "")
+            """)
+        for entry in namesakes {
+            var line: BuiltText = "candidate: "
+            line.append(describe(entry))
+            Log.error(line)
+        }
         JSONOutput.errorKind = "ambiguous"
         printer.fail(Exit.notFound)
         current = nil
@@ -108,11 +114,14 @@ struct CentralLogic: RoleLogic, ~Copyable {
     }
 
     /// An advertiser as the messages show it: `"NAME" (shortened) ADDRESS -50 dBm`.
-    func describe(_ entry: ScanEntry) -> String {
-        let name = entry.summary.name.isEmpty ? "(no name)"
-            : "\"\(entry.summary.name.escaped)\"" + (entry.summary.nameIsComplete ? "" : " (shortened)")
-        let rssi = entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm"
-        return "\(name) \(entry.address.string) \(rssi)"
+    @inline(never)
+    func describe(_ entry: ScanEntry) -> BuiltText {
+        let named = !entry.summary.name.isEmpty
+        var text: BuiltText = named ? "\"\(entry.summary.name.escaped)\"" : "(no name)"
+        if named, !entry.summary.nameIsComplete { text.append(" (shortened)") }
+        text.append(" \(entry.address.string) ")
+        text.append(entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm")
+        return text
     }
 
     /// The full name of a target advertised shortened: is it the one wanted?
@@ -123,7 +132,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let wanted: Bool
         if let peerName {
             // Found by its full name, or by the shortened one --scan lists.
-            wanted = (found && sameBytes(name.foldedCase(), peerName.foldedCase())) || sameBytes(heard.foldedCase(), peerName.foldedCase())
+            let folded = peerName.foldedCase()
+            wanted = (found && sameBytes(name.foldedCase(), folded)) || sameBytes(heard.foldedCase(), folded)
         } else {
             wanted = true
         }
@@ -289,13 +299,17 @@ struct CentralLogic: RoleLogic, ~Copyable {
         }
         for index in 0..<seen.count {
             let entry = seen.entries[index]
-            lines.append(built("seen: \(describe(entry)): \(whyNot(entry))"))
+            var line: BuiltText = "seen: "
+            line.append(describe(entry))
+            line.append(": ")
+            line.append(whyNot(entry))
+            lines.append(line.string)
         }
         return lines
     }
 
     /// Why a device seen is not the 8-Ball wanted (mirrors EightBallCentral's filter).
-    func whyNot(_ entry: ScanEntry) -> String {
+    func whyNot(_ entry: ScanEntry) -> BuiltText {
         let settings = session.settings
         if !entry.summary.hasService(EightBallUUID.service) { return "not an 8-Ball (no 8-Ball service)" }
         if entry.summary.name.isEmpty { return "an 8-Ball service but no name" }
@@ -303,16 +317,20 @@ struct CentralLogic: RoleLogic, ~Copyable {
             return "signal outside \(settings.rssiMin)…\(settings.rssiMax) dBm"
         }
         if let other = otherNames.first(where: { $0.address == entry.address.value }) {
-            let shown = other.name.isEmpty ? "cannot be read (no GAP Device Name)" : "is \"\(other.name)\""
-            return "not named \"\((peerName ?? "").escaped)\": its full name, read over GATT, \(shown)"
+            var text: BuiltText = "not named \"\((peerName ?? "").escaped)\": its full name, read over GATT, "
+            text.append(other.name.isEmpty ? "cannot be read (no GAP Device Name)" : "is \"\(other.name)\"")
+            return text
         }
-        if let peerName, !sameBytes(entry.summary.name.string.foldedCase(), peerName.foldedCase()),
-           !(entry.heardScanResponse && peerName.foldedCase().hasBytePrefix(entry.summary.name.string.foldedCase())) {
-            if !entry.summary.nameIsComplete, !entry.heardScanResponse,
-               peerName.foldedCase().hasBytePrefix(entry.summary.name.string.foldedCase()) {
-                return "not named \"\(peerName.escaped)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
+        if let peerName {
+            // Each name folded once (foldedCase is inlined where it is called).
+            let heard = entry.summary.name.string.foldedCase(), wanted = peerName.foldedCase()
+            let beginsLike = wanted.hasBytePrefix(heard)
+            if !sameBytes(heard, wanted), !(entry.heardScanResponse && beginsLike) {
+                if !entry.summary.nameIsComplete, !entry.heardScanResponse, beginsLike {
+                    return "not named \"\(peerName.escaped)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
+                }
+                return "not named \"\(peerName.escaped)\""
             }
-            return "not named \"\(peerName.escaped)\""
         }
         if peerName == nil, let address = settings.peerAddress, entry.address.value != address { return "not the --peer address" }
         if !entry.connectable, !settings.listOnly { return "not connectable" }
@@ -325,9 +343,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
     func logClientEvent(_ event: GATTClientEvent) {
         switch event {
         case .timeout(let connection, let request):
-            Log.warning("ATT request 0x\(hex(request)) on 0x\(String(connection, radix: 16)) timed out; closing the link")
+            Log.warning("ATT request 0x\(hex(request)) on 0x\(hex: connection) timed out; closing the link")
         case .error(_, let request, let handle, let code):
-            Log.debug("ATT error 0x\(hex(code)) for request 0x\(hex(request)) on attribute 0x\(String(handle, radix: 16))")
+            Log.debug("ATT error 0x\(hex(code)) for request 0x\(hex(request)) on attribute 0x\(hex: handle)")
         default:
             break
         }

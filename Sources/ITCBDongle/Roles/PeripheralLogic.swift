@@ -122,7 +122,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         switch event {
         case .questionAccepted(let connection):
             // The text goes out once, with its answer (the info line below).
-            Log.debug("question on 0x\(String(connection, radix: 16)) (\(ball.withQuestion(connection: connection) { $0.count }) bytes)")
+            Log.debug("question on 0x\(hex: connection) (\(ball.withQuestion(connection: connection) { $0.count }) bytes)")
         case .questionRejected(let connection, let length):
             // The operator's line: who, what was written (when the 8-Ball kept
             // it: no answer was pending) and what it was told.
@@ -157,12 +157,12 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
             line.text(Answers.phrase(answer))
             line.write()
         case .answerWaitingForSubscription(let connection):
-            Log.debug("answer on 0x\(String(connection, radix: 16)) waits for the subscription")
+            Log.debug("answer on 0x\(hex: connection) waits for the subscription")
         }
     }
 
     var isWaitingForRoom: Bool { ball.isWaitingForRoom }
-    var statusDetail: String? { "\(ball.answeredCount) question(s) answered" }
+    var statusDetail: BuiltText? { "\(ball.answeredCount) question(s) answered" }
     mutating func addCounts(to counts: inout MetricCounts) {
         counts.answered += ball.answeredCount
         counts.rejected += ball.rejectedCount

@@ -142,7 +142,7 @@ struct RoleDispatch: RoleLogic, ~Copyable {
         }
     }
 
-    var statusDetail: String? {
+    var statusDetail: BuiltText? {
         switch role {
         case .peripheral(let logic): logic.pointee.statusDetail
         case .central(let logic): logic.pointee.statusDetail

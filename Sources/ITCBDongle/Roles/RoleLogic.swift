@@ -8,14 +8,14 @@ protocol RoleLogic: HostApplication, ~Copyable {
     /// Set when the role finished by itself (central: all questions asked).
     var exitCode: Int32? { get }
     /// The role's part of the SIGHUP status line ("12 question(s) answered").
-    var statusDetail: String? { get }
+    var statusDetail: BuiltText? { get }
     /// The role's counts of the session (--metrics-file, the status line):
     /// questions, their outcomes and latencies.
     mutating func addCounts(to counts: inout MetricCounts)
 }
 
 extension RoleLogic where Self: ~Copyable {
-    var statusDetail: String? { nil }
+    var statusDetail: BuiltText? { nil }
     mutating func addCounts(to counts: inout MetricCounts) {}
     var isFinished: Bool { exitCode != nil }
 }

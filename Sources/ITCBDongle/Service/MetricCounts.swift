@@ -93,8 +93,10 @@ extension MetricCounts {
     }
 
     /// The counts in one line, for `systemctl status` (sd_notify STATUS=).
-    func statusLine(connected: Int) -> String {
-        "\(connected) central(s) connected (\(connections) in all), \(answered) question(s) answered, \(rejected) rejected, "
-            + "\(recoveryTotal) controller recoveries, \(droppedTotal) packet(s) dropped"
+    func statusLine(connected: Int) -> BuiltText {
+        """
+        \(connected) central(s) connected (\(connections) in all), \(answered) question(s) answered, \(rejected) rejected, \
+        \(recoveryTotal) controller recoveries, \(droppedTotal) packet(s) dropped
+        """
     }
 }

@@ -38,13 +38,17 @@ final class MetricsFile {
     init(path: String, transport: String, name: String, role: RoleOption) {
         self.path = path
         // Hidden and not *.prom: the collector never reads a half-written one.
-        let parts = path.cut(at: "/", last: true)
-        let directory = parts.map { String($0.before) + "/" } ?? ""
-        let file = parts.map { String($0.after) } ?? path
-        temporary = directory + "." + file + ".tmp"
+        if let parts = path.cut(at: "/", last: true) {
+            temporary = built("\(String(parts.before))/.\(String(parts.after)).tmp")
+        } else {
+            temporary = built(".\(path).tmp")
+        }
         labels = MetricsFile.labelText("{transport", transport)
-        processInfo = MetricsFile.labelText(",name", name) + MetricsFile.labelText(",version", itcbDongleVersion)
-            + MetricsFile.labelText(",role", role.rawValue)
+        var info: [UInt8] = []
+        MetricsFile.appendLabel(",name", name, to: &info)
+        MetricsFile.appendLabel(",version", itcbDongleVersion, to: &info)
+        MetricsFile.appendLabel(",role", role.rawValue, to: &info)
+        processInfo = info
         controllerInfo = MetricsFile.controllerLabels(chipset: "", firmware: "", address: "")
         isCentral = role == .central
         var now = timespec()
@@ -56,24 +60,36 @@ final class MetricsFile {
     /// `name="value"` (name given with its leading `,` or `{`), the value escaped.
     static func labelText(_ name: StaticString, _ value: String) -> [UInt8] {
         var bytes: [UInt8] = []
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes += Array("=\"".utf8)
-        appendEscaped(value, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        appendLabel(name, value, to: &bytes)
         return bytes
     }
 
+    @inline(never)
+    static func appendLabel(_ name: StaticString, _ value: String, to bytes: inout [UInt8]) {
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "="))
+        bytes.append(UInt8(ascii: "\""))
+        appendEscaped(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     static func controllerLabels(chipset: String, firmware: String, address: String) -> [UInt8] {
-        labelText(",chipset", chipset) + labelText(",firmware", firmware) + labelText(",address", address)
+        var bytes: [UInt8] = []
+        appendLabel(",chipset", chipset, to: &bytes)
+        appendLabel(",firmware", firmware, to: &bytes)
+        appendLabel(",address", address, to: &bytes)
+        return bytes
     }
 
     /// A label value as the text format wants it: backslash, quote and newline escaped.
     static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"), UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), byte]
-            case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            default: bytes.append(byte)
+        // Over its bytes where they lie: iterating `utf8` inlines String's slow paths.
+        var text = text
+        text.withUTF8 { utf8 in
+            for byte in utf8 {
+                let newline = byte == UInt8(ascii: "\n")
+                if newline || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(newline ? UInt8(ascii: "n") : byte)
             }
         }
     }
@@ -149,10 +165,15 @@ final class MetricsFile {
     }
 
     /// Warned once per run of failures; the appliance serves on.
-    func failed(_ what: String) {
+    @inline(never)
+    func failed(_ what: BuiltText) {
         guard !failing else { return }
+        let why = errnoString()
         failing = true
-        Log.warning("metrics: \(what): \(errnoString()); serving on without the metrics file (tried again every \(MetricsFile.period / 1000) s)")
+        var line: BuiltText = "metrics: "
+        line.append(what)
+        line.append(": \(why); serving on without the metrics file (tried again every \(MetricsFile.period / 1000) s)")
+        Log.warning(line)
     }
 
     // MARK: - The text
@@ -262,13 +283,14 @@ final class MetricsFile {
         append("} ")
         appendDecimal(histogram.sum / 1_000_000)
         append(".")
-        var fraction = histogram.sum % 1_000_000
-        var digits = InlineArray<6, UInt8>(repeating: UInt8(ascii: "0"))
-        for i in (0..<6).reversed() {
-            digits[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            fraction /= 10
+        // The microseconds: six digits, leading zeros kept (an InlineArray
+        // of digits here cost 800 bytes of code).
+        let fraction = histogram.sum % 1_000_000
+        var divisor = 100_000
+        while divisor > 0 {
+            buffer.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
         }
-        for i in 0..<6 { buffer.append(digits[i]) }
         append("\n")
         begin(name, "_count")
         if let stage { label("stage", stage) }
@@ -294,7 +316,8 @@ final class MetricsFile {
         append(",")
         append(name)
         append("=\"")
-        buffer.append(contentsOf: value.utf8)
+        var value = value
+        value.withUTF8 { buffer.append(contentsOf: $0) }
         append("\"")
     }
 
@@ -377,10 +400,10 @@ extension RunLoop where Logic: ~Copyable {
 /// (*.prom); whether its directory is there is the run's business (warned).
 func checkMetricsFile(_ path: String, from source: String = "--metrics-file") throws(UsageError) {
     guard path.hasByteSuffix(".prom"), !path.hasByteSuffix("/.prom") else {
-        throw UsageError("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads (got '\(path.escaped)')")
+        throw UsageError(built("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads"), got: path)
     }
     var status = stat()
     if stat(path, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) {
-        throw UsageError("\(source) must name a file, not a directory (got '\(path.escaped)')")
+        throw UsageError(built("\(source) must name a file, not a directory"), got: path)
     }
 }

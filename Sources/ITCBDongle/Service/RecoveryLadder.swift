@@ -25,7 +25,7 @@ enum RecoveryLadder {
         guard let notifier = SystemdNotifier() else { return }
         var message: BuiltText = notifier.watchdogInterval == nil ? "STATUS=" : "WATCHDOG=1\nSTATUS="
         message.append(status)
-        notifier.send(message.string)
+        notifier.send(message)
         notifier.close()
     }
 }

@@ -35,10 +35,12 @@ enum SilentStarts {
         count = read(path)
         let wait = wait(after: count)
         guard wait > 0 else { return true }
-        let line = "controller at \(what) was silent at the last \(count) start(s); waiting \(wait / 1000) s before trying it again"
+        let line: BuiltText = "controller at \(what) was silent at the last \(count) start(s); waiting \(wait / 1000) s before trying it again"
         Log.warning(line)
         if let notifier = SystemdNotifier() {
-            notifier.send("EXTEND_TIMEOUT_USEC=\((wait + 30_000) * 1000)\nSTATUS=\(line)")
+            var message: BuiltText = "EXTEND_TIMEOUT_USEC=\((wait + 30_000) * 1000)\nSTATUS="
+            message.append(line)
+            notifier.send(message)
             notifier.close()
         }
         let end = monotonicMilliseconds() + wait
@@ -52,10 +54,10 @@ enum SilentStarts {
     /// This start ends with a silent controller: the next one waits longer.
     static func record() {
         guard let path else { return }
-        let text = "\(count + 1)\n"
+        let text: BuiltText = "\(count + 1)\n"
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o600)  // nor the exit
         guard fd >= 0 else { return }
-        _ = text.utf8CString.withUnsafeBytes { sysWrite(fd, $0.baseAddress, text.utf8.count) }
+        _ = text.bytes.withUnsafeBytes { sysWrite(fd, $0.baseAddress, $0.count) }
         sysClose(fd)
     }
 

@@ -16,17 +16,18 @@ final class SystemdNotifier {
 
     /// nil when NOTIFY_SOCKET is not set (not started by systemd with Type=notify).
     init?() {
-        guard let path = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !path.isEmpty,
-              path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        // The path's bytes as the environment has them (no String made of them).
+        guard let path = getenv("NOTIFY_SOCKET") else { return nil }
+        let length = strlen(path)
+        guard length > 0, length < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }  // abstract namespace
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
+            for i in 0..<length { raw[i] = UInt8(bitPattern: path[i]) }
+            if raw[0] == UInt8(ascii: "@") { raw[0] = 0 }  // abstract namespace
         }
-        addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        addressLength = socklen_t(MemoryLayout<sa_family_t>.size + length)
         var interval: UInt64? = nil
         if let usec = getenv("WATCHDOG_USEC").flatMap({ parseUnsigned(String(cString: $0)[...], maximum: UInt64.max) }), usec > 0 {
             let pid = getenv("WATCHDOG_PID").flatMap { parseInteger(String(cString: $0)).flatMap { Int32(exactly: $0) } }
@@ -36,22 +37,33 @@ final class SystemdNotifier {
         nextWatchdog = monotonicMilliseconds()
     }
 
-    func send(_ message: String) {
-        var bytes = Array(message.utf8)
-        _ = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                sendto(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength)
+    /// The messages are BuiltText: their callers' literals are built out of line.
+    @inline(never)
+    func send(_ message: BuiltText) {
+        _ = message.bytes.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, addressLength)
+                }
             }
         }
     }
 
-    func ready(_ status: String) {
+    @inline(never)
+    func ready(_ status: BuiltText) {
         guard !readySent else { return self.status(status) }
         readySent = true
-        send("READY=1\nSTATUS=\(status)")
+        var message: BuiltText = "READY=1\nSTATUS="
+        message.append(status)
+        send(message)
     }
 
-    func status(_ text: String) { send("STATUS=\(text)") }
+    @inline(never)
+    func status(_ text: BuiltText) {
+        var message: BuiltText = "STATUS="
+        message.append(text)
+        send(message)
+    }
 
     /// The next time the loop must wake up for the watchdog.
     var deadline: UInt64? { watchdogInterval == nil ? nil : nextWatchdog }

@@ -68,8 +68,10 @@ enum UdevMatch {
             case .success: continue
             case .failure:
                 // udev logs it (journalctl -u systemd-udevd): a typo must not go unseen.
-                Log.warning("\(config) line \(number + 1): '\(entry.escaped)' is not a dongle (VID:PID such as 0a12:0001, "
-                            + "or a bus-port path such as 1-1.2); ignored")
+                Log.warning("""
+                    \(config) line \(number + 1): '\(entry.escaped)' is not a dongle (VID:PID such as 0a12:0001, \
+                    or a bus-port path such as 1-1.2); ignored
+                    """)
             }
         }
         return false
