@@ -53,8 +53,9 @@ enum Main {
     }
 
     /// One line on stderr (and an error object with --json), exit 2 (README "Exit codes").
+    @inline(never)
     static func fail(_ message: String) -> Never {
-        writeStandardError(Log.prefix(.error) + UntrustedText.line(message) + " (see --help)\n")
+        writeStandardError(built("\(Log.prefix(.error))\(UntrustedText.line(message)) (see --help)\n"))
         Log.firstError = message
         exit(JSONOutput.finish(Exit.usage))
     }

@@ -20,16 +20,17 @@ func rawArguments(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<C
 
 /// The problem with the first argument that is not valid UTF-8, naming the
 /// option it belongs to; nil when every argument is valid UTF-8.
+@inline(never)
 func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
     for (index, bytes) in arguments.enumerated() where !isValidUTF8(bytes) {
         let text = String(decoding: bytes, as: UTF8.self)
         if text.hasBytePrefix("--"), let equals = text.firstIndex(ascii: "=") {
-            return "\(text[..<equals]) must be valid UTF-8 (its value has bytes that are not)"
+            return built("\(text[..<equals]) must be valid UTF-8 (its value has bytes that are not)")
         }
         if index > 0, let option = optionName(arguments[index - 1]), OptionName(bytes: option)?.takesValue == true {
-            return "--\(option) must be valid UTF-8 (its value has bytes that are not)"
+            return built("--\(option) must be valid UTF-8 (its value has bytes that are not)")
         }
-        return "argument \(index + 1) is not valid UTF-8"
+        return built("argument \(index + 1) is not valid UTF-8")
     }
     return nil
 }
@@ -63,28 +64,31 @@ func optionName(_ text: String) -> String? {
 /// (exit 2, as a repeated option): the other role's, any role option with
 /// --controller-info / --list-controllers, and with --scan (which asks
 /// nothing) --question and --count. Nil when every option applies.
+@inline(never)
 func inapplicableOption(given options: [(name: OptionName, value: String)], role: RoleOption?, controllerInfo: Bool,
                         listControllers: Bool, scan: Bool = false) -> String? {
     if listControllers, options.contains(where: { $0.name == .role }) {
         return "--role does not apply with --list-controllers, which lists controllers and plays no role"
     }
+    let mode: StaticString = listControllers ? "--list-controllers" : "--controller-info"
     for option in options {
         let name = option.name.rawValue
-        let isPeripheral = option.name.role == .peripheral
-        let isCentral = option.name.role == .central
         if option.name == .metricsFile, listControllers || controllerInfo {
-            return "--metrics-file does not apply with \(listControllers ? "--list-controllers" : "--controller-info"), which runs no role"
+            return built("--metrics-file does not apply with \(mode), which runs no role")
         }
-        guard isPeripheral || isCentral else { continue }
+        let owner: RoleOption
+        switch option.name.role {
+        case .peripheral: owner = .peripheral
+        case .central: owner = .central
+        case .any: continue
+        }
         if listControllers, option.name == .json { continue }  // --list-controllers usb:VID:PID --json (checked in execute)
-        let owner = isPeripheral ? "peripheral" : "central"
         if listControllers || controllerInfo {
-            let mode = listControllers ? "--list-controllers" : "--controller-info"
-            return "--\(name) is a \(owner) option: it does not apply with \(mode)"
-        } else if let role, !sameBytes(role.rawValue, owner) {
-            return "--\(name) is a \(owner) option: it does not apply with --role \(role.rawValue)"
+            return built("--\(name) is a \(owner.rawValue) option: it does not apply with \(mode)")
+        } else if let role, role != owner {
+            return built("--\(name) is a \(owner.rawValue) option: it does not apply with --role \(role.rawValue)")
         } else if scan, option.name == .question || option.name == .count {
-            return "--\(name) does not apply with --scan, which lists 8-Balls and asks nothing"
+            return built("--\(name) does not apply with --scan, which lists 8-Balls and asks nothing")
         }
     }
     return nil
@@ -92,17 +96,26 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
 
 /// An option given more than once ("--role peripheral --role central" must not
 /// quietly take the last): the problem, or nil. Only --question repeats.
+@inline(never)
 func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
     // Names in the order they are first given; one pass over the rest for each.
     for (index, option) in options.enumerated() where !option.name.repeats {
         guard !options[..<index].contains(where: { $0.name == option.name }) else { continue }
-        var count = 0, shown = ""
+        var count = 0
+        var shown: BuiltText = ""
         for other in options where other.name == option.name {
-            shown += (count == 0 ? " ('" : ", '") + other.value.escaped + "'"
+            let between: StaticString = count == 0 ? " ('" : ", '"
+            shown.append("\(between)\(other.value.escaped)'")
             count += 1
         }
         guard count > 1 else { continue }
-        return "--\(option.name.rawValue) is given \(count) times\(option.name.takesValue ? shown + ")" : ""); give it once (only --question repeats)"
+        var message: BuiltText = "--\(option.name.rawValue) is given \(count) times"
+        if option.name.takesValue {
+            message.append(shown)
+            message.append(")")
+        }
+        message.append("; give it once (only --question repeats)")
+        return message.string
     }
     return nil
 }
@@ -162,7 +175,9 @@ func advertisedNameNote(_ name: String) -> String? {
     var cut = 8
     while cut > 0, bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
     let short = String(decoding: bytes[0..<cut], as: UTF8.self)
-    let full = bytes.count <= 29 ? "the full name" : "its first 29 bytes"
-    return "the advertising data carries the name shortened to \"\(short)\"; the scan response carries \(full), "
-        + "which scanners get when they scan actively (phones, itcb-dongle --role central; not passive scanners)"
+    let full: StaticString = bytes.count <= 29 ? "the full name" : "its first 29 bytes"
+    return built("""
+        the advertising data carries the name shortened to "\(short)"; the scan response carries \(full), \
+        which scanners get when they scan actively (phones, itcb-dongle --role central; not passive scanners)
+        """)
 }

@@ -59,8 +59,14 @@ struct CommandLineSettings {
                 }
                 throw UsageError("unexpected argument '\(first.escaped)' (a value with spaces needs quotes: --question \"Will it rain?\")")
             }
-            let listed = parsed.positional.map { "'\($0.escaped)'" }.joined(separator: ", ")
-            throw UsageError("\(parsed.positional.count) unexpected arguments: \(listed) (a value with spaces needs quotes: --question \"Will it rain?\")")
+            var message: BuiltText = "\(parsed.positional.count) unexpected arguments: "
+            var between: StaticString = ""
+            for argument in parsed.positional {
+                message.append("\(between)'\(argument.escaped)'")
+                between = ", "
+            }
+            message.append(" (a value with spaces needs quotes: --question \"Will it rain?\")")
+            throw UsageError(message)
         }
         // Each value converted by its option's kind (one conversion, and one
         // diagnostic, per kind: `OptionValue`), then stored.
@@ -107,7 +113,7 @@ struct CommandLineSettings {
     /// Value checks, run after parsing succeeded (so that an unknown option or
     /// a stray argument is reported first, not a missing role).
     func check() throws(UsageError) {
-        if let deviceTree, access(deviceTree + "/.", F_OK) != 0 {
+        if let deviceTree, access(built("\(deviceTree)/."), F_OK) != 0 {
             throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(deviceTree.escaped)': \(errnoString()))")
         }
         if let logLevel, LogLevel(name: logLevel) == nil {
@@ -198,7 +204,7 @@ struct OptionValue {
     @inline(never)
     init(_ option: OptionName, _ text: String) throws(UsageError) {
         self.text = text
-        let problem: String
+        let problem: BuiltText
         switch option.kind {
         case .flag, .text: return
         case .integer, .number:
@@ -209,7 +215,7 @@ struct OptionValue {
                 number = value
                 return
             }
-            problem = "--" + option.rawValue + " must be a number"
+            problem = "--\(option.rawValue) must be a number"
         case .seed:
             // A whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
             if let value = parseUnsigned(text[...], maximum: UInt64.max) {
@@ -254,7 +260,9 @@ func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionPar
 }
 
 /// 5 → "5", 0.5 → "0.5", -1 → "-1".
+@inline(never)
 func formatNumber(_ value: Double) -> String {
     // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
-    abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : doubleText(value)
+    // BuiltText's decimal digits: String(Int64) is a generic conversion of its own.
+    abs(value) < 1e15 && value == Double(Int64(value)) ? built("\(Int(value))") : doubleText(value)
 }

@@ -33,14 +33,14 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
         }
         guard let body = argument.afterBytePrefix("--") else {
             for byte in argument.utf8.dropFirst() {
-                guard byte == UInt8(ascii: "h") else { return .failure(unknownOption("-" + String(Unicode.Scalar(byte)))) }
+                guard byte == UInt8(ascii: "h") else { return .failure(unknownOption(built("-\(Unicode.Scalar(byte))"))) }
                 parsed.options.append((.help, ""))
             }
             continue
         }
         let pieces = body.cut(at: "=")
         let name = pieces?.before ?? body, attached = pieces?.after
-        let given = "--" + name
+        let given = built("--\(name)")
         guard let (option, exact) = OptionName.named(name) else { return .failure(unknownOption(given)) }
         var value = ""
         if !option.takesValue {
@@ -60,9 +60,10 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
 }
 
 /// "unknown option '--rol'; did you mean '--role'?"
+@inline(never)
 func unknownOption(_ token: String) -> UsageError {
-    var message = "unknown option '\(token.escaped)'"
-    if let suggestion = closestOption(to: token) { message += "; did you mean '--\(suggestion)'?" }
+    var message: BuiltText = "unknown option '\(token.escaped)'"
+    if let suggestion = closestOption(to: token) { message.append("; did you mean '--\(suggestion)'?") }
     return UsageError(message)
 }
 
@@ -96,31 +97,51 @@ func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
     return previous[b.count]
 }
 
-/// --help.
+/// --help: built as bytes (BuiltText), one outlined append per piece.
+@inline(never)
 func helpText() -> String {
-    var out = "OVERVIEW: " + Program.abstract + "\n\n"
-    wrap(Program.description, indent: 0, into: &out)
-    out += "\n"
-    for (index, usage) in Program.usage.enumerated() { out += (index == 0 ? "USAGE: " : "       ") + usage + "\n" }
-    out += "\nOPTIONS:\n"
+    var out: BuiltText = "OVERVIEW: \(Program.abstract)\n\n"
+    wrap(Array(Program.description.utf8), indent: 0, into: &out.bytes)
+    out.append("\n")
+    var lead: StaticString = "USAGE: "
+    for usage in Program.usage {
+        out.append("\(lead)\(usage)\n")
+        lead = "       "
+    }
+    out.append("\nOPTIONS:\n")
     let column = 26
     for spec in optionTable where !spec.hidden {
-        // The name, and its help beside it when two spaces still fit before the column, else below.
-        let head = "  " + spec.synopsis
-        let beside = head.utf8.count + 2 <= column
-        out += head
-        out += beside ? String(repeating: " ", count: column - head.utf8.count) : "\n"
-        wrap(spec.fullHelp, indent: column, into: &out, indented: beside)
+        // The name (OptionSpec.synopsis), and its help beside it when two
+        // spaces still fit before the column, else below.
+        let start = out.bytes.count
+        out.append(spec.short == nil ? "  --\(spec.name)" : "  -h, --\(spec.name)")
+        if let value = spec.value { out.append(" <\(value)>") }
+        let width = out.bytes.count - start
+        let beside = width + 2 <= column
+        if beside { out.spaces(column - width) } else { out.append("\n") }
+        // OptionSpec.fullHelp.
+        var help: BuiltText = "\(spec.help)"
+        if let defaultValue = spec.defaultValue { help.append(" Default: \(defaultValue).") }
+        if spec.repeats { help.append(" May be given more than once.") }
+        wrap(help.bytes, indent: column, into: &out.bytes, indented: beside)
     }
-    out += "\n"
-    wrap("Exit codes: " + Program.exitCodes, indent: 0, into: &out)
-    out += "\nExamples:\n"
-    for example in Program.examples { out += "  " + example + "\n" }
-    return out
+    out.append("\n")
+    let exitCodes: BuiltText = "Exit codes: \(Program.exitCodes)"
+    wrap(exitCodes.bytes, indent: 0, into: &out.bytes)
+    out.append("\nExamples:\n")
+    for example in Program.examples { out.append("  \(example)\n") }
+    return out.string
 }
 
 /// The short usage of a bare run.
+@inline(never)
 func usageText() -> String {
-    "usage: " + Program.usage.joined(separator: "\n       ")
-        + "\nchoose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option\n"
+    var out: BuiltText = "usage: "
+    var between: StaticString = ""
+    for usage in Program.usage {
+        out.append("\(between)\(usage)")
+        between = "\n       "
+    }
+    out.append("\nchoose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option\n")
+    return out.string
 }
