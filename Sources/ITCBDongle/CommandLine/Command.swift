@@ -62,31 +62,33 @@ enum Main {
 }
 
 extension CommandLineSettings {
+    /// Not inlined into Main.run: the two apart are smaller (`Outlined`).
+    @inline(never)
     func execute() -> Int32 {
         // The central is quiet unless asked: its answers and warnings only.
         Log.level = logLevel.flatMap(LogLevel.init(name:)) ?? (role == .central && !controllerInfo ? .warning : .info)
         guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
-        DeviceTree.current = DeviceTree.load(deviceTree ?? DeviceTree.defaultDirectory)
+        DeviceTree.current = Outlined.deviceTree(deviceTree ?? DeviceTree.defaultDirectory)
         let uartPath: String? = if case .serial(let path, _, _) = spec { path } else { nil }
         if listControllers, !dongleQueries.isEmpty {
-            return DongleQuery.answer(dongleQueries, json: json)
+            return Outlined.dongleQuery(dongleQueries, json: json)
         }
         if listControllers, json {
             Log.error("--json applies with --list-controllers usb:VID:PID (a dongle asked about), not to the list")
             return Exit.usage
         }
         if listControllers {
-            return USBController.list(firmwareDirectory: firmwareDir ?? "/lib/firmware", uart: uartPath ?? "/dev/serial1")
+            return Outlined.listControllers(firmwareDirectory: firmwareDir ?? "/lib/firmware", uart: uartPath ?? "/dev/serial1")
         }
-        if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
-        Signals.install()
+        if let udevMatch { return Outlined.udevMatch(udevMatch) }
+        Outlined.installSignals()
         var board = BoardUART.standard("not a UART")
         // Said once, when the port first opens (a port that cannot be opened is the one line then).
         var boardLine: String? = nil
         if let uartPath, case .serial(_, let baud, let flow) = spec {
-            let (choice, line) = BoardUART.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
+            let (choice, line) = Outlined.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
             board = choice
-            boardLine = "serial:\(uartPath.escaped): \(line)"
+            boardLine = built("serial:\(uartPath.escaped): \(line)")
         }
 
         var snoop: BTSnoopWriter? = nil
@@ -115,11 +117,11 @@ extension CommandLineSettings {
             configuration.staticAddress = parsed
             configuration.forceRandomAddress = true
         } else {
-            configuration.staticAddress = derivedStaticAddress(role: (role ?? .peripheral).rawValue, name: name)
+            configuration.staticAddress = Outlined.derivedAddress(role: (role ?? .peripheral).rawValue, name: name)
         }
         let session = makeSession(configuration: configuration)
         // A dead dongle's restarts, ever further apart (RecoveryLadder.swift).
-        guard SilentStarts.backOff(transport) else { return stoppedExit }
+        guard Outlined.backOff(transport) else { return stoppedExit }
 
         // One session per plug-in: after an unplug (USB, without --exit-on-unplug)
         // wait for a matching dongle and resume the role without a restart.
@@ -158,7 +160,7 @@ extension CommandLineSettings {
                 boardLine = nil
             }
             sessions += 1
-            let setup = ChipsetSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil, resetFirst: chipReset)
+            let setup = Outlined.setup(opened, given: firmwareDir != nil, reset: chipReset)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
                                       firmwareDirectory: firmwareDir ?? "/lib/firmware", metrics: metrics,
                                       startingRung: rung))
@@ -228,7 +230,8 @@ extension CommandLineSettings {
         return notifier?.watchdogInterval
     }
 
-    /// `board`: a UART's rate and flow control (`BoardUART`).
+    /// `board`: a UART's rate and flow control (`BoardUART`). Not inlined (`Outlined`).
+    @inline(never)
     func openTransport(_ spec: TransportSpec, reset: Bool, board: BoardUART) throws(TransportError) -> Transport {
         switch spec {
         case .tcp(let host, let port):
@@ -240,3 +243,4 @@ extension CommandLineSettings {
         }
     }
 }
+
