@@ -73,26 +73,32 @@ func closestOption(to token: String) -> String? {
     var given = Array(token.utf8)
     while given.first == UInt8(ascii: "-") { given.removeFirst() }
     guard !given.isEmpty else { return nil }
-    var best: (name: String, distance: Int)? = nil
-    var prefixed: [String] = []
+    // Options, not their names, kept: no array of Strings to grow.
+    var best: (option: OptionName, distance: Int)? = nil
+    var prefixed: OptionName? = nil, prefixes = 0
     for spec in optionTable where !spec.hidden {
         let name = Array(spec.name.utf8)
-        if name.starts(with: given) { prefixed.append(spec.name) }
+        if name.starts(with: given) {
+            prefixed = spec.option
+            prefixes += 1
+        }
         let distance = editDistance(given, name)
-        if distance <= 2, best == nil || distance < best!.distance { best = (spec.name, distance) }
+        if distance <= 2, best == nil || distance < best!.distance { best = (spec.option, distance) }
     }
-    if let best { return best.name }
-    return prefixed.count == 1 ? prefixed[0] : nil
+    if let best { return best.option.rawValue }
+    return prefixes == 1 ? prefixed?.rawValue : nil
 }
 
+/// Levenshtein's, over two rows kept from start to end (no array per row).
 func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
     var previous = Array(0...b.count)
+    var current = previous
     for i in 1...max(a.count, 1) where !a.isEmpty {
-        var current = [i] + Array(repeating: 0, count: b.count)
+        current[0] = i
         for j in 1...max(b.count, 1) where !b.isEmpty {
             current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
         }
-        previous = current
+        swap(&previous, &current)
     }
     return previous[b.count]
 }
