@@ -121,23 +121,32 @@ extension StringProtocol {
 
     /// Without leading and trailing white space: ASCII's (space, \t, \n, \v, \f,
     /// \r), and other scalars only as `isSpace` says (the platform asks libc).
+    /// Over a copy of the bytes, each scalar decoded only when it is not
+    /// ASCII (the UnicodeScalarView's walk was twice the code, 2026-11-28).
     @inline(never)
     public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> SubSequence {
-        func space(_ s: Unicode.Scalar) -> Bool {
-            s.isASCII ? s.value == 32 || (s.value >= 9 && s.value <= 13) : isSpace(s)
-        }
-        // One pass: from the first scalar that is not space to the end of the last.
-        var first: Index? = nil, end = startIndex
-        var index = startIndex
-        for scalar in unicodeScalars {
-            let next = unicodeScalars.index(after: index)
-            if !space(scalar) {
-                if first == nil { first = index }
-                end = next
+        let bytes = Array(utf8)
+        // One pass: from the first scalar that is not space to the end of the last (byte offsets).
+        var first = -1, end = 0, index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let space: Bool
+            var length = 1
+            if lead < 0x80 {
+                space = lead == 32 || (lead >= 9 && lead <= 13)
+            } else {
+                length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                var value = UInt32(lead) & (0x7F >> UInt32(length))
+                for next in (index + 1)..<Swift.min(index + length, bytes.count) { value = value << 6 | UInt32(bytes[next] & 0x3F) }
+                space = Unicode.Scalar(value).map(isSpace) ?? false
             }
-            index = next
+            if !space {
+                if first < 0 { first = index }
+                end = Swift.min(index + length, bytes.count)
+            }
+            index += length
         }
-        return self[(first ?? end)..<end]
+        return self[utf8.index(startIndex, offsetBy: first < 0 ? end : first)..<utf8.index(startIndex, offsetBy: end)]
     }
 }
 
