@@ -140,7 +140,6 @@ extension CommandLineSettings {
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
     mutating func applyEnvironment(given parsed: ParsedCommandLine) -> String? {
-        let given = parsed.options.map { $0.name }
         func variable(_ name: String) -> String? {
             guard let value = getenv(name) else { return nil }
             let text = String(cString: value)
@@ -148,19 +147,19 @@ extension CommandLineSettings {
         }
         switch role {
         case .peripheral?:
-            if !given.contains(.name), let value = variable("ITCB_NAME") { name = value }
-            if !given.contains(.answers), let value = variable("ITCB_ANSWERS") {
+            if !parsed.has(.name), let value = variable("ITCB_NAME") { name = value }
+            if !parsed.has(.answers), let value = variable("ITCB_ANSWERS") {
                 guard let parsed = AnswersOption(bytes: value) else {
                     return UsageError("ITCB_ANSWERS must be slug or text", got: value).message
                 }
                 answers = parsed
             }
         case .central?:
-            if !given.contains(.question), !scan, let value = variable("ITCB_QUESTION") { question = [value] }
+            if !parsed.has(.question), !scan, let value = variable("ITCB_QUESTION") { question = [value] }
         case nil:
             break
         }
-        if role != nil, !controllerInfo, !given.contains(.metricsFile), let value = variable("ITCB_METRICS_FILE") {
+        if role != nil, !controllerInfo, !parsed.has(.metricsFile), let value = variable("ITCB_METRICS_FILE") {
             do throws(UsageError) { try checkMetricsFile(value, from: "ITCB_METRICS_FILE") } catch { return error.message }
             metricsFile = value
         }

@@ -24,17 +24,20 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
         let argument = arguments[index]
         index += 1
         if sameBytes(argument, "--") {
-            parsed.positional += arguments[index...]
+            while index < arguments.count {
+                parsed.add(arguments[index])
+                index += 1
+            }
             break
         }
         guard argument.utf8.count > 1, argument.hasBytePrefix("-") else {
-            parsed.positional.append(argument)
+            parsed.add(argument)
             continue
         }
         guard let body = argument.afterBytePrefix("--") else {
-            for byte in argument.utf8.dropFirst() {
-                guard byte == UInt8(ascii: "h") else { return .failure(unknownOption(built("-\(Unicode.Scalar(byte))"))) }
-                parsed.options.append((.help, ""))
+            for byte in Array(argument.utf8).dropFirst() {
+                guard byte == UInt8(ascii: "h") else { return .failure(unknownShortOption(byte)) }
+                parsed.add(.help, "")
             }
             continue
         }
@@ -54,7 +57,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
             return .failure(UsageError("\(given) needs a value"))
         }
         guard exact else { return .failure(unknownOption(given)) }
-        parsed.options.append((option, value))
+        parsed.add(option, value)
     }
     return .success(parsed)
 }
@@ -65,6 +68,20 @@ func unknownOption(_ token: String) -> UsageError {
     var message: BuiltText = "unknown option '\(token.escaped)'"
     if let suggestion = closestOption(to: token) { message.append("; did you mean '--\(suggestion)'?") }
     return UsageError(message)
+}
+
+/// "-x": the byte taken for the scalar of its value, as `String(Unicode.Scalar(byte))`
+/// spells it (a byte from 0x80 is that Latin-1 letter's two bytes of UTF-8).
+@inline(never)
+func unknownShortOption(_ byte: UInt8) -> UsageError {
+    var token: BuiltText = "-"
+    if byte < 0x80 {
+        token.bytes.append(byte)
+    } else {
+        token.bytes.append(0xC0 | byte >> 6)
+        token.bytes.append(0x80 | byte & 0x3F)
+    }
+    return unknownOption(token.string)
 }
 
 /// The listed option nearest to a mistyped one (edit distance at most 2, or
