@@ -45,6 +45,16 @@ struct CommandLineSettings {
 
     /// The options' values, converted in the order given: the first bad one is the error.
     init(_ parsed: ParsedCommandLine) throws(UsageError) {
+        self.init()
+        try read(parsed)
+    }
+
+    /// Every setting its default.
+    private init() {}
+
+    /// A method, not the initialiser itself: a throw from an initialiser
+    /// destroys the fields set so far, code at each throw (2026-11-28).
+    private mutating func read(_ parsed: ParsedCommandLine) throws(UsageError) {
         if !parsed.positional.isEmpty, parsed.has(.listControllers) {
             for argument in parsed.positional {
                 guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument) else {
