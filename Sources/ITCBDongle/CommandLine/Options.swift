@@ -93,7 +93,8 @@ func closestOption(to token: String) -> String? {
     // Options, not their names, kept: no array of Strings to grow.
     var best: (option: OptionName, distance: Int)? = nil
     var prefixed: OptionName? = nil, prefixes = 0
-    for spec in optionTable where !spec.hidden {
+    for index in optionRows.indices where !optionRows[index].hidden {
+        let spec = optionRows[index]
         let name = Array(spec.name.utf8)
         if name.starts(with: given) {
             prefixed = spec.option
@@ -133,7 +134,8 @@ func helpText() -> String {
     }
     out.append("\nOPTIONS:\n")
     let column = 26
-    for spec in optionTable where !spec.hidden {
+    for index in optionRows.indices where !optionRows[index].hidden {
+        let spec = optionRows[index]
         // The name (OptionSpec.synopsis), and its help beside it when two
         // spaces still fit before the column, else below.
         let start = out.bytes.count
