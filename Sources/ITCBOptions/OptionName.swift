@@ -65,6 +65,22 @@ extension OptionName {
         return (allCases[found.index], found.exact)
     }
 
+    /// Its name (the rawValue's bytes) in `names`: messages spell it from
+    /// there, not from the String the rawValue switch makes (2026-11-28).
+    @inline(never)
+    public var nameBytes: UnsafeBufferPointer<UInt8> {
+        let table = UnsafeBufferPointer(start: Self.names.utf8Start, count: Self.names.utf8CodeUnitCount)
+        var remaining = Self.allCases.firstIndex(of: self) ?? 0
+        var start = 0
+        while remaining > 0 {
+            if table[start] == 0 { remaining -= 1 }
+            start += 1
+        }
+        var end = start
+        while table[end] != 0 { end += 1 }
+        return UnsafeBufferPointer(rebasing: table[start..<end])
+    }
+
     /// Every case's rawValue in the order of the cases, each ended by a 0 byte
     /// (CommandLineTests holds it to them).
     public static let names: StaticString = """

@@ -75,7 +75,7 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
     }
     let mode: StaticString = listControllers ? "--list-controllers" : "--controller-info"
     for option in options {
-        let name = option.name.rawValue
+        let name = option.name
         if option.name == .metricsFile, listControllers || controllerInfo {
             return built("--metrics-file does not apply with \(mode), which runs no role")
         }
@@ -112,7 +112,7 @@ func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
             count += 1
         }
         guard count > 1 else { continue }
-        var message: BuiltText = "--\(option.name.rawValue) is given \(count) times"
+        var message: BuiltText = "--\(option.name) is given \(count) times"
         if option.name.takesValue {
             message.append(shown)
             message.append(")")

@@ -225,7 +225,7 @@ struct OptionValue {
                 number = value
                 return
             }
-            problem = "--\(option.rawValue) must be a number"
+            problem = "--\(option) must be a number"
         case .seed:
             // A whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
             if let value = parseUnsigned(text[...], maximum: UInt64.max) {

@@ -86,7 +86,7 @@ func unknownShortOption(_ byte: UInt8) -> UsageError {
 
 /// The listed option nearest to a mistyped one (edit distance at most 2, or
 /// the only one it begins), nil when none is near.
-func closestOption(to token: String) -> String? {
+func closestOption(to token: String) -> OptionName? {
     var given = Array(token.utf8)
     while given.first == UInt8(ascii: "-") { given.removeFirst() }
     guard !given.isEmpty else { return nil }
@@ -95,7 +95,7 @@ func closestOption(to token: String) -> String? {
     var prefixed: OptionName? = nil, prefixes = 0
     for index in optionRows.indices where !optionRows[index].hidden {
         let spec = optionRows[index]
-        let name = Array(spec.name.utf8)
+        let name = Array(spec.option.nameBytes)
         if name.starts(with: given) {
             prefixed = spec.option
             prefixes += 1
@@ -103,8 +103,8 @@ func closestOption(to token: String) -> String? {
         let distance = editDistance(given, name)
         if distance <= 2, best == nil || distance < best!.distance { best = (spec.option, distance) }
     }
-    if let best { return best.option.rawValue }
-    return prefixes == 1 ? prefixed?.rawValue : nil
+    if let best { return best.option }
+    return prefixes == 1 ? prefixed : nil
 }
 
 /// Levenshtein's, over two rows kept from start to end (no array per row).
@@ -139,7 +139,7 @@ func helpText() -> String {
         // The name (OptionSpec.synopsis), and its help beside it when two
         // spaces still fit before the column, else below.
         let start = out.bytes.count
-        out.append(spec.short == nil ? "  --\(spec.name)" : "  -h, --\(spec.name)")
+        out.append(spec.short == nil ? "  --\(spec.option)" : "  -h, --\(spec.option)")
         if let value = spec.value { out.append(" <\(value)>") }
         let width = out.bytes.count - start
         let beside = width + 2 <= column
