@@ -127,11 +127,7 @@ func helpText() -> String {
     var out: BuiltText = "OVERVIEW: \(Program.abstract)\n\n"
     wrap(Array(Program.description.utf8), indent: 0, into: &out.bytes)
     out.append("\n")
-    var lead: StaticString = "USAGE: "
-    for usage in Program.usage {
-        out.append("\(lead)\(usage)\n")
-        lead = "       "
-    }
+    appendLines(Program.usageLines, first: "USAGE: ", rest: "       ", into: &out)
     out.append("\nOPTIONS:\n")
     let column = 26
     for index in optionRows.indices where !optionRows[index].hidden {
@@ -154,19 +150,32 @@ func helpText() -> String {
     let exitCodes: BuiltText = "Exit codes: \(Program.exitCodes)"
     wrap(exitCodes.bytes, indent: 0, into: &out.bytes)
     out.append("\nExamples:\n")
-    for example in Program.examples { out.append("  \(example)\n") }
+    appendLines(Program.exampleLines, first: "  ", rest: "  ", into: &out)
     return out.string
+}
+
+/// Each line of `text` after `first` (the first line's) or `rest` (the others'), each ended by a newline.
+@inline(never)
+func appendLines(_ text: StaticString, first: StaticString, rest: StaticString, into out: inout BuiltText) {
+    let bytes = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    var lead = first
+    var start = 0
+    while start < bytes.count {
+        var end = start
+        while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+        out.append("\(lead)")
+        out.bytes.append(contentsOf: bytes[start..<end])
+        out.bytes.append(0x0A)
+        lead = rest
+        start = end + 1
+    }
 }
 
 /// The short usage of a bare run.
 @inline(never)
 func usageText() -> String {
-    var out: BuiltText = "usage: "
-    var between: StaticString = ""
-    for usage in Program.usage {
-        out.append("\(between)\(usage)")
-        between = "\n       "
-    }
-    out.append("\nchoose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option\n")
+    var out = BuiltText(stringLiteral: "")
+    appendLines(Program.usageLines, first: "usage: ", rest: "       ", into: &out)
+    out.append("choose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option\n")
     return out.string
 }
