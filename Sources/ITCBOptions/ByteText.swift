@@ -51,22 +51,28 @@ extension StringProtocol {
     /// The text begins with `prefix`'s bytes.
     public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool { utf8.starts(with: prefix.utf8) }
 
+    /// Where the first `separator` (an ASCII character, so a byte of its own) is.
+    public func firstIndex(ascii separator: Unicode.Scalar) -> Index? {
+        utf8.firstIndex(of: UInt8(ascii: separator))
+    }
+
+    /// The text has the ASCII character `separator`.
+    public func contains(ascii separator: Unicode.Scalar) -> Bool { firstIndex(ascii: separator) != nil }
+
+    /// The text before the first `separator`, or all of it.
+    public func prefix(beforeASCII separator: Unicode.Scalar) -> SubSequence {
+        self[..<(firstIndex(ascii: separator) ?? endIndex)]
+    }
+}
+
+// The longer ones on Substring alone, and on String through it: generic over
+// StringProtocol they were specialised twice, for String and for Substring
+// (both give Substring pieces), 2026-11-28.
+extension Substring {
     /// The text ends with `suffix`'s bytes.
     @inline(never)
     public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
         utf8.count >= suffix.utf8.count && utf8.dropFirst(utf8.count - suffix.utf8.count).elementsEqual(suffix.utf8)
-    }
-
-    /// What follows `prefix`'s bytes; nil when the text does not begin with them.
-    @inline(never)
-    public func afterBytePrefix(_ prefix: some StringProtocol) -> SubSequence? {
-        guard hasBytePrefix(prefix) else { return nil }
-        return self[utf8.index(startIndex, offsetBy: prefix.utf8.count)...]
-    }
-
-    /// Where the first `separator` (an ASCII character, so a byte of its own) is.
-    public func firstIndex(ascii separator: Unicode.Scalar) -> Index? {
-        utf8.firstIndex(of: UInt8(ascii: separator))
     }
 
     /// Where the last `separator` (an ASCII character) is.
@@ -82,28 +88,20 @@ extension StringProtocol {
         return found
     }
 
-    /// The text has the ASCII character `separator`.
-    public func contains(ascii separator: Unicode.Scalar) -> Bool { firstIndex(ascii: separator) != nil }
-
     /// The text before and after the first (`last`: the last) `separator`; nil without one.
     @inline(never)
-    public func cut(at separator: Unicode.Scalar, last: Bool = false) -> (before: SubSequence, after: SubSequence)? {
+    public func cut(at separator: Unicode.Scalar, last: Bool = false) -> (before: Substring, after: Substring)? {
         guard let index = last ? lastIndex(ascii: separator) : firstIndex(ascii: separator) else { return nil }
         return (self[..<index], self[utf8.index(after: index)...])
-    }
-
-    /// The text before the first `separator`, or all of it.
-    public func prefix(beforeASCII separator: Unicode.Scalar) -> SubSequence {
-        self[..<(firstIndex(ascii: separator) ?? endIndex)]
     }
 
     /// The pieces between the ASCII character `separator`, as `split(separator:)`
     /// makes them (at most `maxSplits` cuts; empty pieces left out unless asked).
     @inline(never)
     public func split(ascii separator: Unicode.Scalar, maxSplits: Int = Int.max,
-                      omittingEmptySubsequences: Bool = true) -> [SubSequence] {
+                      omittingEmptySubsequences: Bool = true) -> [Substring] {
         let byte = UInt8(ascii: separator)
-        var pieces: [SubSequence] = []
+        var pieces: [Substring] = []
         var start = startIndex, index = startIndex
         func add(_ end: Index) {
             if !omittingEmptySubsequences || start < end { pieces.append(self[start..<end]) }
@@ -124,7 +122,7 @@ extension StringProtocol {
     /// Over a copy of the bytes, each scalar decoded only when it is not
     /// ASCII (the UnicodeScalarView's walk was twice the code, 2026-11-28).
     @inline(never)
-    public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> SubSequence {
+    public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> Substring {
         let bytes = Array(utf8)
         // One pass: from the first scalar that is not space to the end of the last (byte offsets).
         var first = -1, end = 0, index = 0
@@ -147,6 +145,38 @@ extension StringProtocol {
             index += length
         }
         return self[utf8.index(startIndex, offsetBy: first < 0 ? end : first)..<utf8.index(startIndex, offsetBy: end)]
+    }
+}
+
+extension String {
+    @inline(__always)
+    public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool { self[...].hasByteSuffix(suffix) }
+
+    /// What follows `prefix`'s bytes; nil when the text does not begin with them.
+    /// (On String alone: every caller has one, and Substring's was the larger.)
+    @inline(never)
+    public func afterBytePrefix(_ prefix: some StringProtocol) -> Substring? {
+        guard hasBytePrefix(prefix) else { return nil }
+        return self[utf8.index(startIndex, offsetBy: prefix.utf8.count)...]
+    }
+
+    @inline(__always)
+    public func lastIndex(ascii separator: Unicode.Scalar) -> Index? { self[...].lastIndex(ascii: separator) }
+
+    @inline(__always)
+    public func cut(at separator: Unicode.Scalar, last: Bool = false) -> (before: Substring, after: Substring)? {
+        self[...].cut(at: separator, last: last)
+    }
+
+    @inline(__always)
+    public func split(ascii separator: Unicode.Scalar, maxSplits: Int = Int.max,
+                      omittingEmptySubsequences: Bool = true) -> [Substring] {
+        self[...].split(ascii: separator, maxSplits: maxSplits, omittingEmptySubsequences: omittingEmptySubsequences)
+    }
+
+    @inline(__always)
+    public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> Substring {
+        self[...].trimmingWhiteSpace(isSpace)
     }
 }
 
