@@ -8,20 +8,20 @@ enum Main {
     static func run(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
         let raw = rawArguments(argc: argc, argv: argv)
         let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
-        JSONOutput.enabled = arguments.containsBytes("--json")  // until the role is known: errors as objects too
+        JSONOutput.enabled = raw.contains { isArgument($0, "--json") }  // until the role is known: errors as objects too
         if let problem = invalidUTF8Argument(raw) { fail(problem) }
         if arguments.isEmpty {
             writeStandardError(usageText())
             return Exit.usage
         }
         // --help and --version win over anything else on the line.
-        for argument in arguments {
-            if sameBytes(argument, "--") { break }
-            if sameBytes(argument, "--help") || sameBytes(argument, "-h") {
+        for argument in raw {
+            if isArgument(argument, "--") { break }
+            if isArgument(argument, "--help") || isArgument(argument, "-h") {
                 writeRaw(1, helpText())
                 return Exit.success
             }
-            if sameBytes(argument, "--version") {
+            if isArgument(argument, "--version") {
                 printLine(itcbDongleVersion)
                 return Exit.success
             }
@@ -182,7 +182,7 @@ extension CommandLineSettings {
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
             guard USBController.waitForDevice(spec) else { return stoppedExit }
-            Log.info("dongle is back; resuming as \((role ?? .peripheral).rawValue)")
+            Log.info("dongle is back; resuming as \((role ?? .peripheral).name)")
             // A dongle that has just enumerated may not answer at once (the kernel's
             // driver binds it, the machine is busy): opening it is retried for a while.
             reenumeratingUntil = monotonicMilliseconds() + RecoveryLadder.reenumerationWait

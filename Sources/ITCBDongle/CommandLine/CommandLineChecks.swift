@@ -18,6 +18,13 @@ func rawArguments(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<C
     return result
 }
 
+/// The argument is `text`'s bytes (one comparison for Main.run's, not
+/// String's inlined at each).
+@inline(never)
+func isArgument(_ argument: [UInt8], _ text: StaticString) -> Bool {
+    argument.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+}
+
 /// The problem with the first argument that is not valid UTF-8, naming the
 /// option it belongs to; nil when every argument is valid UTF-8.
 @inline(never)
@@ -87,9 +94,9 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
         }
         if listControllers, option.name == .json { continue }  // --list-controllers usb:VID:PID --json (checked in execute)
         if listControllers || controllerInfo {
-            return built("--\(name) is a \(owner.rawValue) option: it does not apply with \(mode)")
+            return built("--\(name) is a \(owner.name) option: it does not apply with \(mode)")
         } else if let role, role != owner {
-            return built("--\(name) is a \(owner.rawValue) option: it does not apply with --role \(role.rawValue)")
+            return built("--\(name) is a \(owner.name) option: it does not apply with --role \(role.name)")
         } else if scan, option.name == .question || option.name == .count {
             return built("--\(name) does not apply with --scan, which lists 8-Balls and asks nothing")
         }

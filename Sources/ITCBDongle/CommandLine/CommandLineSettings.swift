@@ -232,7 +232,7 @@ struct OptionValue {
                 seed = value
                 return
             }
-            problem = text.hasBytePrefix("-") && text.utf8.count > 1 && text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 })
+            problem = isNegativeWhole(text)
                 ? "--seed: a seed cannot be negative; use 0 to 18446744073709551615"
                 : "--seed: a seed is a whole number from 0 to 18446744073709551615"
         case .role:
@@ -250,6 +250,14 @@ struct OptionValue {
         }
         throw UsageError(problem, got: text)
     }
+}
+
+/// "-" and digits only (however many).
+func isNegativeWhole(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    guard bytes.count > 1, bytes[0] == UInt8(ascii: "-") else { return false }
+    for index in 1..<bytes.count where bytes[index] < 48 || bytes[index] > 57 { return false }
+    return true
 }
 
 /// --connection-interval: "MIN-MAX" in ms (7.5 to 1000, in 1.25 ms steps

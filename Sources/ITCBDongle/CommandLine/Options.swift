@@ -107,18 +107,20 @@ func closestOption(to token: String) -> OptionName? {
     return prefixes == 1 ? prefixed : nil
 }
 
-/// Levenshtein's, over two rows kept from start to end (no array per row).
+/// Levenshtein's, over one row: `row[j]` is the distance from a's first i
+/// bytes to b's first j, overwritten in place as i grows.
 func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    var previous = Array(0...b.count)
-    var current = previous
-    for i in 1...max(a.count, 1) where !a.isEmpty {
-        current[0] = i
-        for j in 1...max(b.count, 1) where !b.isEmpty {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    var row = Array(0...b.count)
+    for i in 0..<a.count {
+        var diagonal = row[0]  // the row before's [j]
+        row[0] = i + 1
+        for j in 0..<b.count {
+            let above = row[j + 1]
+            row[j + 1] = min(above + 1, row[j] + 1, diagonal + (a[i] == b[j] ? 0 : 1))
+            diagonal = above
         }
-        swap(&previous, &current)
     }
-    return previous[b.count]
+    return row[b.count]
 }
 
 /// --help: built as bytes (BuiltText), one outlined append per piece.
