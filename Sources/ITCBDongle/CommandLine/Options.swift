@@ -165,8 +165,8 @@ func appendLines(_ text: StaticString, first: StaticString, rest: StaticString, 
     while start < bytes.count {
         var end = start
         while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-        out.append("\(lead)")
-        out.bytes.append(contentsOf: bytes[start..<end])
+        lead.withUTF8Buffer { out.bytes.append(contentsOf: $0) }
+        out.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
         out.bytes.append(0x0A)
         lead = rest
         start = end + 1
