@@ -110,7 +110,7 @@ public func wrap(_ text: [UInt8], indent: Int, width: Int = 80, into out: inout 
                 for _ in 0..<indent { out.append(0x20) }
             }
             first = false
-            out.append(contentsOf: text[start..<end])
+            text.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
             column += length
         }
         start = end + 1
