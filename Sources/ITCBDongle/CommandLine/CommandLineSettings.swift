@@ -143,7 +143,7 @@ struct CommandLineSettings {
             throw UsageError("--max-centrals must be between 1 and \(Host.connectionCapacity) (got \(maxCentrals))")
         }
         if let idleTimeout, !(idleTimeout >= 0 && idleTimeout <= 86_400) {
-            throw UsageError("--idle-timeout must be from 0 (never) to 86400 seconds (got \(formatNumber(idleTimeout)))")
+            throw UsageError(seconds: "--idle-timeout must be from 0 (never) to 86400 seconds", got: idleTimeout)
         }
         if let connectionInterval { _ = try parseConnectionInterval(connectionInterval) }
         if let metricsFile { try checkMetricsFile(metricsFile) }
@@ -152,12 +152,12 @@ struct CommandLineSettings {
         }
         if let timeout {
             guard timeout > 0, timeout <= 600 else {
-                throw UsageError("--timeout must be more than 0 and at most 600 seconds (got \(formatNumber(timeout)))")
+                throw UsageError(seconds: "--timeout must be more than 0 and at most 600 seconds", got: timeout)
             }
         }
         if let healthCheck {
             guard healthCheck >= 0, healthCheck <= 3600 else {
-                throw UsageError("--health-check must be from 0 (off) to 3600 seconds (got \(formatNumber(healthCheck)))")
+                throw UsageError(seconds: "--health-check must be from 0 (off) to 3600 seconds", got: healthCheck)
             }
         }
         guard count >= 1 else { throw UsageError("--count must be at least 1 (got \(count))") }

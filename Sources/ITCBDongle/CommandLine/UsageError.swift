@@ -23,4 +23,10 @@ extension UsageError {
         text.append(" (got '\(value.escaped)')")
         self.init(text)
     }
+
+    /// "MESSAGE (got SECONDS)", the seconds as `formatNumber` writes them.
+    @inline(never)
+    init(seconds message: StaticString, got value: Double) {
+        self.init("\(message) (got \(formatNumber(value)))")
+    }
 }
