@@ -88,7 +88,7 @@ extension CommandLineSettings {
         if let uartPath, case .serial(_, let baud, let flow) = spec {
             let (choice, line) = Outlined.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
             board = choice
-            boardLine = built("serial:\(uartPath.escaped): \(line)")
+            boardLine = built("serial:\(escaped: uartPath): \(line)")
         }
 
         var snoop: BTSnoopWriter? = nil

@@ -115,7 +115,7 @@ func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
         var shown: BuiltText = ""
         for other in options where other.name == option.name {
             let between: StaticString = count == 0 ? " ('" : ", '"
-            shown.append("\(between)\(other.value.escaped)'")
+            shown.append("\(between)\(escaped: other.value)'")
             count += 1
         }
         guard count > 1 else { continue }

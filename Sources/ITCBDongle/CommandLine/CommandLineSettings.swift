@@ -65,14 +65,14 @@ struct CommandLineSettings {
         } else if let first = parsed.positional.first {
             if parsed.positional.count == 1 {
                 if RoleOption(bytes: first) != nil {
-                    throw UsageError("unexpected argument '\(first.escaped)'; did you mean '--role \(first)'?")
+                    throw UsageError("unexpected argument '\(escaped: first)'; did you mean '--role \(first)'?")
                 }
-                throw UsageError("unexpected argument '\(first.escaped)' (a value with spaces needs quotes: --question \"Will it rain?\")")
+                throw UsageError("unexpected argument '\(escaped: first)' (a value with spaces needs quotes: --question \"Will it rain?\")")
             }
             var message: BuiltText = "\(parsed.positional.count) unexpected arguments: "
             var between: StaticString = ""
             for argument in parsed.positional {
-                message.append("\(between)'\(argument.escaped)'")
+                message.append("\(between)'\(escaped: argument)'")
                 between = ", "
             }
             message.append(" (a value with spaces needs quotes: --question \"Will it rain?\")")
@@ -124,7 +124,7 @@ struct CommandLineSettings {
     /// a stray argument is reported first, not a missing role).
     func check() throws(UsageError) {
         if let deviceTree, access(built("\(deviceTree)/."), F_OK) != 0 {
-            throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(deviceTree.escaped)': \(errnoString()))")
+            throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(escaped: deviceTree)': \(errnoString()))")
         }
         if let logLevel, LogLevel(name: logLevel) == nil {
             throw UsageError("--log-level must be one of error, warning, info, debug, trace", got: logLevel)

@@ -47,7 +47,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
         guard let (option, exact) = OptionName.named(name) else { return .failure(unknownOption(given)) }
         var value = ""
         if !option.takesValue {
-            if attached != nil { return .failure(UsageError("\(given) takes no value (got '\(argument.escaped)')")) }
+            if attached != nil { return .failure(UsageError("\(given) takes no value (got '\(escaped: argument)')")) }
         } else if let attached {
             value = String(attached)
         } else if index < arguments.count {
@@ -65,7 +65,7 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
 /// "unknown option '--rol'; did you mean '--role'?"
 @inline(never)
 func unknownOption(_ token: String) -> UsageError {
-    var message: BuiltText = "unknown option '\(token.escaped)'"
+    var message: BuiltText = "unknown option '\(escaped: token)'"
     if let suggestion = closestOption(to: token) { message.append("; did you mean '--\(suggestion)'?") }
     return UsageError(message)
 }

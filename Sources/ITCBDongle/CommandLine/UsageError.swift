@@ -20,7 +20,7 @@ extension UsageError {
     @inline(never)
     init(_ message: BuiltText, got value: String) {
         var text = message
-        text.append(" (got '\(value.escaped)')")
+        text.append(" (got '\(escaped: value)')")
         self.init(text)
     }
 
