@@ -17,14 +17,13 @@ public func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Boo
 }
 
 /// `a` and `b` are the same bytes once A-Z are taken as a-z (only ASCII letters fold).
+/// Over copies of the bytes: stepping two UTF8Views' indices in step was 1 KB
+/// of code (2026-11-28); only names read at start come here.
 @inline(never)
 public func sameBytesIgnoringASCIICase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-    guard a.utf8.count == b.utf8.count else { return false }
-    var other = b.utf8.startIndex
-    for byte in a.utf8 {
-        guard asciiLower(byte) == asciiLower(b.utf8[other]) else { return false }
-        other = b.utf8.index(after: other)
-    }
+    let a = Array(a.utf8), b = Array(b.utf8)
+    guard a.count == b.count else { return false }
+    for index in 0..<a.count where asciiLower(a[index]) != asciiLower(b[index]) { return false }
     return true
 }
 
@@ -52,22 +51,28 @@ extension StringProtocol {
     /// The text begins with `prefix`'s bytes.
     public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool { utf8.starts(with: prefix.utf8) }
 
+    /// Where the first `separator` (an ASCII character, so a byte of its own) is.
+    public func firstIndex(ascii separator: Unicode.Scalar) -> Index? {
+        utf8.firstIndex(of: UInt8(ascii: separator))
+    }
+
+    /// The text has the ASCII character `separator`.
+    public func contains(ascii separator: Unicode.Scalar) -> Bool { firstIndex(ascii: separator) != nil }
+
+    /// The text before the first `separator`, or all of it.
+    public func prefix(beforeASCII separator: Unicode.Scalar) -> SubSequence {
+        self[..<(firstIndex(ascii: separator) ?? endIndex)]
+    }
+}
+
+// The longer ones on Substring alone, and on String through it: generic over
+// StringProtocol they were specialised twice, for String and for Substring
+// (both give Substring pieces), 2026-11-28.
+extension Substring {
     /// The text ends with `suffix`'s bytes.
     @inline(never)
     public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
         utf8.count >= suffix.utf8.count && utf8.dropFirst(utf8.count - suffix.utf8.count).elementsEqual(suffix.utf8)
-    }
-
-    /// What follows `prefix`'s bytes; nil when the text does not begin with them.
-    @inline(never)
-    public func afterBytePrefix(_ prefix: some StringProtocol) -> SubSequence? {
-        guard hasBytePrefix(prefix) else { return nil }
-        return self[utf8.index(startIndex, offsetBy: prefix.utf8.count)...]
-    }
-
-    /// Where the first `separator` (an ASCII character, so a byte of its own) is.
-    public func firstIndex(ascii separator: Unicode.Scalar) -> Index? {
-        utf8.firstIndex(of: UInt8(ascii: separator))
     }
 
     /// Where the last `separator` (an ASCII character) is.
@@ -83,28 +88,20 @@ extension StringProtocol {
         return found
     }
 
-    /// The text has the ASCII character `separator`.
-    public func contains(ascii separator: Unicode.Scalar) -> Bool { firstIndex(ascii: separator) != nil }
-
     /// The text before and after the first (`last`: the last) `separator`; nil without one.
     @inline(never)
-    public func cut(at separator: Unicode.Scalar, last: Bool = false) -> (before: SubSequence, after: SubSequence)? {
+    public func cut(at separator: Unicode.Scalar, last: Bool = false) -> (before: Substring, after: Substring)? {
         guard let index = last ? lastIndex(ascii: separator) : firstIndex(ascii: separator) else { return nil }
         return (self[..<index], self[utf8.index(after: index)...])
-    }
-
-    /// The text before the first `separator`, or all of it.
-    public func prefix(beforeASCII separator: Unicode.Scalar) -> SubSequence {
-        self[..<(firstIndex(ascii: separator) ?? endIndex)]
     }
 
     /// The pieces between the ASCII character `separator`, as `split(separator:)`
     /// makes them (at most `maxSplits` cuts; empty pieces left out unless asked).
     @inline(never)
     public func split(ascii separator: Unicode.Scalar, maxSplits: Int = Int.max,
-                      omittingEmptySubsequences: Bool = true) -> [SubSequence] {
+                      omittingEmptySubsequences: Bool = true) -> [Substring] {
         let byte = UInt8(ascii: separator)
-        var pieces: [SubSequence] = []
+        var pieces: [Substring] = []
         var start = startIndex, index = startIndex
         func add(_ end: Index) {
             if !omittingEmptySubsequences || start < end { pieces.append(self[start..<end]) }
@@ -122,23 +119,64 @@ extension StringProtocol {
 
     /// Without leading and trailing white space: ASCII's (space, \t, \n, \v, \f,
     /// \r), and other scalars only as `isSpace` says (the platform asks libc).
+    /// Over a copy of the bytes, each scalar decoded only when it is not
+    /// ASCII (the UnicodeScalarView's walk was twice the code, 2026-11-28).
     @inline(never)
-    public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> SubSequence {
-        func space(_ s: Unicode.Scalar) -> Bool {
-            s.isASCII ? s.value == 32 || (s.value >= 9 && s.value <= 13) : isSpace(s)
-        }
-        // One pass: from the first scalar that is not space to the end of the last.
-        var first: Index? = nil, end = startIndex
-        var index = startIndex
-        for scalar in unicodeScalars {
-            let next = unicodeScalars.index(after: index)
-            if !space(scalar) {
-                if first == nil { first = index }
-                end = next
+    public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> Substring {
+        let bytes = Array(utf8)
+        // One pass: from the first scalar that is not space to the end of the last (byte offsets).
+        var first = -1, end = 0, index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let space: Bool
+            var length = 1
+            if lead < 0x80 {
+                space = lead == 32 || (lead >= 9 && lead <= 13)
+            } else {
+                length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                var value = UInt32(lead) & (0x7F >> UInt32(length))
+                for next in (index + 1)..<Swift.min(index + length, bytes.count) { value = value << 6 | UInt32(bytes[next] & 0x3F) }
+                space = Unicode.Scalar(value).map(isSpace) ?? false
             }
-            index = next
+            if !space {
+                if first < 0 { first = index }
+                end = Swift.min(index + length, bytes.count)
+            }
+            index += length
         }
-        return self[(first ?? end)..<end]
+        return self[utf8.index(startIndex, offsetBy: first < 0 ? end : first)..<utf8.index(startIndex, offsetBy: end)]
+    }
+}
+
+extension String {
+    @inline(__always)
+    public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool { self[...].hasByteSuffix(suffix) }
+
+    /// What follows `prefix`'s bytes; nil when the text does not begin with them.
+    /// (On String alone: every caller has one, and Substring's was the larger.)
+    @inline(never)
+    public func afterBytePrefix(_ prefix: some StringProtocol) -> Substring? {
+        guard hasBytePrefix(prefix) else { return nil }
+        return self[utf8.index(startIndex, offsetBy: prefix.utf8.count)...]
+    }
+
+    @inline(__always)
+    public func lastIndex(ascii separator: Unicode.Scalar) -> Index? { self[...].lastIndex(ascii: separator) }
+
+    @inline(__always)
+    public func cut(at separator: Unicode.Scalar, last: Bool = false) -> (before: Substring, after: Substring)? {
+        self[...].cut(at: separator, last: last)
+    }
+
+    @inline(__always)
+    public func split(ascii separator: Unicode.Scalar, maxSplits: Int = Int.max,
+                      omittingEmptySubsequences: Bool = true) -> [Substring] {
+        self[...].split(ascii: separator, maxSplits: maxSplits, omittingEmptySubsequences: omittingEmptySubsequences)
+    }
+
+    @inline(__always)
+    public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> Substring {
+        self[...].trimmingWhiteSpace(isSpace)
     }
 }
 

@@ -37,17 +37,56 @@ public enum OptionName: String, CaseIterable, Sendable {
 extension OptionName {
     /// The option called `name`, else the one `name` abbreviates when it
     /// abbreviates only one (getopt_long's choice; `exact` false): nil for neither.
+    /// Read as bytes from `names` (comparing each case's rawValue, a String
+    /// made by a switch, was 2 KB of code, 2026-11-28).
     @inline(never)
     public static func named(_ name: Substring) -> (option: OptionName, exact: Bool)? {
-        var found: OptionName? = nil, candidates = 0
-        for option in allCases {
-            if sameBytes(option.rawValue, name) { return (option, true) }
-            if option.rawValue.hasBytePrefix(name) {
-                found = option
-                candidates += 1
+        var name = name
+        let table = UnsafeBufferPointer(start: names.utf8Start, count: names.utf8CodeUnitCount)
+        let found: (index: Int, exact: Bool)? = name.withUTF8 { given in
+            var found: Int? = nil, candidates = 0
+            var index = 0, start = 0
+            while start < table.count {
+                var end = start
+                while table[end] != 0 { end += 1 }
+                // This name begins with the given bytes (or is them).
+                if end - start >= given.count, table[start..<(start + given.count)].elementsEqual(given) {
+                    if end - start == given.count { return (index, true) }
+                    found = index
+                    candidates += 1
+                }
+                index += 1
+                start = end + 1
             }
+            guard let found, candidates == 1 else { return nil }
+            return (found, false)
         }
-        guard let found, candidates == 1 else { return nil }
-        return (found, false)
+        guard let found else { return nil }
+        return (allCases[found.index], found.exact)
     }
+
+    /// Its name (the rawValue's bytes) in `names`: messages spell it from
+    /// there, not from the String the rawValue switch makes (2026-11-28).
+    @inline(never)
+    public var nameBytes: UnsafeBufferPointer<UInt8> {
+        let table = UnsafeBufferPointer(start: Self.names.utf8Start, count: Self.names.utf8CodeUnitCount)
+        var remaining = Self.allCases.firstIndex(of: self) ?? 0
+        var start = 0
+        while remaining > 0 {
+            if table[start] == 0 { remaining -= 1 }
+            start += 1
+        }
+        var end = start
+        while table[end] != 0 { end += 1 }
+        return UnsafeBufferPointer(rebasing: table[start..<end])
+    }
+
+    /// Every case's rawValue in the order of the cases, each ended by a 0 byte
+    /// (CommandLineTests holds it to them).
+    public static let names: StaticString = """
+        role\0transport\0btsnoop\0metrics-file\0log-level\0address\0controller-info\0list-controllers\0\
+        health-check\0udev-match\0name\0answers\0max-centrals\0idle-timeout\0connection-interval\0seed\0\
+        question\0rssi-min\0rssi-max\0timeout\0count\0peer\0scan\0json\0usb-reset\0exit-on-unplug\0\
+        firmware-dir\0device-tree\0version\0help\0
+        """
 }

@@ -5,13 +5,14 @@
 /// without building this table (2026-11-28).
 public struct OptionSpec: Sendable {
     public let option: OptionName
+    /// Not listed by --help (--generate-man-page, for the packaging scripts).
+    /// Beside `option`, so the two share a word (the rows are constant data: 8 bytes each).
+    public var hidden = false
     /// The value's name as --help shows it (`<seconds>`); nil for a flag (as `option.takesValue` says).
     public let value: String?
     public let help: String
     /// Shown as "Default: ….", the way help texts that explain theirs say it.
     public var defaultValue: String? = nil
-    /// Not listed by --help (--generate-man-page, for the packaging scripts).
-    public var hidden = false
 
     public var role: OptionRole { option.role }
     /// Only --question may be given more than once.

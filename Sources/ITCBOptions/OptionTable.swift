@@ -7,8 +7,11 @@
 // written out (CommandLineTests holds them to Program.transports and to
 // ChipsetTable), where building them at start took 1.5 KB of code (2026-11-28).
 
-/// Every option, in the order --help lists them.
-public let optionTable: [OptionSpec] = [
+/// Every option, in the order --help lists them. An InlineArray literal the
+/// compiler lays out as constant data; an Array literal took 2.2 KB of
+/// start-up code under the platform's inlining flags (2026-11-28). The
+/// program reads it; `optionTable` is the same rows as an Array.
+public let optionRows: InlineArray<30, OptionSpec> = [
     // Both roles
     OptionSpec(option: .role, value: "peripheral|central",
                help: "The role to play: peripheral (the 8-Ball) or central (the asker)."),
@@ -73,33 +76,44 @@ public let optionTable: [OptionSpec] = [
     OptionSpec(option: .help, value: nil, help: "Show help information."),
 ]
 
+/// The rows as an Array (the docs tool, the tests).
+public let optionTable: [OptionSpec] = optionRows.indices.map { optionRows[$0] }
+
 public func optionSpec(_ option: OptionName) -> OptionSpec? {
-    for spec in optionTable where spec.option == option { return spec }
+    for index in optionRows.indices where optionRows[index].option == option { return optionRows[index] }
     return nil
 }
 
-/// The words of a paragraph wrapped to `width` columns after `indent` spaces,
-/// each line ended by a newline, appended to `out`; `indented`: the first
-/// line's indent is on `out` already (--help's option names). Appends to one
-/// String rather than returning an array of lines (2026-11-28).
+/// The words of a paragraph (its UTF-8 bytes; words are split at spaces)
+/// wrapped to `width` columns after `indent` spaces, each line ended by a
+/// newline, appended to `out`; `indented`: the first line's indent is on `out`
+/// already (--help's option names). Bytes in and out: --help is built as
+/// bytes, and String appends are inlined code at each (2026-11-28).
 @inline(never)
-public func wrap(_ text: String, indent: Int, width: Int = 80, into out: inout String, indented: Bool = false) {
+public func wrap(_ text: [UInt8], indent: Int, width: Int = 80, into out: inout [UInt8], indented: Bool = false) {
     var column = 0  // bytes on the line after its indent; 0: no word on it yet
     var first = true
-    for word in text.split(ascii: " ") {
-        if column > 0, indent + column + 1 + word.utf8.count > width {
-            out += "\n"
-            column = 0
+    var start = 0
+    while start < text.count {
+        var end = start
+        while end < text.count, text[end] != 0x20 { end += 1 }
+        let length = end - start
+        if length > 0 {  // runs of spaces make no empty words
+            if column > 0, indent + column + 1 + length > width {
+                out.append(0x0A)
+                column = 0
+            }
+            if column > 0 {
+                out.append(0x20)
+                column += 1
+            } else if !(first && indented) {
+                for _ in 0..<indent { out.append(0x20) }
+            }
+            first = false
+            text.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
+            column += length
         }
-        if column > 0 {
-            out += " "
-            column += 1
-        } else if !(first && indented) {
-            out += String(repeating: " ", count: indent)
-        }
-        first = false
-        out += word
-        column += word.utf8.count
+        start = end + 1
     }
-    if column > 0 { out += "\n" }
+    if column > 0 { out.append(0x0A) }
 }

@@ -8,20 +8,20 @@ enum Main {
     static func run(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
         let raw = rawArguments(argc: argc, argv: argv)
         let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
-        JSONOutput.enabled = arguments.containsBytes("--json")  // until the role is known: errors as objects too
+        JSONOutput.enabled = raw.contains { isArgument($0, "--json") }  // until the role is known: errors as objects too
         if let problem = invalidUTF8Argument(raw) { fail(problem) }
         if arguments.isEmpty {
             writeStandardError(usageText())
             return Exit.usage
         }
         // --help and --version win over anything else on the line.
-        for argument in arguments {
-            if sameBytes(argument, "--") { break }
-            if sameBytes(argument, "--help") || sameBytes(argument, "-h") {
+        for argument in raw {
+            if isArgument(argument, "--") { break }
+            if isArgument(argument, "--help") || isArgument(argument, "-h") {
                 writeRaw(1, helpText())
                 return Exit.success
             }
-            if sameBytes(argument, "--version") {
+            if isArgument(argument, "--version") {
                 printLine(itcbDongleVersion)
                 return Exit.success
             }
@@ -53,39 +53,42 @@ enum Main {
     }
 
     /// One line on stderr (and an error object with --json), exit 2 (README "Exit codes").
+    @inline(never)
     static func fail(_ message: String) -> Never {
-        writeStandardError(Log.prefix(.error) + UntrustedText.line(message) + " (see --help)\n")
+        writeStandardError(built("\(Log.prefix(.error))\(UntrustedText.line(message)) (see --help)\n"))
         Log.firstError = message
         exit(JSONOutput.finish(Exit.usage))
     }
 }
 
 extension CommandLineSettings {
+    /// Not inlined into Main.run: the two apart are smaller (`Outlined`).
+    @inline(never)
     func execute() -> Int32 {
         // The central is quiet unless asked: its answers and warnings only.
         Log.level = logLevel.flatMap(LogLevel.init(name:)) ?? (role == .central && !controllerInfo ? .warning : .info)
         guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
-        DeviceTree.current = DeviceTree.load(deviceTree ?? DeviceTree.defaultDirectory)
+        DeviceTree.current = Outlined.deviceTree(deviceTree ?? DeviceTree.defaultDirectory)
         let uartPath: String? = if case .serial(let path, _, _) = spec { path } else { nil }
         if listControllers, !dongleQueries.isEmpty {
-            return DongleQuery.answer(dongleQueries, json: json)
+            return Outlined.dongleQuery(dongleQueries, json: json)
         }
         if listControllers, json {
             Log.error("--json applies with --list-controllers usb:VID:PID (a dongle asked about), not to the list")
             return Exit.usage
         }
         if listControllers {
-            return USBController.list(firmwareDirectory: firmwareDir ?? "/lib/firmware", uart: uartPath ?? "/dev/serial1")
+            return Outlined.listControllers(firmwareDirectory: firmwareDir ?? "/lib/firmware", uart: uartPath ?? "/dev/serial1")
         }
-        if let udevMatch { return UdevMatch.run(devpath: udevMatch) }
-        Signals.install()
+        if let udevMatch { return Outlined.udevMatch(udevMatch) }
+        Outlined.installSignals()
         var board = BoardUART.standard("not a UART")
         // Said once, when the port first opens (a port that cannot be opened is the one line then).
         var boardLine: String? = nil
         if let uartPath, case .serial(_, let baud, let flow) = spec {
-            let (choice, line) = BoardUART.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
+            let (choice, line) = Outlined.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
             board = choice
-            boardLine = "serial:\(uartPath.escaped): \(line)"
+            boardLine = built("serial:\(escaped: uartPath): \(line)")
         }
 
         var snoop: BTSnoopWriter? = nil
@@ -114,11 +117,11 @@ extension CommandLineSettings {
             configuration.staticAddress = parsed
             configuration.forceRandomAddress = true
         } else {
-            configuration.staticAddress = derivedStaticAddress(role: (role ?? .peripheral).rawValue, name: name)
+            configuration.staticAddress = Outlined.derivedAddress(role: (role ?? .peripheral).rawValue, name: name)
         }
         let session = makeSession(configuration: configuration)
         // A dead dongle's restarts, ever further apart (RecoveryLadder.swift).
-        guard SilentStarts.backOff(transport) else { return stoppedExit }
+        guard Outlined.backOff(transport) else { return stoppedExit }
 
         // One session per plug-in: after an unplug (USB, without --exit-on-unplug)
         // wait for a matching dongle and resume the role without a restart.
@@ -157,7 +160,7 @@ extension CommandLineSettings {
                 boardLine = nil
             }
             sessions += 1
-            let setup = ChipsetSetup.setup(for: opened, firmwareDirectoryGiven: firmwareDir != nil, resetFirst: chipReset)
+            let setup = Outlined.setup(opened, given: firmwareDir != nil, reset: chipReset)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
                                       firmwareDirectory: firmwareDir ?? "/lib/firmware", metrics: metrics,
                                       startingRung: rung))
@@ -179,7 +182,7 @@ extension CommandLineSettings {
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
             guard USBController.waitForDevice(spec) else { return stoppedExit }
-            Log.info("dongle is back; resuming as \((role ?? .peripheral).rawValue)")
+            Log.info("dongle is back; resuming as \((role ?? .peripheral).name)")
             // A dongle that has just enumerated may not answer at once (the kernel's
             // driver binds it, the machine is busy): opening it is retried for a while.
             reenumeratingUntil = monotonicMilliseconds() + RecoveryLadder.reenumerationWait
@@ -232,7 +235,8 @@ extension CommandLineSettings {
         return notifier?.watchdogInterval
     }
 
-    /// `board`: a UART's rate and flow control (`BoardUART`).
+    /// `board`: a UART's rate and flow control (`BoardUART`). Not inlined (`Outlined`).
+    @inline(never)
     func openTransport(_ spec: TransportSpec, reset: Bool, board: BoardUART) throws(TransportError) -> Transport {
         switch spec {
         case .tcp(let host, let port):
@@ -244,3 +248,4 @@ extension CommandLineSettings {
         }
     }
 }
+

@@ -18,31 +18,42 @@ func rawArguments(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<C
     return result
 }
 
+/// The argument is `text`'s bytes (one comparison for Main.run's, not
+/// String's inlined at each).
+@inline(never)
+func isArgument(_ argument: [UInt8], _ text: StaticString) -> Bool {
+    argument.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+}
+
 /// The problem with the first argument that is not valid UTF-8, naming the
 /// option it belongs to; nil when every argument is valid UTF-8.
+@inline(never)
 func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
     for (index, bytes) in arguments.enumerated() where !isValidUTF8(bytes) {
         let text = String(decoding: bytes, as: UTF8.self)
         if text.hasBytePrefix("--"), let equals = text.firstIndex(ascii: "=") {
-            return "\(text[..<equals]) must be valid UTF-8 (its value has bytes that are not)"
+            return built("\(text[..<equals]) must be valid UTF-8 (its value has bytes that are not)")
         }
-        if index > 0, let option = optionName(arguments[index - 1]), OptionName(bytes: option)?.takesValue == true {
-            return "--\(option) must be valid UTF-8 (its value has bytes that are not)"
+        if index > 0, let option = optionName(arguments[index - 1]), OptionName.named(option[...])?.exact == true,
+           OptionName.named(option[...])!.option.takesValue {
+            return built("--\(option) must be valid UTF-8 (its value has bytes that are not)")
         }
-        return "argument \(index + 1) is not valid UTF-8"
+        return built("argument \(index + 1) is not valid UTF-8")
     }
     return nil
 }
 
+/// By `UntrustedText`'s reading of UTF-8 (the standard library's decoder
+/// was 1 KB more of code, 2026-11-28).
 func isValidUTF8(_ bytes: [UInt8]) -> Bool {
-    var iterator = bytes.makeIterator()
-    var decoder = UTF8()
-    while true {
-        switch decoder.decode(&iterator) {
-        case .scalarValue: continue
-        case .emptyInput: return true
-        case .error: return false
+    bytes.withUnsafeBytes { raw in
+        var index = 0
+        while index < raw.count {
+            let length = UntrustedText.sequenceLength(raw, at: index)
+            guard length > 0 else { return false }
+            index += length
         }
+        return true
     }
 }
 
@@ -63,28 +74,31 @@ func optionName(_ text: String) -> String? {
 /// (exit 2, as a repeated option): the other role's, any role option with
 /// --controller-info / --list-controllers, and with --scan (which asks
 /// nothing) --question and --count. Nil when every option applies.
+@inline(never)
 func inapplicableOption(given options: [(name: OptionName, value: String)], role: RoleOption?, controllerInfo: Bool,
                         listControllers: Bool, scan: Bool = false) -> String? {
     if listControllers, options.contains(where: { $0.name == .role }) {
         return "--role does not apply with --list-controllers, which lists controllers and plays no role"
     }
+    let mode: StaticString = listControllers ? "--list-controllers" : "--controller-info"
     for option in options {
-        let name = option.name.rawValue
-        let isPeripheral = option.name.role == .peripheral
-        let isCentral = option.name.role == .central
+        let name = option.name
         if option.name == .metricsFile, listControllers || controllerInfo {
-            return "--metrics-file does not apply with \(listControllers ? "--list-controllers" : "--controller-info"), which runs no role"
+            return built("--metrics-file does not apply with \(mode), which runs no role")
         }
-        guard isPeripheral || isCentral else { continue }
+        let owner: RoleOption
+        switch option.name.role {
+        case .peripheral: owner = .peripheral
+        case .central: owner = .central
+        case .any: continue
+        }
         if listControllers, option.name == .json { continue }  // --list-controllers usb:VID:PID --json (checked in execute)
-        let owner = isPeripheral ? "peripheral" : "central"
         if listControllers || controllerInfo {
-            let mode = listControllers ? "--list-controllers" : "--controller-info"
-            return "--\(name) is a \(owner) option: it does not apply with \(mode)"
-        } else if let role, !sameBytes(role.rawValue, owner) {
-            return "--\(name) is a \(owner) option: it does not apply with --role \(role.rawValue)"
+            return built("--\(name) is a \(owner.name) option: it does not apply with \(mode)")
+        } else if let role, role != owner {
+            return built("--\(name) is a \(owner.name) option: it does not apply with --role \(role.name)")
         } else if scan, option.name == .question || option.name == .count {
-            return "--\(name) does not apply with --scan, which lists 8-Balls and asks nothing"
+            return built("--\(name) does not apply with --scan, which lists 8-Balls and asks nothing")
         }
     }
     return nil
@@ -92,17 +106,26 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
 
 /// An option given more than once ("--role peripheral --role central" must not
 /// quietly take the last): the problem, or nil. Only --question repeats.
+@inline(never)
 func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
     // Names in the order they are first given; one pass over the rest for each.
     for (index, option) in options.enumerated() where !option.name.repeats {
         guard !options[..<index].contains(where: { $0.name == option.name }) else { continue }
-        var count = 0, shown = ""
+        var count = 0
+        var shown: BuiltText = ""
         for other in options where other.name == option.name {
-            shown += (count == 0 ? " ('" : ", '") + other.value.escaped + "'"
+            let between: StaticString = count == 0 ? " ('" : ", '"
+            shown.append("\(between)\(escaped: other.value)'")
             count += 1
         }
         guard count > 1 else { continue }
-        return "--\(option.name.rawValue) is given \(count) times\(option.name.takesValue ? shown + ")" : ""); give it once (only --question repeats)"
+        var message: BuiltText = "--\(option.name) is given \(count) times"
+        if option.name.takesValue {
+            message.append(shown)
+            message.append(")")
+        }
+        message.append("; give it once (only --question repeats)")
+        return message.string
     }
     return nil
 }
@@ -124,7 +147,6 @@ extension CommandLineSettings {
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
     mutating func applyEnvironment(given parsed: ParsedCommandLine) -> String? {
-        let given = parsed.options.map { $0.name }
         func variable(_ name: String) -> String? {
             guard let value = getenv(name) else { return nil }
             let text = String(cString: value)
@@ -132,19 +154,19 @@ extension CommandLineSettings {
         }
         switch role {
         case .peripheral?:
-            if !given.contains(.name), let value = variable("ITCB_NAME") { name = value }
-            if !given.contains(.answers), let value = variable("ITCB_ANSWERS") {
+            if !parsed.has(.name), let value = variable("ITCB_NAME") { name = value }
+            if !parsed.has(.answers), let value = variable("ITCB_ANSWERS") {
                 guard let parsed = AnswersOption(bytes: value) else {
                     return UsageError("ITCB_ANSWERS must be slug or text", got: value).message
                 }
                 answers = parsed
             }
         case .central?:
-            if !given.contains(.question), !scan, let value = variable("ITCB_QUESTION") { question = [value] }
+            if !parsed.has(.question), !scan, let value = variable("ITCB_QUESTION") { question = [value] }
         case nil:
             break
         }
-        if role != nil, !controllerInfo, !given.contains(.metricsFile), let value = variable("ITCB_METRICS_FILE") {
+        if role != nil, !controllerInfo, !parsed.has(.metricsFile), let value = variable("ITCB_METRICS_FILE") {
             do throws(UsageError) { try checkMetricsFile(value, from: "ITCB_METRICS_FILE") } catch { return error.message }
             metricsFile = value
         }
@@ -162,7 +184,9 @@ func advertisedNameNote(_ name: String) -> String? {
     var cut = 8
     while cut > 0, bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
     let short = String(decoding: bytes[0..<cut], as: UTF8.self)
-    let full = bytes.count <= 29 ? "the full name" : "its first 29 bytes"
-    return "the advertising data carries the name shortened to \"\(short)\"; the scan response carries \(full), "
-        + "which scanners get when they scan actively (phones, itcb-dongle --role central; not passive scanners)"
+    let full: StaticString = bytes.count <= 29 ? "the full name" : "its first 29 bytes"
+    return built("""
+        the advertising data carries the name shortened to "\(short)"; the scan response carries \(full), \
+        which scanners get when they scan actively (phones, itcb-dongle --role central; not passive scanners)
+        """)
 }

@@ -45,6 +45,16 @@ struct CommandLineSettings {
 
     /// The options' values, converted in the order given: the first bad one is the error.
     init(_ parsed: ParsedCommandLine) throws(UsageError) {
+        self.init()
+        try read(parsed)
+    }
+
+    /// Every setting its default.
+    private init() {}
+
+    /// A method, not the initialiser itself: a throw from an initialiser
+    /// destroys the fields set so far, code at each throw (2026-11-28).
+    private mutating func read(_ parsed: ParsedCommandLine) throws(UsageError) {
         if !parsed.positional.isEmpty, parsed.has(.listControllers) {
             for argument in parsed.positional {
                 guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument) else {
@@ -55,12 +65,18 @@ struct CommandLineSettings {
         } else if let first = parsed.positional.first {
             if parsed.positional.count == 1 {
                 if RoleOption(bytes: first) != nil {
-                    throw UsageError("unexpected argument '\(first.escaped)'; did you mean '--role \(first)'?")
+                    throw UsageError("unexpected argument '\(escaped: first)'; did you mean '--role \(first)'?")
                 }
-                throw UsageError("unexpected argument '\(first.escaped)' (a value with spaces needs quotes: --question \"Will it rain?\")")
+                throw UsageError("unexpected argument '\(escaped: first)' (a value with spaces needs quotes: --question \"Will it rain?\")")
             }
-            let listed = parsed.positional.map { "'\($0.escaped)'" }.joined(separator: ", ")
-            throw UsageError("\(parsed.positional.count) unexpected arguments: \(listed) (a value with spaces needs quotes: --question \"Will it rain?\")")
+            var message: BuiltText = "\(parsed.positional.count) unexpected arguments: "
+            var between: StaticString = ""
+            for argument in parsed.positional {
+                message.append("\(between)'\(escaped: argument)'")
+                between = ", "
+            }
+            message.append(" (a value with spaces needs quotes: --question \"Will it rain?\")")
+            throw UsageError(message)
         }
         // Each value converted by its option's kind (one conversion, and one
         // diagnostic, per kind: `OptionValue`), then stored.
@@ -107,8 +123,8 @@ struct CommandLineSettings {
     /// Value checks, run after parsing succeeded (so that an unknown option or
     /// a stray argument is reported first, not a missing role).
     func check() throws(UsageError) {
-        if let deviceTree, access(deviceTree + "/.", F_OK) != 0 {
-            throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(deviceTree.escaped)': \(errnoString()))")
+        if let deviceTree, access(built("\(deviceTree)/."), F_OK) != 0 {
+            throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(escaped: deviceTree)': \(errnoString()))")
         }
         if let logLevel, LogLevel(name: logLevel) == nil {
             throw UsageError("--log-level must be one of error, warning, info, debug, trace", got: logLevel)
@@ -127,7 +143,7 @@ struct CommandLineSettings {
             throw UsageError("--max-centrals must be between 1 and \(Host.connectionCapacity) (got \(maxCentrals))")
         }
         if let idleTimeout, !(idleTimeout >= 0 && idleTimeout <= 86_400) {
-            throw UsageError("--idle-timeout must be from 0 (never) to 86400 seconds (got \(formatNumber(idleTimeout)))")
+            throw UsageError(seconds: "--idle-timeout must be from 0 (never) to 86400 seconds", got: idleTimeout)
         }
         if let connectionInterval { _ = try parseConnectionInterval(connectionInterval) }
         if let metricsFile { try checkMetricsFile(metricsFile) }
@@ -136,12 +152,12 @@ struct CommandLineSettings {
         }
         if let timeout {
             guard timeout > 0, timeout <= 600 else {
-                throw UsageError("--timeout must be more than 0 and at most 600 seconds (got \(formatNumber(timeout)))")
+                throw UsageError(seconds: "--timeout must be more than 0 and at most 600 seconds", got: timeout)
             }
         }
         if let healthCheck {
             guard healthCheck >= 0, healthCheck <= 3600 else {
-                throw UsageError("--health-check must be from 0 (off) to 3600 seconds (got \(formatNumber(healthCheck)))")
+                throw UsageError(seconds: "--health-check must be from 0 (off) to 3600 seconds", got: healthCheck)
             }
         }
         guard count >= 1 else { throw UsageError("--count must be at least 1 (got \(count))") }
@@ -198,7 +214,7 @@ struct OptionValue {
     @inline(never)
     init(_ option: OptionName, _ text: String) throws(UsageError) {
         self.text = text
-        let problem: String
+        let problem: BuiltText
         switch option.kind {
         case .flag, .text: return
         case .integer, .number:
@@ -209,14 +225,14 @@ struct OptionValue {
                 number = value
                 return
             }
-            problem = "--" + option.rawValue + " must be a number"
+            problem = "--\(option) must be a number"
         case .seed:
             // A whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
             if let value = parseUnsigned(text[...], maximum: UInt64.max) {
                 seed = value
                 return
             }
-            problem = text.hasBytePrefix("-") && text.utf8.count > 1 && text.utf8.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 })
+            problem = isNegativeWhole(text)
                 ? "--seed: a seed cannot be negative; use 0 to 18446744073709551615"
                 : "--seed: a seed is a whole number from 0 to 18446744073709551615"
         case .role:
@@ -234,6 +250,14 @@ struct OptionValue {
         }
         throw UsageError(problem, got: text)
     }
+}
+
+/// "-" and digits only (however many).
+func isNegativeWhole(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    guard bytes.count > 1, bytes[0] == UInt8(ascii: "-") else { return false }
+    for index in 1..<bytes.count where bytes[index] < 48 || bytes[index] > 57 { return false }
+    return true
 }
 
 /// --connection-interval: "MIN-MAX" in ms (7.5 to 1000, in 1.25 ms steps
@@ -254,7 +278,9 @@ func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionPar
 }
 
 /// 5 → "5", 0.5 → "0.5", -1 → "-1".
+@inline(never)
 func formatNumber(_ value: Double) -> String {
     // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
-    abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int64(value)) : doubleText(value)
+    // BuiltText's decimal digits: String(Int64) is a generic conversion of its own.
+    abs(value) < 1e15 && value == Double(Int64(value)) ? built("\(Int(value))") : doubleText(value)
 }

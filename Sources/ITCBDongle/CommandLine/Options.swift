@@ -24,27 +24,30 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
         let argument = arguments[index]
         index += 1
         if sameBytes(argument, "--") {
-            parsed.positional += arguments[index...]
+            while index < arguments.count {
+                parsed.add(arguments[index])
+                index += 1
+            }
             break
         }
         guard argument.utf8.count > 1, argument.hasBytePrefix("-") else {
-            parsed.positional.append(argument)
+            parsed.add(argument)
             continue
         }
         guard let body = argument.afterBytePrefix("--") else {
-            for byte in argument.utf8.dropFirst() {
-                guard byte == UInt8(ascii: "h") else { return .failure(unknownOption("-" + String(Unicode.Scalar(byte)))) }
-                parsed.options.append((.help, ""))
+            for byte in Array(argument.utf8).dropFirst() {
+                guard byte == UInt8(ascii: "h") else { return .failure(unknownShortOption(byte)) }
+                parsed.add(.help, "")
             }
             continue
         }
         let pieces = body.cut(at: "=")
         let name = pieces?.before ?? body, attached = pieces?.after
-        let given = "--" + name
+        let given = built("--\(name)")
         guard let (option, exact) = OptionName.named(name) else { return .failure(unknownOption(given)) }
         var value = ""
         if !option.takesValue {
-            if attached != nil { return .failure(UsageError("\(given) takes no value (got '\(argument.escaped)')")) }
+            if attached != nil { return .failure(UsageError("\(given) takes no value (got '\(escaped: argument)')")) }
         } else if let attached {
             value = String(attached)
         } else if index < arguments.count {
@@ -54,73 +57,127 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
             return .failure(UsageError("\(given) needs a value"))
         }
         guard exact else { return .failure(unknownOption(given)) }
-        parsed.options.append((option, value))
+        parsed.add(option, value)
     }
     return .success(parsed)
 }
 
 /// "unknown option '--rol'; did you mean '--role'?"
+@inline(never)
 func unknownOption(_ token: String) -> UsageError {
-    var message = "unknown option '\(token.escaped)'"
-    if let suggestion = closestOption(to: token) { message += "; did you mean '--\(suggestion)'?" }
+    var message: BuiltText = "unknown option '\(escaped: token)'"
+    if let suggestion = closestOption(to: token) { message.append("; did you mean '--\(suggestion)'?") }
     return UsageError(message)
+}
+
+/// "-x": the byte taken for the scalar of its value, as `String(Unicode.Scalar(byte))`
+/// spells it (a byte from 0x80 is that Latin-1 letter's two bytes of UTF-8).
+@inline(never)
+func unknownShortOption(_ byte: UInt8) -> UsageError {
+    var token: BuiltText = "-"
+    if byte < 0x80 {
+        token.bytes.append(byte)
+    } else {
+        token.bytes.append(0xC0 | byte >> 6)
+        token.bytes.append(0x80 | byte & 0x3F)
+    }
+    return unknownOption(token.string)
 }
 
 /// The listed option nearest to a mistyped one (edit distance at most 2, or
 /// the only one it begins), nil when none is near.
-func closestOption(to token: String) -> String? {
+func closestOption(to token: String) -> OptionName? {
     var given = Array(token.utf8)
     while given.first == UInt8(ascii: "-") { given.removeFirst() }
     guard !given.isEmpty else { return nil }
-    var best: (name: String, distance: Int)? = nil
-    var prefixed: [String] = []
-    for spec in optionTable where !spec.hidden {
-        let name = Array(spec.name.utf8)
-        if name.starts(with: given) { prefixed.append(spec.name) }
-        let distance = editDistance(given, name)
-        if distance <= 2, best == nil || distance < best!.distance { best = (spec.name, distance) }
-    }
-    if let best { return best.name }
-    return prefixed.count == 1 ? prefixed[0] : nil
-}
-
-func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    var previous = Array(0...b.count)
-    for i in 1...max(a.count, 1) where !a.isEmpty {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...max(b.count, 1) where !b.isEmpty {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    // Options, not their names, kept: no array of Strings to grow.
+    var best: (option: OptionName, distance: Int)? = nil
+    var prefixed: OptionName? = nil, prefixes = 0
+    for index in optionRows.indices where !optionRows[index].hidden {
+        let spec = optionRows[index]
+        let name = Array(spec.option.nameBytes)
+        if name.starts(with: given) {
+            prefixed = spec.option
+            prefixes += 1
         }
-        previous = current
+        let distance = editDistance(given, name)
+        if distance <= 2, best == nil || distance < best!.distance { best = (spec.option, distance) }
     }
-    return previous[b.count]
+    if let best { return best.option }
+    return prefixes == 1 ? prefixed : nil
 }
 
-/// --help.
-func helpText() -> String {
-    var out = "OVERVIEW: " + Program.abstract + "\n\n"
-    wrap(Program.description, indent: 0, into: &out)
-    out += "\n"
-    for (index, usage) in Program.usage.enumerated() { out += (index == 0 ? "USAGE: " : "       ") + usage + "\n" }
-    out += "\nOPTIONS:\n"
-    let column = 26
-    for spec in optionTable where !spec.hidden {
-        // The name, and its help beside it when two spaces still fit before the column, else below.
-        let head = "  " + spec.synopsis
-        let beside = head.utf8.count + 2 <= column
-        out += head
-        out += beside ? String(repeating: " ", count: column - head.utf8.count) : "\n"
-        wrap(spec.fullHelp, indent: column, into: &out, indented: beside)
+/// Levenshtein's, over one row: `row[j]` is the distance from a's first i
+/// bytes to b's first j, overwritten in place as i grows.
+func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    var row = Array(0...b.count)
+    for i in 0..<a.count {
+        var diagonal = row[0]  // the row before's [j]
+        row[0] = i + 1
+        for j in 0..<b.count {
+            let above = row[j + 1]
+            row[j + 1] = min(above + 1, row[j] + 1, diagonal + (a[i] == b[j] ? 0 : 1))
+            diagonal = above
+        }
     }
-    out += "\n"
-    wrap("Exit codes: " + Program.exitCodes, indent: 0, into: &out)
-    out += "\nExamples:\n"
-    for example in Program.examples { out += "  " + example + "\n" }
-    return out
+    return row[b.count]
+}
+
+/// --help: built as bytes (BuiltText), one outlined append per piece.
+@inline(never)
+func helpText() -> String {
+    var out: BuiltText = "OVERVIEW: \(Program.abstract)\n\n"
+    wrap(Array(Program.description.utf8), indent: 0, into: &out.bytes)
+    out.append("\n")
+    appendLines(Program.usageLines, first: "USAGE: ", rest: "       ", into: &out)
+    out.append("\nOPTIONS:\n")
+    let column = 26
+    for index in optionRows.indices where !optionRows[index].hidden {
+        let spec = optionRows[index]
+        // The name (OptionSpec.synopsis), and its help beside it when two
+        // spaces still fit before the column, else below.
+        let start = out.bytes.count
+        out.append(spec.short == nil ? "  --\(spec.option)" : "  -h, --\(spec.option)")
+        if let value = spec.value { out.append(" <\(value)>") }
+        let width = out.bytes.count - start
+        let beside = width + 2 <= column
+        if beside { out.spaces(column - width) } else { out.append("\n") }
+        // OptionSpec.fullHelp.
+        var help: BuiltText = "\(spec.help)"
+        if let defaultValue = spec.defaultValue { help.append(" Default: \(defaultValue).") }
+        if spec.repeats { help.append(" May be given more than once.") }
+        wrap(help.bytes, indent: column, into: &out.bytes, indented: beside)
+    }
+    out.append("\n")
+    let exitCodes: BuiltText = "Exit codes: \(Program.exitCodes)"
+    wrap(exitCodes.bytes, indent: 0, into: &out.bytes)
+    out.append("\nExamples:\n")
+    appendLines(Program.exampleLines, first: "  ", rest: "  ", into: &out)
+    return out.string
+}
+
+/// Each line of `text` after `first` (the first line's) or `rest` (the others'), each ended by a newline.
+@inline(never)
+func appendLines(_ text: StaticString, first: StaticString, rest: StaticString, into out: inout BuiltText) {
+    let bytes = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    var lead = first
+    var start = 0
+    while start < bytes.count {
+        var end = start
+        while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+        lead.withUTF8Buffer { out.bytes.append(contentsOf: $0) }
+        out.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        out.bytes.append(0x0A)
+        lead = rest
+        start = end + 1
+    }
 }
 
 /// The short usage of a bare run.
+@inline(never)
 func usageText() -> String {
-    "usage: " + Program.usage.joined(separator: "\n       ")
-        + "\nchoose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option\n"
+    var out = BuiltText(stringLiteral: "")
+    appendLines(Program.usageLines, first: "usage: ", rest: "       ", into: &out)
+    out.append("choose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option\n")
+    return out.string
 }

@@ -7,4 +7,11 @@ struct ParsedCommandLine {
     var positional: [String] = []
 
     func has(_ name: OptionName) -> Bool { options.contains { $0.name == name } }
+
+    /// One place that grows each array (an append is inlined code at each use).
+    @inline(never)
+    mutating func add(_ name: OptionName, _ value: String) { options.append((name, value)) }
+
+    @inline(never)
+    mutating func add(_ argument: String) { positional.append(argument) }
 }

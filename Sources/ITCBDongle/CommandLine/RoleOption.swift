@@ -5,4 +5,7 @@ import CLinux
 
 enum RoleOption: String, CaseIterable {
     case peripheral, central
+
+    /// The rawValue for messages (BuiltText appends it as it is).
+    var name: StaticString { self == .peripheral ? "peripheral" : "central" }
 }

@@ -1,0 +1,42 @@
+import BLEHost
+import Chipsets
+import CLinux
+
+/// What `CommandLineSettings.execute()` calls once each, kept out of it: each
+/// is called from one place, so LTO inlined them all into execute(), and one
+/// function that big spills more than the parts do on their own
+/// (x86_64: 1.2 KB less with the first seven apart, 2026-11-28).
+enum Outlined {
+    @inline(never)
+    static func dongleQuery(_ dongles: [(vendor: UInt16, product: UInt16)], json: Bool) -> Int32 {
+        DongleQuery.answer(dongles, json: json)
+    }
+
+    @inline(never)
+    static func listControllers(firmwareDirectory: String, uart: String) -> Int32 {
+        USBController.list(firmwareDirectory: firmwareDirectory, uart: uart)
+    }
+
+    @inline(never)
+    static func udevMatch(_ devpath: String) -> Int32 { UdevMatch.run(devpath: devpath) }
+
+    @inline(never)
+    static func deviceTree(_ directory: String) -> DeviceTree { DeviceTree.load(directory) }
+
+    @inline(never)
+    static func decide(_ tree: DeviceTree) -> BoardUART { BoardUART.decide(tree) }
+
+    @inline(never)
+    static func backOff(_ transport: String) -> Bool { SilentStarts.backOff(transport) }
+
+    @inline(never)
+    static func setup(_ transport: Transport, given: Bool, reset: Bool) -> VendorSetup {
+        ChipsetSetup.setup(for: transport, firmwareDirectoryGiven: given, resetFirst: reset)
+    }
+
+    @inline(never)
+    static func installSignals() { Signals.install() }
+
+    @inline(never)
+    static func derivedAddress(role: String, name: String) -> BDAddress { derivedStaticAddress(role: role, name: name) }
+}
