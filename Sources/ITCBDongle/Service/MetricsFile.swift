@@ -400,10 +400,10 @@ extension RunLoop where Logic: ~Copyable {
 /// (*.prom); whether its directory is there is the run's business (warned).
 func checkMetricsFile(_ path: String, from source: String = "--metrics-file") throws(UsageError) {
     guard path.hasByteSuffix(".prom"), !path.hasByteSuffix("/.prom") else {
-        throw UsageError(built("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads"), got: path)
+        throw UsageError("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads", got: path)
     }
     var status = stat()
     if stat(path, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) {
-        throw UsageError(built("\(source) must name a file, not a directory"), got: path)
+        throw UsageError("\(source) must name a file, not a directory", got: path)
     }
 }
