@@ -42,17 +42,45 @@ func loadUnicodeLocale() {
 extension String {
     /// Lower case, scalar by scalar (libc's towlower under C.UTF-8: the whole
     /// of Unicode's simple case mapping, without Swift's case tables).
+    /// Built as UTF-8 bytes (a String's are valid: decoded without checks).
     func foldedCase() -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in unicodeScalars {
-            if scalar.isASCII {
-                out.append(scalar.value >= 65 && scalar.value <= 90 ? Unicode.Scalar(UInt8(scalar.value + 32)) : scalar)
-            } else {
+        var text = self
+        return text.withUTF8 { raw in
+            var out: [UInt8] = []
+            out.reserveCapacity(raw.count)
+            var index = 0
+            while index < raw.count {
+                let lead = raw[index]
+                if lead < 0x80 {
+                    out.append(lead >= 65 && lead <= 90 ? lead + 32 : lead)
+                    index += 1
+                    continue
+                }
+                let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                var scalar = UInt32(lead) & (0x7F >> UInt32(length))
+                for i in 1 ..< length { scalar = scalar << 6 | UInt32(raw[index + i] & 0x3F) }
+                index += length
                 loadUnicodeLocale()
-                out.append(Unicode.Scalar(clinux_towlower(scalar.value)) ?? scalar)
+                let lower = clinux_towlower(scalar)
+                // towlower's answer only when it is a scalar (as Unicode.Scalar(_:) checks).
+                if lower < 0xD800 || (lower > 0xDFFF && lower <= 0x10FFFF) { scalar = lower }
+                if scalar < 0x80 {  // K (U+212A) lowers to k
+                    out.append(UInt8(scalar))
+                    continue
+                } else if scalar < 0x800 {
+                    out.append(0xC0 | UInt8(scalar >> 6))
+                } else if scalar < 0x10000 {
+                    out.append(0xE0 | UInt8(scalar >> 12))
+                    out.append(0x80 | UInt8((scalar >> 6) & 0x3F))
+                } else {
+                    out.append(0xF0 | UInt8(scalar >> 18))
+                    out.append(0x80 | UInt8((scalar >> 12) & 0x3F))
+                    out.append(0x80 | UInt8((scalar >> 6) & 0x3F))
+                }
+                out.append(0x80 | UInt8(scalar & 0x3F))
             }
+            return String(decoding: out, as: UTF8.self)
         }
-        return String(out)
     }
 
     /// Without leading and trailing white space: ASCII's, and Unicode's as libc

@@ -15,7 +15,9 @@ enum Log {
 
     /// "<4>itcb-dongle: warning: " (the priority under systemd only).
     static func prefix(_ level: LogLevel) -> String {
-        (toJournal ? "<\(level.priority)>" : "") + "itcb-dongle: \(level.name): "
+        var bytes: [UInt8] = []
+        appendLogPrefix(level, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Inlined where it is called: the message is built there only when the
@@ -37,13 +39,17 @@ enum Log {
     }
 
     @inline(never)
-    static func emit(_ level: LogLevel, _ message: BuiltText) { emit(level, message.string) }
+    static func emit(_ level: LogLevel, _ message: BuiltText) {
+        if level == .error, firstError == nil { firstError = message.string }
+        guard level <= Log.level else { return }
+        message.bytes.withUnsafeBytes { writeLine(2, level, $0) }
+    }
 
     @inline(never)
     static func emit(_ level: LogLevel, _ message: String) {
         if level == .error, firstError == nil { firstError = message }
         guard level <= Log.level else { return }
-        writeStandardError(prefix(level) + UntrustedText.line(message) + "\n")
+        writeLine(2, level, message)
     }
 
     @inline(__always) static func error(_ m: @autoclosure () -> BuiltText) { write(.error, m()) }
@@ -66,15 +72,12 @@ func writeStandardError(_ text: String) {
 }
 
 func writeRaw(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { sysWrite(fd, $0.baseAddress, $0.count) }
+    var text = text
+    _ = text.withUTF8 { sysWrite(fd, $0.baseAddress, $0.count) }
 }
 
 /// Writes a line straight to fd 1, so piped output (--json) streams as it happens.
-func printLine(_ text: String) {
-    PromptLine.end()
-    writeRaw(1, UntrustedText.line(text) + "\n")
-}
+func printLine(_ text: String) { writeLine(1, nil, text) }
 
 extension BDAddress {
     /// "AA:BB:CC:DD:EE:FF" (most significant byte first).

@@ -128,7 +128,7 @@ enum USBController {
             }
             if seen == 0 { text.append("no USB devices") }
             text.append(" (plug one in, or pick one with --transport usb:VID:PID)")
-            throw .notFound(text.string)
+            throw .notFound(text)
         }
         do throws(TransportError) {
             return try USBTransport(context: context, candidate: candidate, reset: reset)

@@ -121,7 +121,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
         offersPortReset = !reset
         self.context = context
         self.candidate = candidate
-        let name = "usb:\(candidate.path) (\(candidate.id))"
+        let name = built("usb:\(candidate.path) (\(candidate.id))")
         description = name
         var opened: OpaquePointer? = nil
         let status = libusb_open(candidate.device, &opened)
