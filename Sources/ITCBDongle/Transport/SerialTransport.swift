@@ -112,13 +112,13 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
 
     func beginPortReset() -> String {
         SerialTransport.powerCycleDue = true
-        return "power-cycling it through \(PowerLine.found?.description ?? PowerLine.name)"
+        return built("power-cycling it through \(PowerLine.found?.description ?? PowerLine.name)")
     }
 
     var portResetName: String { "a power cycle" }
 
     /// "serial:/dev/ttyAMA0@3000000": the port and the rate it is at.
-    static func name(_ path: String, _ baud: Int) -> String { "serial:\(path)@\(baud)" }
+    static func name(_ path: String, _ baud: Int) -> String { built("serial:\(path)@\(baud)") }
 
     static func speed(_ baud: Int) -> speed_t? {
         switch baud {
@@ -151,7 +151,7 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
         }
         let opened = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
         guard opened >= 0 else {
-            let hint = errno == EACCES ? " (add your user to the 'dialout' group)" : ""
+            let hint: StaticString = errno == EACCES ? " (add your user to the 'dialout' group)" : ""
             throw .unavailable("cannot open \(path): \(errnoString())\(hint)")
         }
         var tio = termios()
