@@ -32,7 +32,7 @@ struct VendorFiles {
         release()
         firmwarePath = ""
         guard let facts = setup.facts() else { return false }
-        let folder = "\(directory)/\(facts.directory)"
+        let folder = built("\(directory)/\(facts.directory)")
         let limit = facts.info.maximumFileSize
         let request = facts.request
         let tried = VendorFiles.candidatePaths(request, folder: folder)
@@ -57,7 +57,7 @@ struct VendorFiles {
             Log.error(VendorFiles.line(facts, "firmware file", path, problem))
             return false
         }
-        let companionPath = "\(folder)/\(text(request.companion))"
+        let companionPath = built("\(folder)/\(text(request.companion))")
         var companionProblem = FileProblem.missing
         if !request.companion.isEmpty {
             do throws(FileProblem) {
@@ -77,8 +77,8 @@ struct VendorFiles {
     /// A file the set-up cannot have, in one line: missing (and the package that
     /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
     static func line(_ facts: ChipsetFacts, _ what: String, _ path: String, _ problem: FileProblem) -> String {
-        let tail = problem == .missing ? "; it is in the \(facts.package)" : ""
-        return "\(facts.label): \(what) \(path.escaped) \(problem.clause)\(tail)"
+        let tail = problem == .missing ? built("; it is in the \(facts.package)") : ""
+        return built("\(facts.label): \(what) \(path.escaped) \(problem.clause)\(tail)")
     }
 
     /// The set-up handed over to the host: what it loaded, and an address the
@@ -86,7 +86,7 @@ struct VendorFiles {
     mutating func setupEnded(_ setup: borrowing VendorSetup, _ configuration: inout HostConfiguration) {
         reportLoaded(setup)
         guard let shared = setup.status.sharedDefaultAddress, let facts = setup.facts() else { return }
-        let why = "\(facts.label): its address \(shared.string) is a default every unit of the model shares"
+        let why = built("\(facts.label): its address \(shared.string) is a default every unit of the model shares")
         if configuration.forceRandomAddress {
             Log.info("\(why); --address is used")
             return
@@ -98,7 +98,7 @@ struct VendorFiles {
     /// The firmware's candidate names under `folder`, in the order the chipset tries them.
     static func candidatePaths(_ request: FileRequest, folder: String) -> [String] {
         var paths: [String] = []
-        request.forEachCandidate { paths.append(folder + "/" + String(decoding: $0, as: UTF8.self)) }
+        request.forEachCandidate { paths.append(built("\(folder)/\(String(decoding: $0, as: UTF8.self))")) }
         return paths
     }
 
@@ -107,7 +107,7 @@ struct VendorFiles {
         reported = true
         defer { release() }
         guard let facts = setup.facts() else { return }
-        ChipsetReport.line = "\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (\(facts.package))"
+        ChipsetReport.line = built("\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (\(facts.package))")
         switch facts.summaryLevel {
         case .info: Log.info("\(facts.label): \(facts.summary)")
         case .debug: Log.debug("\(facts.label): \(facts.summary)")
@@ -121,15 +121,15 @@ struct VendorFiles {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
         }
-        let file = firmwarePath.isEmpty ? "" : " (\(firmwarePath.escaped))"
+        let file = firmwarePath.isEmpty ? "" : built(" (\(firmwarePath.escaped))")
         // It may name what the controller reported (a firmware id): escaped.
-        let detail = setup.failureDetail().map { $0.isEmpty ? "" : ": \(text($0).escaped)" } ?? ""
+        let detail = setup.failureDetail().map { $0.isEmpty ? "" : built(": \(text($0).escaped)") } ?? ""
         Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(detail)\(file)")
     }
 
     /// The controller went silent during the set-up: which one.
     static func silentPhase(_ setup: borrowing VendorSetup) -> String {
         guard let facts = setup.facts() else { return "the chipset probe (Reset, Read Local Version)" }
-        return "the \(facts.info.vendor) \(facts.info.setupName)"
+        return built("the \(facts.info.vendor) \(facts.info.setupName)")
     }
 }

@@ -50,7 +50,7 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
     convenience init(path: String, baud: Int?, board: BoardUART, retry: Bool) throws(TransportError) {
         let first = baud ?? SerialTransport.startBaud
         let target = first == SerialTransport.startBaud ? board.baud : first
-        PowerLine.lookUp(port: "serial:\(path.escaped)", tree: DeviceTree.current)
+        PowerLine.lookUp(port: built("serial:\(path.escaped)"), tree: DeviceTree.current)
         if retry, SerialTransport.powerCycleDue, let line = PowerLine.found {
             // A power-cycled chip starts afresh at 115200, whatever rate it had.
             SerialTransport.powerCycleDue = false
