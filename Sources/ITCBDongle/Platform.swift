@@ -51,33 +51,27 @@ extension String {
             var index = 0
             while index < raw.count {
                 let lead = raw[index]
+                var scalar = UInt32(lead)
+                var length = 1
                 if lead < 0x80 {
-                    out.append(lead >= 65 && lead <= 90 ? lead + 32 : lead)
-                    index += 1
-                    continue
-                }
-                let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
-                var scalar = UInt32(lead) & (0x7F >> UInt32(length))
-                for i in 1 ..< length { scalar = scalar << 6 | UInt32(raw[index + i] & 0x3F) }
-                index += length
-                loadUnicodeLocale()
-                let lower = clinux_towlower(scalar)
-                // towlower's answer only when it is a scalar (as Unicode.Scalar(_:) checks).
-                if lower < 0xD800 || (lower > 0xDFFF && lower <= 0x10FFFF) { scalar = lower }
-                if scalar < 0x80 {  // K (U+212A) lowers to k
-                    out.append(UInt8(scalar))
-                    continue
-                } else if scalar < 0x800 {
-                    out.append(0xC0 | UInt8(scalar >> 6))
-                } else if scalar < 0x10000 {
-                    out.append(0xE0 | UInt8(scalar >> 12))
-                    out.append(0x80 | UInt8((scalar >> 6) & 0x3F))
+                    if lead >= 65, lead <= 90 { scalar += 32 }
                 } else {
-                    out.append(0xF0 | UInt8(scalar >> 18))
-                    out.append(0x80 | UInt8((scalar >> 12) & 0x3F))
-                    out.append(0x80 | UInt8((scalar >> 6) & 0x3F))
+                    length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                    scalar &= 0x7F >> UInt32(length)
+                    for i in 1 ..< length { scalar = scalar << 6 | UInt32(raw[index + i] & 0x3F) }
+                    loadUnicodeLocale()
+                    let lower = clinux_towlower(scalar)
+                    // towlower's answer only when it is a scalar (as Unicode.Scalar(_:) checks).
+                    if lower < 0xD800 || (lower > 0xDFFF && lower <= 0x10FFFF) { scalar = lower }
                 }
-                out.append(0x80 | UInt8(scalar & 0x3F))
+                index += length
+                // UTF-8 again, one append site: K (U+212A) lowers to a one-byte k.
+                let count = scalar < 0x80 ? 1 : scalar < 0x800 ? 2 : scalar < 0x10000 ? 3 : 4
+                let mark = count == 1 ? 0 : UInt8(truncatingIfNeeded: 0xFF00 >> count)  // 110…, 1110…, 11110…
+                for i in 0 ..< count {
+                    let bits = UInt8(truncatingIfNeeded: scalar >> UInt32(6 * (count - 1 - i)))
+                    out.append(i == 0 ? mark | bits : 0x80 | (bits & 0x3F))
+                }
             }
             return String(decoding: out, as: UTF8.self)
         }
