@@ -49,8 +49,8 @@ enum JSONOutput {
     static func finish(_ code: Int32) -> Int32 {
         guard enabled, code != Exit.success, !failureShown else { return code }
         failureShown = true
-        let message = code == 130 || code == 143 ? "stopped by \(code == 130 ? "SIGINT (Ctrl-C)" : "SIGTERM")"
-            : Log.firstError ?? "exit status \(code)"
+        let message = code == 130 || code == 143 ? built("stopped by \(code == 130 ? "SIGINT (Ctrl-C)" : "SIGTERM")")
+            : Log.firstError ?? built("exit status \(code)")
         emitJSON(["error": .string(errorKind ?? kind(code)), "message": .string(message), "exit": .int(Int(code))])
         return code
     }

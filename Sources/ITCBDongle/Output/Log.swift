@@ -121,11 +121,11 @@ func hex(_ byte: UInt8) -> String {
 
 func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
     let digits: StaticString = "0123456789ABCDEF"
-    var text: [UInt8] = []
+    // Sized once and filled in place: spaces, then each byte's two digits.
+    var text = [UInt8](repeating: 0x20, count: max(0, 3 * bytes.count - 1))
     for (index, byte) in bytes.enumerated() {
-        if index > 0 { text.append(0x20) }
-        text.append(digits.utf8Start[Int(byte >> 4)])
-        text.append(digits.utf8Start[Int(byte & 0xF)])
+        text[3 * index] = digits.utf8Start[Int(byte >> 4)]
+        text[3 * index + 1] = digits.utf8Start[Int(byte & 0xF)]
     }
     return String(decoding: text, as: UTF8.self)
 }

@@ -83,6 +83,7 @@ enum UntrustedText {
         } ?? text
     }
 
+    @inline(never)
     static func escaped(_ raw: UnsafeRawBufferPointer, wholeLine: Bool = false) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)

@@ -17,16 +17,27 @@ enum TransportSpec: Equatable {
     static func parse(_ text: String) -> Result<TransportSpec, TransportSpecError> {
         let bytes = Array(text.utf8)
         let end = bytes.count
-        func starts(_ prefix: StaticString) -> Bool {
-            prefix.withUTF8Buffer { end >= $0.count && bytes[0 ..< $0.count].elementsEqual($0) }
+        // bytes[from..<to] is `word` (`prefix`: starts with it).
+        func equals(_ from: Int, _ to: Int, _ word: StaticString, prefix: Bool = false) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard prefix ? to - from >= count : to - from == count else { return false }
+            for i in 0 ..< count where bytes[from + i] != word.utf8Start[i] { return false }
+            return true
         }
+        func starts(_ prefix: StaticString) -> Bool { equals(0, end, prefix, prefix: true) }
         func piece(_ from: Int, _ to: Int) -> String { String(decoding: bytes[from ..< to], as: UTF8.self) }
-        func equals(_ from: Int, _ to: Int, _ word: StaticString) -> Bool {
-            word.withUTF8Buffer { bytes[from ..< to].elementsEqual($0) }
-        }
         // The first (or last) `byte` in from..<to.
         func find(_ byte: UInt8, _ from: Int, _ to: Int, last: Bool = false) -> Int? {
-            last ? bytes[from ..< to].lastIndex(of: byte) : bytes[from ..< to].firstIndex(of: byte)
+            var found: Int? = nil
+            var index = from
+            while index < to {
+                if bytes[index] == byte {
+                    found = index
+                    if !last { break }
+                }
+                index += 1
+            }
+            return found
         }
         if end == 3, starts("usb") { return .success(.usbAny) }
         if starts("usb:") {
