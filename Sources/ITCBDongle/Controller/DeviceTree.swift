@@ -87,21 +87,21 @@ struct BoardUART: Equatable {
         }
         let model = tree.model ?? board
         guard tree.isRaspberryPi else {
-            return standard(built("\(model.escaped) is not a Raspberry Pi (compatible \(board.escaped)); the UART's defaults"))
+            return standard(built("\(escaped: model) is not a Raspberry Pi (compatible \(escaped: board)); the UART's defaults"))
         }
         let gpio = "soc/gpio@7e200000"
         if let pins = tree.property(gpio + "/uart0_pins/brcm,pins") {
             let uart0 = tree.property("aliases/uart0")
             guard uart0 != nil, uart0 == tree.property("aliases/serial1") else {
                 return BoardUART(baud: 460_800, flow: false,
-                                 reason: built("\(model.escaped): the mini-UART carries Bluetooth (aliases/uart0 is not aliases/serial1), as Raspberry Pi's btuart"))
+                                 reason: built("\(escaped: model): the mini-UART carries Bluetooth (aliases/uart0 is not aliases/serial1), as Raspberry Pi's btuart"))
             }
             if pins.count == 16 {
                 return BoardUART(baud: 3_000_000, flow: true,
-                                 reason: built("\(model.escaped): the Bluetooth UART has four pins (uart0_pins: TX, RX, CTS, RTS), as Raspberry Pi's btuart"))
+                                 reason: built("\(escaped: model): the Bluetooth UART has four pins (uart0_pins: TX, RX, CTS, RTS), as Raspberry Pi's btuart"))
             }
             return BoardUART(baud: 921_600, flow: false,
-                             reason: built("\(model.escaped): the Bluetooth UART has \(pins.count / 4) pins (uart0_pins: no CTS, RTS), as Raspberry Pi's btuart"))
+                             reason: built("\(escaped: model): the Bluetooth UART has \(pins.count / 4) pins (uart0_pins: no CTS, RTS), as Raspberry Pi's btuart"))
         }
         if let node = DeviceTree.readString(tree.directory + "/aliases/bluetooth")?.afterBytePrefix("/"),
            let speed = tree.cell(String(node) + "/max-speed"), SerialTransport.speed(speed) != nil {
@@ -114,9 +114,9 @@ struct BoardUART: Equatable {
             }
             let flow = tree.property(uart + "/uart-has-rtscts") != nil
             return BoardUART(baud: speed, flow: flow,
-                             reason: built("\(model.escaped): the Bluetooth node's max-speed, its UART \(flow ? "with" : "without") uart-has-rtscts, as Linux's hci_bcm reads them"))
+                             reason: built("\(escaped: model): the Bluetooth node's max-speed, its UART \(flow ? "with" : "without") uart-has-rtscts, as Linux's hci_bcm reads them"))
         }
-        return standard(built("\(model.escaped): the tree names no Bluetooth UART pins (\(gpio)/uart0_pins) nor a Bluetooth node; the UART's defaults"))
+        return standard(built("\(escaped: model): the tree names no Bluetooth UART pins (\(gpio)/uart0_pins) nor a Bluetooth node; the UART's defaults"))
     }
 
     /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).

@@ -51,7 +51,7 @@ struct VendorFiles {
             // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
             let (path, problem) = refused ?? (tried.joined(separator: " or "), .missing)
             if request.optional {
-                Log.warning("\(facts.label): firmware file \(path.escaped) \(problem.clause); the controller runs from its ROM")
+                Log.warning("\(facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
                 return true
             }
             Log.error(VendorFiles.line(facts, "firmware file", path, problem))
@@ -70,7 +70,7 @@ struct VendorFiles {
             Log.error(VendorFiles.line(facts, "config file", companionPath, companionProblem))
             return false
         }
-        Log.info("\(facts.label): loading \(firmwarePath.escaped)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
+        Log.info("\(facts.label): loading \(escaped: firmwarePath)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
         return true
     }
 
@@ -78,7 +78,7 @@ struct VendorFiles {
     /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
     static func line(_ facts: ChipsetFacts, _ what: String, _ path: String, _ problem: FileProblem) -> String {
         let tail = problem == .missing ? built("; it is in the \(facts.package)") : ""
-        return built("\(facts.label): \(what) \(path.escaped) \(problem.clause)\(tail)")
+        return built("\(facts.label): \(what) \(escaped: path) \(problem.clause)\(tail)")
     }
 
     /// The set-up handed over to the host: what it loaded, and an address the
@@ -121,7 +121,7 @@ struct VendorFiles {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
         }
-        let file = firmwarePath.isEmpty ? "" : built(" (\(firmwarePath.escaped))")
+        let file = firmwarePath.isEmpty ? "" : built(" (\(escaped: firmwarePath))")
         // It may name what the controller reported (a firmware id): escaped.
         let detail = setup.failureDetail().map { $0.isEmpty ? "" : built(": \(text($0).escaped)") } ?? ""
         Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(detail)\(file)")

@@ -50,7 +50,7 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
     convenience init(path: String, baud: Int?, board: BoardUART, retry: Bool) throws(TransportError) {
         let first = baud ?? SerialTransport.startBaud
         let target = first == SerialTransport.startBaud ? board.baud : first
-        PowerLine.lookUp(port: built("serial:\(path.escaped)"), tree: DeviceTree.current)
+        PowerLine.lookUp(port: built("serial:\(escaped: path)"), tree: DeviceTree.current)
         if retry, SerialTransport.powerCycleDue, let line = PowerLine.found {
             // A power-cycled chip starts afresh at 115200, whatever rate it had.
             SerialTransport.powerCycleDue = false
@@ -152,12 +152,12 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
         let opened = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
         guard opened >= 0 else {
             let hint: StaticString = errno == EACCES ? " (add your user to the 'dialout' group)" : ""
-            throw .unavailable("cannot open \(path): \(errnoString())\(hint)")
+            throw .unavailable("cannot open \(path): \(errnoText)\(hint)")
         }
         var tio = termios()
         guard tcgetattr(opened, &tio) == 0 else {
             sysClose(opened)
-            throw .unavailable("\(path) is not a serial port: \(errnoString())")
+            throw .unavailable("\(path) is not a serial port: \(errnoText)")
         }
         cfmakeraw(&tio)
         cfsetispeed(&tio, speed)

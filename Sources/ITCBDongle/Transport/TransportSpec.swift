@@ -15,7 +15,11 @@ enum TransportSpec: Equatable {
     /// indices (no Substrings, no Unicode comparison in the shipped binary):
     /// every cut is at an ASCII byte, so each piece is valid UTF-8 again.
     static func parse(_ text: String) -> Result<TransportSpec, TransportSpecError> {
-        let bytes = Array(text.utf8)
+        var value = text
+        return value.withUTF8 { parse(text, $0) }
+    }
+
+    private static func parse(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Result<TransportSpec, TransportSpecError> {
         let end = bytes.count
         // bytes[from..<to] is `word` (`prefix`: starts with it).
         func equals(_ from: Int, _ to: Int, _ word: StaticString, prefix: Bool = false) -> Bool {
@@ -25,7 +29,7 @@ enum TransportSpec: Equatable {
             return true
         }
         func starts(_ prefix: StaticString) -> Bool { equals(0, end, prefix, prefix: true) }
-        func piece(_ from: Int, _ to: Int) -> String { String(decoding: bytes[from ..< to], as: UTF8.self) }
+        func piece(_ from: Int, _ to: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[from ..< to]), as: UTF8.self) }
         // The first (or last) `byte` in from..<to.
         func find(_ byte: UInt8, _ from: Int, _ to: Int, last: Bool = false) -> Int? {
             var found: Int? = nil
@@ -66,7 +70,7 @@ enum TransportSpec: Equatable {
             return .failure(TransportSpecError("bad USB selector ", quoting: piece(4, end), ": use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
         }
         if starts("tcp:") {
-            if text.hasByteSuffix(",flow") || text.hasByteSuffix(",noflow") || find(0x40, 4, end) != nil {
+            if equals(max(4, end - 5), end, ",flow") || equals(max(4, end - 7), end, ",noflow") || find(0x40, 4, end) != nil {
                 return .failure(TransportSpecError("@BAUD, ,flow and ,noflow are a serial port's (serial:PATH[@BAUD][,flow|,noflow]); tcp takes HOST:PORT only"))
             }
             guard let colon = find(0x3A, 4, end, last: true) else {
@@ -119,7 +123,7 @@ enum TransportSpec: Equatable {
 
 /// bytes[from..<to] as a whole number from 0 to `maximum`, as parseUnsigned
 /// (ByteText.swift) reads it: an optional sign ("-0" is 0), digits of `radix`.
-private func wholeNumber(_ bytes: [UInt8], _ from: Int, _ to: Int, radix: UInt64 = 10, maximum: UInt64) -> UInt64? {
+private func wholeNumber(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, radix: UInt64 = 10, maximum: UInt64) -> UInt64? {
     var index = from
     let negative = index < to && bytes[index] == UInt8(ascii: "-")
     if negative || (index < to && bytes[index] == UInt8(ascii: "+")) { index += 1 }

@@ -7,6 +7,6 @@ extension TransportSpecError {
     /// "BEFORE'VALUE'AFTER", the value escaped: built here once, not by an interpolation at each message.
     @inline(never)
     init(_ before: StaticString, quoting value: String, _ after: StaticString, _ more: String = "") {
-        self.init(built("\(before)'\(value.escaped)'\(after)\(more)"))
+        self.init(built("\(before)'\(escaped: value)'\(after)\(more)"))
     }
 }
