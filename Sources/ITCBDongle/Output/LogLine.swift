@@ -87,10 +87,9 @@ func decimalDigits(_ value: Int) -> (digits: InlineArray<20, UInt8>, count: Int)
 extension LogLine: LogSink {
     mutating func decimal(_ value: Int) {
         if value < 0 { buffer.append(0x2D) }
-        var (digits, count) = decimalDigits(value)
-        while count > 0 {
-            count -= 1
-            buffer.append(digits[count])
+        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { digits in
+            let count = writeDecimal(UInt64(value.magnitude), to: digits.baseAddress!)
+            _ = buffer.append(UnsafeRawBufferPointer(rebasing: digits[0 ..< count]))
         }
     }
 
