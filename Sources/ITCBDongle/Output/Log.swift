@@ -83,16 +83,22 @@ extension BDAddress {
     /// "AA:BB:CC:DD:EE:FF" (most significant byte first).
     var string: String {
         @inline(never) get {
-            let digits: StaticString = "0123456789ABCDEF"
-            return withUnsafeTemporaryAllocation(byteCount: 17, alignment: 1) { out in
-                for i in 0..<6 {
-                    let value = printedByte(i)
-                    out[3 * i] = digits.utf8Start[Int(value >> 4)]
-                    out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
-                    if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
-                }
+            withUnsafeTemporaryAllocation(byteCount: 17, alignment: 1) { out in
+                writeText(to: out.baseAddress!)
                 return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
             }
+        }
+    }
+
+    /// "AA:BB:CC:DD:EE:FF", 17 bytes at `out`: the one writer of `string` and `LogLine.address`.
+    @inline(never)
+    func writeText(to out: UnsafeMutableRawPointer) {
+        let digits: StaticString = "0123456789ABCDEF"
+        for i in 0..<6 {
+            let value = printedByte(i)
+            out.storeBytes(of: digits.utf8Start[Int(value >> 4)], toByteOffset: 3 * i, as: UInt8.self)
+            out.storeBytes(of: digits.utf8Start[Int(value & 0xF)], toByteOffset: 3 * i + 1, as: UInt8.self)
+            if i < 5 { out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 3 * i + 2, as: UInt8.self) }
         }
     }
 

@@ -102,15 +102,9 @@ extension LogLine: LogSink {
     /// Built in a 17-byte stack buffer and appended once (on the line of every
     /// answered question: per-byte appends cost three times as much).
     mutating func address(_ address: BDAddress) {
-        let digits: StaticString = "0123456789ABCDEF"
         var text: (UInt64, UInt64, UInt8) = (0, 0, 0)
         withUnsafeMutableBytes(of: &text) { out in
-            for i in 0..<6 {
-                let value = address.printedByte(i)
-                out[3 * i] = digits.utf8Start[Int(value >> 4)]
-                out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
-                if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
-            }
+            address.writeText(to: out.baseAddress!)
             _ = buffer.append(UnsafeRawBufferPointer(rebasing: out[0..<17]))
         }
     }
