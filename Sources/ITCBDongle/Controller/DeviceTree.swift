@@ -24,7 +24,12 @@ struct DeviceTree {
 
     /// The name Linux `btbcm.c` gives the board (`btbcm_get_board_name`: the
     /// first `compatible` entry, '/' as '-'); empty without a tree.
-    var boardName: String { compatible.first.map { $0.replacingOccurrences(of: "/", with: "-") } ?? "" }
+    var boardName: String {
+        guard let first = compatible.first else { return "" }
+        var bytes = Array(first.utf8)  // '/' is one byte: replaced in place
+        for i in bytes.indices where bytes[i] == UInt8(ascii: "/") { bytes[i] = UInt8(ascii: "-") }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// `boardName` as the chipsets take it (`ChipsetContext.board`).
     var boardText: Capacity.ChipsetText {
