@@ -142,9 +142,7 @@ struct PowerLine {
     }
 
     /// A NUL-ended C string held in an array.
-    static func text(_ chars: [CChar]) -> String {
-        String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func text(_ chars: [CChar]) -> String { string(fromCString: chars) }
 
     /// Off, Linux's wait, on, its wait again. Nil when done, else why not.
     func cycle() -> String? {
