@@ -375,13 +375,14 @@ func libusbEventDescriptor(_ context: OpaquePointer) -> Int32 {
     defer { libusb_free_pollfds(list) }
     guard let first = list[0] else { return -1 }
     let fd = first.pointee.fd
-    var target = [CChar](repeating: 0, count: 64)  // once, at open
-    let length = target.withUnsafeMutableBufferPointer { buffer in
-        readlink(built("/proc/self/fd/\(fd)"), buffer.baseAddress!, buffer.count - 1)
+    let eventfd: StaticString = "anon_inode:[eventfd]"
+    return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { target in
+        let length = readlink(built("/proc/self/fd/\(fd)"), target.baseAddress!.assumingMemoryBound(to: CChar.self), 63)
+        // The link's text is exactly eventfd's name (compared as bytes).
+        guard length == eventfd.utf8CodeUnitCount else { return -1 }
+        for i in 0 ..< length where target[i] != eventfd.utf8Start[i] { return -1 }
+        return fd
     }
-    guard length > 0 else { return -1 }
-    let name = target.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    return sameBytes(name, "anon_inode:[eventfd]") ? fd : -1
 }
 
 /// "BEFORE usb:1-1 (0a12:0001)AFTER<libusb's words>END": the open's failures,
