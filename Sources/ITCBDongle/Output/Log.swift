@@ -143,35 +143,54 @@ extension FixedBytes {
 
 /// HCI error codes by name (Core Vol 1 Part F), for disconnection reasons and failures.
 func hciStatusName(_ status: UInt8) -> String {
-    let name: String
-    switch status {
-    case 0x00: name = "success"
-    case 0x02: name = "unknown connection identifier"
-    case 0x03: name = "hardware failure"
-    case 0x05: name = "authentication failure"
-    case 0x08: name = "connection timeout"
-    case 0x0C: name = "command disallowed"
-    case 0x12: name = "invalid parameters"
-    case 0x13: name = "remote user terminated connection"
-    case 0x14: name = "remote device terminated (low resources)"
-    case 0x15: name = "remote device terminated (power off)"
-    case 0x16: name = "connection terminated by local host"
-    case 0x1A: name = "unsupported remote feature"
-    case 0x22: name = "LL response timeout"
-    case 0x28: name = "instant passed"
-    case 0x3B: name = "unacceptable connection parameters"
-    case 0x3D: name = "connection terminated due to MIC failure"
-    case 0x3E: name = "connection failed to be established"
-    default: name = "error"
-    }
-    return "\(name) (0x\(hex(status)))"
+    let name = tableName(hciStatusTable, UInt16(status)) ?? "error"
+    return built("\(name) (0x\(hex(status)))")
 }
+
+private let hciStatusTable: StaticString = """
+00 success
+02 unknown connection identifier
+03 hardware failure
+05 authentication failure
+08 connection timeout
+0C command disallowed
+12 invalid parameters
+13 remote user terminated connection
+14 remote device terminated (low resources)
+15 remote device terminated (power off)
+16 connection terminated by local host
+1A unsupported remote feature
+22 LL response timeout
+28 instant passed
+3B unacceptable connection parameters
+3D connection terminated due to MIC failure
+3E connection failed to be established
+"""
 
 /// Bluetooth Core versions by HCI/LMP version number (Assigned Numbers).
 func coreVersionName(_ version: UInt8) -> String {
-    let names = ["1.0b", "1.1", "1.2", "2.0", "2.1", "3.0", "4.0", "4.1", "4.2", "5.0", "5.1", "5.2", "5.3", "5.4", "6.0", "6.1"]
-    return Int(version) < names.count ? "Bluetooth \(names[Int(version)])" : "version 0x\(hex(version))"
+    guard let name = tableName(coreVersionTable, UInt16(version)) else { return built("version 0x\(hex(version))") }
+    return built("Bluetooth \(name)")
 }
+
+private let coreVersionTable: StaticString = """
+00 1.0b
+01 1.1
+02 1.2
+03 2.0
+04 2.1
+05 3.0
+06 4.0
+07 4.1
+08 4.2
+09 5.0
+0A 5.1
+0B 5.2
+0C 5.3
+0D 5.4
+0E 6.0
+0F 6.1
+"""
 
 /// Logs a host event at its level, in the core's words (`HostEvent.describe`,
 /// the firmware's too); the names of commands, statuses and companies come

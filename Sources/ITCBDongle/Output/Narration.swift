@@ -75,17 +75,17 @@ func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> String? {
 /// A GATT client event in words, for trace logs.
 func describe(_ event: GATTClientEvent) -> String {
     switch event {
-    case .mtuExchanged(let connection, let mtu): "MTU \(mtu) on 0x\(hex4(connection))"
-    case .serviceDiscovered(let connection, let start, let end): "service found on 0x\(hex4(connection)): handles 0x\(hex4(start))–0x\(hex4(end))"
-    case .serviceNotFound(let connection): "service not found on 0x\(hex4(connection))"
-    case .characteristicsDiscovered(let connection, let count): "\(count) characteristic(s) on 0x\(hex4(connection))"
-    case .descriptorsDiscovered(let connection, let count): "\(count) descriptor(s) on 0x\(hex4(connection))"
-    case .writeCompleted(let connection, let handle): "write to 0x\(hex4(handle)) done on 0x\(hex4(connection))"
-    case .readCompleted(let connection, let handle): "read of 0x\(hex4(handle)) done on 0x\(hex4(connection))"
+    case .mtuExchanged(let connection, let mtu): built("MTU \(mtu) on 0x\(hex4(connection))")
+    case .serviceDiscovered(let connection, let start, let end): built("service found on 0x\(hex4(connection)): handles 0x\(hex4(start))–0x\(hex4(end))")
+    case .serviceNotFound(let connection): built("service not found on 0x\(hex4(connection))")
+    case .characteristicsDiscovered(let connection, let count): built("\(count) characteristic(s) on 0x\(hex4(connection))")
+    case .descriptorsDiscovered(let connection, let count): built("\(count) descriptor(s) on 0x\(hex4(connection))")
+    case .writeCompleted(let connection, let handle): built("write to 0x\(hex4(handle)) done on 0x\(hex4(connection))")
+    case .readCompleted(let connection, let handle): built("read of 0x\(hex4(handle)) done on 0x\(hex4(connection))")
     case .error(let connection, let request, let handle, let code):
-        "\(attOpcodeName(request)) for 0x\(hex4(handle)) failed with ATT error 0x\(hex(code)) on 0x\(hex4(connection))"
-    case .timeout(let connection, let request): "\(attOpcodeName(request)) timed out on 0x\(hex4(connection))"
-    case .unexpectedResponse(let connection, let opcode): "unexpected \(attOpcodeName(opcode)) on 0x\(hex4(connection))"
+        built("\(attOpcodeName(request)) for 0x\(hex4(handle)) failed with ATT error 0x\(hex(code)) on 0x\(hex4(connection))")
+    case .timeout(let connection, let request): built("\(attOpcodeName(request)) timed out on 0x\(hex4(connection))")
+    case .unexpectedResponse(let connection, let opcode): built("unexpected \(attOpcodeName(opcode)) on 0x\(hex4(connection))")
     }
 }
 
