@@ -98,8 +98,14 @@ struct VendorFiles {
     /// The firmware's candidate names under `folder`, in the order the chipset tries them.
     static func candidatePaths(_ request: FileRequest, folder: String) -> [String] {
         var paths: [String] = []
-        request.forEachCandidate { paths.append(built("\(folder)/\(String(decoding: $0, as: UTF8.self))")) }
+        request.forEachCandidate { addPath(&paths, folder, $0) }
         return paths
+    }
+
+    /// Outlined: forEachCandidate calls its body from two places.
+    @inline(never)
+    private static func addPath(_ paths: inout [String], _ folder: String, _ name: UnsafeRawBufferPointer) {
+        paths.append(built("\(folder)/\(String(decoding: name, as: UTF8.self))"))
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
