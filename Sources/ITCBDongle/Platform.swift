@@ -42,17 +42,39 @@ func loadUnicodeLocale() {
 extension String {
     /// Lower case, scalar by scalar (libc's towlower under C.UTF-8: the whole
     /// of Unicode's simple case mapping, without Swift's case tables).
+    /// Built as UTF-8 bytes (a String's are valid: decoded without checks).
     func foldedCase() -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in unicodeScalars {
-            if scalar.isASCII {
-                out.append(scalar.value >= 65 && scalar.value <= 90 ? Unicode.Scalar(UInt8(scalar.value + 32)) : scalar)
-            } else {
-                loadUnicodeLocale()
-                out.append(Unicode.Scalar(clinux_towlower(scalar.value)) ?? scalar)
+        var text = self
+        return text.withUTF8 { raw in
+            var out: [UInt8] = []
+            out.reserveCapacity(raw.count)
+            var index = 0
+            while index < raw.count {
+                let lead = raw[index]
+                var scalar = UInt32(lead)
+                var length = 1
+                if lead < 0x80 {
+                    if lead >= 65, lead <= 90 { scalar += 32 }
+                } else {
+                    length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                    scalar &= 0x7F >> UInt32(length)
+                    for i in 1 ..< length { scalar = scalar << 6 | UInt32(raw[index + i] & 0x3F) }
+                    loadUnicodeLocale()
+                    let lower = clinux_towlower(scalar)
+                    // towlower's answer only when it is a scalar (as Unicode.Scalar(_:) checks).
+                    if lower < 0xD800 || (lower > 0xDFFF && lower <= 0x10FFFF) { scalar = lower }
+                }
+                index += length
+                // UTF-8 again, one append site: K (U+212A) lowers to a one-byte k.
+                let count = scalar < 0x80 ? 1 : scalar < 0x800 ? 2 : scalar < 0x10000 ? 3 : 4
+                let mark = count == 1 ? 0 : UInt8(truncatingIfNeeded: 0xFF00 >> count)  // 110…, 1110…, 11110…
+                for i in 0 ..< count {
+                    let bits = UInt8(truncatingIfNeeded: scalar >> UInt32(6 * (count - 1 - i)))
+                    out.append(i == 0 ? mark | bits : 0x80 | (bits & 0x3F))
+                }
             }
+            return String(decoding: out, as: UTF8.self)
         }
-        return String(out)
     }
 
     /// Without leading and trailing white space: ASCII's, and Unicode's as libc

@@ -17,12 +17,14 @@ enum FileProblem: Error, Equatable {
 
     /// What is wrong, to follow the path in a line: "… is a FIFO, not a regular file".
     var clause: String {
-        switch self {
-        case .missing: "is missing"
-        case .notRegular(let kind): "is \(kind), not a regular file"
-        case .symlinkLoop: "is a loop of symbolic links"
-        case .tooLarge(let size, let limit): "is \(size) bytes, over the limit of \(limit) bytes"
-        case .failed(let code): "cannot be read: \(String(cString: strerror(code)))"
+        @inline(never) get {
+            switch self {
+            case .missing: "is missing"
+            case .notRegular(let kind): built("is \(kind), not a regular file")
+            case .symlinkLoop: "is a loop of symbolic links"
+            case .tooLarge(let size, let limit): built("is \(size) bytes, over the limit of \(limit) bytes")
+            case .failed(let code): built("cannot be read: \(ErrnoText(code: code))")
+            }
         }
     }
 
@@ -31,7 +33,7 @@ enum FileProblem: Error, Equatable {
         switch self {
         case .missing: String(cString: strerror(ENOENT))
         case .failed(let code): String(cString: strerror(code))
-        default: "it \(clause)"
+        default: built("it \(clause)")
         }
     }
 

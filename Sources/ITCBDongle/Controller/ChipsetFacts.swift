@@ -17,11 +17,11 @@ struct ChipsetFacts {
         label = text(description.label).escaped
         info = description.info
         request = description.request
-        failure = "\(description.failure)"
+        failure = staticText(description.failure)
         summaryLevel = description.summaryLevel
         summary = text(description.summary).escaped
     }
 
-    var directory: String { "\(info.directory)" }
-    var package: String { "Debian package \(info.package)" }
+    var directory: String { staticText(info.directory) }
+    var package: String { built("Debian package \(info.package)") }
 }

@@ -24,7 +24,12 @@ struct DeviceTree {
 
     /// The name Linux `btbcm.c` gives the board (`btbcm_get_board_name`: the
     /// first `compatible` entry, '/' as '-'); empty without a tree.
-    var boardName: String { compatible.first.map { $0.replacingOccurrences(of: "/", with: "-") } ?? "" }
+    var boardName: String {
+        guard let first = compatible.first else { return "" }
+        var bytes = Array(first.utf8)  // '/' is one byte: replaced in place
+        for i in bytes.indices where bytes[i] == UInt8(ascii: "/") { bytes[i] = UInt8(ascii: "-") }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// `boardName` as the chipsets take it (`ChipsetContext.board`).
     var boardText: Capacity.ChipsetText {
@@ -83,25 +88,25 @@ struct BoardUART: Equatable {
     /// (`aliases/bluetooth`) gives `max-speed`, its UART `uart-has-rtscts`.
     static func decide(_ tree: DeviceTree) -> BoardUART {
         guard let board = tree.compatible.first else {
-            return standard("no device tree at \(tree.directory); the UART's defaults")
+            return standard(built("no device tree at \(tree.directory); the UART's defaults"))
         }
         let model = tree.model ?? board
         guard tree.isRaspberryPi else {
-            return standard("\(model.escaped) is not a Raspberry Pi (compatible \(board.escaped)); the UART's defaults")
+            return standard(built("\(escaped: model) is not a Raspberry Pi (compatible \(escaped: board)); the UART's defaults"))
         }
         let gpio = "soc/gpio@7e200000"
         if let pins = tree.property(gpio + "/uart0_pins/brcm,pins") {
             let uart0 = tree.property("aliases/uart0")
             guard uart0 != nil, uart0 == tree.property("aliases/serial1") else {
                 return BoardUART(baud: 460_800, flow: false,
-                                 reason: "\(model.escaped): the mini-UART carries Bluetooth (aliases/uart0 is not aliases/serial1), as Raspberry Pi's btuart")
+                                 reason: built("\(escaped: model): the mini-UART carries Bluetooth (aliases/uart0 is not aliases/serial1), as Raspberry Pi's btuart"))
             }
             if pins.count == 16 {
                 return BoardUART(baud: 3_000_000, flow: true,
-                                 reason: "\(model.escaped): the Bluetooth UART has four pins (uart0_pins: TX, RX, CTS, RTS), as Raspberry Pi's btuart")
+                                 reason: built("\(escaped: model): the Bluetooth UART has four pins (uart0_pins: TX, RX, CTS, RTS), as Raspberry Pi's btuart"))
             }
             return BoardUART(baud: 921_600, flow: false,
-                             reason: "\(model.escaped): the Bluetooth UART has \(pins.count / 4) pins (uart0_pins: no CTS, RTS), as Raspberry Pi's btuart")
+                             reason: built("\(escaped: model): the Bluetooth UART has \(pins.count / 4) pins (uart0_pins: no CTS, RTS), as Raspberry Pi's btuart"))
         }
         if let node = DeviceTree.readString(tree.directory + "/aliases/bluetooth")?.afterBytePrefix("/"),
            let speed = tree.cell(String(node) + "/max-speed"), SerialTransport.speed(speed) != nil {
@@ -114,9 +119,9 @@ struct BoardUART: Equatable {
             }
             let flow = tree.property(uart + "/uart-has-rtscts") != nil
             return BoardUART(baud: speed, flow: flow,
-                             reason: "\(model.escaped): the Bluetooth node's max-speed, its UART \(flow ? "with" : "without") uart-has-rtscts, as Linux's hci_bcm reads them")
+                             reason: built("\(escaped: model): the Bluetooth node's max-speed, its UART \(flow ? "with" : "without") uart-has-rtscts, as Linux's hci_bcm reads them"))
         }
-        return standard("\(model.escaped): the tree names no Bluetooth UART pins (\(gpio)/uart0_pins) nor a Bluetooth node; the UART's defaults")
+        return standard(built("\(escaped: model): the tree names no Bluetooth UART pins (\(gpio)/uart0_pins) nor a Bluetooth node; the UART's defaults"))
     }
 
     /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).
@@ -125,15 +130,15 @@ struct BoardUART: Equatable {
         var given: [String] = []
         if let baud {
             choice.baud = baud
-            given.append("@\(baud)")
+            given.append(built("@\(baud)"))
         }
         if let flow {
             choice.flow = flow
             given.append(flow ? ",flow" : ",noflow")
         }
-        let rate = "\(choice.baud) baud \(choice.flow ? "with RTS/CTS" : "without flow control")"
+        let rate = built("\(choice.baud) baud \(choice.flow ? "with RTS/CTS" : "without flow control")")
         let why = given.isEmpty ? reason
-            : "\(given.joined()) given; the board's own: \(self.baud) baud \(self.flow ? "with RTS/CTS" : "without flow control") (\(reason))"
-        return (choice, "\(rate) once the chip is set up: \(why)")
+            : built("\(given.joined()) given; the board's own: \(self.baud) baud \(self.flow ? "with RTS/CTS" : "without flow control") (\(reason))")
+        return (choice, built("\(rate) once the chip is set up: \(why)"))
     }
 }

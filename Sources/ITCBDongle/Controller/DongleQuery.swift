@@ -44,20 +44,20 @@ enum DongleQuery {
                 chipset = family(found.info)
                 served = true
                 model = text(found.model)
-                firmware = "\(found.info.directory)/" + text(found.file)
-                let shipped = "\(found.info.usbPackage)"
+                firmware = built("\(found.info.directory)/\(text(found.file))")
+                let shipped = staticText(found.info.usbPackage)
                 package = shipped.isEmpty ? nil : String(shipped.prefix(beforeASCII: " "))
             } else if let listed = NotServed.reason(vendor: vendor, product: product) {
-                chipset = "\(listed.family)"
-                reason = "\(listed.why)"
-                served = sameBytes("\(listed.family)", "csr")  // a standard controller: driven without a set-up
+                chipset = staticText(listed.family)
+                reason = staticText(listed.why)
+                served = sameBytes(staticText(listed.family), "csr")  // a standard controller: driven without a set-up
             } else {
                 reason = "no chipset of the table claims it: driven as a standard controller when its class is "
                     + "E0/01/01 and it needs no firmware"
             }
         }
 
-        var id: String { "\(hex4(vendor)):\(hex4(product))" }
+        var id: String { built("\(hex4(vendor)):\(hex4(product))") }
 
         /// Built as bytes (BuiltText): String appends are inlined at every use.
         var line: String {
@@ -94,5 +94,5 @@ enum DongleQuery {
     }
 
     /// "realtek", "broadcom": the table's family in lower case.
-    static func family(_ info: ChipsetInfo) -> String { "\(info.vendor)".lowercasedASCII() }
+    static func family(_ info: ChipsetInfo) -> String { staticText(info.vendor).lowercasedASCII() }
 }

@@ -30,7 +30,7 @@ struct PowerLine {
     let chip: String
     let offset: UInt32
 
-    var description: String { "\(PowerLine.name) (\(chip.escaped) line \(offset))" }
+    var description: String { built("\(PowerLine.name) (\(escaped: chip) line \(offset))") }
 
     static var directory: String {
         if let value = getenv("ITCB_GPIOCHIP_DIR"), value[0] != 0 { return String(cString: value) }
@@ -49,9 +49,9 @@ struct PowerLine {
         switch search(tree: tree) {
         case .success(let line):
             found = line
-            finding = "\(port): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh"
+            finding = built("\(port): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh")
         case .failure(let why):
-            finding = "\(port): no power line to cycle (\(why.text)); a chip silent at both rates ends in exit \(Exit.controller)"
+            finding = built("\(port): no power line to cycle (\(why.text)); a chip silent at both rates ends in exit \(Exit.controller)")
         }
     }
 
@@ -68,12 +68,12 @@ struct PowerLine {
     /// that name need not power this radio), the first free one by name.
     static func search(tree: DeviceTree) -> Result<PowerLine, NotFound> {
         guard tree.isRaspberryPi else {
-            return .failure(NotFound(text: tree.compatible.isEmpty ? "no device tree at \(tree.directory.escaped)"
-                                     : "\((tree.model ?? tree.boardName).escaped) is not a Raspberry Pi"))
+            return .failure(NotFound(text: tree.compatible.isEmpty ? built("no device tree at \(escaped: tree.directory)")
+                                     : built("\(escaped: tree.model ?? tree.boardName) is not a Raspberry Pi")))
         }
         let dir = directory
         guard let handle = opendir(dir) else {
-            return .failure(NotFound(text: "cannot read \(dir.escaped): \(errnoString())"))
+            return .failure(NotFound(text: built("cannot read \(escaped: dir): \(errnoText)")))
         }
         var chips: [String] = []
         while let entry = readdir(handle) {
@@ -104,7 +104,7 @@ struct PowerLine {
         }
         // A chip that could not be read, or a line held by another, says more than "none".
         if !problems.isEmpty { return .failure(NotFound(text: problems.joined(separator: "; "))) }
-        return .failure(NotFound(text: chips.isEmpty ? "no gpiochip in \(dir.escaped)" : "no GPIO line named \(name) on \(dir.escaped)/gpiochip*"))
+        return .failure(NotFound(text: chips.isEmpty ? built("no gpiochip in \(escaped: dir)") : built("no GPIO line named \(name) on \(escaped: dir)/gpiochip*")))
     }
 
     /// gpiochip2 before gpiochip10: the shorter name first, then byte by byte.
@@ -119,22 +119,22 @@ struct PowerLine {
         let fd = clinux_open(path, O_RDWR | O_CLOEXEC, 0)
         guard fd >= 0 else {
             let hint = errno == EACCES || errno == EPERM ? " (the service needs DeviceAllow=char-gpiochip rw)" : ""
-            return .failure(NotFound(text: "cannot open \(path.escaped): \(errnoString())\(hint)"))
+            return .failure(NotFound(text: built("cannot open \(escaped: path): \(errnoText)\(hint)")))
         }
         defer { sysClose(fd) }
         let lines = clinux_gpiochip_lines(fd)
-        guard lines >= 0 else { return .failure(NotFound(text: "\(path.escaped) is not a gpiochip: \(errnoString())")) }
+        guard lines >= 0 else { return .failure(NotFound(text: built("\(escaped: path) is not a gpiochip: \(errnoText)"))) }
         var lineName = [CChar](repeating: 0, count: Int(GPIO_MAX_NAME_SIZE))
         var holder = [CChar](repeating: 0, count: Int(GPIO_MAX_NAME_SIZE))
         for offset in 0..<UInt32(lines) {
             var used: Int32 = 0
             guard clinux_gpio_line_info(fd, offset, &lineName, &holder, &used) == 0 else {
-                return .failure(NotFound(text: "\(path.escaped) line \(offset): \(errnoString())"))
+                return .failure(NotFound(text: built("\(escaped: path) line \(offset): \(errnoText)")))
             }
             guard sameBytes(PowerLine.text(lineName), wanted) else { continue }
             if used != 0 {
                 let who = PowerLine.text(holder)
-                return .failure(NotFound(text: "\(wanted) on \(path.escaped) line \(offset) is held by \(who.isEmpty ? "another consumer" : who.escaped) (the kernel's Bluetooth driver still has the radio?)"))
+                return .failure(NotFound(text: built("\(wanted) on \(escaped: path) line \(offset) is held by \(who.isEmpty ? "another consumer" : who.escaped) (the kernel's Bluetooth driver still has the radio?)")))
             }
             return .success(offset)
         }
@@ -142,25 +142,23 @@ struct PowerLine {
     }
 
     /// A NUL-ended C string held in an array.
-    static func text(_ chars: [CChar]) -> String {
-        String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func text(_ chars: [CChar]) -> String { string(fromCString: chars) }
 
     /// Off, Linux's wait, on, its wait again. Nil when done, else why not.
     func cycle() -> String? {
         if PowerLine.lineFD < 0 {
             let fd = clinux_open(chip, O_RDWR | O_CLOEXEC, 0)
-            guard fd >= 0 else { return "cannot open \(chip.escaped): \(errnoString())" }
+            guard fd >= 0 else { return built("cannot open \(escaped: chip): \(errnoText)") }
             let line = clinux_gpio_request_output(fd, offset, 0, PowerLine.consumer)
             let failure = line < 0 ? errnoString() : ""
             sysClose(fd)  // the line's descriptor stands on its own
-            guard line >= 0 else { return "cannot request \(description) as an output: \(failure)" }
+            guard line >= 0 else { return built("cannot request \(description) as an output: \(failure)") }
             PowerLine.lineFD = line
         } else if clinux_gpio_set(PowerLine.lineFD, 0) != 0 {
-            return "cannot drive \(description) low: \(errnoString())"
+            return built("cannot drive \(description) low: \(errnoText)")
         }
         PowerLine.wait(PowerLine.settle)
-        guard clinux_gpio_set(PowerLine.lineFD, 1) == 0 else { return "cannot drive \(description) high: \(errnoString())" }
+        guard clinux_gpio_set(PowerLine.lineFD, 1) == 0 else { return built("cannot drive \(description) high: \(errnoText)") }
         PowerLine.wait(PowerLine.settle)
         return nil
     }

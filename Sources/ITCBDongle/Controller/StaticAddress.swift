@@ -38,6 +38,11 @@ func hostName() -> String {
 }
 
 /// The text of a NUL-terminated C buffer (up to the first NUL, or all of it).
+@inline(never)
 func string(fromCString buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    buffer.withUnsafeBytes { raw in
+        var end = 0
+        while end < raw.count, raw[end] != 0 { end += 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[0 ..< end]), as: UTF8.self)
+    }
 }

@@ -32,7 +32,7 @@ struct VendorFiles {
         release()
         firmwarePath = ""
         guard let facts = setup.facts() else { return false }
-        let folder = "\(directory)/\(facts.directory)"
+        let folder = built("\(directory)/\(facts.directory)")
         let limit = facts.info.maximumFileSize
         let request = facts.request
         let tried = VendorFiles.candidatePaths(request, folder: folder)
@@ -51,13 +51,13 @@ struct VendorFiles {
             // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
             let (path, problem) = refused ?? (tried.joined(separator: " or "), .missing)
             if request.optional {
-                Log.warning("\(facts.label): firmware file \(path.escaped) \(problem.clause); the controller runs from its ROM")
+                Log.warning("\(facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
                 return true
             }
             Log.error(VendorFiles.line(facts, "firmware file", path, problem))
             return false
         }
-        let companionPath = "\(folder)/\(text(request.companion))"
+        let companionPath = built("\(folder)/\(text(request.companion))")
         var companionProblem = FileProblem.missing
         if !request.companion.isEmpty {
             do throws(FileProblem) {
@@ -70,15 +70,15 @@ struct VendorFiles {
             Log.error(VendorFiles.line(facts, "config file", companionPath, companionProblem))
             return false
         }
-        Log.info("\(facts.label): loading \(firmwarePath.escaped)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
+        Log.info("\(facts.label): loading \(escaped: firmwarePath)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
         return true
     }
 
     /// A file the set-up cannot have, in one line: missing (and the package that
     /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
     static func line(_ facts: ChipsetFacts, _ what: String, _ path: String, _ problem: FileProblem) -> String {
-        let tail = problem == .missing ? "; it is in the \(facts.package)" : ""
-        return "\(facts.label): \(what) \(path.escaped) \(problem.clause)\(tail)"
+        let tail = problem == .missing ? built("; it is in the \(facts.package)") : ""
+        return built("\(facts.label): \(what) \(escaped: path) \(problem.clause)\(tail)")
     }
 
     /// The set-up handed over to the host: what it loaded, and an address the
@@ -86,7 +86,7 @@ struct VendorFiles {
     mutating func setupEnded(_ setup: borrowing VendorSetup, _ configuration: inout HostConfiguration) {
         reportLoaded(setup)
         guard let shared = setup.status.sharedDefaultAddress, let facts = setup.facts() else { return }
-        let why = "\(facts.label): its address \(shared.string) is a default every unit of the model shares"
+        let why = built("\(facts.label): its address \(shared.string) is a default every unit of the model shares")
         if configuration.forceRandomAddress {
             Log.info("\(why); --address is used")
             return
@@ -98,8 +98,14 @@ struct VendorFiles {
     /// The firmware's candidate names under `folder`, in the order the chipset tries them.
     static func candidatePaths(_ request: FileRequest, folder: String) -> [String] {
         var paths: [String] = []
-        request.forEachCandidate { paths.append(folder + "/" + String(decoding: $0, as: UTF8.self)) }
+        request.forEachCandidate { addPath(&paths, folder, $0) }
         return paths
+    }
+
+    /// Outlined: forEachCandidate calls its body from two places.
+    @inline(never)
+    private static func addPath(_ paths: inout [String], _ folder: String, _ name: UnsafeRawBufferPointer) {
+        paths.append(built("\(folder)/\(String(decoding: name, as: UTF8.self))"))
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
@@ -107,7 +113,7 @@ struct VendorFiles {
         reported = true
         defer { release() }
         guard let facts = setup.facts() else { return }
-        ChipsetReport.line = "\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (\(facts.package))"
+        ChipsetReport.line = built("\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (\(facts.package))")
         switch facts.summaryLevel {
         case .info: Log.info("\(facts.label): \(facts.summary)")
         case .debug: Log.debug("\(facts.label): \(facts.summary)")
@@ -121,15 +127,15 @@ struct VendorFiles {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
         }
-        let file = firmwarePath.isEmpty ? "" : " (\(firmwarePath.escaped))"
+        let file = firmwarePath.isEmpty ? "" : built(" (\(escaped: firmwarePath))")
         // It may name what the controller reported (a firmware id): escaped.
-        let detail = setup.failureDetail().map { $0.isEmpty ? "" : ": \(text($0).escaped)" } ?? ""
+        let detail = setup.failureDetail().map { $0.isEmpty ? "" : built(": \(text($0).escaped)") } ?? ""
         Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(detail)\(file)")
     }
 
     /// The controller went silent during the set-up: which one.
     static func silentPhase(_ setup: borrowing VendorSetup) -> String {
         guard let facts = setup.facts() else { return "the chipset probe (Reset, Read Local Version)" }
-        return "the \(facts.info.vendor) \(facts.info.setupName)"
+        return built("the \(facts.info.vendor) \(facts.info.setupName)")
     }
 }

@@ -22,10 +22,10 @@ final class BTSnoopWriter {
         } catch {
             throw .unavailable("cannot write btsnoop file \(path): \(error.reason)")
         }
-        var header: [UInt8] = Array("btsnoop".utf8) + [0]
-        header += BTSnoopWriter.bigEndian(UInt32(1))  // version
-        header += BTSnoopWriter.bigEndian(UInt32(1002))  // datalink: H4
-        header.withUnsafeBytes { bytes in
+        // "btsnoop\0", version 1, datalink 1002 (H4), big-endian: on the stack, no arrays.
+        var header: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+            = (0x62, 0x74, 0x73, 0x6E, 0x6F, 0x6F, 0x70, 0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA)
+        withUnsafeBytes(of: &header) { bytes in
             let written = sysWrite(fd, bytes.baseAddress, bytes.count)
             let error = written < 0 ? errno : 0
             finish(bytes, from: written, error: error)
@@ -66,10 +66,6 @@ final class BTSnoopWriter {
         failed = true
         let reason = code == ENOSPC ? "disk full" : String(cString: strerror(code))
         Log.warning("btsnoop: cannot write \(path) (\(reason)); packet logging stopped at the last whole record, still serving")
-    }
-
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 
     /// Logs one H4 packet (indicator byte included).

@@ -103,17 +103,9 @@ struct BuiltText: ExpressibleByStringInterpolation {
         @inline(never)
         mutating func appendDecimal(negative: Bool, _ magnitude: UInt64) {
             if negative { bytes.append(0x2D) }
-            var digits = InlineArray<20, UInt8>(repeating: 0)
-            var count = 0
-            var rest = magnitude
-            repeat {
-                digits[count] = 48 + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            while count > 0 {
-                count -= 1
-                bytes.append(digits[count])
+            withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { digits in
+                let count = writeDecimal(magnitude, to: digits.baseAddress!)
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[0 ..< count]))
             }
         }
     }

@@ -49,8 +49,8 @@ enum JSONOutput {
     static func finish(_ code: Int32) -> Int32 {
         guard enabled, code != Exit.success, !failureShown else { return code }
         failureShown = true
-        let message = code == 130 || code == 143 ? "stopped by \(code == 130 ? "SIGINT (Ctrl-C)" : "SIGTERM")"
-            : Log.firstError ?? "exit status \(code)"
+        let message = code == 130 || code == 143 ? built("stopped by \(code == 130 ? "SIGINT (Ctrl-C)" : "SIGTERM")")
+            : Log.firstError ?? built("exit status \(code)")
         emitJSON(["error": .string(errorKind ?? kind(code)), "message": .string(message), "exit": .int(Int(code))])
         return code
     }
@@ -69,30 +69,24 @@ func jsonString(_ s: String) -> String {
         while index < raw.count {
             let length = max(UntrustedText.sequenceLength(raw, at: index), 1)
             let scalar = UntrustedText.decode(raw, at: index, length: length)
-            var escape: UInt8 = 0
+            // Each escape built on the stack and appended once (one append site).
+            var escape = UntrustedText.Escape()
             switch scalar {
-            case 0x22, 0x5C: escape = UInt8(scalar)
-            case 0x0A: escape = UInt8(ascii: "n")
-            case 0x0D: escape = UInt8(ascii: "r")
-            case 0x09: escape = UInt8(ascii: "t")
-            default: break
-            }
-            if escape != 0 {
-                out.append(0x5C)
-                out.append(escape)
-            } else if UntrustedText.needsEscape(scalar, wholeLine: true) {
-                // Controls, DEL, C1 and bidi controls as \u escapes (RFC 8259 §7):
-                // the same string to a JSON reader, nothing a terminal acts on.
-                let digits: StaticString = "0123456789abcdef"
-                out.append(0x5C)
-                out.append(UInt8(ascii: "u"))
-                var shift: UInt32 = 16
-                while shift > 0 {
-                    shift -= 4
-                    out.append(digits.utf8Start[Int((scalar >> shift) & 0xF)])
-                }
-            } else {
+            case 0x22, 0x5C: escape.put(UInt8(scalar))
+            case 0x0A: escape.put(UInt8(ascii: "n"))
+            case 0x0D: escape.put(UInt8(ascii: "r"))
+            case 0x09: escape.put(UInt8(ascii: "t"))
+            // Controls, DEL, C1 and bidi controls as \u escapes (RFC 8259 §7):
+            // the same string to a JSON reader, nothing a terminal acts on.
+            case _ where UntrustedText.needsEscape(scalar, wholeLine: true): escape.scalar(scalar)
+            default:
                 out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[index ..< index + length]))
+                index += length
+                continue
+            }
+            _ = escape.withBytes { piece in
+                out.append(contentsOf: piece)
+                return true
             }
             index += length
         }

@@ -5,11 +5,12 @@ extension Array where Element == String {
     /// calls this (the same text) rather than a 1.6 KB specialisation of each.
     @inline(never)
     func joined(separator: String = "") -> String {
-        var result = ""
+        // Into one byte buffer by BuiltText's outlined appends (String.append is inlined).
+        var text = BuiltText.Builder(literalCapacity: 0, interpolationCount: count)
         for (index, part) in enumerated() {
-            if index > 0 { result.append(separator) }
-            result.append(part)
+            if index > 0 { text.appendInterpolation(separator) }
+            text.appendInterpolation(part)
         }
-        return result
+        return String(decoding: text.bytes, as: UTF8.self)
     }
 }

@@ -15,7 +15,9 @@ enum Log {
 
     /// "<4>itcb-dongle: warning: " (the priority under systemd only).
     static func prefix(_ level: LogLevel) -> String {
-        (toJournal ? "<\(level.priority)>" : "") + "itcb-dongle: \(level.name): "
+        var bytes: [UInt8] = []
+        appendLogPrefix(level, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Inlined where it is called: the message is built there only when the
@@ -37,13 +39,17 @@ enum Log {
     }
 
     @inline(never)
-    static func emit(_ level: LogLevel, _ message: BuiltText) { emit(level, message.string) }
+    static func emit(_ level: LogLevel, _ message: BuiltText) {
+        if level == .error, firstError == nil { firstError = message.string }
+        guard level <= Log.level else { return }
+        message.bytes.withUnsafeBytes { writeLine(2, level, $0) }
+    }
 
     @inline(never)
     static func emit(_ level: LogLevel, _ message: String) {
         if level == .error, firstError == nil { firstError = message }
         guard level <= Log.level else { return }
-        writeStandardError(prefix(level) + UntrustedText.line(message) + "\n")
+        writeLine(2, level, message)
     }
 
     @inline(__always) static func error(_ m: @autoclosure () -> BuiltText) { write(.error, m()) }
@@ -66,30 +72,33 @@ func writeStandardError(_ text: String) {
 }
 
 func writeRaw(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { sysWrite(fd, $0.baseAddress, $0.count) }
+    var text = text
+    _ = text.withUTF8 { sysWrite(fd, $0.baseAddress, $0.count) }
 }
 
 /// Writes a line straight to fd 1, so piped output (--json) streams as it happens.
-func printLine(_ text: String) {
-    PromptLine.end()
-    writeRaw(1, UntrustedText.line(text) + "\n")
-}
+func printLine(_ text: String) { writeLine(1, nil, text) }
 
 extension BDAddress {
     /// "AA:BB:CC:DD:EE:FF" (most significant byte first).
     var string: String {
         @inline(never) get {
-            let digits: StaticString = "0123456789ABCDEF"
-            return withUnsafeTemporaryAllocation(byteCount: 17, alignment: 1) { out in
-                for i in 0..<6 {
-                    let value = printedByte(i)
-                    out[3 * i] = digits.utf8Start[Int(value >> 4)]
-                    out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
-                    if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
-                }
+            withUnsafeTemporaryAllocation(byteCount: 17, alignment: 1) { out in
+                writeText(to: out.baseAddress!)
                 return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
             }
+        }
+    }
+
+    /// "AA:BB:CC:DD:EE:FF", 17 bytes at `out`: the one writer of `string` and `LogLine.address`.
+    @inline(never)
+    func writeText(to out: UnsafeMutableRawPointer) {
+        let digits: StaticString = "0123456789ABCDEF"
+        for i in 0..<6 {
+            let value = printedByte(i)
+            out.storeBytes(of: digits.utf8Start[Int(value >> 4)], toByteOffset: 3 * i, as: UInt8.self)
+            out.storeBytes(of: digits.utf8Start[Int(value & 0xF)], toByteOffset: 3 * i + 1, as: UInt8.self)
+            if i < 5 { out.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 3 * i + 2, as: UInt8.self) }
         }
     }
 
@@ -118,11 +127,11 @@ func hex(_ byte: UInt8) -> String {
 
 func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
     let digits: StaticString = "0123456789ABCDEF"
-    var text: [UInt8] = []
+    // Sized once and filled in place: spaces, then each byte's two digits.
+    var text = [UInt8](repeating: 0x20, count: max(0, 3 * bytes.count - 1))
     for (index, byte) in bytes.enumerated() {
-        if index > 0 { text.append(0x20) }
-        text.append(digits.utf8Start[Int(byte >> 4)])
-        text.append(digits.utf8Start[Int(byte & 0xF)])
+        text[3 * index] = digits.utf8Start[Int(byte >> 4)]
+        text[3 * index + 1] = digits.utf8Start[Int(byte & 0xF)]
     }
     return String(decoding: text, as: UTF8.self)
 }
@@ -134,35 +143,54 @@ extension FixedBytes {
 
 /// HCI error codes by name (Core Vol 1 Part F), for disconnection reasons and failures.
 func hciStatusName(_ status: UInt8) -> String {
-    let name: String
-    switch status {
-    case 0x00: name = "success"
-    case 0x02: name = "unknown connection identifier"
-    case 0x03: name = "hardware failure"
-    case 0x05: name = "authentication failure"
-    case 0x08: name = "connection timeout"
-    case 0x0C: name = "command disallowed"
-    case 0x12: name = "invalid parameters"
-    case 0x13: name = "remote user terminated connection"
-    case 0x14: name = "remote device terminated (low resources)"
-    case 0x15: name = "remote device terminated (power off)"
-    case 0x16: name = "connection terminated by local host"
-    case 0x1A: name = "unsupported remote feature"
-    case 0x22: name = "LL response timeout"
-    case 0x28: name = "instant passed"
-    case 0x3B: name = "unacceptable connection parameters"
-    case 0x3D: name = "connection terminated due to MIC failure"
-    case 0x3E: name = "connection failed to be established"
-    default: name = "error"
-    }
-    return "\(name) (0x\(hex(status)))"
+    let name = tableName(hciStatusTable, UInt16(status)) ?? "error"
+    return built("\(name) (0x\(hex(status)))")
 }
+
+private let hciStatusTable: StaticString = """
+00 success
+02 unknown connection identifier
+03 hardware failure
+05 authentication failure
+08 connection timeout
+0C command disallowed
+12 invalid parameters
+13 remote user terminated connection
+14 remote device terminated (low resources)
+15 remote device terminated (power off)
+16 connection terminated by local host
+1A unsupported remote feature
+22 LL response timeout
+28 instant passed
+3B unacceptable connection parameters
+3D connection terminated due to MIC failure
+3E connection failed to be established
+"""
 
 /// Bluetooth Core versions by HCI/LMP version number (Assigned Numbers).
 func coreVersionName(_ version: UInt8) -> String {
-    let names = ["1.0b", "1.1", "1.2", "2.0", "2.1", "3.0", "4.0", "4.1", "4.2", "5.0", "5.1", "5.2", "5.3", "5.4", "6.0", "6.1"]
-    return Int(version) < names.count ? "Bluetooth \(names[Int(version)])" : "version 0x\(hex(version))"
+    guard let name = tableName(coreVersionTable, UInt16(version)) else { return built("version 0x\(hex(version))") }
+    return built("Bluetooth \(name)")
 }
+
+private let coreVersionTable: StaticString = """
+00 1.0b
+01 1.1
+02 1.2
+03 2.0
+04 2.1
+05 3.0
+06 4.0
+07 4.1
+08 4.2
+09 5.0
+0A 5.1
+0B 5.2
+0C 5.3
+0D 5.4
+0E 6.0
+0F 6.1
+"""
 
 /// Logs a host event at its level, in the core's words (`HostEvent.describe`,
 /// the firmware's too); the names of commands, statuses and companies come

@@ -87,10 +87,9 @@ func decimalDigits(_ value: Int) -> (digits: InlineArray<20, UInt8>, count: Int)
 extension LogLine: LogSink {
     mutating func decimal(_ value: Int) {
         if value < 0 { buffer.append(0x2D) }
-        var (digits, count) = decimalDigits(value)
-        while count > 0 {
-            count -= 1
-            buffer.append(digits[count])
+        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { digits in
+            let count = writeDecimal(UInt64(value.magnitude), to: digits.baseAddress!)
+            _ = buffer.append(UnsafeRawBufferPointer(rebasing: digits[0 ..< count]))
         }
     }
 
@@ -103,15 +102,9 @@ extension LogLine: LogSink {
     /// Built in a 17-byte stack buffer and appended once (on the line of every
     /// answered question: per-byte appends cost three times as much).
     mutating func address(_ address: BDAddress) {
-        let digits: StaticString = "0123456789ABCDEF"
         var text: (UInt64, UInt64, UInt8) = (0, 0, 0)
         withUnsafeMutableBytes(of: &text) { out in
-            for i in 0..<6 {
-                let value = address.printedByte(i)
-                out[3 * i] = digits.utf8Start[Int(value >> 4)]
-                out[3 * i + 1] = digits.utf8Start[Int(value & 0xF)]
-                if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
-            }
+            address.writeText(to: out.baseAddress!)
             _ = buffer.append(UnsafeRawBufferPointer(rebasing: out[0..<17]))
         }
     }

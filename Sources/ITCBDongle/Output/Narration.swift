@@ -6,38 +6,39 @@ import BLEHost
 
 /// ATT opcode names (Vol 3 Part F §3.4.8).
 func attOpcodeName(_ opcode: UInt8) -> String {
-    switch opcode {
-    case 0x01: "Error Response"
-    case 0x02: "Exchange MTU Request"
-    case 0x03: "Exchange MTU Response"
-    case 0x04: "Find Information Request"
-    case 0x05: "Find Information Response"
-    case 0x06: "Find By Type Value Request"
-    case 0x07: "Find By Type Value Response"
-    case 0x08: "Read By Type Request"
-    case 0x09: "Read By Type Response"
-    case 0x0A: "Read Request"
-    case 0x0B: "Read Response"
-    case 0x0C: "Read Blob Request"
-    case 0x0D: "Read Blob Response"
-    case 0x0E: "Read Multiple Request"
-    case 0x0F: "Read Multiple Response"
-    case 0x10: "Read By Group Type Request"
-    case 0x11: "Read By Group Type Response"
-    case 0x12: "Write Request"
-    case 0x13: "Write Response"
-    case 0x16: "Prepare Write Request"
-    case 0x17: "Prepare Write Response"
-    case 0x18: "Execute Write Request"
-    case 0x19: "Execute Write Response"
-    case 0x1B: "Handle Value Notification"
-    case 0x1D: "Handle Value Indication"
-    case 0x1E: "Handle Value Confirmation"
-    case 0x52: "Write Command"
-    case 0xD2: "Signed Write Command"
-    default: "ATT opcode 0x\(hex(opcode))"
-    }
+    tableName(attOpcodeTable, UInt16(opcode)) ?? built("ATT opcode 0x\(hex(opcode))")
 }
+
+private let attOpcodeTable: StaticString = """
+01 Error Response
+02 Exchange MTU Request
+03 Exchange MTU Response
+04 Find Information Request
+05 Find Information Response
+06 Find By Type Value Request
+07 Find By Type Value Response
+08 Read By Type Request
+09 Read By Type Response
+0A Read Request
+0B Read Response
+0C Read Blob Request
+0D Read Blob Response
+0E Read Multiple Request
+0F Read Multiple Response
+10 Read By Group Type Request
+11 Read By Group Type Response
+12 Write Request
+13 Write Response
+16 Prepare Write Request
+17 Prepare Write Response
+18 Execute Write Request
+19 Execute Write Response
+1B Handle Value Notification
+1D Handle Value Indication
+1E Handle Value Confirmation
+52 Write Command
+D2 Signed Write Command
+"""
 
 /// "ATT < Write Request, handle 0x000c, 13 bytes of value, link 0x0040" for the
 /// first fragment of an ACL packet carrying ATT; nil for anything else.
@@ -74,17 +75,17 @@ func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> String? {
 /// A GATT client event in words, for trace logs.
 func describe(_ event: GATTClientEvent) -> String {
     switch event {
-    case .mtuExchanged(let connection, let mtu): "MTU \(mtu) on 0x\(hex4(connection))"
-    case .serviceDiscovered(let connection, let start, let end): "service found on 0x\(hex4(connection)): handles 0x\(hex4(start))–0x\(hex4(end))"
-    case .serviceNotFound(let connection): "service not found on 0x\(hex4(connection))"
-    case .characteristicsDiscovered(let connection, let count): "\(count) characteristic(s) on 0x\(hex4(connection))"
-    case .descriptorsDiscovered(let connection, let count): "\(count) descriptor(s) on 0x\(hex4(connection))"
-    case .writeCompleted(let connection, let handle): "write to 0x\(hex4(handle)) done on 0x\(hex4(connection))"
-    case .readCompleted(let connection, let handle): "read of 0x\(hex4(handle)) done on 0x\(hex4(connection))"
+    case .mtuExchanged(let connection, let mtu): built("MTU \(mtu) on 0x\(hex4(connection))")
+    case .serviceDiscovered(let connection, let start, let end): built("service found on 0x\(hex4(connection)): handles 0x\(hex4(start))–0x\(hex4(end))")
+    case .serviceNotFound(let connection): built("service not found on 0x\(hex4(connection))")
+    case .characteristicsDiscovered(let connection, let count): built("\(count) characteristic(s) on 0x\(hex4(connection))")
+    case .descriptorsDiscovered(let connection, let count): built("\(count) descriptor(s) on 0x\(hex4(connection))")
+    case .writeCompleted(let connection, let handle): built("write to 0x\(hex4(handle)) done on 0x\(hex4(connection))")
+    case .readCompleted(let connection, let handle): built("read of 0x\(hex4(handle)) done on 0x\(hex4(connection))")
     case .error(let connection, let request, let handle, let code):
-        "\(attOpcodeName(request)) for 0x\(hex4(handle)) failed with ATT error 0x\(hex(code)) on 0x\(hex4(connection))"
-    case .timeout(let connection, let request): "\(attOpcodeName(request)) timed out on 0x\(hex4(connection))"
-    case .unexpectedResponse(let connection, let opcode): "unexpected \(attOpcodeName(opcode)) on 0x\(hex4(connection))"
+        built("\(attOpcodeName(request)) for 0x\(hex4(handle)) failed with ATT error 0x\(hex(code)) on 0x\(hex4(connection))")
+    case .timeout(let connection, let request): built("\(attOpcodeName(request)) timed out on 0x\(hex4(connection))")
+    case .unexpectedResponse(let connection, let opcode): built("unexpected \(attOpcodeName(opcode)) on 0x\(hex4(connection))")
     }
 }
 

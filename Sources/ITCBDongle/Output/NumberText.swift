@@ -85,6 +85,13 @@ func doubleText(_ value: Double) -> String {
 
 /// `value`'s decimal digits written at `offset`; how many.
 private func decimal(_ value: UInt64, into raw: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+    writeDecimal(value, to: raw.baseAddress! + offset)
+}
+
+/// `value`'s decimal digits (ASCII, no sign) written at `out`, up to 20; how
+/// many. The one decimal writer of BuiltText, LogLine and doubleText.
+@inline(never)
+func writeDecimal(_ value: UInt64, to out: UnsafeMutableRawPointer) -> Int {
     var count = 0
     var rest = value
     repeat {
@@ -92,8 +99,10 @@ private func decimal(_ value: UInt64, into raw: UnsafeMutableRawBufferPointer, a
         rest /= 10
     } while rest > 0
     rest = value
-    for i in stride(from: count - 1, through: 0, by: -1) {
-        raw[offset + i] = 0x30 + UInt8(rest % 10)
+    var index = count
+    while index > 0 {
+        index -= 1
+        out.storeBytes(of: 0x30 + UInt8(rest % 10), toByteOffset: index, as: UInt8.self)
         rest /= 10
     }
     return count

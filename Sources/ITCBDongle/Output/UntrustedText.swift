@@ -76,13 +76,13 @@ enum UntrustedText {
     /// A whole line of ours as it may be written: itself when nothing in it
     /// needs escaping (every line, unless a value was missed).
     static func line(_ text: String) -> String {
+        // A copy either way (only a usage error's line comes here): escaping a
+        // clean line copies it unchanged.
         var text = text
-        return text.withUTF8 { bytes in
-            let raw = UnsafeRawBufferPointer(bytes)
-            return safeRun(raw, from: 0, wholeLine: true) == raw.count ? nil : escaped(raw, wholeLine: true)
-        } ?? text
+        return text.withUTF8 { escaped(UnsafeRawBufferPointer($0), wholeLine: true) }
     }
 
+    @inline(never)
     static func escaped(_ raw: UnsafeRawBufferPointer, wholeLine: Bool = false) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)

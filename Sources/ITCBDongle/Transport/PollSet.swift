@@ -29,7 +29,7 @@ struct PollSet {
         fds[own].fd = extra
         fds[own + 1].fd = signals
         let n = poll(fds.baseAddress, nfds_t(fds.count), sleepMilliseconds(until: deadline, now: now))
-        if n < 0, errno != EINTR { throw .lost("poll failed: \(errnoString())") }
+        if n < 0, errno != EINTR { throw .lost("poll failed: \(errnoText)") }
         let woke = monotonicMilliseconds()
         guard n > 0 else { return (woke, false) }
         for i in 0..<own where fds[i].revents != 0 { return (woke, true) }

@@ -50,7 +50,7 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
     convenience init(path: String, baud: Int?, board: BoardUART, retry: Bool) throws(TransportError) {
         let first = baud ?? SerialTransport.startBaud
         let target = first == SerialTransport.startBaud ? board.baud : first
-        PowerLine.lookUp(port: "serial:\(path.escaped)", tree: DeviceTree.current)
+        PowerLine.lookUp(port: built("serial:\(escaped: path)"), tree: DeviceTree.current)
         if retry, SerialTransport.powerCycleDue, let line = PowerLine.found {
             // A power-cycled chip starts afresh at 115200, whatever rate it had.
             SerialTransport.powerCycleDue = false
@@ -112,13 +112,13 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
 
     func beginPortReset() -> String {
         SerialTransport.powerCycleDue = true
-        return "power-cycling it through \(PowerLine.found?.description ?? PowerLine.name)"
+        return built("power-cycling it through \(PowerLine.found?.description ?? PowerLine.name)")
     }
 
     var portResetName: String { "a power cycle" }
 
     /// "serial:/dev/ttyAMA0@3000000": the port and the rate it is at.
-    static func name(_ path: String, _ baud: Int) -> String { "serial:\(path)@\(baud)" }
+    static func name(_ path: String, _ baud: Int) -> String { built("serial:\(path)@\(baud)") }
 
     static func speed(_ baud: Int) -> speed_t? {
         switch baud {
@@ -151,13 +151,13 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
         }
         let opened = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
         guard opened >= 0 else {
-            let hint = errno == EACCES ? " (add your user to the 'dialout' group)" : ""
-            throw .unavailable("cannot open \(path): \(errnoString())\(hint)")
+            let hint: StaticString = errno == EACCES ? " (add your user to the 'dialout' group)" : ""
+            throw .unavailable("cannot open \(path): \(errnoText)\(hint)")
         }
         var tio = termios()
         guard tcgetattr(opened, &tio) == 0 else {
             sysClose(opened)
-            throw .unavailable("\(path) is not a serial port: \(errnoString())")
+            throw .unavailable("\(path) is not a serial port: \(errnoText)")
         }
         cfmakeraw(&tio)
         cfsetispeed(&tio, speed)

@@ -4,7 +4,7 @@ import CLinux
 final class TCPTransport: DescriptorTransport {
 
     init(host: String, port: UInt16) throws(TransportError) {
-        let description = "tcp:\(host):\(port)"
+        let description = built("tcp:\(host):\(port)")
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -58,7 +58,7 @@ final class TCPTransport: DescriptorTransport {
         let end = monotonicMilliseconds() + UInt64(timeout)
         while true {
             let now = monotonicMilliseconds()
-            guard now < end else { return .failed("no answer within \(formatNumber(Double(timeout) / 1000)) s") }
+            guard now < end else { return .failed(built("no answer within \(formatNumber(Double(timeout) / 1000)) s")) }
             switch Signals.sleep(Int32(end - now), watching: s, for: POLLOUT) {
             case .stop: return .stopped
             case .timedOut: continue

@@ -53,7 +53,7 @@ func readDescriptor(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, wha
     if n > 0 { return n }
     if n == 0 { throw .lost("\(what): the controller closed the connection") }
     if errno == EAGAIN || errno == EINTR { return 0 }
-    throw .lost("\(what): read failed: \(errnoString())")
+    throw .lost("\(what): read failed: \(errnoText)")
 }
 
 /// Writes all bytes to a descriptor, waiting with poll when it is full.
@@ -67,7 +67,7 @@ func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, what: String)
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             _ = poll(&p, 1, 1000)
         } else {
-            throw .lost("\(what): write failed: \(errnoString())")
+            throw .lost("\(what): write failed: \(errnoText)")
         }
     }
 }

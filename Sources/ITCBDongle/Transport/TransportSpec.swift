@@ -11,71 +11,106 @@ enum TransportSpec: Equatable {
     static let help = Program.transports
 
     /// Parses a --transport value; the error is one line that says what is expected.
+    /// Byte-wise throughout, over one array of the value's bytes with plain
+    /// indices (no Substrings, no Unicode comparison in the shipped binary):
+    /// every cut is at an ASCII byte, so each piece is valid UTF-8 again.
     static func parse(_ text: String) -> Result<TransportSpec, TransportSpecError> {
-        // Byte-wise throughout (ByteText.swift): no Unicode comparison in the shipped binary.
-        if sameBytes(text, "usb") { return .success(.usbAny) }
-        if let rest = text.afterBytePrefix("usb:") {
-            // Numbers by the one byte parser (ByteText.swift's parseWhole), read as
-            // UInt16(_:radix:) and Int(_:) read them.
-            if let id = rest.cut(at: ":"), !id.after.contains(ascii: ":") {
-                guard id.before.utf8.count == 4, id.after.utf8.count == 4,
-                      let vendor = parseUnsigned(id.before, radix: 16, maximum: 0xFFFF),
-                      let product = parseUnsigned(id.after, radix: 16, maximum: 0xFFFF) else {
+        var value = text
+        return value.withUTF8 { parse(text, $0) }
+    }
+
+    private static func parse(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Result<TransportSpec, TransportSpecError> {
+        let end = bytes.count
+        // bytes[from..<to] is `word` (`prefix`: starts with it).
+        func equals(_ from: Int, _ to: Int, _ word: StaticString, prefix: Bool = false) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard prefix ? to - from >= count : to - from == count else { return false }
+            for i in 0 ..< count where bytes[from + i] != word.utf8Start[i] { return false }
+            return true
+        }
+        func starts(_ prefix: StaticString) -> Bool { equals(0, end, prefix, prefix: true) }
+        func piece(_ from: Int, _ to: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[from ..< to]), as: UTF8.self) }
+        // The first (or last) `byte` in from..<to.
+        func find(_ byte: UInt8, _ from: Int, _ to: Int, last: Bool = false) -> Int? {
+            var found: Int? = nil
+            var index = from
+            while index < to {
+                if bytes[index] == byte {
+                    found = index
+                    if !last { break }
+                }
+                index += 1
+            }
+            return found
+        }
+        if end == 3, starts("usb") { return .success(.usbAny) }
+        if starts("usb:") {
+            // Numbers as UInt16(_:radix:) and Int(_:) read them (ByteText.swift's parseWhole).
+            if let colon = find(0x3A, 4, end), find(0x3A, colon + 1, end) == nil {
+                guard colon - 4 == 4, end - colon - 1 == 4,
+                      let vendor = wholeNumber(bytes, 4, colon, radix: 16, maximum: 0xFFFF),
+                      let product = wholeNumber(bytes, colon + 1, end, radix: 16, maximum: 0xFFFF) else {
                     return .failure(TransportSpecError("USB id must be four hex digits each, as in usb:0a12:0001"))
                 }
                 return .success(.usbID(vendor: UInt16(vendor), product: UInt16(product)))
             }
-            if let busPort = rest.cut(at: "-"), !busPort.after.contains(ascii: "-"), let bus = parseInteger(busPort.before), bus > 0 {
+            if let dash = find(0x2D, 4, end), find(0x2D, dash + 1, end) == nil,
+               let bus = wholeNumber(bytes, 4, dash, maximum: UInt64(Int.max)), bus > 0 {
                 var ports: [Int] = [], valid = true
-                for piece in busPort.after.split(ascii: ".", omittingEmptySubsequences: false) {
-                    guard let port = parseInteger(piece), port > 0, port < 256 else { valid = false; break }
-                    ports.append(port)
+                var start = dash + 1
+                while valid, start <= end {
+                    let stop = find(0x2E, start, end) ?? end
+                    if let port = wholeNumber(bytes, start, stop, maximum: 255), port > 0 { ports.append(Int(port)) } else { valid = false }
+                    start = stop + 1
                 }
                 if valid, ports.count <= 7 {
-                    return .success(.usbPath(bus: bus, ports: ports))
+                    return .success(.usbPath(bus: Int(bus), ports: ports))
                 }
             }
-            return .failure(TransportSpecError("bad USB selector ", quoting: String(rest), ": use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
+            return .failure(TransportSpecError("bad USB selector ", quoting: piece(4, end), ": use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
         }
-        if let rest = text.afterBytePrefix("tcp:") {
-            if rest.hasByteSuffix(",flow") || rest.hasByteSuffix(",noflow") || rest.contains(ascii: "@") {
+        if starts("tcp:") {
+            if equals(max(4, end - 5), end, ",flow") || equals(max(4, end - 7), end, ",noflow") || find(0x40, 4, end) != nil {
                 return .failure(TransportSpecError("@BAUD, ,flow and ,noflow are a serial port's (serial:PATH[@BAUD][,flow|,noflow]); tcp takes HOST:PORT only"))
             }
-            guard let hostPort = rest.cut(at: ":", last: true) else {
+            guard let colon = find(0x3A, 4, end, last: true) else {
                 return .failure(TransportSpecError("tcp transport needs HOST:PORT, as in tcp:127.0.0.1:1234"))
             }
-            var host = String(hostPort.before)
-            if host.hasBytePrefix("["), host.hasByteSuffix("]") { host = String(host.utf8.dropFirst().dropLast())! }
-            guard !host.isEmpty, let port = parseUnsigned(hostPort.after, maximum: 0xFFFF), port > 0 else {
+            var from = 4, to = colon
+            if to - from >= 2, bytes[from] == 0x5B, bytes[to - 1] == 0x5D {  // [IPv6]
+                from += 1
+                to -= 1
+            }
+            guard to > from, let port = wholeNumber(bytes, colon + 1, end, maximum: 0xFFFF), port > 0 else {
                 return .failure(TransportSpecError("tcp transport needs HOST:PORT with a port 1-65535, as in tcp:127.0.0.1:1234"))
             }
-            return .success(.tcp(host: host, port: UInt16(port)))
+            return .success(.tcp(host: piece(from, to), port: UInt16(port)))
         }
-        if var rest = text.afterBytePrefix("serial:") {
+        if starts("serial:") {
+            var to = end
             var flow: Bool? = nil
-            if let option = rest.cut(at: ",", last: true) {
-                if sameBytes(option.after, "flow") {
+            if let comma = find(0x2C, 7, end, last: true) {
+                if equals(comma + 1, end, "flow") {
                     flow = true
-                } else if sameBytes(option.after, "noflow") {
+                } else if equals(comma + 1, end, "noflow") {
                     flow = false
                 } else {
                     return .failure(TransportSpecError("unknown serial option in ", quoting: text, ": use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
                 }
-                rest = option.before
+                to = comma
             }
-            var path = String(rest)
             var baud: Int? = nil
-            if let rate = rest.cut(at: "@", last: true) {
-                path = String(rate.before)
-                guard let value = parseInteger(rate.after), SerialTransport.speed(value) != nil else {
+            if let at = find(0x40, 7, to, last: true) {
+                guard let value = wholeNumber(bytes, at + 1, to, maximum: UInt64(Int.max)), SerialTransport.speed(Int(value)) != nil else {
                     return .failure(TransportSpecError("unsupported baud rate in ", quoting: text, " (use 115200, 460800, 921600, 1000000, …)"))
                 }
-                baud = value
+                baud = Int(value)
+                to = at
             }
-            guard !path.isEmpty else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
-            return .success(.serial(path: path, baud: baud, flow: flow))
+            guard to > 7 else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
+            return .success(.serial(path: piece(7, to), baud: baud, flow: flow))
         }
-        return .failure(TransportSpecError("unknown transport ", quoting: text, ": use " + help))
+        return .failure(TransportSpecError("unknown transport ", quoting: text, ": use ", help))
     }
 
     var isUSB: Bool {
@@ -84,4 +119,32 @@ enum TransportSpec: Equatable {
         default: false
         }
     }
+}
+
+/// bytes[from..<to] as a whole number from 0 to `maximum`, as parseUnsigned
+/// (ByteText.swift) reads it: an optional sign ("-0" is 0), digits of `radix`.
+private func wholeNumber(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, radix: UInt64 = 10, maximum: UInt64) -> UInt64? {
+    var index = from
+    let negative = index < to && bytes[index] == UInt8(ascii: "-")
+    if negative || (index < to && bytes[index] == UInt8(ascii: "+")) { index += 1 }
+    guard index < to else { return nil }
+    var value: UInt64 = 0
+    while index < to {
+        let byte = bytes[index]
+        let digit: UInt64
+        switch byte {
+        case 48...57: digit = UInt64(byte - 48)
+        case 65...90: digit = UInt64(byte - 55)
+        case 97...122: digit = UInt64(byte - 87)
+        default: return nil
+        }
+        guard digit < radix else { return nil }
+        let (times, overflow1) = value.multipliedReportingOverflow(by: radix)
+        let (sum, overflow2) = times.addingReportingOverflow(digit)
+        guard !overflow1, !overflow2 else { return nil }
+        value = sum
+        index += 1
+    }
+    if negative { return value == 0 ? 0 : nil }
+    return value <= maximum ? value : nil
 }

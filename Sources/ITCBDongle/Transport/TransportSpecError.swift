@@ -6,7 +6,7 @@ struct TransportSpecError: Error, CustomStringConvertible {
 extension TransportSpecError {
     /// "BEFORE'VALUE'AFTER", the value escaped: built here once, not by an interpolation at each message.
     @inline(never)
-    init(_ before: String, quoting value: String, _ after: String) {
-        self.init(before + "'" + value.escaped + "'" + after)
+    init(_ before: StaticString, quoting value: String, _ after: StaticString, _ more: String = "") {
+        self.init(built("\(before)'\(escaped: value)'\(after)\(more)"))
     }
 }

@@ -22,12 +22,18 @@ struct USBCandidate {
     var id: String { built("\(hex4(vendor)):\(hex4(product))") }
 
     /// What sysfs says about it, readable without opening the device.
-    var productName: String { readSmallFile("/sys/bus/usb/devices/\(path)/product") ?? "?" }
+    var productName: String { readSmallFile(built("/sys/bus/usb/devices/\(path)/product")) ?? "?" }
     var kernelDriver: String? {
         var buffer = [CChar](repeating: 0, count: 512)
-        let n = readlink("/sys/bus/usb/devices/\(path):1.0/driver", &buffer, 511)
+        let n = readlink(built("/sys/bus/usb/devices/\(path):1.0/driver"), &buffer, 511)
         guard n > 0 else { return nil }
-        return string(fromCString: Array(buffer.prefix(n))).split(ascii: "/").last.map(String.init)
+        // The link's last component: "…/drivers/btusb" names btusb.
+        var end = n
+        while end > 0, buffer[end - 1] == 0x2F { end -= 1 }
+        var start = end
+        while start > 0, buffer[start - 1] != 0x2F { start -= 1 }
+        guard start < end else { return nil }
+        return buffer.withUnsafeBytes { String(decoding: $0[start ..< end], as: UTF8.self) }
     }
 
     func matches(_ spec: TransportSpec) -> Bool {

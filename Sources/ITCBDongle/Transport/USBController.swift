@@ -128,7 +128,7 @@ enum USBController {
             }
             if seen == 0 { text.append("no USB devices") }
             text.append(" (plug one in, or pick one with --transport usb:VID:PID)")
-            throw .notFound(text.string)
+            throw .notFound(text)
         }
         do throws(TransportError) {
             return try USBTransport(context: context, candidate: candidate, reset: reset)
@@ -147,8 +147,8 @@ func firmwareColumns(_ c: USBCandidate, _ directory: String) -> [String] {
     guard let (family, _, file, package) = firmwareGuess(vendor: c.vendor, product: c.product, vendorClass: c.vendorClass) else {
         return ["-", "not needed"]
     }
-    let present = ChipsetSetup.fileExists("\(directory)/\(file)")
-    return [family, "\(file) (\(present ? "present" : "MISSING"), \(package.isEmpty ? "no Debian package ships it" : package))"]
+    let present = ChipsetSetup.fileExists(built("\(directory)/\(file)"))
+    return [family, built("\(file) (\(present ? "present" : "MISSING"), \(package.isEmpty ? "no Debian package ships it" : package))")]
 }
 
 /// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1, or
@@ -166,13 +166,13 @@ func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String
         var query = BoardChipQuery(board: board, variant: variant)
         guard ChipsetTable.boardChip(&query) else { break }
         let chip = query.chip
-        family = "\(chip.info.vendor)"
-        let candidates = VendorFiles.candidatePaths(chip.request, folder: "\(directory)/\(chip.info.directory)")
+        family = staticText(chip.info.vendor)
+        let candidates = VendorFiles.candidatePaths(chip.request, folder: built("\(directory)/\(chip.info.directory)"))
         let found = candidates.first(where: { access($0, R_OK) == 0 })
-        files.append("\(text(chip.model)): \(found ?? candidates[0]) (\(found == nil ? "MISSING" : "present"))")
+        files.append(built("\(text(chip.model)): \(found ?? candidates[0]) (\(found == nil ? "MISSING" : "present"))"))
         variant += 1
     }
-    let file = files.isEmpty ? "\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)" : files.joined(separator: " or ")
+    let file = files.isEmpty ? built("\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)") : files.joined(separator: " or ")
     return ["UART", "serial:" + path, "(probed)", family, file, "the board's Bluetooth UART"]
 }
 
@@ -200,6 +200,6 @@ func alignedColumns(_ rows: [[String]]) -> [String] {
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.
 func firmwareGuess(vendor: UInt16, product: UInt16, vendorClass: Bool = false) -> (family: String, model: String, file: String, package: String)? {
     guard let found = ChipsetTable.usbModel(vendor: vendor, product: product, vendorClass: vendorClass) else { return nil }
-    return ("\(found.info.vendor)", text(found.model), "\(found.info.directory)/" + text(found.file),
-            String("\(found.info.usbPackage)".prefix(beforeASCII: " ")))  // the name, without "(component …)"
+    return (staticText(found.info.vendor), text(found.model), built("\(found.info.directory)/\(text(found.file))"),
+            String(staticText(found.info.usbPackage).prefix(beforeASCII: " ")))  // the name, without "(component …)"
 }

@@ -3,8 +3,12 @@ import CLinux
 import BLEHost
 import Chipsets
 
-/// Why a configuration descriptor gave no controller endpoints, in words.
-func describe(_ error: USBDescriptorError) -> String {
+/// Why a configuration descriptor gave no controller endpoints, in words
+/// (BuiltText: one outlined call per piece; run once, at a failed open).
+@inline(never)
+func describe(_ error: USBDescriptorError) -> String { built(describing(error)) }
+
+private func describing(_ error: USBDescriptorError) -> BuiltText {
     switch error {
     case .notAConfiguration:
         return "what the device sent is not a configuration descriptor"
@@ -17,10 +21,12 @@ func describe(_ error: USBDescriptorError) -> String {
     case .noInterfaceZero:
         return "it has no interface 0 (alternate setting 0)"
     case .missingEndpoints(let interruptIn, let bulkIn, let bulkOut):
-        var missing: [String] = []
-        if !interruptIn { missing.append("interrupt IN") }
-        if !bulkIn { missing.append("bulk IN") }
-        if !bulkOut { missing.append("bulk OUT") }
-        return "interface 0 lacks the \(missing.joined(separator: ", ")) endpoint(s) of a Bluetooth controller"
+        var text: BuiltText = "interface 0 lacks the "
+        var separator: StaticString = ""
+        if !interruptIn { text.append("interrupt IN"); separator = ", " }
+        if !bulkIn { text.append("\(separator)bulk IN"); separator = ", " }
+        if !bulkOut { text.append("\(separator)bulk OUT") }
+        text.append(" endpoint(s) of a Bluetooth controller")
+        return text
     }
 }

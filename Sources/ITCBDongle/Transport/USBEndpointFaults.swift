@@ -9,6 +9,7 @@ extension USBTransport {
     /// §5.8.3; usbfs -EOVERFLOW). The transfer's bytes are dropped unread and
     /// counted (a packet it cut into is lost with it); a warning for the 1st,
     /// 10th, 100th … so a babbling device cannot fill the journal.
+    @inline(never)  // rare: kept off the receive path it is called from
     func babbled(_ endpoint: UInt8) {
         let isEvents = endpoint == eventEndpoint
         if isEvents { events.babbled() } else { aclIn.babbled() }
@@ -25,8 +26,14 @@ extension USBTransport {
     /// not taken yet (a STALL handshake means the packet was refused, so nothing
     /// is lost or sent twice). A stalled control transfer is a command the
     /// device refused: its packet is lost (the host's command timeout recovers).
+    @inline(__always)
     func clearStalls() throws(TransportError) {
-        guard stalled.count > 0 else { return }
+        if stalled.count > 0 { try clearStalledEndpoints() }
+    }
+
+    /// `clearStalls`' work, outlined: only a stall calls it, not each round of events.
+    @inline(never)
+    func clearStalledEndpoints() throws(TransportError) {
         var cleared = InlineArray<4, UInt8>(repeating: 0xFF)
         var clearedCount = 0
         while let transfer = stalled.popFirst() {

@@ -47,11 +47,19 @@ extension USBTransport {
 
     func submit(_ transfer: UnsafeMutablePointer<libusb_transfer>) throws(TransportError) {
         let status = libusb_submit_transfer(transfer)
-        guard status == 0 else {
-            if status == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) { throw .unplugged("\(description) was unplugged") }
-            throw .lost("\(description): cannot submit a transfer: \(libusbError(status))")
-        }
+        guard status == 0 else { throw submitFailure(status) }
         inFlight += 1
+    }
+
+    /// The errors, built outside the per-transfer paths that throw them.
+    @inline(never)
+    func submitFailure(_ status: Int32) -> TransportError {
+        if status == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) { return unpluggedError }
+        return .lost("\(description): cannot submit a transfer: \(libusbError(status))")
+    }
+
+    var unpluggedError: TransportError {
+        @inline(never) get { .unplugged("\(description) was unplugged") }
     }
 
     /// Called by libusb from inside libusb_handle_events (our thread): only
@@ -80,7 +88,7 @@ extension USBTransport {
             stalled.push(transfer)
             return
         case LIBUSB_TRANSFER_NO_DEVICE:
-            failure = .unplugged("\(description) was unplugged")
+            failure = unpluggedError
             return
         case LIBUSB_TRANSFER_CANCELLED:
             return

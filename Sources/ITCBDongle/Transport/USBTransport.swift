@@ -121,7 +121,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
         offersPortReset = !reset
         self.context = context
         self.candidate = candidate
-        let name = "usb:\(candidate.path) (\(candidate.id))"
+        let name = built("usb:\(candidate.path) (\(candidate.id))")
         description = name
         var opened: OpaquePointer? = nil
         let status = libusb_open(candidate.device, &opened)
@@ -129,7 +129,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             if status == Int32(LIBUSB_ERROR_ACCESS.rawValue) {
                 throw .unavailable("permission denied opening \(name): install the udev rule (udev/70-itcb-dongle.rules) and add your user to group 'itcb', or run as root")
             }
-            throw .unavailable("cannot open \(name): \(libusbError(status))")
+            throw .unavailable(usbOpenFailure("cannot open ", name, ": ", status))
         }
         handle = opened
         // Endpoints come from interface 0's descriptors (Vol 4 Part B §2.1.1),
@@ -141,7 +141,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
         }
         guard read >= 0 else {
             libusb_close(opened)
-            throw .unavailable("\(name) has no usable configuration descriptor: reading it failed (\(libusbError(read)))")
+            throw .unavailable(usbOpenFailure("", name, " has no usable configuration descriptor: reading it failed (", read, ")"))
         }
         let walked = raw.withUnsafeBytes { bytes -> Result<USBEndpoints, USBDescriptorError> in
             do throws(USBDescriptorError) {
@@ -184,7 +184,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             if claim == Int32(LIBUSB_ERROR_BUSY.rawValue) {
                 throw .unavailable("\(name) is busy: another process holds it (another itcb-dongle instance?)")
             }
-            throw .unavailable("cannot claim interface 0 of \(name): \(libusbError(claim))")
+            throw .unavailable(usbOpenFailure("cannot claim interface 0 of ", name, ": ", claim))
         }
         // Reset only once the interface is ours: reset first, and btusb re-binds and
         // starts its own HCI set-up before we could detach it again.
@@ -196,7 +196,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
                 libusb_close(opened)
                 throw .notFound("\(name) left the bus at its port reset (it enumerates again)")
             }
-            if result != 0 { Log.warning("USB reset of \(name) failed: \(libusbError(result))") }
+            if result != 0 { Log.warning(usbOpenFailure("USB reset of ", name, " failed: ", result)) }
         }
         wakeDescriptor = libusbEventDescriptor(context)
         if wakeDescriptor >= 0 { Signals.wakeFD = wakeDescriptor }
@@ -277,7 +277,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
         let wait = milliseconds < 0 ? 60_000 : Int(milliseconds)
         var timeout = timeval(tv_sec: wait / 1000, tv_usec: (wait % 1000) * 1000)
         let status = libusb_handle_events_locked(context, &timeout)
-        if status == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) { throw .unplugged("\(description) was unplugged") }
+        if status == Int32(LIBUSB_ERROR_NO_DEVICE.rawValue) { throw unpluggedError }
         try clearStalls()
     }
 
@@ -352,7 +352,13 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             }
         }
         allTransfers.removeAll()
-        for list in [allTransfers, freeOut, freeControl, completedIn, stalled, completedControl] { list.slots.deallocate() }
+        // Each list's slots (no array of the lists: it would be allocated to be walked).
+        allTransfers.slots.deallocate()
+        freeOut.slots.deallocate()
+        freeControl.slots.deallocate()
+        completedIn.slots.deallocate()
+        stalled.slots.deallocate()
+        completedControl.slots.deallocate()
         waiting.deallocate()
         pollSet.free()
         pollSet = PollSet()
@@ -363,18 +369,27 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
 /// libusb's internal event descriptor: the first of its poll descriptors
 /// (libusb 1.0.26 io.c: "fds[0] is always the internal signalling event"),
 /// checked to be an eventfd through /proc; -1 when it is not.
+@inline(never)
 func libusbEventDescriptor(_ context: OpaquePointer) -> Int32 {
     guard let list = libusb_get_pollfds(context) else { return -1 }
     defer { libusb_free_pollfds(list) }
     guard let first = list[0] else { return -1 }
     let fd = first.pointee.fd
-    var target = [CChar](repeating: 0, count: 64)  // once, at open
-    let length = target.withUnsafeMutableBufferPointer { buffer in
-        readlink("/proc/self/fd/\(fd)", buffer.baseAddress!, buffer.count - 1)
+    let eventfd: StaticString = "anon_inode:[eventfd]"
+    return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { target in
+        let length = readlink(built("/proc/self/fd/\(fd)"), target.baseAddress!.assumingMemoryBound(to: CChar.self), 63)
+        // The link's text is exactly eventfd's name (compared as bytes).
+        guard length == eventfd.utf8CodeUnitCount else { return -1 }
+        for i in 0 ..< length where target[i] != eventfd.utf8Start[i] { return -1 }
+        return fd
     }
-    guard length > 0 else { return -1 }
-    let name = target.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    return sameBytes(name, "anon_inode:[eventfd]") ? fd : -1
+}
+
+/// "BEFORE usb:1-1 (0a12:0001)AFTER<libusb's words>END": the open's failures,
+/// built here once rather than by a builder at each step of init.
+@inline(never)
+func usbOpenFailure(_ before: StaticString, _ name: String, _ after: StaticString, _ code: Int32, _ end: StaticString = "") -> BuiltText {
+    "\(before)\(name)\(after)\(libusbError(code))\(end)"
 }
 
 /// libusb's pollfd notifiers: the poll set is rebuilt before the next wait.

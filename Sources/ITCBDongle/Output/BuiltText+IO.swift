@@ -1,0 +1,30 @@
+import CLinux
+
+/// Pieces the platform code's messages interpolate often, appended straight
+/// into the text: no String made, appended and released at each use.
+extension BuiltText.Builder {
+    /// `\(escaped: path)`: the value as `String.escaped` shows it (UntrustedText).
+    @inline(never)
+    mutating func appendInterpolation(escaped value: String) {
+        var value = value
+        value.withUTF8 { raw in
+            UntrustedText.escape(UnsafeRawBufferPointer(raw)) { piece in
+                bytes.append(contentsOf: piece)
+                return true
+            }
+        }
+    }
+
+    /// `\(errnoText)`: errno's text, as `errnoString()` gives it.
+    @inline(never)
+    mutating func appendInterpolation(_ error: ErrnoText) {
+        let text = strerror(error.code)!
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: text, count: strlen(text)))
+    }
+}
+
+/// errno's value where a message names it (`\(errnoText)`).
+struct ErrnoText { let code: Int32 }
+
+/// errno now, for a message.
+var errnoText: ErrnoText { ErrnoText(code: errno) }

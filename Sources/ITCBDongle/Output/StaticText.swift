@@ -1,0 +1,6 @@
+/// A String of a StaticString's bytes (the chipset table's names): one
+/// outlined call, where `"\(name)"` inlines a whole String interpolation.
+@inline(never)
+func staticText(_ text: StaticString) -> String {
+    String(decoding: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), as: UTF8.self)
+}
