@@ -220,7 +220,13 @@ extension String {
 /// binary in all, 2026-11-28).
 @inline(never)
 public func parseWhole(_ text: Substring, radix: UInt64 = 10) -> (negative: Bool, magnitude: UInt64)? {
-    var bytes = text.utf8[...]
+    var text = text
+    return text.withUTF8 { parseWhole(bytes: $0, radix: radix) }
+}
+
+/// `parseWhole` over bytes where they lie (a transport spec's fields).
+public func parseWhole(bytes: UnsafeBufferPointer<UInt8>, radix: UInt64 = 10) -> (negative: Bool, magnitude: UInt64)? {
+    var bytes = bytes[...]
     let negative = bytes.first == UInt8(ascii: "-")
     if negative || bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
     guard !bytes.isEmpty else { return nil }
@@ -254,7 +260,12 @@ public func parseInteger(_ text: Substring) -> Int? {
 /// reads it ("-0" is 0, as there); nil for anything else.
 @inline(never)
 public func parseUnsigned(_ text: Substring, radix: UInt64 = 10, maximum: UInt64) -> UInt64? {
-    guard let (negative, magnitude) = parseWhole(text, radix: radix) else { return nil }
+    unsignedValue(parseWhole(text, radix: radix), maximum: maximum)
+}
+
+/// A parsed whole number within 0…maximum ("-0" is 0), else nil.
+public func unsignedValue(_ parsed: (negative: Bool, magnitude: UInt64)?, maximum: UInt64) -> UInt64? {
+    guard let (negative, magnitude) = parsed else { return nil }
     if negative { return magnitude == 0 ? 0 : nil }
     return magnitude <= maximum ? magnitude : nil
 }

@@ -124,27 +124,5 @@ enum TransportSpec: Equatable {
 /// bytes[from..<to] as a whole number from 0 to `maximum`, as parseUnsigned
 /// (ByteText.swift) reads it: an optional sign ("-0" is 0), digits of `radix`.
 private func wholeNumber(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, radix: UInt64 = 10, maximum: UInt64) -> UInt64? {
-    var index = from
-    let negative = index < to && bytes[index] == UInt8(ascii: "-")
-    if negative || (index < to && bytes[index] == UInt8(ascii: "+")) { index += 1 }
-    guard index < to else { return nil }
-    var value: UInt64 = 0
-    while index < to {
-        let byte = bytes[index]
-        let digit: UInt64
-        switch byte {
-        case 48...57: digit = UInt64(byte - 48)
-        case 65...90: digit = UInt64(byte - 55)
-        case 97...122: digit = UInt64(byte - 87)
-        default: return nil
-        }
-        guard digit < radix else { return nil }
-        let (times, overflow1) = value.multipliedReportingOverflow(by: radix)
-        let (sum, overflow2) = times.addingReportingOverflow(digit)
-        guard !overflow1, !overflow2 else { return nil }
-        value = sum
-        index += 1
-    }
-    if negative { return value == 0 ? 0 : nil }
-    return value <= maximum ? value : nil
+    unsignedValue(parseWhole(bytes: UnsafeBufferPointer(rebasing: bytes[from..<to]), radix: radix), maximum: maximum)
 }
