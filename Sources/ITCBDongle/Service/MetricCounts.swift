@@ -25,10 +25,10 @@ struct MetricCounts {
     /// The central's questions and their outcomes.
     var central = CentralCounts()
 
-    static let recoveryKinds = ["command_timeout", "hardware_error", "framing_loss", "port_reset"]
-    static let inputReasons = ["malformed_hci_event", "unknown_connection", "malformed_acl", "unknown_l2cap_channel",
+    static let recoveryKinds: [StaticString] = ["command_timeout", "hardware_error", "framing_loss", "port_reset"]
+    static let inputReasons: [StaticString] = ["malformed_hci_event", "unknown_connection", "malformed_acl", "unknown_l2cap_channel",
                                "malformed_att", "malformed_packet", "transport"]
-    static let outputReasons = ["command_queue_full", "transmit_queue_full", "event_queue_full"]
+    static let outputReasons: [StaticString] = ["command_queue_full", "transmit_queue_full", "event_queue_full"]
 
     mutating func add(_ other: MetricCounts) {
         answered += other.answered

@@ -210,7 +210,9 @@ final class MetricsFile {
         one("itcb_dongle_usb_babble_total", "counter", "USB transfers dropped for babble (the device sent too much).", counts.usbBabble)
         family("itcb_dongle_firmware_loaded", "gauge",
                "1 when the vendor set-up loaded firmware into the controller (vendor: the chipset's, lowercase, or none).")
-        sample("itcb_dongle_firmware_loaded", firmwareLoaded ? 1 : 0, "vendor", firmwareVendor)
+        begin("itcb_dongle_firmware_loaded")
+        label("vendor", firmwareVendor)
+        end(firmwareLoaded ? 1 : 0)
         one("itcb_dongle_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, seconds.", startTime)
         // A killed or hung instance cannot write up 0: its file stops being rewritten, which this says
         // beside the instance's own labels (node_textfile_mtime_seconds has only the file's name).
@@ -259,9 +261,10 @@ final class MetricsFile {
         sample(name, value)
     }
 
-    /// `name{transport="…",label="value",…} value`.
-    func sample(_ name: StaticString, _ value: Int, _ label: StaticString? = nil, _ labelValue: String = "",
-                _ label2: StaticString? = nil, _ value2: String = "") {
+    /// `name{transport="…",label="value",…} value` (the values the program's
+    /// own: static text, no String per sample).
+    func sample(_ name: StaticString, _ value: Int, _ label: StaticString? = nil, _ labelValue: StaticString = "",
+                _ label2: StaticString? = nil, _ value2: StaticString = "") {
         begin(name)
         if let label { self.label(label, labelValue) }
         if let label2 { self.label(label2, value2) }
