@@ -246,7 +246,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
                 Log.error("controller at \(controllerName) stopped answering HCI commands while scanning; nothing could be heard")
                 printer.fail(Exit.controller)
             } else {
-                for line in notFoundLines() { Log.error(line) }
+                logNotFound(.error)
                 printer.fail(Exit.notFound)
             }
         case .notAnEightBall:
@@ -257,7 +257,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             Log.warning("link lost mid-question; asking again on a fresh connection")
         case .scanComplete:
             if session.reportedAny == false {
-                for line in notFoundLines() { Log.error(line) }
+                logNotFound(.error)
                 printer.fail(Exit.notFound)
             }
             exitCode = printer.exitCode
@@ -278,8 +278,10 @@ struct CentralLogic: RoleLogic, ~Copyable {
 
     mutating func addCounts(to counts: inout MetricCounts) { counts.central.add(self.counts) }
 
-    /// What was looked for and what was seen instead, in words.
-    func notFoundLines() -> [String] {
+    /// What was looked for and what was seen instead, in words: each line
+    /// logged as it is built (no array of Strings), in one place for the three callers.
+    @inline(never)
+    func logNotFound(_ level: LogLevel) {
         // Built as bytes (BuiltText): String appends are inlined at every use.
         let settings = session.settings
         var first: BuiltText = "no 8-Ball found"
@@ -293,9 +295,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
         if settings.rssiWindow {
             first.append(", signal from \(settings.rssiMin) to \(settings.rssiMax) dBm (--rssi-min/--rssi-max)")
         }
-        var lines = [first.string]
+        Log.emit(level, first)
         if seen.count == 0 {
-            lines.append("seen: nothing at all; is the 8-Ball on, in range, and this the right controller?")
+            Log.emit(level, "seen: nothing at all; is the 8-Ball on, in range, and this the right controller?" as BuiltText)
         }
         for index in 0..<seen.count {
             let entry = seen.entries[index]
@@ -303,9 +305,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
             line.append(describe(entry))
             line.append(": ")
             line.append(whyNot(entry))
-            lines.append(line.string)
+            Log.emit(level, line)
         }
-        return lines
     }
 
     /// Why a device seen is not the 8-Ball wanted (mirrors EightBallCentral's filter).
@@ -403,7 +404,7 @@ extension CommandLineSettings {
             // A scan stopped by hand found what it found: no error;
             // what was seen and why each was passed over is for --log-level info.
             if scan, !loop.logic.central.session.reportedAny {
-                for line in loop.logic.central.notFoundLines() { Log.info(line) }
+                loop.logic.central.logNotFound(.info)
             }
             return .exit(stopCode)
         }
