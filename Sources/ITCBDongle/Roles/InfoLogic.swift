@@ -9,13 +9,22 @@ struct InfoLogic: RoleLogic {
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         guard case .ready = event, exitCode == nil else { return }
-        // A line at a time: printLine makes each one a line of its own.
-        for line in controllerInfoText(host.controller).split(ascii: "\n") { printLine(String(line)) }
+        // A line at a time (writeLine escapes a newline inside a line), cut
+        // where the built bytes lie: no String per line.
+        controllerInfoBytes(host.controller).bytes.withUnsafeBytes { text in
+            var start = 0
+            for end in 0...text.count where end == text.count || text[end] == 0x0A {
+                if start < end { writeLine(1, nil, UnsafeRawBufferPointer(rebasing: text[start..<end])) }
+                start = end + 1
+            }
+        }
         exitCode = Exit.success
     }
 }
 
-func controllerInfoText(_ info: ControllerInfo) -> String {
+func controllerInfoText(_ info: ControllerInfo) -> String { controllerInfoBytes(info).string }
+
+func controllerInfoBytes(_ info: ControllerInfo) -> BuiltText {
     // Built as bytes (BuiltText): String appends are inlined at every use.
     let features = leFeatureList(info.leFeatures)
     var text: BuiltText = """
@@ -29,7 +38,7 @@ func controllerInfoText(_ info: ControllerInfo) -> String {
     """
     for feature in features { text.append("\n                \(feature)") }
     if let chipset = ChipsetReport.line { text.append("\nChipset:        \(chipset)") }
-    return text.string
+    return text
 }
 
 /// "002a": four lower-case hex digits (a small String: no allocation).
