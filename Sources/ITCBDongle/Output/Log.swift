@@ -206,7 +206,9 @@ func logHostEvent(_ event: HostEvent, host: borrowing Host) {
     // A line a peer or a noisy line can repeat: at most one a second (LineLimiter.swift).
     if let repeated = event.repeatKind, !RepeatedLines.admit(repeated.kind, key: repeated.key, level: level) { return }
     if case .gattClient(let client) = event {
-        Log.trace("GATT client: \(describe(client))")
+        var text: BuiltText = "GATT client: "
+        text.append(describe(client))
+        Log.trace(text)
         return
     }
     var line = LogLine(level)

@@ -44,6 +44,11 @@ D2 Signed Write Command
 /// first fragment of an ACL packet carrying ATT; nil for anything else.
 /// `packet` is the ACL packet without its H4 indicator.
 func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> String? {
+    attNarrationText(packet, outgoing: outgoing)?.string
+}
+
+/// `attNarration` as the log takes it (no String made per line).
+func attNarrationText(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> BuiltText? {
     // ACL header (handle, PB flags, length), then the L2CAP basic header.
     guard packet.count >= 9 else { return nil }
     let header = UInt16(packet[0]) | UInt16(packet[1]) << 8
@@ -69,23 +74,23 @@ func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> String? {
         text.append(", \(pdu.count - 1) byte(s)")
     }
     text.append(", link 0x\(hex4(header & 0x0FFF))")
-    return text.string
+    return text
 }
 
-/// A GATT client event in words, for trace logs.
-func describe(_ event: GATTClientEvent) -> String {
+/// A GATT client event in words, for trace logs (built as bytes: a String per case cost a conversion each).
+func describe(_ event: GATTClientEvent) -> BuiltText {
     switch event {
-    case .mtuExchanged(let connection, let mtu): built("MTU \(mtu) on 0x\(hex4(connection))")
-    case .serviceDiscovered(let connection, let start, let end): built("service found on 0x\(hex4(connection)): handles 0x\(hex4(start))–0x\(hex4(end))")
-    case .serviceNotFound(let connection): built("service not found on 0x\(hex4(connection))")
-    case .characteristicsDiscovered(let connection, let count): built("\(count) characteristic(s) on 0x\(hex4(connection))")
-    case .descriptorsDiscovered(let connection, let count): built("\(count) descriptor(s) on 0x\(hex4(connection))")
-    case .writeCompleted(let connection, let handle): built("write to 0x\(hex4(handle)) done on 0x\(hex4(connection))")
-    case .readCompleted(let connection, let handle): built("read of 0x\(hex4(handle)) done on 0x\(hex4(connection))")
+    case .mtuExchanged(let connection, let mtu): "MTU \(mtu) on 0x\(hex4(connection))"
+    case .serviceDiscovered(let connection, let start, let end): "service found on 0x\(hex4(connection)): handles 0x\(hex4(start))–0x\(hex4(end))"
+    case .serviceNotFound(let connection): "service not found on 0x\(hex4(connection))"
+    case .characteristicsDiscovered(let connection, let count): "\(count) characteristic(s) on 0x\(hex4(connection))"
+    case .descriptorsDiscovered(let connection, let count): "\(count) descriptor(s) on 0x\(hex4(connection))"
+    case .writeCompleted(let connection, let handle): "write to 0x\(hex4(handle)) done on 0x\(hex4(connection))"
+    case .readCompleted(let connection, let handle): "read of 0x\(hex4(handle)) done on 0x\(hex4(connection))"
     case .error(let connection, let request, let handle, let code):
-        built("\(attOpcodeName(request)) for 0x\(hex4(handle)) failed with ATT error 0x\(hex(code)) on 0x\(hex4(connection))")
-    case .timeout(let connection, let request): built("\(attOpcodeName(request)) timed out on 0x\(hex4(connection))")
-    case .unexpectedResponse(let connection, let opcode): built("unexpected \(attOpcodeName(opcode)) on 0x\(hex4(connection))")
+        "\(attOpcodeName(request)) for 0x\(hex4(handle)) failed with ATT error 0x\(hex(code)) on 0x\(hex4(connection))"
+    case .timeout(let connection, let request): "\(attOpcodeName(request)) timed out on 0x\(hex4(connection))"
+    case .unexpectedResponse(let connection, let opcode): "unexpected \(attOpcodeName(opcode)) on 0x\(hex4(connection))"
     }
 }
 
