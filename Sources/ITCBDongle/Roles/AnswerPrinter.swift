@@ -45,7 +45,7 @@ final class AnswerPrinter {
                   "peer": .string(peerName), "address": .string(peerAddress), "rssi": .int(rssi),
                   "latency_ms": .int(Int(latency))])
         } else {
-            printLine("\(question.escaped) -> \(phrase.escaped)")
+            printText("\(question.escaped) -> \(phrase.escaped)")
         }
     }
 
@@ -55,7 +55,7 @@ final class AnswerPrinter {
                   "peer": .string(peerName), "address": .string(peerAddress)])
             JSONOutput.failureShown = true
         } else {
-            printLine("\(question.escaped) -> \(message)")
+            printText("\(question.escaped) -> \(message)")
         }
     }
 
@@ -71,7 +71,7 @@ final class AnswerPrinter {
             if shortened { line.append(" (shortened)") }
             line.append("\t\(entry.address.string)\t")
             line.append(entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm")  // 127: the controller had none
-            printLine(line.string)
+            printText(line)
         }
     }
 
