@@ -61,7 +61,7 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
             if let failure = line.cycle() { Log.error(failure) }
             (open, other, cycled) = (SerialTransport.startBaud, SerialTransport.startBaud, true)
         }
-        try self.init(path: path, baud: open, targetBaud: target, flow: board.flow, offersRetry: !retry && !cycled,
+        try self.init(path: path, baud: open, targetBaud: target, flow: board.flow, offersRetry: !retry,
                       retryBaud: other, afterPowerCycle: cycled)
         if cycled { return }
         PowerLine.announce()
