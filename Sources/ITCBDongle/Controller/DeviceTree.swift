@@ -127,18 +127,19 @@ struct BoardUART: Equatable {
     /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).
     func overridden(baud: Int?, flow: Bool?) -> (choice: BoardUART, line: String) {
         var choice = self
-        var given: [String] = []
+        // Built into one buffer: no array of pieces joined.
+        var given: BuiltText = ""
         if let baud {
             choice.baud = baud
-            given.append(built("@\(baud)"))
+            given.append("@\(baud)")
         }
         if let flow {
             choice.flow = flow
             given.append(flow ? ",flow" : ",noflow")
         }
         let rate = built("\(choice.baud) baud \(choice.flow ? "with RTS/CTS" : "without flow control")")
-        let why = given.isEmpty ? reason
-            : built("\(given.joined()) given; the board's own: \(self.baud) baud \(self.flow ? "with RTS/CTS" : "without flow control") (\(reason))")
+        let why = baud == nil && flow == nil ? reason
+            : built("\(given.string) given; the board's own: \(self.baud) baud \(self.flow ? "with RTS/CTS" : "without flow control") (\(reason))")
         return (choice, built("\(rate) once the chip is set up: \(why)"))
     }
 }
