@@ -175,6 +175,17 @@ extension Substring {
 }
 
 extension String {
+    // Through Substring: the stdlib's firstIndex(of:) then exists once, for
+    // Substring's UTF8View, not for String's as well.
+    @inline(__always)
+    public func firstIndex(ascii separator: Unicode.Scalar) -> Index? { self[...].firstIndex(ascii: separator) }
+
+    @inline(__always)
+    public func contains(ascii separator: Unicode.Scalar) -> Bool { self[...].firstIndex(ascii: separator) != nil }
+
+    @inline(__always)
+    public func prefix(beforeASCII separator: Unicode.Scalar) -> Substring { self[...].prefix(beforeASCII: separator) }
+
     @inline(__always)
     public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool { self[...].hasByteSuffix(suffix) }
 
