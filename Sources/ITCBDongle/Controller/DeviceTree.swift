@@ -52,7 +52,15 @@ struct DeviceTree {
     /// NUL-separated strings (a string property, or a string list such as `compatible`).
     static func readStrings(_ path: String) -> [String]? {
         guard let bytes = readBytes(path) else { return nil }
-        return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        // Cut at each NUL by hand (empty pieces left out, as split does): the
+        // stdlib's split over [UInt8] was a specialisation of its own.
+        var strings: [String] = []
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 0 {
+            if index > start { strings.append(String(decoding: bytes[start..<index], as: UTF8.self)) }
+            start = index + 1
+        }
+        return strings
     }
 
     static func readString(_ path: String) -> String? { readStrings(path)?.first }
