@@ -13,7 +13,25 @@
 
 /// `a` and `b` are the same bytes.
 public func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    withBytes(a) { x in withBytes(b) { y in x.count == y.count && startsWith(x, y) } }
+}
+
+/// The text's UTF-8 bytes where they lie (a native string's; a copy only for
+/// a foreign one, which Linux never has). Comparing over buffers: the
+/// stdlib's elementsEqual and starts(with:) over two UTF8Views were 1.2 KB of
+/// code each (2026-11-28).
+@inline(__always)
+func withBytes<R>(_ text: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+    return Array(text.utf8).withUnsafeBufferPointer(body)
+}
+
+/// `a` begins with `b`'s bytes.
+@inline(never)
+func startsWith(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count >= b.count else { return false }
+    for index in 0..<b.count where a[index] != b[index] { return false }
+    return true
 }
 
 /// `a` and `b` are the same bytes once A-Z are taken as a-z (only ASCII letters fold).
@@ -49,7 +67,9 @@ extension CaseIterable where Self: RawRepresentable, RawValue == String {
 
 extension StringProtocol {
     /// The text begins with `prefix`'s bytes.
-    public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool { utf8.starts(with: prefix.utf8) }
+    public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool {
+        withBytes(self) { x in withBytes(prefix) { y in startsWith(x, y) } }
+    }
 
     /// Where the first `separator` (an ASCII character, so a byte of its own) is.
     public func firstIndex(ascii separator: Unicode.Scalar) -> Index? {
@@ -69,10 +89,16 @@ extension StringProtocol {
 // StringProtocol they were specialised twice, for String and for Substring
 // (both give Substring pieces), 2026-11-28.
 extension Substring {
-    /// The text ends with `suffix`'s bytes.
+    /// The text ends with `suffix`'s bytes. Over copies of the bytes, as
+    /// `sameBytesIgnoringASCIICase`: dropFirst + elementsEqual over the views
+    /// was 1.2 KB of code; only names read at start come here.
     @inline(never)
     public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
-        utf8.count >= suffix.utf8.count && utf8.dropFirst(utf8.count - suffix.utf8.count).elementsEqual(suffix.utf8)
+        let text = Array(utf8), end = Array(suffix.utf8)
+        guard text.count >= end.count else { return false }
+        let start = text.count - end.count
+        for index in 0..<end.count where text[start + index] != end[index] { return false }
+        return true
     }
 
     /// Where the last `separator` (an ASCII character) is.
@@ -149,6 +175,17 @@ extension Substring {
 }
 
 extension String {
+    // Through Substring: the stdlib's firstIndex(of:) then exists once, for
+    // Substring's UTF8View, not for String's as well.
+    @inline(__always)
+    public func firstIndex(ascii separator: Unicode.Scalar) -> Index? { self[...].firstIndex(ascii: separator) }
+
+    @inline(__always)
+    public func contains(ascii separator: Unicode.Scalar) -> Bool { self[...].firstIndex(ascii: separator) != nil }
+
+    @inline(__always)
+    public func prefix(beforeASCII separator: Unicode.Scalar) -> Substring { self[...].prefix(beforeASCII: separator) }
+
     @inline(__always)
     public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool { self[...].hasByteSuffix(suffix) }
 
@@ -206,8 +243,11 @@ extension String {
 
     /// A-Z to a-z, every other byte as it is (String.lowercased() would link the
     /// Unicode case tables, about 16 KB of the shipped binary).
+    /// Changed in place in one copy of the bytes: `utf8.map` was a specialisation of its own.
     public func lowercasedASCII() -> String {
-        String(decoding: utf8.map(asciiLower), as: UTF8.self)
+        var bytes = Array(utf8)
+        for index in bytes.indices { bytes[index] = asciiLower(bytes[index]) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -52,7 +52,15 @@ struct DeviceTree {
     /// NUL-separated strings (a string property, or a string list such as `compatible`).
     static func readStrings(_ path: String) -> [String]? {
         guard let bytes = readBytes(path) else { return nil }
-        return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        // Cut at each NUL by hand (empty pieces left out, as split does): the
+        // stdlib's split over [UInt8] was a specialisation of its own.
+        var strings: [String] = []
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 0 {
+            if index > start { strings.append(String(decoding: bytes[start..<index], as: UTF8.self)) }
+            start = index + 1
+        }
+        return strings
     }
 
     static func readString(_ path: String) -> String? { readStrings(path)?.first }
@@ -127,18 +135,19 @@ struct BoardUART: Equatable {
     /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).
     func overridden(baud: Int?, flow: Bool?) -> (choice: BoardUART, line: String) {
         var choice = self
-        var given: [String] = []
+        // Built into one buffer: no array of pieces joined.
+        var given: BuiltText = ""
         if let baud {
             choice.baud = baud
-            given.append(built("@\(baud)"))
+            given.append("@\(baud)")
         }
         if let flow {
             choice.flow = flow
             given.append(flow ? ",flow" : ",noflow")
         }
         let rate = built("\(choice.baud) baud \(choice.flow ? "with RTS/CTS" : "without flow control")")
-        let why = given.isEmpty ? reason
-            : built("\(given.joined()) given; the board's own: \(self.baud) baud \(self.flow ? "with RTS/CTS" : "without flow control") (\(reason))")
+        let why = baud == nil && flow == nil ? reason
+            : built("\(given.string) given; the board's own: \(self.baud) baud \(self.flow ? "with RTS/CTS" : "without flow control") (\(reason))")
         return (choice, built("\(rate) once the chip is set up: \(why)"))
     }
 }

@@ -82,17 +82,19 @@ enum DongleQuery {
             return text.string
         }
 
+        /// Written as one literal: no array of keys and values built at run time.
         var json: String {
-            func value(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
-            let fields: KeyValuePairs<String, JSONValue> = [
-                "vid": .string(hex4(vendor)), "pid": .string(hex4(product)), "chipset": value(chipset),
-                "served": .bool(served), "model": value(model), "firmware": value(firmware),
-                "package": value(package), "by_class": value(byClass), "reason": value(reason), "depends_on_class": .bool(dependsOnClass),
-            ]
-            return jsonObject(fields)
+            let text: BuiltText = "{\"vid\":\"\(hex4(vendor))\",\"pid\":\"\(hex4(product))\",\"chipset\":\(jsonOrNull(chipset)),\"served\":\(jsonBool(served)),\"model\":\(jsonOrNull(model)),\"firmware\":\(jsonOrNull(firmware)),\"package\":\(jsonOrNull(package)),\"by_class\":\(jsonOrNull(byClass)),\"reason\":\(jsonOrNull(reason)),\"depends_on_class\":\(jsonBool(dependsOnClass))}"
+            return text.string
         }
     }
 
     /// "realtek", "broadcom": the table's family in lower case.
     static func family(_ info: ChipsetInfo) -> String { staticText(info.vendor).lowercasedASCII() }
 }
+
+/// A JSON string, or null.
+@inline(never)
+func jsonOrNull(_ s: String?) -> String { s.map(jsonString) ?? "null" }
+
+func jsonBool(_ b: Bool) -> StaticString { b ? "true" : "false" }

@@ -93,17 +93,22 @@ struct PowerLine {
             }
             sorted += 1
         }
-        var problems: [String] = []
+        // Joined as they come, into one buffer (no array of texts joined after).
+        var problems: BuiltText = ""
+        var anyProblem = false
         for entry in chips {
             let path = dir + "/" + entry
             switch lineNamed(name, in: path) {
             case .success(let offset?): return .success(PowerLine(chip: path, offset: offset))
             case .success(nil): continue
-            case .failure(let why): problems.append(why.text)
+            case .failure(let why):
+                if anyProblem { problems.append("; ") }
+                problems.append("\(why.text)")
+                anyProblem = true
             }
         }
         // A chip that could not be read, or a line held by another, says more than "none".
-        if !problems.isEmpty { return .failure(NotFound(text: problems.joined(separator: "; "))) }
+        if anyProblem { return .failure(NotFound(text: problems.string)) }
         return .failure(NotFound(text: chips.isEmpty ? built("no gpiochip in \(escaped: dir)") : built("no GPIO line named \(name) on \(escaped: dir)/gpiochip*")))
     }
 

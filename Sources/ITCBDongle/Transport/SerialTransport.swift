@@ -51,17 +51,19 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
         let first = baud ?? SerialTransport.startBaud
         let target = first == SerialTransport.startBaud ? board.baud : first
         PowerLine.lookUp(port: built("serial:\(escaped: path)"), tree: DeviceTree.current)
+        // One call of the designated init for both ways in.
+        var (open, other) = SerialTransport.rates(first: first, target: target, retry: retry)
+        var cycled = false
         if retry, SerialTransport.powerCycleDue, let line = PowerLine.found {
             // A power-cycled chip starts afresh at 115200, whatever rate it had.
             SerialTransport.powerCycleDue = false
             RecoveryLadder.stepBegins("controller not responding; power-cycling it")
             if let failure = line.cycle() { Log.error(failure) }
-            try self.init(path: path, baud: SerialTransport.startBaud, targetBaud: target, flow: board.flow,
-                          afterPowerCycle: true)
-            return
+            (open, other, cycled) = (SerialTransport.startBaud, SerialTransport.startBaud, true)
         }
-        let (open, other) = SerialTransport.rates(first: first, target: target, retry: retry)
-        try self.init(path: path, baud: open, targetBaud: target, flow: board.flow, offersRetry: !retry, retryBaud: other)
+        try self.init(path: path, baud: open, targetBaud: target, flow: board.flow, offersRetry: !retry,
+                      retryBaud: other, afterPowerCycle: cycled)
+        if cycled { return }
         PowerLine.announce()
     }
 

@@ -74,13 +74,14 @@ enum USBController {
             Log.warning("no USB Bluetooth controllers found (\(devices.count) USB devices seen)")
             if uart == nil { return Exit.success }
         }
-        var rows = [["VID:PID", "PATH", "DRIVER", "FAMILY", "FIRMWARE", "PRODUCT"]]
+        // One flat list of cells, six a row: no array per row, no row arrays joined.
+        var cells: [String] = ["VID:PID", "PATH", "DRIVER", "FAMILY", "FIRMWARE", "PRODUCT"]
         for c in controllers {
-            rows.append([c.id, "usb:" + c.path, c.kernelDriver ?? "(none)"] + firmwareColumns(c, firmwareDirectory)
-                        + [c.productName.escaped])
+            let (family, firmware) = firmwareColumns(c, firmwareDirectory)
+            addRow(&cells, c.id, "usb:" + c.path, c.kernelDriver ?? "(none)", family, firmware, c.productName.escaped)
         }
-        if let uart { rows.append(uart) }
-        for line in alignedColumns(rows) { printLine(line) }
+        if let uart { cells.append(contentsOf: uart) }
+        printColumns(cells, columns: 6)
         return Exit.success
     }
 
@@ -143,12 +144,12 @@ enum USBController {
 /// present, as the chipset table says (a VID:PID does not always name the
 /// chip: the file a typical unit needs is shown, the exact one is named by the
 /// controller at start).
-func firmwareColumns(_ c: USBCandidate, _ directory: String) -> [String] {
+func firmwareColumns(_ c: USBCandidate, _ directory: String) -> (family: String, firmware: String) {
     guard let (family, _, file, package) = firmwareGuess(vendor: c.vendor, product: c.product, vendorClass: c.vendorClass) else {
-        return ["-", "not needed"]
+        return ("-", "not needed")
     }
     let present = ChipsetSetup.fileExists(built("\(directory)/\(file)"))
-    return [family, built("\(file) (\(present ? "present" : "MISSING"), \(package.isEmpty ? "no Debian package ships it" : package))")]
+    return (family, built("\(file) (\(present ? "present" : "MISSING"), \(package.isEmpty ? "no Debian package ships it" : package))"))
 }
 
 /// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1, or
@@ -176,24 +177,37 @@ func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String
     return ["UART", "serial:" + path, "(probed)", family, file, "the board's Bluetooth UART"]
 }
 
+/// Appends one row of six cells (`USBController.list`), here once rather than at each row.
+@inline(never)
+func addRow(_ cells: inout [String], _ a: String, _ b: String, _ c: String, _ d: String, _ e: String, _ f: String) {
+    cells.append(a); cells.append(b); cells.append(c); cells.append(d); cells.append(e); cells.append(f)
+}
+
 /// Rows as columns two spaces apart, each as wide as its widest cell (the
 /// last one not padded); a cell's width is its count of Unicode scalars.
 func alignedColumns(_ rows: [[String]]) -> [String] {
-    var widths: [Int] = []
-    for row in rows {
-        for (column, cell) in row.enumerated() {
-            if column == widths.count { widths.append(0) }
-            widths[column] = max(widths[column], cell.unicodeScalars.count)
+    var lines: [String] = []
+    columnLines(rows.flatMap { $0 }, columns: rows.first?.count ?? 1) { lines.append($0) }
+    return lines
+}
+
+/// `cells`, `columns` a row, printed as `alignedColumns` lays them out.
+func printColumns(_ cells: [String], columns: Int) { columnLines(cells, columns: columns) { printLine($0) } }
+
+func columnLines(_ cells: [String], columns: Int, _ line: (String) -> Void) {
+    var widths = [Int](repeating: 0, count: columns)
+    for (i, cell) in cells.enumerated() { widths[i % columns] = max(widths[i % columns], cell.unicodeScalars.count) }
+    var text: BuiltText = ""
+    for (i, cell) in cells.enumerated() {
+        let column = i % columns
+        if column > 0 { text.append("  ") }
+        text.append("\(cell)")
+        if column < columns - 1 {
+            text.spaces(widths[column] - cell.unicodeScalars.count)
+        } else {
+            line(text.string)
+            text = ""
         }
-    }
-    return rows.map { row in
-        var text: BuiltText = ""
-        for (column, cell) in row.enumerated() {
-            if column > 0 { text.append("  ") }
-            text.append("\(cell)")
-            if column < row.count - 1 { text.spaces(widths[column] - cell.unicodeScalars.count) }
-        }
-        return text.string
     }
 }
 
