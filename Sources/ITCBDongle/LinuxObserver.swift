@@ -32,7 +32,7 @@ struct LinuxObserver: HostLoopObserver {
     mutating func received(type: UInt8, _ packet: UnsafeRawBufferPointer) {
         snoop?.record(type, packet, received: true)
         if Log.level >= .debug {
-            if type == H4PacketType.acl, let line = attNarrationText(packet, outgoing: false) { Log.debug(line) }
+            if type == H4PacketType.acl, let line = attNarration(packet, outgoing: false) { Log.debug(line) }
             Log.trace("< \(hex(type)) \(hexDump(packet))")
         }
     }

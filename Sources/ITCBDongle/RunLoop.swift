@@ -252,7 +252,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             driver.outgoing.withBytes { raw in
                 observer.snoop?.record(raw, received: false)
                 if Log.level >= .debug {
-                    if raw.first == H4PacketType.acl, let line = attNarrationText(UnsafeRawBufferPointer(rebasing: raw[1...]), outgoing: true) {
+                    if raw.first == H4PacketType.acl, let line = attNarration(UnsafeRawBufferPointer(rebasing: raw[1...]), outgoing: true) {
                         Log.debug(line)
                     }
                     Log.trace("> \(hexDump(raw))")

@@ -43,9 +43,9 @@ import BLEHost
         #expect(hex4(0) == "0000" && hex4(0x2A) == "002a" && hex4(0xBEEF) == "beef")
         #expect(hex(0) == "00" && hex(0xA5) == "A5")
         let write: [UInt8] = [0x40, 0x20, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00, 0x12, 0x0C, 0x00, 0x41]
-        #expect(write.withUnsafeBytes { attNarration($0, outgoing: false) } == "ATT < Write Request, handle 0x000c, 1 byte(s), link 0x0040")
+        #expect(write.withUnsafeBytes { attNarration($0, outgoing: false)?.string } == "ATT < Write Request, handle 0x000c, 1 byte(s), link 0x0040")
         let error: [UInt8] = [0x40, 0x00, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00, 0x01, 0x0A, 0x03, 0x00, 0x0E]
-        #expect(error.withUnsafeBytes { attNarration($0, outgoing: true) } == "ATT > Error Response to Read Request, handle 0x0003, error 0x0E, link 0x0040")
+        #expect(error.withUnsafeBytes { attNarration($0, outgoing: true)?.string } == "ATT > Error Response to Read Request, handle 0x0003, error 0x0E, link 0x0040")
         #expect(BDAddress(value: 0xAABBCCDDEE0F, type: 0).string == "AA:BB:CC:DD:EE:0F")
         let bytes: [UInt8] = [0x00, 0x7F, 0xFF]
         #expect(bytes.withUnsafeBytes { hexDump($0) } == "00 7F FF")

@@ -162,7 +162,14 @@ import ITCBOptions
 
     /// --list-controllers' widths count Unicode scalars (a combining mark is one, an emoji one).
     @Test func columnWidthsCountScalars() {
-        let lines = alignedColumns([["ab", "x"], ["e\u{301}", "y"], ["\u{E9}", "z"]])
+        let lines = laidOut([["ab", "x"], ["e\u{301}", "y"], ["\u{E9}", "z"]])
         #expect(lines == ["ab  x", "e\u{301}  y", "\u{E9}   z"])
     }
+}
+
+/// Rows as `--list-controllers` lays them out (`columnLines`), one String a line.
+func laidOut(_ rows: [[String]]) -> [String] {
+    var lines: [String] = []
+    columnLines(rows.flatMap { $0 }, columns: rows.first?.count ?? 1) { lines.append($0) }
+    return lines
 }

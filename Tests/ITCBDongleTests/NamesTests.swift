@@ -62,7 +62,7 @@ import ITCBOptions
         var info = ControllerInfo()
         info.manufacturer = 0xFFFF
         info.leFeatures = 1 << 0 | 1 << 14 | 1 << 60
-        let text = controllerInfoText(info)
+        let text = controllerInfoBytes(info).string
         #expect(text.contains("Manufacturer:   none (test/unassigned) (0xFFFF)"))
         #expect(text.contains("LE Encryption"))
         #expect(text.contains("Channel Selection Algorithm #2"))

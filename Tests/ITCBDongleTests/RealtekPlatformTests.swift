@@ -32,7 +32,7 @@ import BLEHost
     /// --list-controllers' columns line up whatever a cell's width: the UART's
     /// path is wider than a USB one.
     @Test func listColumnsAreAligned() {
-        let lines = alignedColumns([["VID:PID", "PATH", "DRIVER", "PRODUCT"],
+        let lines = laidOut([["VID:PID", "PATH", "DRIVER", "PRODUCT"],
                                     ["0a12:0001", "usb:1-1.2", "btusb", "CSR8510 A10"],
                                     ["UART", "serial:/dev/serial1", "(probed)", "the board's Bluetooth UART"]])
         #expect(lines[0] == "VID:PID    PATH                 DRIVER    PRODUCT")

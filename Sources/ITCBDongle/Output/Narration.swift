@@ -43,12 +43,8 @@ D2 Signed Write Command
 /// "ATT < Write Request, handle 0x000c, 13 bytes of value, link 0x0040" for the
 /// first fragment of an ACL packet carrying ATT; nil for anything else.
 /// `packet` is the ACL packet without its H4 indicator.
-func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> String? {
-    attNarrationText(packet, outgoing: outgoing)?.string
-}
-
-/// `attNarration` as the log takes it (no String made per line).
-func attNarrationText(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> BuiltText? {
+/// Built as the log takes it (no String made per line).
+func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> BuiltText? {
     // ACL header (handle, PB flags, length), then the L2CAP basic header.
     guard packet.count >= 9 else { return nil }
     let header = UInt16(packet[0]) | UInt16(packet[1]) << 8

@@ -22,7 +22,6 @@ struct InfoLogic: RoleLogic {
     }
 }
 
-func controllerInfoText(_ info: ControllerInfo) -> String { controllerInfoBytes(info).string }
 
 func controllerInfoBytes(_ info: ControllerInfo) -> BuiltText {
     // Built as bytes (BuiltText): String appends are inlined at every use.

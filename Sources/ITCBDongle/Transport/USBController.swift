@@ -183,17 +183,12 @@ func addRow(_ cells: inout [String], _ a: String, _ b: String, _ c: String, _ d:
     cells.append(a); cells.append(b); cells.append(c); cells.append(d); cells.append(e); cells.append(f)
 }
 
-/// Rows as columns two spaces apart, each as wide as its widest cell (the
-/// last one not padded); a cell's width is its count of Unicode scalars.
-func alignedColumns(_ rows: [[String]]) -> [String] {
-    var lines: [String] = []
-    columnLines(rows.flatMap { $0 }, columns: rows.first?.count ?? 1) { lines.append($0) }
-    return lines
-}
-
-/// `cells`, `columns` a row, printed as `alignedColumns` lays them out.
+/// `cells`, `columns` a row, printed as `columnLines` lays them out.
 func printColumns(_ cells: [String], columns: Int) { columnLines(cells, columns: columns) { printLine($0) } }
 
+/// Rows of `cells` (`columns` a row) as columns two spaces apart, each as wide
+/// as its widest cell (the last one not padded); a cell's width is its count
+/// of Unicode scalars.
 func columnLines(_ cells: [String], columns: Int, _ line: (String) -> Void) {
     var widths = [Int](repeating: 0, count: columns)
     for (i, cell) in cells.enumerated() { widths[i % columns] = max(widths[i % columns], cell.unicodeScalars.count) }
