@@ -117,7 +117,7 @@ struct FirmwareObserver: HostLoopObserver {
 
 /// A log line written to the UART as it is built (names are printed as codes).
 struct UARTLine: LogSink {
-    mutating func text(_ literal: StaticString) { Log.text(literal) }
+    mutating func terminated(_ start: UnsafePointer<UInt8>) { boardLog(start, terminatedCount(start)) }
     mutating func decimal(_ value: Int) { Log.dec(value) }
     mutating func byte(_ value: UInt8) { Log.upperHex(UInt32(value), digits: 2) }
     mutating func address(_ address: BDAddress) { Log.address(address) }

@@ -30,6 +30,11 @@ func appendHex4<let n: Int>(_ value: UInt16, to out: inout FixedBytes<n>) {
     appendHex(UInt32(value), digits: 4, to: &out)
 }
 
-func append<let n: Int>(_ text: StaticString, to out: inout FixedBytes<n>) {
-    _ = out.append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+/// A literal: one pointer at each use (see `LogSink.text`).
+@inline(__always)
+func append<let n: Int>(_ text: StaticString, to out: inout FixedBytes<n>) { appendTerminated(text.utf8Start, to: &out) }
+
+@inline(never)
+func appendTerminated<let n: Int>(_ start: UnsafePointer<UInt8>, to out: inout FixedBytes<n>) {
+    _ = out.append(UnsafeRawBufferPointer(start: start, count: terminatedCount(start)))
 }

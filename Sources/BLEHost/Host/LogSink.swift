@@ -1,8 +1,17 @@
 /// Where a log line is written: a fixed line buffer on Linux, the UART on the
 /// MCU. The names of commands, statuses, companies and Core versions are
 /// hooks: the Linux board knows their names, the firmware prints the codes.
+/// How many bytes come before the NUL at or after `start`.
+@inlinable
+public func terminatedCount(_ start: UnsafePointer<UInt8>) -> Int {
+    var end = start
+    while end.pointee != 0 { end += 1 }
+    return end - start
+}
+
 public protocol LogSink: ~Copyable {
-    mutating func text(_ literal: StaticString)
+    /// The bytes before the NUL that ends a literal (`text` passes its start).
+    mutating func terminated(_ start: UnsafePointer<UInt8>)
     mutating func decimal(_ value: Int)
     /// "0x" and lower-case hex digits without padding (handles, attributes).
     mutating func hex(_ value: UInt16)
@@ -18,6 +27,11 @@ public protocol LogSink: ~Copyable {
 }
 
 extension LogSink where Self: ~Copyable {
+    /// A literal. Swift lays string literals out NUL-terminated, so each use
+    /// passes one pointer rather than StaticString's three words.
+    @inline(__always)
+    public mutating func text(_ literal: StaticString) { terminated(literal.utf8Start) }
+
     public mutating func commandName(_ opcode: UInt16) {
         text("command ")
         hex(opcode)

@@ -7,7 +7,7 @@ struct UsageError: Error {
     /// A literal message with interpolations is a BuiltText: one outlined
     /// append per piece at each throw, not String interpolation inlined there.
     @inline(never)
-    init(_ message: BuiltText) { self.message = message.string }
+    init(_ message: consuming BuiltText) { self.message = message.string }
 
     @_disfavoredOverload
     init(_ message: String) { self.message = message }
@@ -18,7 +18,7 @@ extension UsageError {
     /// command line's messages take, built here once rather than by an
     /// interpolation at each (2026-11-28).
     @inline(never)
-    init(_ message: BuiltText, got value: String) {
+    init(_ message: consuming BuiltText, got value: String) {
         var text = message
         text.append(" (got '\(escaped: value)')")
         self.init(text)

@@ -5,8 +5,7 @@ import CLinux
 extension BuiltText.Builder {
     /// `\(escaped: path)`: the value as `String.escaped` shows it (UntrustedText).
     @inline(never)
-    mutating func appendInterpolation(escaped value: String) {
-        var value = value
+    mutating func appendInterpolation(escaped value: consuming String) {
         value.withUTF8 { raw in
             UntrustedText.escape(UnsafeRawBufferPointer(raw)) { piece in
                 bytes.append(contentsOf: piece)

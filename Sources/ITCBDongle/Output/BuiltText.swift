@@ -1,3 +1,5 @@
+import BLEHost
+
 /// Text from a string literal with interpolations, built by outlined appends:
 /// `Log.error("no answer from \(name) within \(seconds) s")`, or
 /// `built("...")` where a String is wanted.
@@ -13,10 +15,16 @@
 struct BuiltText: ExpressibleByStringInterpolation {
     var bytes: [UInt8]
 
+    @inline(__always)
+    init(stringLiteral literal: StaticString) { self.init(terminated: literal.utf8Start) }
+
+    /// A literal's bytes up to its NUL: Swift lays string literals out
+    /// NUL-terminated, so each use passes one pointer, not StaticString's
+    /// three words (no message literal holds a NUL).
     @inline(never)
-    init(stringLiteral literal: StaticString) {
+    init(terminated start: UnsafePointer<UInt8>) {
         bytes = []
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.appendTerminated(start)
     }
 
     init(stringInterpolation: Builder) { bytes = stringInterpolation.bytes }
@@ -26,7 +34,7 @@ struct BuiltText: ExpressibleByStringInterpolation {
     }
 
     @inline(never)
-    mutating func append(_ more: BuiltText) { bytes.append(contentsOf: more.bytes) }
+    mutating func append(_ more: consuming BuiltText) { bytes.append(contentsOf: more.bytes) }
 
     /// `count` spaces (none when it is not positive): columns.
     @inline(never)
@@ -37,31 +45,38 @@ struct BuiltText: ExpressibleByStringInterpolation {
     struct Builder: StringInterpolationProtocol {
         var bytes: [UInt8]
 
-        @inline(never)
-        init(literalCapacity: Int, interpolationCount: Int) {
-            bytes = []
-            bytes.reserveCapacity(literalCapacity + 8 * interpolationCount)
-        }
+        /// Room for most messages (a line of the log), with no arguments at each use.
+        @inline(__always)
+        init(literalCapacity: Int, interpolationCount: Int) { bytes = Builder.room() }
 
         @inline(never)
-        mutating func appendLiteral(_ literal: StaticString) {
-            literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        static func room() -> [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(120)
+            return bytes
         }
 
+        @inline(__always)
+        mutating func appendLiteral(_ literal: StaticString) { appendTerminated(literal.utf8Start) }
+
+        /// See `BuiltText(terminated:)`.
         @inline(never)
-        mutating func appendInterpolation(_ value: String) {
-            var value = value
+        mutating func appendTerminated(_ start: UnsafePointer<UInt8>) { bytes.appendTerminated(start) }
+
+        @inline(never)
+        mutating func appendInterpolation(_ value: consuming String) {
             value.withUTF8 { bytes.append(contentsOf: $0) }
         }
 
         @inline(never)
-        mutating func appendInterpolation(_ value: Substring) {
-            var value = value
+        mutating func appendInterpolation(_ value: consuming Substring) {
             value.withUTF8 { bytes.append(contentsOf: $0) }
         }
 
         @inline(never)
-        mutating func appendInterpolation(_ value: StaticString) { appendLiteral(value) }
+        mutating func appendInterpolation(_ value: StaticString) {
+            value.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
 
         @inline(never)
         mutating func appendInterpolation(_ value: Int) {
@@ -80,7 +95,8 @@ struct BuiltText: ExpressibleByStringInterpolation {
 
         @inline(never)
         mutating func appendInterpolation(_ value: Bool) {
-            appendLiteral(value ? "true" : "false")
+            let word: StaticString = value ? "true" : "false"
+            appendTerminated(word.utf8Start)
         }
 
         /// Lower-case hex digits, no leading zeros (as String(value, radix: 16)).
@@ -114,4 +130,12 @@ struct BuiltText: ExpressibleByStringInterpolation {
 /// A String from a literal with interpolations, built by BuiltText's outlined
 /// appends rather than inlined String interpolation.
 @inline(never)
-func built(_ text: BuiltText) -> String { text.string }
+func built(_ text: consuming BuiltText) -> String { text.string }
+
+extension [UInt8] {
+    /// The bytes from `start` up to (not including) the first NUL.
+    @inline(never)
+    mutating func appendTerminated(_ start: UnsafePointer<UInt8>) {
+        append(contentsOf: UnsafeBufferPointer(start: start, count: terminatedCount(start)))
+    }
+}

@@ -39,7 +39,7 @@ enum Log {
     }
 
     @inline(never)
-    static func emit(_ level: LogLevel, _ message: BuiltText) {
+    static func emit(_ level: LogLevel, _ message: consuming BuiltText) {
         if level == .error, firstError == nil { firstError = message.string }
         guard level <= Log.level else { return }
         message.bytes.withUnsafeBytes { writeLine(2, level, $0) }

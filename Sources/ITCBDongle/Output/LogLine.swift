@@ -23,8 +23,9 @@ struct LogLine: ~Copyable {
         text(": ")
     }
 
-    mutating func text(_ literal: StaticString) {
-        literal.withUTF8Buffer { _ = buffer.append(UnsafeRawBufferPointer($0)) }
+    @inline(never)
+    mutating func terminated(_ start: UnsafePointer<UInt8>) {
+        _ = buffer.append(UnsafeRawBufferPointer(start: start, count: terminatedCount(start)))
     }
 
     /// "0x" and lower-case hex digits, as String(radix: 16) prints them.

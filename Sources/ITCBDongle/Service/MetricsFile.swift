@@ -166,7 +166,7 @@ final class MetricsFile {
 
     /// Warned once per run of failures; the appliance serves on.
     @inline(never)
-    func failed(_ what: BuiltText) {
+    func failed(_ what: consuming BuiltText) {
         guard !failing else { return }
         let why = errnoString()
         failing = true

@@ -21,7 +21,7 @@ enum RecoveryLadder {
     /// other ping follows.
     /// (The status a BuiltText: its callers' text is built out of line.)
     @inline(never)
-    static func stepBegins(_ status: BuiltText) {
+    static func stepBegins(_ status: consuming BuiltText) {
         guard let notifier = SystemdNotifier() else { return }
         var message: BuiltText = notifier.watchdogInterval == nil ? "STATUS=" : "WATCHDOG=1\nSTATUS="
         message.append(status)

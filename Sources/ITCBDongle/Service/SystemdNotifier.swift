@@ -39,7 +39,7 @@ final class SystemdNotifier {
 
     /// The messages are BuiltText: their callers' literals are built out of line.
     @inline(never)
-    func send(_ message: BuiltText) {
+    func send(_ message: consuming BuiltText) {
         _ = message.bytes.withUnsafeBytes { bytes in
             withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
@@ -50,7 +50,7 @@ final class SystemdNotifier {
     }
 
     @inline(never)
-    func ready(_ status: BuiltText) {
+    func ready(_ status: consuming BuiltText) {
         guard !readySent else { return self.status(status) }
         readySent = true
         var message: BuiltText = "READY=1\nSTATUS="
@@ -59,7 +59,7 @@ final class SystemdNotifier {
     }
 
     @inline(never)
-    func status(_ text: BuiltText) {
+    func status(_ text: consuming BuiltText) {
         var message: BuiltText = "STATUS="
         message.append(text)
         send(message)
