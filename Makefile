@@ -93,8 +93,12 @@ endif
 # outliner (folds String code's repeated runs); as the SwiftPM release build, no
 # run-time exclusivity checks. The objects are LLVM bitcode (-lto=llvm-full): the
 # link optimises the five modules and the stdlib as one (LTO below).
+# -mergeable-traps: a function's failed checks (overflow, bounds) share one trap
+# instruction instead of one each (1,441 -> 325; 4.7 KB less, measured
+# 2026-11-29). Every check still stops the program; a core dump's address then
+# names the function, not the check.
 SHIPPED_FLAGS := $(EMBEDDED) -target $(STDLIB_TARGET) $(CROSS) -Osize -lto=llvm-full -Xfrontend -function-sections \
-    -Xllvm -enable-machine-outliner=always -enforce-exclusivity=unchecked
+    -Xllvm -enable-machine-outliner=always -enforce-exclusivity=unchecked -Xfrontend -mergeable-traps
 # The platform layer inlines less than -Osize's default: its code is mostly strings
 # (log lines, messages, --help), which Swift otherwise inlines at every use.
 PLATFORM_FLAGS := $(SHIPPED_FLAGS) -I Sources/CLinux -I Sources/CLibUSB \

@@ -462,7 +462,7 @@ import TestSupport
 /// A log line as text (the methods a board's sink must have; the rest are the defaults).
 struct TextLine: LogSink {
     var text = ""
-    mutating func text(_ literal: StaticString) { text += literal.description }
+    mutating func terminated(_ start: UnsafePointer<UInt8>) { text += String(cString: start) }
     mutating func decimal(_ value: Int) { text += String(value) }
     mutating func hex(_ value: UInt16) { text += "0x" + String(value, radix: 16) }
     mutating func byte(_ value: UInt8) { text += String(value, radix: 16, uppercase: true) }
