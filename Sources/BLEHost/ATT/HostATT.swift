@@ -159,7 +159,7 @@ extension Host {
 
     /// ATT transaction timeouts (Vol 3 Part F §3.3.3): the bearer is unusable, close the link.
     mutating func tickClients() {
-        for i in 0..<Host.connectionCapacity where connections[i].inUse && client.links[i].deadline != nil {
+        for i in 0..<linkSlots where connections[i].inUse && client.links[i].deadline != nil {
             guard let request = client.timedOut(i, now: now) else { continue }
             push(.gattClient(.timeout(connection: connections[i].handle, request: request)))
             disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)

@@ -75,6 +75,8 @@ public enum Capacity {
     /// An LE signalling answer a link is owed (the longest: LE Credit Based
     /// Connection Response, 14 bytes).
     public typealias SignalingAnswerStore = ByteStore<16>
+    /// The same answer where it is built (one specialisation of the signalling handler).
+    public typealias SignalingAnswer = FixedBytes<16>
 
     /// Largest HCI packet a transport gathers (H4 de-framer, USB endpoint
     /// reassembler): an ACL packet of 4 + 1024 bytes (events are 2 + 255),

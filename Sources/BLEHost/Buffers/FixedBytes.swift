@@ -33,19 +33,24 @@ public struct FixedBytes<let capacity: Int> {
         if newCount < length { length = max(0, newCount) }
     }
 
+    // The appends below are inlined at hundreds of sites: their one guard
+    // proves the index in range (0 ≤ length < capacity, as unsigned), so the
+    // store and the count skip the checks a plain subscript and `+` repeat.
     @discardableResult
     @inlinable public mutating func append(_ byte: UInt8) -> Bool {
-        guard length < capacity else { return false }
-        storage[length] = byte
-        length += 1
+        guard UInt(bitPattern: length) < UInt(bitPattern: capacity) else { return false }
+        unsafe storage[unchecked: length] = byte
+        length &+= 1  // < capacity: no overflow
         return true
     }
 
     @discardableResult
     @inlinable public mutating func appendUInt16(_ value: UInt16) -> Bool {
-        guard length + 2 <= capacity else { return false }
-        append(UInt8(truncatingIfNeeded: value))
-        append(UInt8(truncatingIfNeeded: value &>> 8))
+        // 0 ≤ length ≤ capacity - 2 (capacity - 1 is a constant: no overflow for any capacity ≥ 1).
+        guard length >= 0, length < capacity - 1 else { return false }
+        unsafe storage[unchecked: length] = UInt8(truncatingIfNeeded: value)
+        unsafe storage[unchecked: length &+ 1] = UInt8(truncatingIfNeeded: value &>> 8)
+        length &+= 2
         return true
     }
 

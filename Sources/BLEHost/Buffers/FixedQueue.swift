@@ -14,20 +14,23 @@ public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
     public var maxCount: Int { capacity }
     public static var capacityCount: Int { capacity }
 
+    // Slots are found modulo the capacity as unsigned numbers, so each index is
+    // proven in range where it is made and the slot is reached unchecked.
     @discardableResult
     public mutating func push(_ item: Element) -> Bool {
         guard count < capacity else { return false }
-        items[(head + count) % capacity] = item
-        count += 1
+        let slot = (UInt(bitPattern: head) &+ UInt(bitPattern: count)) % UInt(bitPattern: capacity)
+        unsafe items[unchecked: Int(bitPattern: slot)] = item
+        count &+= 1  // < capacity: no overflow
         return true
     }
 
     public mutating func pop() -> Element? {
         guard count > 0 else { return nil }
-        let index = head
-        head = (head + 1) % capacity
-        count -= 1
-        return items[index]
+        let index = UInt(bitPattern: head) % UInt(bitPattern: capacity)
+        head = Int(bitPattern: (index &+ 1) % UInt(bitPattern: capacity))
+        count &-= 1  // > 0: no overflow
+        return unsafe items[unchecked: Int(bitPattern: index)]
     }
 
     public mutating func removeAll() {

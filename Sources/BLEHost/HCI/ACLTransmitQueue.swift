@@ -25,17 +25,23 @@ public struct ACLTransmitQueue: ~Copyable {
     /// The slot the next PDU is written into (emptied), or nil when the queue is full.
     mutating func reserve(handle: UInt16, channel: UInt16) -> Int? {
         guard count < ACLTransmitQueue.capacity else { return nil }
-        let slot = (head + count) % ACLTransmitQueue.capacity
+        let slot = slotIndex(count)
         handles[slot] = handle
         channels[slot] = channel
         pdus[slot].removeAll()
         return slot
     }
 
+    /// The slot of the `index`th PDU from the head: modulo the capacity as
+    /// unsigned numbers, so the slot is in range by construction (no traps).
+    func slotIndex(_ index: Int) -> Int {
+        Int(bitPattern: (UInt(bitPattern: head) &+ UInt(bitPattern: index)) % UInt(bitPattern: ACLTransmitQueue.capacity))
+    }
+
     /// PDUs of one link waiting (a partly sent head included).
     func count(handle: UInt16) -> Int {
         var n = 0
-        for index in 0..<count where handles[(head + index) % ACLTransmitQueue.capacity] == handle { n += 1 }
+        for index in 0..<count where handles[slotIndex(index)] == handle { n += 1 }
         return n
     }
 
@@ -44,8 +50,8 @@ public struct ACLTransmitQueue: ~Copyable {
     func fragments(handle: UInt16, maxLength: Int) -> Int {
         guard maxLength > 0 else { return 0 }
         var n = 0
-        for index in 0..<count where handles[(head + index) % ACLTransmitQueue.capacity] == handle {
-            let slot = (head + index) % ACLTransmitQueue.capacity
+        for index in 0..<count where handles[slotIndex(index)] == handle {
+            let slot = slotIndex(index)
             let left = 4 + pdus[slot].count - (index == 0 ? sent : 0)
             n += (left + maxLength - 1) / maxLength
         }
@@ -91,7 +97,7 @@ public struct ACLTransmitQueue: ~Copyable {
         sent = end
         if sent == total {
             sent = 0
-            head = (head + 1) % ACLTransmitQueue.capacity
+            head = slotIndex(1)
             count -= 1
         }
         return handle
@@ -102,11 +108,10 @@ public struct ACLTransmitQueue: ~Copyable {
     public mutating func remove(handle: UInt16) {
         var kept = 0
         var index = 0
-        let capacity = ACLTransmitQueue.capacity
         while index < count {
-            let from = (head + index) % capacity
+            let from = slotIndex(index)
             if handles[from] != handle {
-                let to = (head + kept) % capacity
+                let to = slotIndex(kept)
                 if to != from {
                     handles[to] = handles[from]
                     channels[to] = channels[from]

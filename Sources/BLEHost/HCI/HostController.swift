@@ -17,7 +17,7 @@ extension Host {
     mutating func reinitialize(after kind: RecoveryKind) {
         recoveries += 1
         counts.recoveries[kind.rawValue] &+= 1
-        for i in 0..<Host.connectionCapacity where connections[i].inUse {
+        for i in 0..<linkSlots where connections[i].inUse {
             let handle = connections[i].handle
             release(i)
             push(.disconnected(connection: handle, reason: nil))

@@ -8,8 +8,9 @@
 public struct Host: ~Copyable {
     let pin = InPlacePin()
     public static var connectionCapacity: Int { Capacity.links }
-    /// `connectionCapacity` read from memory, for a cold loop over the links whose
-    /// body is large: it stays a loop (over the constant it was unrolled, 500 B).
+    /// `connectionCapacity` read from memory, for the loops over the links: they
+    /// stay loops (over the constant each was unrolled: 500 B for one cold loop,
+    /// 285 B for a count of the links in use).
     let linkSlots = Host.connectionCapacity
     /// A line repeated for one peer (a refused SMP packet) is written at most this often.
     public static let repeatLineInterval: UInt64 = 60_000
@@ -98,9 +99,11 @@ public struct Host: ~Copyable {
     public var isStopped: Bool { state == .stopped }
     public var connectionCount: Int { countConnections() }
 
-    func countConnections() -> Int {
+    /// Out of line, as `connectionIndex`: as loops they are small enough to be
+    /// inlined at every caller, which costs more than the call.
+    @inline(never) func countConnections() -> Int {
         var n = 0
-        for i in 0..<Host.connectionCapacity where connections[i].inUse { n += 1 }
+        for i in 0..<linkSlots where connections[i].inUse { n += 1 }
         return n
     }
 
@@ -122,7 +125,7 @@ public struct Host: ~Copyable {
         if outstandingOpcode != nil { consider(commandDeadline) }
         if state == .shuttingDown, !shutdownResetQueued { consider(shutdownStarted + configuration.shutdownGrace) }
         if let t = scanner.deadline { consider(t) }
-        for i in 0..<Host.connectionCapacity where connections[i].inUse {
+        for i in 0..<linkSlots where connections[i].inUse {
             if let t = client.links[i].deadline { consider(t) }
             if let t = idleDeadline(i) { consider(t) }
         }
@@ -152,7 +155,7 @@ public struct Host: ~Copyable {
         if state == .shuttingDown, !shutdownResetQueued, now >= shutdownStarted + configuration.shutdownGrace {
             queueShutdownReset()
         }
-        for i in 0..<Host.connectionCapacity where connections[i].inUse && !connections[i].disconnecting {
+        for i in 0..<linkSlots where connections[i].inUse && !connections[i].disconnecting {
             guard let deadline = idleDeadline(i), now >= deadline else { continue }
             push(.idleDisconnect(connection: connections[i].handle, peer: connections[i].peer))
             disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
@@ -236,7 +239,7 @@ public struct Host: ~Copyable {
         advertiser.desired = false
         if advertiser.enable.mayBeOn { queueAdvertiseEnable(false) }
         if scanner.enable.enabled { queueScanEnable(false) }
-        for i in 0..<Host.connectionCapacity where connections[i].inUse {
+        for i in 0..<linkSlots where connections[i].inUse {
             disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
         }
         if countConnections() == 0 { queueShutdownReset() }
@@ -293,8 +296,8 @@ public struct Host: ~Copyable {
         client.links[index].reset()
     }
 
-    func connectionIndex(_ handle: UInt16) -> Int? {
-        for i in 0..<Host.connectionCapacity where connections[i].inUse && connections[i].handle == handle {
+    @inline(never) func connectionIndex(_ handle: UInt16) -> Int? {
+        for i in 0..<linkSlots where connections[i].inUse && connections[i].handle == handle {
             return i
         }
         return nil

@@ -16,6 +16,9 @@ extension HostEvent {
 
     /// The one line that says what happened (every board's log uses it); the
     /// controller's details and an advertising report are read from `host`.
+    /// Out of line: cold (only when a line is logged), it was inlined into the
+    /// loop's event pass with every piece of its text.
+    @inline(never)
     public func describe<S: LogSink & ~Copyable>(into line: inout S, host: borrowing Host) {
         switch self {
         case .ready:

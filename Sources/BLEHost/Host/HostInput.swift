@@ -230,7 +230,7 @@ extension Host {
             push(.advertising(enabled: false))
         }
         var slot: Int? = nil
-        for i in 0..<Host.connectionCapacity where !connections[i].inUse {
+        for i in 0..<linkSlots where !connections[i].inUse {
             slot = i
             break
         }

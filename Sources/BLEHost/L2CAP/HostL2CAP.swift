@@ -52,20 +52,24 @@ extension Host {
             if let code = pdu.first, L2CAPSignaling.isResponse(code) {
                 return signalNoted(index, L2CAPSignaling.responseReceived(pdu))
             }
-            // Built in the transmit slot when there is room, else owed; one
+            // Sent in a transmit slot when there is room, else owed; one
             // signalling request at a time (Vol 3 Part A §4): a second one
             // while an answer is owed is dropped.
             if !owed[index].isEmpty { payOwed(index) }
-            let isCentral = connections[index].isCentral
-            let note: L2CAPSignalNote
-            if canSend(index), let slot = aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) {
-                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &aclQueue.pdus[slot].contents)
-                if !aclQueue.pdus[slot].isEmpty { aclQueue.commit() }
-            } else if owed[index].signaling.isEmpty {
-                note = L2CAPSignaling.receive(pdu, isCentral: isCentral, response: &owed[index].signaling.contents)
-                owe()
+            let slot = canSend(index) ? aclQueue.reserve(handle: handle, channel: L2CAPChannel.leSignaling) : nil
+            guard slot != nil || owed[index].signaling.isEmpty else { return requestDropped(index, .signalingPipelined) }
+            // Built in one place (the answer is at most 14 bytes), then copied
+            // where it goes: one copy of the handler, not one per destination.
+            var answer = Capacity.SignalingAnswer()
+            let note = L2CAPSignaling.receive(pdu, isCentral: connections[index].isCentral, response: &answer)
+            if let slot {
+                if !answer.isEmpty {
+                    answer.withBytes { _ = aclQueue.pdus[slot].append($0) }
+                    aclQueue.commit()
+                }
             } else {
-                return requestDropped(index, .signalingPipelined)
+                owed[index].signaling.contents = answer
+                owe()
             }
             signalNoted(index, note)
         case L2CAPChannel.smp:
