@@ -1,8 +1,10 @@
 import BLEHost
 
 struct Describe: ChipsetReader {
+    /// The entry read (`ChipsetDescription.index`).
+    let index: Int
     func read<C: Chipset>(_ chipset: borrowing C) -> ChipsetDescription {
-        var description = ChipsetDescription(info: C.info, failure: chipset.failure, summaryLevel: .none)
+        var description = ChipsetDescription(index: index, failure: chipset.failure, summaryLevel: .none)
         chipset.writeLabel(into: &description.label)
         chipset.files(&description.request)
         description.summaryLevel = chipset.writeSummary(into: &description.summary)

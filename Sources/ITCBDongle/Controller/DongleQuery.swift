@@ -33,7 +33,7 @@ enum DongleQuery {
             self.vendor = vendor
             self.product = product
             var classClaim = USBVendorClassClaim(vendor: vendor)
-            if ChipsetTable.first(&classClaim) != nil, let info = classClaim.info { byClass = family(info) }
+            if let index = ChipsetTable.first(&classClaim), let info = ChipsetTable.info(index) { byClass = family(info) }
             // By VID:PID (any class); else by the vendor's FF/01/01 class.
             var found = ChipsetTable.usbModel(vendor: vendor, product: product)
             if found == nil {
