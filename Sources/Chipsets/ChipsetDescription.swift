@@ -4,7 +4,7 @@ import BLEHost
 public struct ChipsetDescription {
     /// Its entry in the table: the info is taken from there when asked
     /// (built in each entry's description, it was a fifth of `Describe`'s visit).
-    let index: Int
+    public let index: Int
     public var info: ChipsetInfo { ChipsetTable.info(index)! }
     /// "Realtek RTL8761B/BU".
     public var label = Capacity.ChipsetText()

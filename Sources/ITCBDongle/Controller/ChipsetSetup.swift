@@ -46,5 +46,7 @@ func text(_ bytes: Capacity.ChipsetText) -> String {
 
 extension VendorSetup {
     /// The chipset running the set-up, in the platform's words; nil while probing or when none took the controller.
+    /// Out of line: the run loop asks it in several places.
+    @inline(never)
     func facts() -> ChipsetFacts? { describe().map(ChipsetFacts.init) }
 }

@@ -31,10 +31,11 @@ struct VendorFiles {
     mutating func read(for setup: borrowing VendorSetup, directory: String) -> Bool {
         release()
         firmwarePath = ""
-        guard let facts = setup.facts() else { return false }
+        guard let description = setup.describe() else { return false }
+        let facts = ChipsetFacts(description)
         let folder = built("\(directory)/\(facts.directory)")
         let limit = facts.info.maximumFileSize
-        let request = facts.request
+        let request = description.request
         let tried = VendorFiles.candidatePaths(request, folder: folder)
         var refused: (path: String, problem: FileProblem)? = nil
         for path in tried {
