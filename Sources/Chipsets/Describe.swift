@@ -3,7 +3,8 @@ import BLEHost
 struct Describe: ChipsetReader {
     /// The entry read (`ChipsetDescription.index`).
     let index: Int
-    func read<C: Chipset>(_ chipset: borrowing C) -> ChipsetDescription {
+    /// Out of line, one function per chipset (as `StepCall.visit`).
+    @inline(never) func read<C: Chipset>(_ chipset: borrowing C) -> ChipsetDescription {
         var description = ChipsetDescription(index: index, failure: chipset.failure, summaryLevel: .none)
         chipset.writeLabel(into: &description.label)
         chipset.files(&description.request)
