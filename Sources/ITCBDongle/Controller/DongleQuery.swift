@@ -60,7 +60,8 @@ enum DongleQuery {
         var id: String { built("\(hex4(vendor)):\(hex4(product))") }
 
         /// Built as bytes (BuiltText): String appends are inlined at every use.
-        var line: String {
+        /// Out of line (as `json`): the answer is read in place, not copied.
+        @inline(never) var line: String {
             var text: BuiltText = "\(hex4(vendor)):\(hex4(product))  "
             if let chipset, let model { text.append("\(chipset) \(model); ") } else if let chipset { text.append("\(chipset); ") }
             text.append(dependsOnClass ? "served when its interface 0 is vendor-specific FF/01/01"
@@ -83,7 +84,7 @@ enum DongleQuery {
         }
 
         /// Written as one literal: no array of keys and values built at run time.
-        var json: String {
+        @inline(never) var json: String {
             let text: BuiltText = "{\"vid\":\"\(hex4(vendor))\",\"pid\":\"\(hex4(product))\",\"chipset\":\(jsonOrNull(chipset)),\"served\":\(jsonBool(served)),\"model\":\(jsonOrNull(model)),\"firmware\":\(jsonOrNull(firmware)),\"package\":\(jsonOrNull(package)),\"by_class\":\(jsonOrNull(byClass)),\"reason\":\(jsonOrNull(reason)),\"depends_on_class\":\(jsonBool(dependsOnClass))}"
             return text.string
         }
