@@ -7,7 +7,8 @@ import Chipsets
 struct ChipsetFacts {
     var label: String
     var info: ChipsetInfo
-    var failure: String
+    /// A literal of the chipset's: interpolated as it is, no String made.
+    var failure: StaticString
     var summaryLevel: SummaryLevel
     var summary: String
 
@@ -16,7 +17,7 @@ struct ChipsetFacts {
     init(_ description: borrowing ChipsetDescription) {
         label = text(description.label).escaped
         info = description.info
-        failure = staticText(description.failure)
+        failure = description.failure
         summaryLevel = description.summaryLevel
         summary = text(description.summary).escaped
     }

@@ -32,12 +32,18 @@ enum ChipsetSetup {
         let plan = VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven)
         switch plan {
         case .fromReset(let index), .probe(only: let index?):
-            transport.setupLink?.useVendorControl(ChipsetTable.info(index)?.quirks.vendorControlOverUSB ?? false)
+            var question = VendorControlQuestion()
+            transport.setupLink?.useVendorControl(ChipsetTable.ask(index, &question) ?? false)
         default:
             transport.setupLink?.useVendorControl(false)
         }
         return VendorSetup(plan: plan, context: context)
     }
+}
+
+/// One quirk of an entry: its whole info was built to read it.
+struct VendorControlQuestion: ChipsetQuestion {
+    func ask<C: Chipset>(_ chipset: C.Type) -> Bool { C.info.quirks.vendorControlOverUSB }
 }
 
 func text(_ bytes: Capacity.ChipsetText) -> String {
