@@ -110,6 +110,8 @@ public struct MediaTekLoader: SingleFileLoader {
         register(MediaTekWMT.read, address, value: nil, space: MediaTekWMT.idSpace, next, into: &packet)
     }
 
+    /// Out of line: one call at each of the many places the set-up ends.
+    @inline(never)
     mutating func fail(_ error: MediaTekError) -> SetupStep {
         phase = .failed
         self.error = error
