@@ -66,17 +66,22 @@ extension ChipsetEntries {
     /// (`vendorClass`: its interface is FF/01/01, see `USBClaim`).
     public static func usbModel(vendor: UInt16, product: UInt16, vendorClass: Bool = false) -> USBModel? {
         var find = FindUSBModel(vendor: vendor, product: product, vendorClass: vendorClass)
-        return first(&find) == nil ? nil : find.found
+        guard let index = first(&find), let info = info(index) else { return nil }
+        return USBModel(info: info, model: find.model, file: find.file)
     }
 
     /// The chip (`query`'s variant 0, 1, …) a board (`ChipsetContext.board`)
     /// carries on its own UART, in `query.chip`; false when no entry knows it.
     public static func boardChip(_ query: inout BoardChipQuery) -> Bool {
-        first(&query) != nil
+        guard let index = first(&query), let info = info(index) else { return false }
+        query.chip.info = info
+        return true
     }
 
-    /// Each entry's `ChipsetInfo`, in the table's order.
-    public static func info(_ index: Int) -> ChipsetInfo? {
+    /// Each entry's `ChipsetInfo`, in the table's order. Out of line: the
+    /// one place the table's infos are built (inlined, each was some 180
+    /// bytes of stores at every use).
+    @inline(never) public static func info(_ index: Int) -> ChipsetInfo? {
         var question = InfoQuestion()
         return ask(index, &question)
     }

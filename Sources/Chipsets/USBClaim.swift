@@ -23,14 +23,10 @@ public struct USBClaim: ChipsetQuestion {
     }
 }
 
-/// The chipset Linux hands a vendor's FF/01/01 dongles to by class alone (`usbVendorClass`).
+/// The chipset Linux hands a vendor's FF/01/01 dongles to by class alone
+/// (`usbVendorClass`): the entry `first` finds (its info: `ChipsetTable.info`).
 public struct USBVendorClassClaim: ChipsetQuestion {
     public let vendor: UInt16
-    public var info: ChipsetInfo? = nil
     public init(vendor: UInt16) { self.vendor = vendor }
-    public mutating func ask<C: Chipset>(_ chipset: C.Type) -> Bool {
-        guard C.usbVendorClass(vendor: vendor) != nil else { return false }
-        info = C.info
-        return true
-    }
+    public func ask<C: Chipset>(_ chipset: C.Type) -> Bool { C.usbVendorClass(vendor: vendor) != nil }
 }

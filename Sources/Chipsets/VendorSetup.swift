@@ -141,7 +141,7 @@ public struct VendorSetup: ControllerSetup {
     /// The chipset running the set-up, described; nil while probing or when none took the controller.
     public func describe() -> ChipsetDescription? {
         guard let active else { return nil }
-        return table.read(active, Describe())
+        return table.read(active, Describe(index: active))
     }
 
     /// More about the active chipset's failure (`Chipset.writeFailureDetail`):

@@ -104,6 +104,8 @@ public struct BroadcomLoader: SingleFileLoader {
         }
     }
 
+    /// Out of line: one call at each of the many places the set-up ends.
+    @inline(never)
     mutating func fail(_ error: BroadcomError) -> SetupStep {
         phase = .failed
         self.error = error

@@ -76,6 +76,8 @@ public struct IntelChipset: Chipset {
     /// While the loader runs over USB, bulk IN carries HCI events (btusb_recv_bulk_intel).
     public var eventsOnBulk: Bool { overUSB && loader.phase != .done && loader.phase != .failed }
 
+    /// Out of line: each step of the set-up ends here.
+    @inline(never)
     mutating func map(_ step: IntelLoader.Step) -> SetupStep {
         switch step {
         case .send: return .send

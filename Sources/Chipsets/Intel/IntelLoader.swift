@@ -87,6 +87,8 @@ public struct IntelLoader {
         return .send
     }
 
+    /// Out of line: one call at each of the many places the set-up ends.
+    @inline(never)
     mutating func fail(_ error: IntelError) -> Step {
         phase = .failed
         firmware = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -94,6 +96,8 @@ public struct IntelLoader {
         return .failed(error)
     }
 
+    /// Out of line: one call at each of the many places the set-up ends.
+    @inline(never)
     mutating func finish(loaded: Bool) -> Step {
         phase = .done
         firmware = UnsafeRawBufferPointer(start: nil, count: 0)

@@ -80,6 +80,8 @@ public struct MediaTekLoader: SingleFileLoader {
         register(value == nil ? MediaTekWMT.read : MediaTekWMT.write, address, value: value, space: MediaTekWMT.uhwSpace, next, into: &packet)
     }
 
+    /// Out of line (as `register`): its header was inlined at each of the set-up's commands.
+    @inline(never)
     static func wmt(_ operation: UInt8, flag: UInt8, length: Int, into packet: inout Capacity.HCIPacket) {
         packet = .command(MediaTekWMT.opcode)
         _ = packet.append(1)
@@ -93,6 +95,7 @@ public struct MediaTekLoader: SingleFileLoader {
         _ = packet.appendUInt16(UInt16(truncatingIfNeeded: value >> 16))
     }
 
+    @inline(never)
     mutating func register(_ kind: UInt8, _ address: UInt32, value: UInt32?, space: UInt8, _ next: Phase, into packet: inout Capacity.HCIPacket) -> SetupStep {
         Self.wmt(MediaTekWMT.register, flag: space, length: value == nil ? 5 : 9, into: &packet)
         _ = packet.append(kind)
@@ -107,6 +110,8 @@ public struct MediaTekLoader: SingleFileLoader {
         register(MediaTekWMT.read, address, value: nil, space: MediaTekWMT.idSpace, next, into: &packet)
     }
 
+    /// Out of line: one call at each of the many places the set-up ends.
+    @inline(never)
     mutating func fail(_ error: MediaTekError) -> SetupStep {
         phase = .failed
         self.error = error

@@ -61,6 +61,8 @@ public struct RealtekChipset: Chipset {
     /// 10 s per answer.
     public var answerTimeout: UInt64 { 10_000 }
 
+    /// Out of line: each step of the set-up ends here.
+    @inline(never)
     mutating func map(_ step: RealtekLoader.Step) -> SetupStep {
         switch step {
         case .send: return .send

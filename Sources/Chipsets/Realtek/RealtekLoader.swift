@@ -90,6 +90,8 @@ public struct RealtekLoader {
         return .send
     }
 
+    /// Out of line: one call at each of the many places the set-up ends.
+    @inline(never)
     mutating func fail(_ error: RealtekError) -> Step {
         phase = .failed
         firmware = UnsafeRawBufferPointer(start: nil, count: 0)

@@ -32,12 +32,18 @@ enum ChipsetSetup {
         let plan = VendorSetup.plan(for: &context, probe: firmwareDirectoryGiven)
         switch plan {
         case .fromReset(let index), .probe(only: let index?):
-            transport.setupLink?.useVendorControl(ChipsetTable.info(index)?.quirks.vendorControlOverUSB ?? false)
+            var question = VendorControlQuestion()
+            transport.setupLink?.useVendorControl(ChipsetTable.ask(index, &question) ?? false)
         default:
             transport.setupLink?.useVendorControl(false)
         }
         return VendorSetup(plan: plan, context: context)
     }
+}
+
+/// One quirk of an entry: its whole info was built to read it.
+struct VendorControlQuestion: ChipsetQuestion {
+    func ask<C: Chipset>(_ chipset: C.Type) -> Bool { C.info.quirks.vendorControlOverUSB }
 }
 
 func text(_ bytes: Capacity.ChipsetText) -> String {
@@ -46,5 +52,7 @@ func text(_ bytes: Capacity.ChipsetText) -> String {
 
 extension VendorSetup {
     /// The chipset running the set-up, in the platform's words; nil while probing or when none took the controller.
+    /// Out of line: the run loop asks it in several places.
+    @inline(never)
     func facts() -> ChipsetFacts? { describe().map(ChipsetFacts.init) }
 }

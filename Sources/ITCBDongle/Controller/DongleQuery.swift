@@ -33,7 +33,7 @@ enum DongleQuery {
             self.vendor = vendor
             self.product = product
             var classClaim = USBVendorClassClaim(vendor: vendor)
-            if ChipsetTable.first(&classClaim) != nil, let info = classClaim.info { byClass = family(info) }
+            if let index = ChipsetTable.first(&classClaim), let info = ChipsetTable.info(index) { byClass = family(info) }
             // By VID:PID (any class); else by the vendor's FF/01/01 class.
             var found = ChipsetTable.usbModel(vendor: vendor, product: product)
             if found == nil {
@@ -60,7 +60,8 @@ enum DongleQuery {
         var id: String { built("\(hex4(vendor)):\(hex4(product))") }
 
         /// Built as bytes (BuiltText): String appends are inlined at every use.
-        var line: String {
+        /// Out of line (as `json`): the answer is read in place, not copied.
+        @inline(never) var line: String {
             var text: BuiltText = "\(hex4(vendor)):\(hex4(product))  "
             if let chipset, let model { text.append("\(chipset) \(model); ") } else if let chipset { text.append("\(chipset); ") }
             text.append(dependsOnClass ? "served when its interface 0 is vendor-specific FF/01/01"
@@ -83,14 +84,14 @@ enum DongleQuery {
         }
 
         /// Written as one literal: no array of keys and values built at run time.
-        var json: String {
+        @inline(never) var json: String {
             let text: BuiltText = "{\"vid\":\"\(hex4(vendor))\",\"pid\":\"\(hex4(product))\",\"chipset\":\(jsonOrNull(chipset)),\"served\":\(jsonBool(served)),\"model\":\(jsonOrNull(model)),\"firmware\":\(jsonOrNull(firmware)),\"package\":\(jsonOrNull(package)),\"by_class\":\(jsonOrNull(byClass)),\"reason\":\(jsonOrNull(reason)),\"depends_on_class\":\(jsonBool(dependsOnClass))}"
             return text.string
         }
     }
 
-    /// "realtek", "broadcom": the table's family in lower case.
-    static func family(_ info: ChipsetInfo) -> String { staticText(info.vendor).lowercasedASCII() }
+    /// "realtek", "broadcom": the table's family in lower case. Out of line: three callers.
+    @inline(never) static func family(_ info: ChipsetInfo) -> String { staticText(info.vendor).lowercasedASCII() }
 }
 
 /// A JSON string, or null.

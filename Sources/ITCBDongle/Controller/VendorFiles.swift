@@ -3,7 +3,8 @@ import BLEHost
 import Chipsets
 
 /// The files a chipset set-up asks for, read whole and kept until the session
-/// ends (the loaders read them in place), and the set-up's log lines.
+/// ends (the loaders read them in place), and the set-up's log lines. Its
+/// steps are out of line: cold, they made the run loop's frame and spills larger.
 struct VendorFiles {
     var firmwareFile: UnsafeMutableRawBufferPointer? = nil
     var companionFile: UnsafeMutableRawBufferPointer? = nil
@@ -28,13 +29,14 @@ struct VendorFiles {
 
     /// Reads what the set-up asks for; false (with the error line) when a required file is missing or refused.
     /// A chipset that runs from ROM without its file gets no bytes and a warning.
-    mutating func read(for setup: borrowing VendorSetup, directory: String) -> Bool {
+    @inline(never) mutating func read(for setup: borrowing VendorSetup, directory: String) -> Bool {
         release()
         firmwarePath = ""
-        guard let facts = setup.facts() else { return false }
+        guard let description = setup.describe() else { return false }
+        let facts = ChipsetFacts(description)
         let folder = built("\(directory)/\(facts.directory)")
         let limit = facts.info.maximumFileSize
-        let request = facts.request
+        let request = description.request
         let tried = VendorFiles.candidatePaths(request, folder: folder)
         var refused: (path: String, problem: FileProblem)? = nil
         for path in tried {
@@ -83,7 +85,7 @@ struct VendorFiles {
 
     /// The set-up handed over to the host: what it loaded, and an address the
     /// controller's whole model shares is not used as the public one.
-    mutating func setupEnded(_ setup: borrowing VendorSetup, _ configuration: inout HostConfiguration) {
+    @inline(never) mutating func setupEnded(_ setup: borrowing VendorSetup, _ configuration: inout HostConfiguration) {
         reportLoaded(setup)
         guard let shared = setup.status.sharedDefaultAddress, let facts = setup.facts() else { return }
         let why = built("\(facts.label): its address \(shared.string) is a default every unit of the model shares")
@@ -109,7 +111,7 @@ struct VendorFiles {
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
-    mutating func reportLoaded(_ setup: borrowing VendorSetup) {
+    @inline(never) mutating func reportLoaded(_ setup: borrowing VendorSetup) {
         reported = true
         defer { release() }
         guard let facts = setup.facts() else { return }
@@ -122,7 +124,7 @@ struct VendorFiles {
     }
 
     /// The set-up failed: why, and which file.
-    func logFailure(_ setup: borrowing VendorSetup) {
+    @inline(never) func logFailure(_ setup: borrowing VendorSetup) {
         guard let facts = setup.facts() else {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
@@ -134,7 +136,7 @@ struct VendorFiles {
     }
 
     /// The controller went silent during the set-up: which one.
-    static func silentPhase(_ setup: borrowing VendorSetup) -> String {
+    @inline(never) static func silentPhase(_ setup: borrowing VendorSetup) -> String {
         guard let facts = setup.facts() else { return "the chipset probe (Reset, Read Local Version)" }
         return built("the \(facts.info.vendor) \(facts.info.setupName)")
     }
