@@ -85,32 +85,41 @@ func unknownShortOption(_ byte: UInt8) -> UsageError {
 }
 
 /// The listed option nearest to a mistyped one (edit distance at most 2, or
-/// the only one it begins), nil when none is near.
+/// the only one it begins), nil when none is near. Over the token's and the
+/// names' bytes in place: no array per option (2026-11-29).
 func closestOption(to token: String) -> OptionName? {
-    var given = Array(token.utf8)
-    while given.first == UInt8(ascii: "-") { given.removeFirst() }
-    guard !given.isEmpty else { return nil }
-    // Options, not their names, kept: no array of Strings to grow.
-    var best: (option: OptionName, distance: Int)? = nil
-    var prefixed: OptionName? = nil, prefixes = 0
-    for index in optionRows.indices where !optionRows[index].hidden {
-        let spec = optionRows[index]
-        let name = Array(spec.option.nameBytes)
-        if name.starts(with: given) {
-            prefixed = spec.option
-            prefixes += 1
+    var token = token
+    return token.withUTF8 { whole in
+        var skip = 0
+        while skip < whole.count, whole[skip] == UInt8(ascii: "-") { skip += 1 }
+        let given = UnsafeBufferPointer(rebasing: whole[skip...])
+        guard !given.isEmpty else { return nil }
+        // Options, not their names, kept: no array of Strings to grow.
+        var best: OptionName? = nil, bestDistance = 3
+        var prefixed: OptionName? = nil, prefixes = 0
+        for index in optionRows.indices where !optionRows[index].hidden {
+            let option = optionRows[index].option
+            let name = option.nameBytes
+            if startsWith(name, given) {
+                prefixed = option
+                prefixes += 1
+            }
+            let distance = editDistance(given, name)
+            if distance < bestDistance { (best, bestDistance) = (option, distance) }
         }
-        let distance = editDistance(given, name)
-        if distance <= 2, best == nil || distance < best!.distance { best = (spec.option, distance) }
+        if let best { return best }
+        return prefixes == 1 ? prefixed : nil
     }
-    if let best { return best.option }
-    return prefixes == 1 ? prefixed : nil
 }
 
 /// Levenshtein's, over one row: `row[j]` is the distance from a's first i
-/// bytes to b's first j, overwritten in place as i grows.
-func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    var row = Array(0...b.count)
+/// bytes to b's first j, overwritten in place as i grows. `b` is an option's
+/// name (at most 19 bytes: the row is on the stack); a
+/// longer `b` is taken as far from everything.
+func editDistance(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+    var row = InlineArray<32, Int>(repeating: 0)
+    guard b.count < row.count else { return Int.max }
+    for j in 0...b.count { row[j] = j }
     for i in 0..<a.count {
         var diagonal = row[0]  // the row before's [j]
         row[0] = i + 1
