@@ -205,7 +205,8 @@ extension CommandLineSettings {
         case .peripheral:
             let firstSeed = seed ?? randomUInt64()
             let style: AnswerStyle = answers == .text ? .text : .slug
-            return { [name, maxCentrals, answers] session in
+            // The closure keeps these values, not a copy of every setting.
+            return { [name, maxCentrals, answers, healthCheck] session in
                 Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
                 if let note = advertisedNameNote(name) { Log.info(note) }
                 var loop = session.runLoop(configuration: configuration) { host in
@@ -221,7 +222,7 @@ extension CommandLineSettings {
                     }
                     return logic.take()!
                 }
-                loop.healthInterval = healthCheckInterval(loop.notifier)
+                loop.healthInterval = CommandLineSettings.healthCheckInterval(healthCheck, loop.notifier)
                 return loop.run()
             }
         case .central:
@@ -230,7 +231,7 @@ extension CommandLineSettings {
     }
 
     /// --health-check, or the systemd watchdog period when it is set.
-    func healthCheckInterval(_ notifier: SystemdNotifier?) -> UInt64? {
+    static func healthCheckInterval(_ healthCheck: Double?, _ notifier: SystemdNotifier?) -> UInt64? {
         if let healthCheck, healthCheck > 0 { return UInt64(healthCheck * 1000) }
         return notifier?.watchdogInterval
     }
