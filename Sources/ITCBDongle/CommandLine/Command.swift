@@ -7,10 +7,9 @@ import CLinux
 enum Main {
     static func run(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
         let raw = rawArguments(argc: argc, argv: argv)
-        let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
         JSONOutput.enabled = raw.contains { isArgument($0, "--json") }  // until the role is known: errors as objects too
         if let problem = invalidUTF8Argument(raw) { fail(problem) }
-        if arguments.isEmpty {
+        if raw.isEmpty {
             writeStandardError(usageText())
             return Exit.usage
         }
@@ -27,7 +26,7 @@ enum Main {
             }
         }
         let parsed: ParsedCommandLine
-        switch parseCommandLine(arguments) {
+        switch parseCommandLine(bytes: raw) {
         case .success(let result): parsed = result
         case .failure(let error): fail(error.message)
         }

@@ -37,8 +37,7 @@ func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
            let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
             return built("\(String(decoding: bytes[..<equals], as: UTF8.self)) must be valid UTF-8 (its value has bytes that are not)")
         }
-        if index > 0, let option = optionName(arguments[index - 1]), let found = OptionName.named(option),
-           found.exact, found.option.takesValue {
+        if index > 0, let found = optionNamed(arguments[index - 1]), found.exact, found.option.takesValue {
             return built("--\(found.option) must be valid UTF-8 (its value has bytes that are not)")
         }
         return built("argument \(index + 1) is not valid UTF-8")
@@ -60,11 +59,11 @@ func isValidUTF8(_ bytes: [UInt8]) -> Bool {
     }
 }
 
-/// "--name" or "--name=x" → "name".
-func optionName(_ bytes: [UInt8]) -> Substring? {
+/// The option "--name" or "--name=x" names (`OptionName.named`); nil for no "--name".
+func optionNamed(_ bytes: [UInt8]) -> (option: OptionName, exact: Bool)? {
     guard bytes.count > 2, bytes[0] == UInt8(ascii: "-"), bytes[1] == UInt8(ascii: "-") else { return nil }
     let end = bytes.firstIndex(of: UInt8(ascii: "=")) ?? bytes.count
-    return String(decoding: bytes[2..<end], as: UTF8.self)[...]
+    return bytes[2..<end].withUnsafeBufferPointer { OptionName.named(bytes: $0) }
 }
 
 /// The first option given that the run cannot use, as the one-line problem
