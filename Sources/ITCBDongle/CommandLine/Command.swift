@@ -54,7 +54,8 @@ enum Main {
     /// One line on stderr (and an error object with --json), exit 2 (README "Exit codes").
     @inline(never)
     static func fail(_ message: String) -> Never {
-        writeStandardError(built("\(Log.prefix(.error))\(UntrustedText.line(message)) (see --help)\n"))
+        // writeLine: the prefix, the line's escapes and the newline, as a log line gets them.
+        writeLine(2, .error, built("\(message) (see --help)"))
         Log.firstError = message
         exit(JSONOutput.finish(Exit.usage))
     }
