@@ -178,7 +178,7 @@ extension CommandLineSettings {
             }
             rung = nil
             portReset = usbReset
-            if code == Exit.controller { SilentStarts.record() }
+            if code == Exit.controller { Outlined.recordSilentStart() }
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
             guard USBController.waitForDevice(spec) else { return stoppedExit }
@@ -194,6 +194,8 @@ extension CommandLineSettings {
     var stoppedExit: Int32 { role == .central && !controllerInfo ? Signals.stopExitCode ?? Exit.success : Exit.success }
 
     /// Builds what one transport session runs: the role's logic and the run loop.
+    /// Not inlined into execute() (`Outlined`).
+    @inline(never)
     func makeSession(configuration: HostConfiguration) -> (Session) -> SessionEnd {
         if controllerInfo {
             return { session in
