@@ -187,6 +187,13 @@ func boardUART(_ directory: String, path: String = "/dev/serial1") -> (family: S
     return (family, file)
 }
 
+/// The board's UART row as its six cells, as --list-controllers prints it
+/// (the unit tests'; the listing adds the two that vary to its cells itself).
+func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
+    guard let board = boardUART(directory, path: path) else { return nil }
+    return ["UART", built("serial:\(path)"), "(probed)", board.family, board.file, "the board's Bluetooth UART"]
+}
+
 /// Appends one row of six cells (`USBController.list`), here once rather than at each row.
 @inline(never)
 func addRow(_ cells: inout [String], _ a: String, _ b: String, _ c: String, _ d: String, _ e: String, _ f: String) {
