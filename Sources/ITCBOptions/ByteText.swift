@@ -28,7 +28,7 @@ func withBytes<R>(_ text: some StringProtocol, _ body: (UnsafeBufferPointer<UInt
 
 /// `a` begins with `b`'s bytes.
 @inline(never)
-func startsWith(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+public func startsWith(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
     guard a.count >= b.count else { return false }
     for index in 0..<b.count where a[index] != b[index] { return false }
     return true

@@ -39,30 +39,31 @@ extension OptionName {
     /// abbreviates only one (getopt_long's choice; `exact` false): nil for neither.
     /// Read as bytes from `names` (comparing each case's rawValue, a String
     /// made by a switch, was 2 KB of code, 2026-11-28).
-    @inline(never)
     public static func named(_ name: Substring) -> (option: OptionName, exact: Bool)? {
         var name = name
+        return name.withUTF8 { named(bytes: $0) }
+    }
+
+    /// The same over the name's bytes (the parser's, over the arguments as given).
+    @inline(never)
+    public static func named(bytes given: UnsafeBufferPointer<UInt8>) -> (option: OptionName, exact: Bool)? {
         let table = UnsafeBufferPointer(start: names.utf8Start, count: names.utf8CodeUnitCount)
-        let found: (index: Int, exact: Bool)? = name.withUTF8 { given in
-            var found: Int? = nil, candidates = 0
-            var index = 0, start = 0
-            while start < table.count {
-                var end = start
-                while table[end] != 0 { end += 1 }
-                // This name begins with the given bytes (or is them).
-                if end - start >= given.count, table[start..<(start + given.count)].elementsEqual(given) {
-                    if end - start == given.count { return (index, true) }
-                    found = index
-                    candidates += 1
-                }
-                index += 1
-                start = end + 1
+        var found: Int? = nil, candidates = 0
+        var index = 0, start = 0
+        while start < table.count {
+            var end = start
+            while table[end] != 0 { end += 1 }
+            // This name begins with the given bytes (or is them).
+            if end - start >= given.count, table[start..<(start + given.count)].elementsEqual(given) {
+                if end - start == given.count { return (allCases[index], true) }
+                found = index
+                candidates += 1
             }
-            guard let found, candidates == 1 else { return nil }
-            return (found, false)
+            index += 1
+            start = end + 1
         }
-        guard let found else { return nil }
-        return (allCases[found.index], found.exact)
+        guard let found, candidates == 1 else { return nil }
+        return (allCases[found], false)
     }
 
     /// Its name (the rawValue's bytes) in `names`: messages spell it from

@@ -7,10 +7,9 @@ import CLinux
 enum Main {
     static func run(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
         let raw = rawArguments(argc: argc, argv: argv)
-        let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
         JSONOutput.enabled = raw.contains { isArgument($0, "--json") }  // until the role is known: errors as objects too
         if let problem = invalidUTF8Argument(raw) { fail(problem) }
-        if arguments.isEmpty {
+        if raw.isEmpty {
             writeStandardError(usageText())
             return Exit.usage
         }
@@ -27,7 +26,7 @@ enum Main {
             }
         }
         let parsed: ParsedCommandLine
-        switch parseCommandLine(arguments) {
+        switch parseCommandLine(bytes: raw) {
         case .success(let result): parsed = result
         case .failure(let error): fail(error.message)
         }
@@ -55,7 +54,8 @@ enum Main {
     /// One line on stderr (and an error object with --json), exit 2 (README "Exit codes").
     @inline(never)
     static func fail(_ message: String) -> Never {
-        writeStandardError(built("\(Log.prefix(.error))\(UntrustedText.line(message)) (see --help)\n"))
+        // writeLine: the prefix, the line's escapes and the newline, as a log line gets them.
+        writeLine(2, .error, built("\(message) (see --help)"))
         Log.firstError = message
         exit(JSONOutput.finish(Exit.usage))
     }
@@ -178,7 +178,7 @@ extension CommandLineSettings {
             }
             rung = nil
             portReset = usbReset
-            if code == Exit.controller { SilentStarts.record() }
+            if code == Exit.controller { Outlined.recordSilentStart() }
             guard code == Exit.unplugged, spec.isUSB, !exitOnUnplug else { return code }
             Log.warning("dongle unplugged; waiting for it to come back (SIGINT/SIGTERM to stop)")
             guard USBController.waitForDevice(spec) else { return stoppedExit }
@@ -194,6 +194,8 @@ extension CommandLineSettings {
     var stoppedExit: Int32 { role == .central && !controllerInfo ? Signals.stopExitCode ?? Exit.success : Exit.success }
 
     /// Builds what one transport session runs: the role's logic and the run loop.
+    /// Not inlined into execute() (`Outlined`).
+    @inline(never)
     func makeSession(configuration: HostConfiguration) -> (Session) -> SessionEnd {
         if controllerInfo {
             return { session in
@@ -205,7 +207,8 @@ extension CommandLineSettings {
         case .peripheral:
             let firstSeed = seed ?? randomUInt64()
             let style: AnswerStyle = answers == .text ? .text : .slug
-            return { [name, maxCentrals, answers] session in
+            // The closure keeps these values, not a copy of every setting.
+            return { [name, maxCentrals, answers, healthCheck] session in
                 Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
                 if let note = advertisedNameNote(name) { Log.info(note) }
                 var loop = session.runLoop(configuration: configuration) { host in
@@ -221,7 +224,7 @@ extension CommandLineSettings {
                     }
                     return logic.take()!
                 }
-                loop.healthInterval = healthCheckInterval(loop.notifier)
+                loop.healthInterval = CommandLineSettings.healthCheckInterval(healthCheck, loop.notifier)
                 return loop.run()
             }
         case .central:
@@ -230,7 +233,7 @@ extension CommandLineSettings {
     }
 
     /// --health-check, or the systemd watchdog period when it is set.
-    func healthCheckInterval(_ notifier: SystemdNotifier?) -> UInt64? {
+    static func healthCheckInterval(_ healthCheck: Double?, _ notifier: SystemdNotifier?) -> UInt64? {
         if let healthCheck, healthCheck > 0 { return UInt64(healthCheck * 1000) }
         return notifier?.watchdogInterval
     }

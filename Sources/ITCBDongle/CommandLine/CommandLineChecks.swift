@@ -29,14 +29,16 @@ func isArgument(_ argument: [UInt8], _ text: StaticString) -> Bool {
 /// option it belongs to; nil when every argument is valid UTF-8.
 @inline(never)
 func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
-    for (index, bytes) in arguments.enumerated() where !isValidUTF8(bytes) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        if text.hasBytePrefix("--"), let equals = text.firstIndex(ascii: "=") {
-            return built("\(text[..<equals]) must be valid UTF-8 (its value has bytes that are not)")
+    // Over the bytes: each cut is at an ASCII byte, where the replacement of bad
+    // bytes (String(decoding:)) cuts the same way as over the whole argument.
+    for index in arguments.indices where !isValidUTF8(arguments[index]) {
+        let bytes = arguments[index]
+        if bytes.count >= 2, bytes[0] == UInt8(ascii: "-"), bytes[1] == UInt8(ascii: "-"),
+           let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
+            return built("\(String(decoding: bytes[..<equals], as: UTF8.self)) must be valid UTF-8 (its value has bytes that are not)")
         }
-        if index > 0, let option = optionName(arguments[index - 1]), OptionName.named(option[...])?.exact == true,
-           OptionName.named(option[...])!.option.takesValue {
-            return built("--\(option) must be valid UTF-8 (its value has bytes that are not)")
+        if index > 0, let found = optionNamed(arguments[index - 1]), found.exact, found.option.takesValue {
+            return built("--\(found.option) must be valid UTF-8 (its value has bytes that are not)")
         }
         return built("argument \(index + 1) is not valid UTF-8")
     }
@@ -57,17 +59,11 @@ func isValidUTF8(_ bytes: [UInt8]) -> Bool {
     }
 }
 
-/// "--name" or "--name=x" → "name".
-func optionName(_ bytes: [UInt8]) -> String? {
-    let text = String(decoding: bytes, as: UTF8.self)
-    return optionName(text)
-}
-
-func optionName(_ text: String) -> String? {
-    let bytes = Array(text.utf8)
+/// The option "--name" or "--name=x" names (`OptionName.named`); nil for no "--name".
+func optionNamed(_ bytes: [UInt8]) -> (option: OptionName, exact: Bool)? {
     guard bytes.count > 2, bytes[0] == UInt8(ascii: "-"), bytes[1] == UInt8(ascii: "-") else { return nil }
-    let body = bytes[2...].prefix { $0 != UInt8(ascii: "=") }
-    return String(decoding: body, as: UTF8.self)
+    let end = bytes.firstIndex(of: UInt8(ascii: "=")) ?? bytes.count
+    return bytes[2..<end].withUnsafeBufferPointer { OptionName.named(bytes: $0) }
 }
 
 /// The first option given that the run cannot use, as the one-line problem

@@ -18,40 +18,52 @@ import CLinux
 /// argument that is no option's, no longer applies.) A walk over the table:
 /// getopt_long needed the table copied into C strings and the arguments too.
 func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageError> {
+    parseCommandLine(bytes: arguments.map { Array($0.utf8) })
+}
+
+/// The same over the arguments' bytes (Main.run's, valid UTF-8 by then): each
+/// cut is at an ASCII byte, and only values and positional arguments become
+/// Strings (no String per argument, no generic String prefix tests, 2026-11-29).
+func parseCommandLine(bytes arguments: [[UInt8]]) -> Result<ParsedCommandLine, UsageError> {
+    let dash = UInt8(ascii: "-")
     var parsed = ParsedCommandLine()
     var index = 0
     while index < arguments.count {
         let argument = arguments[index]
         index += 1
-        if sameBytes(argument, "--") {
+        if argument.count == 2, argument[0] == dash, argument[1] == dash {
             while index < arguments.count {
-                parsed.add(arguments[index])
+                parsed.add(argumentText(arguments[index][...]))
                 index += 1
             }
             break
         }
-        guard argument.utf8.count > 1, argument.hasBytePrefix("-") else {
-            parsed.add(argument)
+        guard argument.count > 1, argument[0] == dash else {
+            parsed.add(argumentText(argument[...]))
             continue
         }
-        guard let body = argument.afterBytePrefix("--") else {
-            for byte in Array(argument.utf8).dropFirst() {
+        guard argument[1] == dash else {
+            for byte in argument.dropFirst() {
                 guard byte == UInt8(ascii: "h") else { return .failure(unknownShortOption(byte)) }
                 parsed.add(.help, "")
             }
             continue
         }
-        let pieces = body.cut(at: "=")
-        let name = pieces?.before ?? body, attached = pieces?.after
-        let given = built("--\(name)")
-        guard let (option, exact) = OptionName.named(name) else { return .failure(unknownOption(given)) }
+        let equals = argument.firstIndex(of: UInt8(ascii: "="))
+        let name = argument[2..<(equals ?? argument.count)]
+        var spelt: BuiltText = "--"
+        spelt.bytes.append(contentsOf: name)
+        let given = spelt.string
+        guard let (option, exact) = name.withUnsafeBufferPointer({ OptionName.named(bytes: $0) }) else {
+            return .failure(unknownOption(given))
+        }
         var value = ""
         if !option.takesValue {
-            if attached != nil { return .failure(UsageError("\(given) takes no value (got '\(escaped: argument)')")) }
-        } else if let attached {
-            value = String(attached)
+            if equals != nil { return .failure(UsageError("\(given) takes no value (got '\(escaped: argumentText(argument[...]))')")) }
+        } else if let equals {
+            value = argumentText(argument[(equals + 1)...])
         } else if index < arguments.count {
-            value = arguments[index]
+            value = argumentText(arguments[index][...])
             index += 1
         } else {
             return .failure(UsageError("\(given) needs a value"))
@@ -61,6 +73,10 @@ func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageE
     }
     return .success(parsed)
 }
+
+/// An argument's bytes (or some of them) as a String: one conversion for the parser's uses.
+@inline(never)
+func argumentText(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
 /// "unknown option '--rol'; did you mean '--role'?"
 @inline(never)
@@ -85,32 +101,41 @@ func unknownShortOption(_ byte: UInt8) -> UsageError {
 }
 
 /// The listed option nearest to a mistyped one (edit distance at most 2, or
-/// the only one it begins), nil when none is near.
+/// the only one it begins), nil when none is near. Over the token's and the
+/// names' bytes in place: no array per option (2026-11-29).
 func closestOption(to token: String) -> OptionName? {
-    var given = Array(token.utf8)
-    while given.first == UInt8(ascii: "-") { given.removeFirst() }
-    guard !given.isEmpty else { return nil }
-    // Options, not their names, kept: no array of Strings to grow.
-    var best: (option: OptionName, distance: Int)? = nil
-    var prefixed: OptionName? = nil, prefixes = 0
-    for index in optionRows.indices where !optionRows[index].hidden {
-        let spec = optionRows[index]
-        let name = Array(spec.option.nameBytes)
-        if name.starts(with: given) {
-            prefixed = spec.option
-            prefixes += 1
+    var token = token
+    return token.withUTF8 { whole in
+        var skip = 0
+        while skip < whole.count, whole[skip] == UInt8(ascii: "-") { skip += 1 }
+        let given = UnsafeBufferPointer(rebasing: whole[skip...])
+        guard !given.isEmpty else { return nil }
+        // Options, not their names, kept: no array of Strings to grow.
+        var best: OptionName? = nil, bestDistance = 3
+        var prefixed: OptionName? = nil, prefixes = 0
+        for index in optionRows.indices where !optionRows[index].hidden {
+            let option = optionRows[index].option
+            let name = option.nameBytes
+            if startsWith(name, given) {
+                prefixed = option
+                prefixes += 1
+            }
+            let distance = editDistance(given, name)
+            if distance < bestDistance { (best, bestDistance) = (option, distance) }
         }
-        let distance = editDistance(given, name)
-        if distance <= 2, best == nil || distance < best!.distance { best = (spec.option, distance) }
+        if let best { return best }
+        return prefixes == 1 ? prefixed : nil
     }
-    if let best { return best.option }
-    return prefixes == 1 ? prefixed : nil
 }
 
 /// Levenshtein's, over one row: `row[j]` is the distance from a's first i
-/// bytes to b's first j, overwritten in place as i grows.
-func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    var row = Array(0...b.count)
+/// bytes to b's first j, overwritten in place as i grows. `b` is an option's
+/// name (at most 19 bytes: the row is on the stack); a
+/// longer `b` is taken as far from everything.
+func editDistance(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+    var row = InlineArray<32, Int>(repeating: 0)
+    guard b.count < row.count else { return Int.max }
+    for j in 0...b.count { row[j] = j }
     for i in 0..<a.count {
         var diagonal = row[0]  // the row before's [j]
         row[0] = i + 1

@@ -38,5 +38,8 @@ enum Outlined {
     static func installSignals() { Signals.install() }
 
     @inline(never)
+    static func recordSilentStart() { SilentStarts.record() }
+
+    @inline(never)
     static func derivedAddress(role: String, name: String) -> BDAddress { derivedStaticAddress(role: role, name: name) }
 }

@@ -50,7 +50,7 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
     convenience init(path: String, baud: Int?, board: BoardUART, retry: Bool) throws(TransportError) {
         let first = baud ?? SerialTransport.startBaud
         let target = first == SerialTransport.startBaud ? board.baud : first
-        PowerLine.lookUp(port: built("serial:\(escaped: path)"), tree: DeviceTree.current)
+        SerialTransport.lookUpPowerLine(path)
         // One call of the designated init for both ways in.
         var (open, other) = SerialTransport.rates(first: first, target: target, retry: retry)
         var cycled = false
@@ -58,13 +58,25 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
             // A power-cycled chip starts afresh at 115200, whatever rate it had.
             SerialTransport.powerCycleDue = false
             RecoveryLadder.stepBegins("controller not responding; power-cycling it")
-            if let failure = line.cycle() { Log.error(failure) }
+            SerialTransport.powerCycle(line)
             (open, other, cycled) = (SerialTransport.startBaud, SerialTransport.startBaud, true)
         }
         try self.init(path: path, baud: open, targetBaud: target, flow: board.flow, offersRetry: !retry,
                       retryBaud: other, afterPowerCycle: cycled)
         if cycled { return }
         PowerLine.announce()
+    }
+
+    /// The board's power line looked up once, and a cycle of it: called once
+    /// each, and not inlined into the open (the parts apart are smaller).
+    @inline(never)
+    static func lookUpPowerLine(_ path: String) {
+        PowerLine.lookUp(port: built("serial:\(escaped: path)"), tree: DeviceTree.current)
+    }
+
+    @inline(never)
+    static func powerCycle(_ line: PowerLine) {
+        if let failure = line.cycle() { Log.error(failure) }
     }
 
     /// The port's rate from now on (a chipset changed the controller's); false when refused.

@@ -68,19 +68,23 @@ enum USBController {
         defer { libusb_exit(context) }
         let (list, devices) = enumerate(context)
         defer { if let list { libusb_free_device_list(list, 1) } }
-        let controllers = devices.filter { $0.isBluetooth }
-        let uart = boardUARTRow(firmwareDirectory, path: uart)
-        if controllers.isEmpty {
+        // Counted, not filtered into an array of their own.
+        var controllers = 0
+        for c in devices where c.isBluetooth { controllers += 1 }
+        let board = boardUART(firmwareDirectory, path: uart)
+        if controllers == 0 {
             Log.warning("no USB Bluetooth controllers found (\(devices.count) USB devices seen)")
-            if uart == nil { return Exit.success }
+            if board == nil { return Exit.success }
         }
         // One flat list of cells, six a row: no array per row, no row arrays joined.
         var cells: [String] = ["VID:PID", "PATH", "DRIVER", "FAMILY", "FIRMWARE", "PRODUCT"]
-        for c in controllers {
+        for c in devices where c.isBluetooth {
             let (family, firmware) = firmwareColumns(c, firmwareDirectory)
-            addRow(&cells, c.id, "usb:" + c.path, c.kernelDriver ?? "(none)", family, firmware, c.productName.escaped)
+            addRow(&cells, c.id, built("usb:\(c.path)"), c.kernelDriver ?? "(none)", family, firmware, c.productName.escaped)
         }
-        if let uart { cells.append(contentsOf: uart) }
+        if let board {
+            addRow(&cells, "UART", built("serial:\(uart)"), "(probed)", board.family, board.file, "the board's Bluetooth UART")
+        }
         printColumns(cells, columns: 6)
         return Exit.success
     }
@@ -157,10 +161,11 @@ func firmwareColumns(_ c: USBCandidate, _ directory: String) -> (family: String,
 /// itself. With the board known from the device tree, the file the board's
 /// chip needs: the first of Linux's names that is there (symbolic links
 /// followed), for each chip the board is sold with.
-func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
+func boardUART(_ directory: String, path: String = "/dev/serial1") -> (family: String, file: String)? {
     guard access(path, F_OK) == 0 else { return nil }
     let board = DeviceTree.current.boardText
-    var files: [String] = []
+    // The chips' files joined as they come, into one text (no array of them joined after).
+    var files: BuiltText = ""
     var family = "-"
     var variant = 0
     while true {
@@ -169,12 +174,24 @@ func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String
         let chip = query.chip
         family = staticText(chip.info.vendor)
         let candidates = VendorFiles.candidatePaths(chip.request, folder: built("\(directory)/\(chip.info.directory)"))
-        let found = candidates.first(where: { access($0, R_OK) == 0 })
-        files.append(built("\(text(chip.model)): \(found ?? candidates[0]) (\(found == nil ? "MISSING" : "present"))"))
+        var found: String? = nil
+        for candidate in candidates where access(candidate, R_OK) == 0 {
+            found = candidate
+            break
+        }
+        if variant > 0 { files.append(" or ") }
+        files.append("\(text(chip.model)): \(found ?? candidates[0]) (\(found == nil ? "MISSING" : "present"))")
         variant += 1
     }
-    let file = files.isEmpty ? built("\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)") : files.joined(separator: " or ")
-    return ["UART", "serial:" + path, "(probed)", family, file, "the board's Bluetooth UART"]
+    let file = variant == 0 ? built("\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)") : files.string
+    return (family, file)
+}
+
+/// The board's UART row as its six cells, as --list-controllers prints it
+/// (the unit tests'; the listing adds the two that vary to its cells itself).
+func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
+    guard let board = boardUART(directory, path: path) else { return nil }
+    return ["UART", built("serial:\(path)"), "(probed)", board.family, board.file, "the board's Bluetooth UART"]
 }
 
 /// Appends one row of six cells (`USBController.list`), here once rather than at each row.
