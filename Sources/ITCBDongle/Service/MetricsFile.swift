@@ -371,6 +371,8 @@ extension RunLoop where Logic: ~Copyable {
     }
 
     /// Also right after a central came or went (after the notifier's own line, which this one replaces).
+    /// Out of line: every 15 s at most, not each wake-up's work.
+    @inline(never)
     mutating func report(now: UInt64) {
         observer.connectionsChanged = false
         guard metrics != nil || notifier != nil else { return nextReport = UInt64.max }
