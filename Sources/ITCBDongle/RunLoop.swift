@@ -161,7 +161,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             return .again
         case .running:
             if !files.reported {
-                metrics?.noteFirmware(driver.setup.facts())
+                metrics?.noteFirmware(driver.setup.describe())
                 files.setupEnded(home.pointee.setup, &home.pointee.host.configuration)
             }
         case .settingUp:
