@@ -241,29 +241,41 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     mutating func handleSignal(_ signal: Int32, now: UInt64) {
         switch signal {
         case SIGHUP:
-            var status: BuiltText = driver.host.isReady ? "running: " : "initialising: "
-            status.append("\(driver.host.connectionCount) connection(s)")
+            // Piece by piece into one builder: each `append("…\(n)…")` made
+            // (and freed) a BuiltText of its own.
+            var status = BuiltText.Builder()
+            status.appendLiteral(driver.host.isReady ? "running: " : "initialising: ")
+            status.appendInterpolation(driver.host.connectionCount)
+            status.appendLiteral(" connection(s)")
             var peers = 0
             for slot in 0..<Host.connectionCapacity {
                 guard let peer = driver.host.peer(slot: slot) else { continue }
-                status.append(peers == 0 ? " (\(peer.string)" : ", \(peer.string)")
+                status.appendLiteral(peers == 0 ? " (" : ", ")
+                status.appendInterpolation(peer.string)
                 peers += 1
             }
-            if peers > 0 { status.append(")") }
+            if peers > 0 { status.appendLiteral(")") }
             if let detail = driver.app.statusDetail {
-                status.append(", ")
-                status.append(detail)
+                status.appendLiteral(", ")
+                status.appendInterpolation(detail)
             }
-            status.append(", uptime ")
-            status.append(durationText(now - started))
-            status.append(", \(driver.host.recoveries) controller recoveries")
-            if RecoveryLadder.portResets > 0 { status.append(", \(RecoveryLadder.portResets) USB port resets") }
+            status.appendLiteral(", uptime ")
+            status.appendInterpolation(durationText(now - started))
+            status.appendLiteral(", ")
+            status.appendInterpolation(driver.host.recoveries)
+            status.appendLiteral(" controller recoveries")
+            if RecoveryLadder.portResets > 0 {
+                status.appendLiteral(", ")
+                status.appendInterpolation(RecoveryLadder.portResets)
+                status.appendLiteral(" USB port resets")
+            }
             let dropped = driver.host.droppedInput + driver.droppedPackets + transport.counts.droppedPackets
-            status.append(", \(dropped) inputs dropped")
-            var line: BuiltText = "status: "
-            line.append(status)
-            Log.info(line)
-            notifier?.status(status)
+            status.appendLiteral(", ")
+            status.appendInterpolation(dropped)
+            status.appendLiteral(" inputs dropped")
+            let text = BuiltText(status)
+            Log.info("status: \(text)")
+            notifier?.status(text)
         default:
             if driver.isStopping { return }
             Log.info("stopping (signal \(signal))")

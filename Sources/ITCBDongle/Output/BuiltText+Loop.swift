@@ -9,3 +9,19 @@ extension BuiltText.Builder {
         appendInterpolation(jsonString(value))
     }
 }
+
+extension BuiltText.Builder {
+    /// An empty builder, for text put together piece by piece: one call per
+    /// piece, where each `text.append("…\(n)…")` makes and frees a BuiltText.
+    @inline(__always)
+    init() { self.init(literalCapacity: 0, interpolationCount: 0) }
+
+    /// `\(text)`: text built elsewhere (a part of a line), appended.
+    @inline(never)
+    mutating func appendInterpolation(_ text: consuming BuiltText) { bytes.append(contentsOf: text.bytes) }
+}
+
+extension BuiltText {
+    @inline(__always)
+    init(_ builder: consuming Builder) { self.init(stringInterpolation: builder) }
+}
