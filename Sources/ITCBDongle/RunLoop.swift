@@ -195,10 +195,13 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     }
 
     /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
+    @inline(never)
     mutating func finish(_ end: HostLoopEnd) -> SessionEnd {
         // What a burst held back is said before the session's last words.
         RepeatedLines.flush(now: RepeatedLines.now, everything: true)
         if let next = ladderStep(end) { return next }
+        // The controller's silences: one line naming it, each with its own ending.
+        let silence: BuiltText
         switch end {
         case .stopped:
             return .exit(driver.app.exitCode ?? Exit.success)
@@ -206,11 +209,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             Log.warning("controller did not confirm shutdown in time; exiting")
             return .exit(driver.app.exitCode ?? Exit.success)
         case .notReady:
-            Log.error("controller at \(transport.description) did not complete initialisation (no answer to HCI commands)")
-            return .exit(Exit.controller)
+            silence = "did not complete initialisation (no answer to HCI commands)"
         case .controllerSilent:
-            Log.error("controller at \(transport.description) stopped answering HCI commands (no answer for \(formatNumber(Double(driver.host.configuration.commandTimeout) / 1000)) s); exiting")
-            return .exit(Exit.controller)
+            silence = "stopped answering HCI commands (no answer for \(formatNumber(Double(driver.host.configuration.commandTimeout) / 1000)) s); exiting"
         case .portResetWanted:
             metrics?.carried.recoveries[3] += 1  // the kind the session's own counts lack
             transport.portRecovery?.warnHungAfterWarmStart()
@@ -219,9 +220,10 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             files.logFailure(driver.setup)
             return .exit(Exit.controller)
         case .setupSilent:
-            Log.error("controller at \(transport.description) did not answer during \(VendorFiles.silentPhase(driver.setup))")
-            return .exit(Exit.controller)
+            silence = "did not answer during \(VendorFiles.silentPhase(driver.setup))"
         }
+        Log.error("controller at \(transport.description) \(silence)")
+        return .exit(Exit.controller)
     }
 
     /// When the loop must run next without input: the driver's next deadline

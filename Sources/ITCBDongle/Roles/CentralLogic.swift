@@ -200,7 +200,6 @@ struct CentralLogic: RoleLogic, ~Copyable {
     }
 
     mutating func report(_ event: CentralEvent, _ host: inout Host) {
-        let question = current ?? ""
         // Stopped by a signal: the link is being closed on purpose; what the
         // session says about that is not an outcome of the question.
         let stopped = Signals.stopReceived != 0
@@ -224,7 +223,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
             Log.info("8-Ball ready (MTU \(mtu))")
             everReady = true
         case .answered(let answer, let value, let latency):
-            printer.answered(question: question, answer: answer, value: value, latency: latency)
+            // (The question read here only: a copy made before the switch was
+            // retained and released on every other path.)
+            printer.answered(question: current ?? "", answer: answer, value: value, latency: latency)
             counts.answered += 1
             counts.latency.observe(microseconds: Int(latency) * 1000)
             current = nil
