@@ -64,6 +64,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// response included), whose full name the session then reads (`.nameRead`).
     /// Every 8-Ball heard with the name itself is kept (`namesakes`): a second
     /// one while the scan settles makes the choice the user's (`refusePeer`).
+    @inline(never)
     mutating func noteAdvertiser(_ report: AdvertisingReport) {
         let entry = seen.entries[seen.add(report)]
         guard let peerName, session.isCandidate(entry) else { return }
