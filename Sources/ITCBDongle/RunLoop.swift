@@ -87,16 +87,16 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     }
 
     /// Runs until the role finishes, a signal stops it, or the transport fails.
+    /// The pass is what each wake-up runs; start-up, the set-up's steps, the
+    /// session's end and a failed transport are out of line (`begin`,
+    /// `setupStep`, `transportFailed`): inlined here they made this the
+    /// program's largest function.
     mutating func run() -> SessionEnd {
         defer { notifier?.close() }
         defer { endMetrics() }
         let transport = self.transport
         var now = monotonicMilliseconds()
-        RepeatedLines.now = now
-        // itcb_dongle_controller_answering needs an answer now and then: with no
-        // other probe (--health-check, the watchdog's), the metrics period's.
-        if metrics != nil, driver.settings.healthInterval == nil { driver.settings.healthInterval = MetricsFile.period }
-        driver.start(now: now)
+        begin(now: now)
         do throws(TransportError) {
             while true {
                 let state = driver.check(now: now)
@@ -105,22 +105,12 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 // reported) has handed the bulk endpoints back.
                 switch state {
                 case .running where files.reported: break
-                default: followSetup(state)
-                }
-                switch state {
-                case .finished(let end):
-                    return finish(end)
-                case .needsFiles:
-                    guard files.read(for: driver.setup, directory: firmwareDirectory) else { return .exit(Exit.controller) }
-                    driver.provideFiles(firmware: files.firmware, companion: files.companion, now: now)
-                    continue
-                case .running:
-                    if !files.reported {
-                        metrics?.noteFirmware(driver.setup.facts())
-                        files.setupEnded(home.pointee.setup, &home.pointee.host.configuration)
+                default:
+                    switch setupStep(state, now: now) {
+                    case .pass: break
+                    case .again: continue
+                    case .end(let end): return end
                     }
-                case .settingUp:
-                    break
                 }
                 try flush()
                 // Asked after sending (a command arms its timeout); `service` is told it.
@@ -135,18 +125,65 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 home.pointee.service(now: now, waitedUntil: deadline, observer: &observer)
             }
         } catch {
-            RepeatedLines.flush(now: now, everything: true)
-            if driver.isStopping {
-                // The controller went away during shutdown: nothing left to tidy.
-                return .exit(driver.app.exitCode ?? Exit.success)
-            }
-            if error.isUnplug {
-                Log.warning(error.description)
-                return .exit(Exit.unplugged)
-            }
-            Log.error(error.description)
-            return .exit(Exit.transport)
+            return transportFailed(error, now: now)
         }
+    }
+
+    /// The session's start: the clock for held lines, the metrics' probe, the driver.
+    @inline(never)
+    mutating func begin(now: UInt64) {
+        RepeatedLines.now = now
+        // itcb_dongle_controller_answering needs an answer now and then: with no
+        // other probe (--health-check, the watchdog's), the metrics period's.
+        if metrics != nil, driver.settings.healthInterval == nil { driver.settings.healthInterval = MetricsFile.period }
+        driver.start(now: now)
+    }
+
+    /// What a pass does besides its steady work: anything but the running host's.
+    enum SetupOutcome {
+        case pass
+        /// The files were handed over: the driver is checked again at once.
+        case again
+        case end(SessionEnd)
+    }
+
+    /// A pass before the host runs (a set-up step, its files), the pass that
+    /// reports the set-up's end, or the driver's end.
+    @inline(never)
+    mutating func setupStep(_ state: DriverState, now: UInt64) -> SetupOutcome {
+        followSetup(state)
+        switch state {
+        case .finished(let end):
+            return .end(finish(end))
+        case .needsFiles:
+            guard files.read(for: driver.setup, directory: firmwareDirectory) else { return .end(.exit(Exit.controller)) }
+            driver.provideFiles(firmware: files.firmware, companion: files.companion, now: now)
+            return .again
+        case .running:
+            if !files.reported {
+                metrics?.noteFirmware(driver.setup.describe())
+                files.setupEnded(home.pointee.setup, &home.pointee.host.configuration)
+            }
+        case .settingUp:
+            break
+        }
+        return .pass
+    }
+
+    /// The transport failed (or the controller went away): the session's end.
+    @inline(never)
+    mutating func transportFailed(_ error: TransportError, now: UInt64) -> SessionEnd {
+        RepeatedLines.flush(now: now, everything: true)
+        if driver.isStopping {
+            // The controller went away during shutdown: nothing left to tidy.
+            return .exit(driver.app.exitCode ?? Exit.success)
+        }
+        if error.isUnplug {
+            Log.warning(error.description)
+            return .exit(Exit.unplugged)
+        }
+        Log.error(error.description)
+        return .exit(Exit.transport)
     }
 
     /// One packet or byte run from the transport, to the driver.
@@ -158,10 +195,13 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     }
 
     /// How the driver ended, as the session's end (README "Exit codes"), with its log line.
+    @inline(never)
     mutating func finish(_ end: HostLoopEnd) -> SessionEnd {
         // What a burst held back is said before the session's last words.
         RepeatedLines.flush(now: RepeatedLines.now, everything: true)
         if let next = ladderStep(end) { return next }
+        // The controller's silences: one line naming it, each with its own ending.
+        let silence: BuiltText
         switch end {
         case .stopped:
             return .exit(driver.app.exitCode ?? Exit.success)
@@ -169,11 +209,9 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             Log.warning("controller did not confirm shutdown in time; exiting")
             return .exit(driver.app.exitCode ?? Exit.success)
         case .notReady:
-            Log.error("controller at \(transport.description) did not complete initialisation (no answer to HCI commands)")
-            return .exit(Exit.controller)
+            silence = "did not complete initialisation (no answer to HCI commands)"
         case .controllerSilent:
-            Log.error("controller at \(transport.description) stopped answering HCI commands (no answer for \(formatNumber(Double(driver.host.configuration.commandTimeout) / 1000)) s); exiting")
-            return .exit(Exit.controller)
+            silence = "stopped answering HCI commands (no answer for \(formatNumber(Double(driver.host.configuration.commandTimeout) / 1000)) s); exiting"
         case .portResetWanted:
             metrics?.carried.recoveries[3] += 1  // the kind the session's own counts lack
             transport.portRecovery?.warnHungAfterWarmStart()
@@ -182,9 +220,10 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             files.logFailure(driver.setup)
             return .exit(Exit.controller)
         case .setupSilent:
-            Log.error("controller at \(transport.description) did not answer during \(VendorFiles.silentPhase(driver.setup))")
-            return .exit(Exit.controller)
+            silence = "did not answer during \(VendorFiles.silentPhase(driver.setup))"
         }
+        Log.error("controller at \(transport.description) \(silence)")
+        return .exit(Exit.controller)
     }
 
     /// When the loop must run next without input: the driver's next deadline
@@ -204,29 +243,41 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     mutating func handleSignal(_ signal: Int32, now: UInt64) {
         switch signal {
         case SIGHUP:
-            var status: BuiltText = driver.host.isReady ? "running: " : "initialising: "
-            status.append("\(driver.host.connectionCount) connection(s)")
+            // Piece by piece into one builder: each `append("…\(n)…")` made
+            // (and freed) a BuiltText of its own.
+            var status = BuiltText.Builder()
+            status.appendLiteral(driver.host.isReady ? "running: " : "initialising: ")
+            status.appendInterpolation(driver.host.connectionCount)
+            status.appendLiteral(" connection(s)")
             var peers = 0
             for slot in 0..<Host.connectionCapacity {
                 guard let peer = driver.host.peer(slot: slot) else { continue }
-                status.append(peers == 0 ? " (\(peer.string)" : ", \(peer.string)")
+                status.appendLiteral(peers == 0 ? " (" : ", ")
+                status.appendInterpolation(peer.string)
                 peers += 1
             }
-            if peers > 0 { status.append(")") }
+            if peers > 0 { status.appendLiteral(")") }
             if let detail = driver.app.statusDetail {
-                status.append(", ")
-                status.append(detail)
+                status.appendLiteral(", ")
+                status.appendInterpolation(detail)
             }
-            status.append(", uptime ")
-            status.append(durationText(now - started))
-            status.append(", \(driver.host.recoveries) controller recoveries")
-            if RecoveryLadder.portResets > 0 { status.append(", \(RecoveryLadder.portResets) USB port resets") }
+            status.appendLiteral(", uptime ")
+            status.appendInterpolation(durationText(now - started))
+            status.appendLiteral(", ")
+            status.appendInterpolation(driver.host.recoveries)
+            status.appendLiteral(" controller recoveries")
+            if RecoveryLadder.portResets > 0 {
+                status.appendLiteral(", ")
+                status.appendInterpolation(RecoveryLadder.portResets)
+                status.appendLiteral(" USB port resets")
+            }
             let dropped = driver.host.droppedInput + driver.droppedPackets + transport.counts.droppedPackets
-            status.append(", \(dropped) inputs dropped")
-            var line: BuiltText = "status: "
-            line.append(status)
-            Log.info(line)
-            notifier?.status(status)
+            status.appendLiteral(", ")
+            status.appendInterpolation(dropped)
+            status.appendLiteral(" inputs dropped")
+            let text = BuiltText(status)
+            Log.info("status: \(text)")
+            notifier?.status(text)
         default:
             if driver.isStopping { return }
             Log.info("stopping (signal \(signal))")
@@ -244,6 +295,15 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
         transport.setupLink?.follow(wished)
     }
 
+    /// --log-level debug/trace: an outgoing packet's ATT narration and hex dump.
+    @inline(never)
+    func narrateOutgoing(_ raw: UnsafeRawBufferPointer) {
+        if raw.first == H4PacketType.acl, let line = attNarration(UnsafeRawBufferPointer(rebasing: raw[1...]), outgoing: true) {
+            Log.debug(line)
+        }
+        Log.trace("> \(hexDump(raw))")
+    }
+
     /// Hands every packet the driver may send now to the transport, which
     /// sends them together (on the endpoints the set-up's wishes say).
     mutating func flush() throws(TransportError) {
@@ -251,12 +311,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
             var failure: TransportError? = nil
             driver.outgoing.withBytes { raw in
                 observer.snoop?.record(raw, received: false)
-                if Log.level >= .debug {
-                    if raw.first == H4PacketType.acl, let line = attNarration(UnsafeRawBufferPointer(rebasing: raw[1...]), outgoing: true) {
-                        Log.debug(line)
-                    }
-                    Log.trace("> \(hexDump(raw))")
-                }
+                if Log.level >= .debug { narrateOutgoing(raw) }
                 do throws(TransportError) { try transport.send(raw) } catch { failure = error }
             }
             if let failure { throw failure }

@@ -41,9 +41,10 @@ final class AnswerPrinter {
             Answers.phrase(answer, into: &phrase)
         }
         if json {
-            emit(["question": .string(question), "slug": slug.map { .string($0) } ?? .null, "phrase": .string(phrase.string),
-                  "peer": .string(peerName), "address": .string(peerAddress), "rssi": .int(rssi),
-                  "latency_ms": .int(Int(latency))])
+            printText("""
+                {"question":\(json: question),"slug":\(json: slug),"phrase":\(json: phrase.string),\
+                "peer":\(json: peerName),"address":\(json: peerAddress),"rssi":\(rssi),"latency_ms":\(Int(latency))}
+                """)
         } else {
             printText("\(question.escaped) -> \(phrase.escaped)")
         }
@@ -51,8 +52,10 @@ final class AnswerPrinter {
 
     func problem(question: String, error: String, message: String) {
         if json {
-            emit(["question": .string(question), "error": .string(error), "message": .string(message),
-                  "peer": .string(peerName), "address": .string(peerAddress)])
+            printText("""
+                {"question":\(json: question),"error":\(json: error),"message":\(json: message),\
+                "peer":\(json: peerName),"address":\(json: peerAddress)}
+                """)
             JSONOutput.failureShown = true
         } else {
             printText("\(question.escaped) -> \(message)")
@@ -64,8 +67,11 @@ final class AnswerPrinter {
     func found(_ entry: ScanEntry) {
         let shortened = !entry.summary.nameIsComplete
         if json {
-            emit(["name": .string(entry.summary.name.string), "shortened": .bool(shortened), "address": .string(entry.address.string),
-                  "rssi": entry.rssi == 127 ? .null : .int(Int(entry.rssi))])
+            var line: BuiltText = """
+                {"name":\(json: entry.summary.name.string),"shortened":\(shortened),"address":\(json: entry.address.string),"rssi":
+                """
+            line.append(entry.rssi == 127 ? "null}" : "\(Int(entry.rssi))}")
+            printText(line)
         } else {
             var line: BuiltText = "\(entry.summary.name.escaped)"
             if shortened { line.append(" (shortened)") }
@@ -74,6 +80,4 @@ final class AnswerPrinter {
             printText(line)
         }
     }
-
-    func emit(_ fields: KeyValuePairs<String, JSONValue>) { emitJSON(fields) }
 }

@@ -64,6 +64,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// response included), whose full name the session then reads (`.nameRead`).
     /// Every 8-Ball heard with the name itself is kept (`namesakes`): a second
     /// one while the scan settles makes the choice the user's (`refusePeer`).
+    @inline(never)
     mutating func noteAdvertiser(_ report: AdvertisingReport) {
         let entry = seen.entries[seen.add(report)]
         guard let peerName, session.isCandidate(entry) else { return }
@@ -101,11 +102,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             --peer "\((peerName ?? "").escaped)" matches \(namesakes.count) 8-Balls, so none was asked; \
             give the one you mean by its address (--peer ADDRESS)\(shortened ? " or its full name" : "")
             """)
-        for entry in namesakes {
-            var line: BuiltText = "candidate: "
-            line.append(describe(entry))
-            Log.error(line)
-        }
+        for entry in namesakes { Log.error("candidate: \(describe(entry))") }
         JSONOutput.errorKind = "ambiguous"
         printer.fail(Exit.notFound)
         current = nil
@@ -116,12 +113,24 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// An advertiser as the messages show it: `"NAME" (shortened) ADDRESS -50 dBm`.
     @inline(never)
     func describe(_ entry: ScanEntry) -> BuiltText {
-        let named = !entry.summary.name.isEmpty
-        var text: BuiltText = named ? "\"\(entry.summary.name.escaped)\"" : "(no name)"
-        if named, !entry.summary.nameIsComplete { text.append(" (shortened)") }
-        text.append(" \(entry.address.string) ")
-        text.append(entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm")
-        return text
+        var text = BuiltText.Builder()
+        if entry.summary.name.isEmpty {
+            text.appendLiteral("(no name)")
+        } else {
+            text.appendLiteral("\"")
+            text.appendInterpolation(entry.summary.name.escaped)
+            text.appendLiteral(entry.summary.nameIsComplete ? "\"" : "\" (shortened)")
+        }
+        text.appendLiteral(" ")
+        text.appendInterpolation(entry.address.string)
+        if entry.rssi == 127 {
+            text.appendLiteral(" RSSI unknown")
+        } else {
+            text.appendLiteral(" ")
+            text.appendInterpolation(entry.rssi)
+            text.appendLiteral(" dBm")
+        }
+        return BuiltText(text)
     }
 
     /// The full name of a target advertised shortened: is it the one wanted?
@@ -192,7 +201,6 @@ struct CentralLogic: RoleLogic, ~Copyable {
     }
 
     mutating func report(_ event: CentralEvent, _ host: inout Host) {
-        let question = current ?? ""
         // Stopped by a signal: the link is being closed on purpose; what the
         // session says about that is not an outcome of the question.
         let stopped = Signals.stopReceived != 0
@@ -216,7 +224,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
             Log.info("8-Ball ready (MTU \(mtu))")
             everReady = true
         case .answered(let answer, let value, let latency):
-            printer.answered(question: question, answer: answer, value: value, latency: latency)
+            // (The question read here only: a copy made before the switch was
+            // retained and released on every other path.)
+            printer.answered(question: current ?? "", answer: answer, value: value, latency: latency)
             counts.answered += 1
             counts.latency.observe(microseconds: Int(latency) * 1000)
             current = nil
@@ -284,28 +294,36 @@ struct CentralLogic: RoleLogic, ~Copyable {
     func logNotFound(_ level: LogLevel) {
         // Built as bytes (BuiltText): String appends are inlined at every use.
         let settings = session.settings
-        var first: BuiltText = "no 8-Ball found"
-        if let scanSeconds { first.append(" within \(formatNumber(scanSeconds)) s") }
-        first.append("; looked for a device advertising the 8-Ball service and a name")
+        var first = BuiltText.Builder()
+        first.appendLiteral("no 8-Ball found")
+        if let scanSeconds {
+            first.appendLiteral(" within ")
+            first.appendInterpolation(formatNumber(scanSeconds))
+            first.appendLiteral(" s")
+        }
+        first.appendLiteral("; looked for a device advertising the 8-Ball service and a name")
         if let peerName {
-            first.append(", named \"\(peerName.escaped)\" (any case)")
+            first.appendLiteral(", named \"")
+            first.appendInterpolation(peerName.escaped)
+            first.appendLiteral("\" (any case)")
         } else if let address = settings.peerAddress {
-            first.append(", at \(BDAddress(value: address, type: 0).string)")
+            first.appendLiteral(", at ")
+            first.appendInterpolation(BDAddress(value: address, type: 0).string)
         }
         if settings.rssiWindow {
-            first.append(", signal from \(settings.rssiMin) to \(settings.rssiMax) dBm (--rssi-min/--rssi-max)")
+            first.appendLiteral(", signal from ")
+            first.appendInterpolation(settings.rssiMin)
+            first.appendLiteral(" to ")
+            first.appendInterpolation(settings.rssiMax)
+            first.appendLiteral(" dBm (--rssi-min/--rssi-max)")
         }
-        Log.emit(level, first)
+        Log.emit(level, BuiltText(first))
         if seen.count == 0 {
             Log.emit(level, "seen: nothing at all; is the 8-Ball on, in range, and this the right controller?" as BuiltText)
         }
         for index in 0..<seen.count {
             let entry = seen.entries[index]
-            var line: BuiltText = "seen: "
-            line.append(describe(entry))
-            line.append(": ")
-            line.append(whyNot(entry))
-            Log.emit(level, line)
+            Log.emit(level, "seen: \(describe(entry)): \(whyNot(entry))" as BuiltText)
         }
     }
 

@@ -23,6 +23,7 @@ struct InfoLogic: RoleLogic {
 }
 
 
+@inline(never)
 func controllerInfoBytes(_ info: ControllerInfo) -> BuiltText {
     // Built as bytes (BuiltText): String appends are inlined at every use.
     let features = leFeatureList(info.leFeatures)

@@ -95,9 +95,10 @@ final class MetricsFile {
     }
 
     /// The session's controller is up: what it is, for itcb_dongle_info (once a session).
-    func identify(_ controller: ControllerInfo, chipset facts: ChipsetFacts?) {
+    /// (The chipset's description as the table gives it: its label is all this needs.)
+    func identify(_ controller: ControllerInfo, chipset description: ChipsetDescription?) {
         identified = true
-        let chipset = facts.map { $0.label } ?? companyName(controller.manufacturer)
+        let chipset = description.map { text($0.label).escaped } ?? companyName(controller.manufacturer)
         controllerInfo = MetricsFile.controllerLabels(chipset: chipset, firmware: "0x" + hex4(controller.lmpSubversion),
                                                       address: controller.address.string)
     }
@@ -119,9 +120,9 @@ final class MetricsFile {
 
     /// The session's chipset set-up finished: what it loaded (the chipset
     /// table's facts; a chipset that says nothing at info level loaded nothing).
-    func noteFirmware(_ facts: ChipsetFacts?) {
-        firmwareLoaded = facts?.summaryLevel == .info
-        firmwareVendor = firmwareLoaded ? facts.map { DongleQuery.family($0.info) } ?? "none" : "none"
+    func noteFirmware(_ description: ChipsetDescription?) {
+        firmwareLoaded = description?.summaryLevel == .info
+        firmwareVendor = firmwareLoaded ? description.map { DongleQuery.family($0.info) } ?? "none" : "none"
     }
 
     func write(_ gauges: MetricGauges, session: MetricCounts) {
@@ -243,22 +244,38 @@ final class MetricsFile {
         histogram("itcb_dongle_central_answer_latency_seconds", counts.latency)
     }
 
+    // The names, types and help texts are literals passed as one pointer each
+    // (NUL-terminated, as Swift lays them out): a StaticString argument is three
+    // registers at each of the thirty uses.
+    @inline(__always)
     func family(_ name: StaticString, _ type: StaticString, _ help: StaticString) {
+        familyText(name.utf8Start, type.utf8Start, help.utf8Start)
+    }
+
+    @inline(never)
+    func familyText(_ name: UnsafePointer<UInt8>, _ type: UnsafePointer<UInt8>, _ help: UnsafePointer<UInt8>) {
         append("# HELP ")
-        append(name)
+        buffer.appendTerminated(name)
         append(" ")
-        append(help)
+        buffer.appendTerminated(help)
         append("\n# TYPE ")
-        append(name)
+        buffer.appendTerminated(name)
         append(" ")
-        append(type)
+        buffer.appendTerminated(type)
         append("\n")
     }
 
     /// A family of one sample without labels of its own: HELP, TYPE and `name{transport="…"} value`.
+    @inline(__always)
     func one(_ name: StaticString, _ type: StaticString, _ help: StaticString, _ value: Int) {
-        family(name, type, help)
-        sample(name, value)
+        oneText(name.utf8Start, type.utf8Start, help.utf8Start, value)
+    }
+
+    @inline(never)
+    func oneText(_ name: UnsafePointer<UInt8>, _ type: UnsafePointer<UInt8>, _ help: UnsafePointer<UInt8>, _ value: Int) {
+        familyText(name, type, help)
+        beginText(name, nil)
+        end(value)
     }
 
     /// `name{transport="…",label="value",…} value` (the values the program's
@@ -301,9 +318,16 @@ final class MetricsFile {
     }
 
     /// `name{transport="…"`: a sample's start.
-    func begin(_ name: StaticString, _ suffix: StaticString = "") {
-        append(name)
-        append(suffix)
+    @inline(__always)
+    func begin(_ name: StaticString) { beginText(name.utf8Start, nil) }
+
+    @inline(__always)
+    func begin(_ name: StaticString, _ suffix: StaticString) { beginText(name.utf8Start, suffix.utf8Start) }
+
+    @inline(never)
+    func beginText(_ name: UnsafePointer<UInt8>, _ suffix: UnsafePointer<UInt8>?) {
+        buffer.appendTerminated(name)
+        if let suffix { buffer.appendTerminated(suffix) }
         buffer.append(contentsOf: labels)
     }
 
@@ -332,9 +356,8 @@ final class MetricsFile {
         append("\"")
     }
 
-    func append(_ text: StaticString) {
-        text.withUTF8Buffer { buffer.append(contentsOf: $0) }
-    }
+    @inline(__always)
+    func append(_ text: StaticString) { buffer.appendTerminated(text.utf8Start) }
 
     func appendDecimal(_ value: Int) {
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
@@ -371,6 +394,8 @@ extension RunLoop where Logic: ~Copyable {
     }
 
     /// Also right after a central came or went (after the notifier's own line, which this one replaces).
+    /// Out of line: every 15 s at most, not each wake-up's work.
+    @inline(never)
     mutating func report(now: UInt64) {
         observer.connectionsChanged = false
         guard metrics != nil || notifier != nil else { return nextReport = UInt64.max }
@@ -379,7 +404,7 @@ extension RunLoop where Logic: ~Copyable {
         let session = sessionCounts()
         if let metrics {
             if !metrics.identified, driver.host.isReady {
-                metrics.identify(driver.host.controller, chipset: driver.setup.facts())
+                metrics.identify(driver.host.controller, chipset: driver.setup.describe())
             }
             var gauges = MetricGauges()
             gauges.connected = connected

@@ -33,6 +33,7 @@ enum RecoveryLadder {
 extension RunLoop where Logic: ~Copyable {
     /// The session's end when the driver ended on a ladder rung (its log line
     /// and what the board does next), nil for any other end.
+    @inline(never)
     mutating func ladderStep(_ end: HostLoopEnd) -> SessionEnd? {
         switch (end, driver.recoveryRung) {
         case (.portResetWanted, .portReset?) where driver.setup.context.resetFirst:
@@ -40,11 +41,21 @@ extension RunLoop where Logic: ~Copyable {
             // (MediaTek: `btusb_mtk_reset`), re-enumeration, a fresh set-up.
             RecoveryLadder.portResets += 1
             let step = beginPortReset()
-            let facts = driver.setup.facts()
-            let label = facts?.label ?? "controller", done = facts.map { $0.summary.isEmpty ? "" : "\($0.summary); " } ?? ""
+            // The chipset's label and what its reset did (escaped: they may carry
+            // what the controller reported), read from its description.
+            let chipset = driver.setup.describe()
+            var line = BuiltText.Builder()
+            line.appendInterpolation(chipset.map { text($0.label).escaped } ?? "controller")
+            line.appendLiteral(" at ")
+            line.appendInterpolation(transport.description)
+            line.appendLiteral(": ")
+            if let summary = chipset.map({ text($0.summary).escaped }), !summary.isEmpty {
+                line.appendInterpolation(summary)
+                line.appendLiteral("; ")
+            }
             // Its own kind: it follows the chip reset's line within the second, and
             // the two halves of one step must both be said (each at most once a second).
-            Log.repeated(.chipPortReset, .warning, "\(label) at \(transport.description): \(done)\(step) and bringing it up afresh, as Linux does after that reset (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
+            Log.repeated(.chipPortReset, .warning, "\(BuiltText(line))\(step) and bringing it up afresh, as Linux does after that reset (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
             RecoveryLadder.stepBegins("controller reset; \(step) (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.portResetWanted, .portReset?) where driver.setup.status.quirks.ownReset && !driver.setup.context.resetFirst:
