@@ -174,8 +174,10 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
     @inline(never)
     mutating func transportFailed(_ error: TransportError, now: UInt64) -> SessionEnd {
         RepeatedLines.flush(now: now, everything: true)
-        if driver.isStopping {
-            // The controller went away during shutdown: nothing left to tidy.
+        // The controller went away during shutdown, or with a stop signal not yet
+        // read from the pipe (Ctrl-C reaches the whole foreground group: a
+        // controller in it may close its socket first): a stop, not a failure.
+        if driver.isStopping || Signals.stopReceived != 0 {
             return .exit(driver.app.exitCode ?? Exit.success)
         }
         if error.isUnplug {
