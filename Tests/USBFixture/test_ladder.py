@@ -119,8 +119,13 @@ def comes_back_in_the_same_process(system, capsys, flag, what, limit, port_reset
     wait_active(guest)
     pid = main_pid(guest)
     start, silenced = silenced_and_back(guest, flag)
-    lines = wait_line(guest, RUNG2, start, timeout=30)
-    wait_line(guest, "info: advertising", start + len(lines) - len(after(lines, RUNG2)), timeout=limit + 10)
+    try:
+        lines = wait_line(guest, RUNG2, start, timeout=30)
+        wait_line(guest, "info: advertising", start + len(lines) - len(after(lines, RUNG2)), timeout=limit + 10)
+    except AssertionError as error:
+        # The emulated dongle's side of the story, for a failure that depends on timing.
+        gadget = guest.file("gadget.log").splitlines()[-40:]
+        raise AssertionError(f"{error}\n--- gadget.log, last lines:\n" + "\n".join(gadget)) from None
     lines = journal(guest)[start:]
     back = advertising_after(lines, silenced)
     report(capsys, what, back, lines)
