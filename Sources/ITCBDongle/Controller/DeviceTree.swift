@@ -51,13 +51,16 @@ struct DeviceTree {
 
     /// NUL-separated strings (a string property, or a string list such as `compatible`).
     static func readStrings(_ path: String) -> [String]? {
-        guard let bytes = readBytes(path) else { return nil }
+        guard let file = try? readRegularFile(path, limit: 4096) else { return nil }
+        defer { file.deallocate() }
         // Cut at each NUL by hand (empty pieces left out, as split does): the
-        // stdlib's split over [UInt8] was a specialisation of its own.
+        // stdlib's split over [UInt8] was a specialisation of its own. Read in
+        // place: no array of the bytes first.
+        let bytes = UnsafeRawBufferPointer(file).assumingMemoryBound(to: UInt8.self)
         var strings: [String] = []
         var start = 0
         for index in 0...bytes.count where index == bytes.count || bytes[index] == 0 {
-            if index > start { strings.append(String(decoding: bytes[start..<index], as: UTF8.self)) }
+            if index > start { strings.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) }
             start = index + 1
         }
         return strings

@@ -173,18 +173,22 @@ struct PowerLine {
             let fd = clinux_open(chip, O_RDWR | O_CLOEXEC, 0)
             guard fd >= 0 else { return built("cannot open \(escaped: chip): \(errnoText)") }
             let line = clinux_gpio_request_output(fd, offset, 0, PowerLine.consumer)
-            let failure = line < 0 ? errnoString() : ""
+            let failure = errnoText  // before the close
             sysClose(fd)  // the line's descriptor stands on its own
             guard line >= 0 else { return built("cannot request \(description) as an output: \(failure)") }
             PowerLine.lineFD = line
         } else if clinux_gpio_set(PowerLine.lineFD, 0) != 0 {
-            return built("cannot drive \(description) low: \(errnoText)")
+            return driveFailure("low")
         }
         PowerLine.wait(PowerLine.settle)
-        guard clinux_gpio_set(PowerLine.lineFD, 1) == 0 else { return built("cannot drive \(description) high: \(errnoText)") }
+        guard clinux_gpio_set(PowerLine.lineFD, 1) == 0 else { return driveFailure("high") }
         PowerLine.wait(PowerLine.settle)
         return nil
     }
+
+    /// The line could not be driven `level` (one text for both).
+    @inline(never)
+    func driveFailure(_ level: StaticString) -> String { built("cannot drive \(description) \(level): \(errnoText)") }
 
     /// Sleeps `milliseconds` in full (SIGHUP does not cut it short; a stop does).
     static func wait(_ milliseconds: Int32) {
