@@ -16,7 +16,7 @@ import CLinux
 /// tests' fake chips). Looked up once, at the first open of a UART.
 struct PowerLine {
     static let name = "BT_ON"
-    static let consumer = "itcb-dongle"
+    static let consumer: StaticString = "itcb-dongle"
     /// Linux's wait after each change of the line (ms).
     static let settle: Int32 = 100
 
@@ -172,7 +172,7 @@ struct PowerLine {
         if PowerLine.lineFD < 0 {
             let fd = clinux_open(chip, O_RDWR | O_CLOEXEC, 0)
             guard fd >= 0 else { return built("cannot open \(escaped: chip): \(errnoText)") }
-            let line = clinux_gpio_request_output(fd, offset, 0, PowerLine.consumer)
+            let line = clinux_gpio_request_output(fd, offset, 0, PowerLine.cText(PowerLine.consumer))
             let failure = errnoText  // before the close
             sysClose(fd)  // the line's descriptor stands on its own
             guard line >= 0 else { return built("cannot request \(description) as an output: \(failure)") }
