@@ -30,7 +30,7 @@ struct PowerLine {
     let chip: String
     let offset: UInt32
 
-    var description: String { built("\(PowerLine.name) (\(escaped: chip) line \(offset))") }
+    var description: String { built("BT_ON (\(escaped: chip) line \(offset))") }
 
     static var directory: String {
         if let value = getenv("ITCB_GPIOCHIP_DIR"), value[0] != 0 { return String(cString: value) }
@@ -41,17 +41,17 @@ struct PowerLine {
     /// port that cannot be opened is then its one error line.
     nonisolated(unsafe) static var finding: String? = nil
 
-    /// Looks for the line once, for the UART at `port`, and keeps what it found
+    /// Looks for the line once, for the UART at `path`, and keeps what it found
     /// as one line: where the radio can be power-cycled, or why not.
-    static func lookUp(port: String, tree: DeviceTree) {
+    static func lookUp(path: String, tree: DeviceTree) {
         guard !lookedUp else { return }
         lookedUp = true
         var why: BuiltText = ""
         if let line = search(tree: tree, why: &why) {
             found = line
-            finding = built("\(port): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh")
+            finding = built("serial:\(escaped: path): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh")
         } else {
-            finding = built("\(port): no power line to cycle (\(why)); a chip silent at both rates ends in exit \(Exit.controller)")
+            finding = built("serial:\(escaped: path): no power line to cycle (\(why)); a chip silent at both rates ends in exit \(Exit.controller)")
         }
     }
 
