@@ -51,13 +51,16 @@ struct DeviceTree {
 
     /// NUL-separated strings (a string property, or a string list such as `compatible`).
     static func readStrings(_ path: String) -> [String]? {
-        guard let bytes = readBytes(path) else { return nil }
+        guard let file = try? readRegularFile(path, limit: 4096) else { return nil }
+        defer { file.deallocate() }
         // Cut at each NUL by hand (empty pieces left out, as split does): the
-        // stdlib's split over [UInt8] was a specialisation of its own.
+        // stdlib's split over [UInt8] was a specialisation of its own. Read in
+        // place: no array of the bytes first.
+        let bytes = UnsafeRawBufferPointer(file).assumingMemoryBound(to: UInt8.self)
         var strings: [String] = []
         var start = 0
         for index in 0...bytes.count where index == bytes.count || bytes[index] == 0 {
-            if index > start { strings.append(String(decoding: bytes[start..<index], as: UTF8.self)) }
+            if index > start { strings.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) }
             start = index + 1
         }
         return strings
@@ -102,8 +105,7 @@ struct BoardUART: Equatable {
         guard tree.isRaspberryPi else {
             return standard(built("\(escaped: model) is not a Raspberry Pi (compatible \(escaped: board)); the UART's defaults"))
         }
-        let gpio = "soc/gpio@7e200000"
-        if let pins = tree.property(gpio + "/uart0_pins/brcm,pins") {
+        if let pins = tree.property("soc/gpio@7e200000/uart0_pins/brcm,pins") {
             let uart0 = tree.property("aliases/uart0")
             guard uart0 != nil, uart0 == tree.property("aliases/serial1") else {
                 return BoardUART(baud: 460_800, flow: false,
@@ -118,18 +120,29 @@ struct BoardUART: Equatable {
         }
         if let node = DeviceTree.readString(tree.directory + "/aliases/bluetooth")?.afterBytePrefix("/"),
            let speed = tree.cell(String(node) + "/max-speed"), SerialTransport.speed(speed) != nil {
-            // The node's parent: its components but the last (a loop, not
-            // joined(separator:) over Substrings, a 1.6 KB specialisation).
-            var uart = ""
-            for (index, part) in node.split(ascii: "/").dropLast().enumerated() {
-                if index > 0 { uart += "/" }
-                uart += part
+            // The node's parent: its non-empty components but the last, joined
+            // by "/" (bytes, not split and joined: no array of Substrings).
+            let bytes = Array(node.utf8)
+            var cut = bytes.count
+            while cut > 0, bytes[cut - 1] == 0x2F { cut -= 1 }
+            while cut > 0, bytes[cut - 1] != 0x2F { cut -= 1 }
+            var uart: [UInt8] = []
+            var separator = false
+            for byte in bytes[..<cut] {
+                if byte == 0x2F {
+                    separator = !uart.isEmpty
+                } else {
+                    if separator { uart.append(0x2F) }
+                    separator = false
+                    uart.append(byte)
+                }
             }
-            let flow = tree.property(uart + "/uart-has-rtscts") != nil
+            uart.appendTerminated(("/uart-has-rtscts" as StaticString).utf8Start)
+            let flow = tree.property(String(decoding: uart, as: UTF8.self)) != nil
             return BoardUART(baud: speed, flow: flow,
                              reason: built("\(escaped: model): the Bluetooth node's max-speed, its UART \(flow ? "with" : "without") uart-has-rtscts, as Linux's hci_bcm reads them"))
         }
-        return standard(built("\(escaped: model): the tree names no Bluetooth UART pins (\(gpio)/uart0_pins) nor a Bluetooth node; the UART's defaults"))
+        return standard(built("\(escaped: model): the tree names no Bluetooth UART pins (soc/gpio@7e200000/uart0_pins) nor a Bluetooth node; the UART's defaults"))
     }
 
     /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).

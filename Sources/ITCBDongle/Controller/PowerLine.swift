@@ -16,7 +16,7 @@ import CLinux
 /// tests' fake chips). Looked up once, at the first open of a UART.
 struct PowerLine {
     static let name = "BT_ON"
-    static let consumer = "itcb-dongle"
+    static let consumer: StaticString = "itcb-dongle"
     /// Linux's wait after each change of the line (ms).
     static let settle: Int32 = 100
 
@@ -30,7 +30,7 @@ struct PowerLine {
     let chip: String
     let offset: UInt32
 
-    var description: String { built("\(PowerLine.name) (\(escaped: chip) line \(offset))") }
+    var description: String { built("BT_ON (\(escaped: chip) line \(offset))") }
 
     static var directory: String {
         if let value = getenv("ITCB_GPIOCHIP_DIR"), value[0] != 0 { return String(cString: value) }
@@ -41,17 +41,17 @@ struct PowerLine {
     /// port that cannot be opened is then its one error line.
     nonisolated(unsafe) static var finding: String? = nil
 
-    /// Looks for the line once, for the UART at `port`, and keeps what it found
+    /// Looks for the line once, for the UART at `path`, and keeps what it found
     /// as one line: where the radio can be power-cycled, or why not.
-    static func lookUp(port: String, tree: DeviceTree) {
+    static func lookUp(path: String, tree: DeviceTree) {
         guard !lookedUp else { return }
         lookedUp = true
-        switch search(tree: tree) {
-        case .success(let line):
+        var why: BuiltText = ""
+        if let line = search(tree: tree, why: &why) {
             found = line
-            finding = built("\(port): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh")
-        case .failure(let why):
-            finding = built("\(port): no power line to cycle (\(why.text)); a chip silent at both rates ends in exit \(Exit.controller)")
+            finding = built("serial:\(escaped: path): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh")
+        } else {
+            finding = built("serial:\(escaped: path): no power line to cycle (\(why)); a chip silent at both rates ends in exit \(Exit.controller)")
         }
     }
 
@@ -62,111 +62,133 @@ struct PowerLine {
         Log.info(line)
     }
 
-    struct NotFound: Error { let text: String }
-
     /// The board's `BT_ON` line: on a Raspberry Pi only (elsewhere a line of
-    /// that name need not power this radio), the first free one by name.
-    static func search(tree: DeviceTree) -> Result<PowerLine, NotFound> {
+    /// that name need not power this radio), the first free one by name; nil
+    /// with why not in `why`. The texts go straight into `why` (no error
+    /// values with Strings, no list of chip names: 5 KB of code before).
+    static func search(tree: DeviceTree, why: inout BuiltText) -> PowerLine? {
         guard tree.isRaspberryPi else {
-            return .failure(NotFound(text: tree.compatible.isEmpty ? built("no device tree at \(escaped: tree.directory)")
-                                     : built("\(escaped: tree.model ?? tree.boardName) is not a Raspberry Pi")))
+            why = tree.compatible.isEmpty ? "no device tree at \(escaped: tree.directory)"
+                : "\(escaped: tree.model ?? tree.boardName) is not a Raspberry Pi"
+            return nil
         }
         let dir = directory
         guard let handle = opendir(dir) else {
-            return .failure(NotFound(text: built("cannot read \(escaped: dir): \(errnoText)")))
+            why = "cannot read \(escaped: dir): \(errnoText)"
+            return nil
         }
-        var chips: [String] = []
-        while let entry = readdir(handle) {
-            let entryName = String(cString: clinux_dirent_name(entry))
-            if entryName.hasBytePrefix("gpiochip") { chips.append(entryName) }
-        }
-        closedir(handle)
-        // gpiochip0, gpiochip1, …, gpiochip10: in the kernel's order.
-        // An insertion sort of a few names: the stdlib's stable sort and its
-        // lexicographic compare were 4 KB of the binary for this one list.
-        var sorted = 1
-        while sorted < chips.count {
-            var i = sorted
-            while i > 0, chipPrecedes(chips[i], chips[i - 1]) {
-                chips.swapAt(i, i - 1)
-                i -= 1
+        defer { closedir(handle) }
+        // gpiochip0, gpiochip1, …, gpiochip10: in the kernel's order (the
+        // shorter name first, then byte by byte), the next one found by a pass
+        // over the directory each: a few chips, no list kept and sorted.
+        let names = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
+        defer { names.deallocate() }
+        let (last, next) = (names, names + 256)  // d_name: at most 256 bytes with its NUL
+        var any = false
+        while true {
+            rewinddir(handle)
+            var found = false
+            while let entry = readdir(handle) {
+                let name = clinux_dirent_name(entry)!
+                guard strncmp(name, cText("gpiochip"), 8) == 0, !any || chipPrecedes(last, name),
+                      !found || chipPrecedes(name, next) else { continue }
+                strcpy(next, name)
+                found = true
             }
-            sorted += 1
-        }
-        // Joined as they come, into one buffer (no array of texts joined after).
-        var problems: BuiltText = ""
-        var anyProblem = false
-        for entry in chips {
-            let path = dir + "/" + entry
-            switch lineNamed(name, in: path) {
-            case .success(let offset?): return .success(PowerLine(chip: path, offset: offset))
-            case .success(nil): continue
-            case .failure(let why):
-                if anyProblem { problems.append("; ") }
-                problems.append("\(why.text)")
-                anyProblem = true
-            }
+            guard found else { break }
+            strcpy(last, next)
+            any = true
+            let path = built("\(dir)/\(String(cString: next))")
+            if let offset = lineNamed(in: path, problems: &why) { return PowerLine(chip: path, offset: offset) }
         }
         // A chip that could not be read, or a line held by another, says more than "none".
-        if anyProblem { return .failure(NotFound(text: problems.string)) }
-        return .failure(NotFound(text: chips.isEmpty ? built("no gpiochip in \(escaped: dir)") : built("no GPIO line named \(name) on \(escaped: dir)/gpiochip*")))
+        if why.bytes.isEmpty {
+            why = any ? "no GPIO line named BT_ON on \(escaped: dir)/gpiochip*" : "no gpiochip in \(escaped: dir)"
+        }
+        return nil
     }
 
     /// gpiochip2 before gpiochip10: the shorter name first, then byte by byte.
-    static func chipPrecedes(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (a.utf8.count, b.utf8.count)
+    static func chipPrecedes(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Bool {
+        let (x, y) = (strlen(a), strlen(b))
         guard x == y else { return x < y }
-        return a.withCString { a in b.withCString { b in strcmp(a, b) < 0 } }
+        return strcmp(a, b) < 0
     }
 
-    /// The offset of the line called `wanted` on the chip at `path`; nil when it has none.
-    static func lineNamed(_ wanted: String, in path: String) -> Result<UInt32?, NotFound> {
+    /// The offset of the line called `BT_ON` on the chip at `path`; nil when
+    /// it has none, or when the chip cannot say (then why, after a "; " if
+    /// `problems` has some already).
+    static func lineNamed(in path: String, problems: inout BuiltText) -> UInt32? {
         let fd = clinux_open(path, O_RDWR | O_CLOEXEC, 0)
-        guard fd >= 0 else {
-            let hint = errno == EACCES || errno == EPERM ? " (the service needs DeviceAllow=char-gpiochip rw)" : ""
-            return .failure(NotFound(text: built("cannot open \(escaped: path): \(errnoText)\(hint)")))
-        }
-        defer { sysClose(fd) }
-        let lines = clinux_gpiochip_lines(fd)
-        guard lines >= 0 else { return .failure(NotFound(text: built("\(escaped: path) is not a gpiochip: \(errnoText)"))) }
-        var lineName = [CChar](repeating: 0, count: Int(GPIO_MAX_NAME_SIZE))
-        var holder = [CChar](repeating: 0, count: Int(GPIO_MAX_NAME_SIZE))
-        for offset in 0..<UInt32(lines) {
-            var used: Int32 = 0
-            guard clinux_gpio_line_info(fd, offset, &lineName, &holder, &used) == 0 else {
-                return .failure(NotFound(text: built("\(escaped: path) line \(offset): \(errnoText)")))
+        var failure = errnoText
+        var text: BuiltText
+        if fd < 0 {
+            let denied = failure.code == EACCES || failure.code == EPERM
+            text = "cannot open \(escaped: path): \(failure)"
+            if denied { text.append(" (the service needs DeviceAllow=char-gpiochip rw)") }
+        } else {
+            defer { sysClose(fd) }
+            let lines = clinux_gpiochip_lines(fd)
+            failure = errnoText
+            guard lines >= 0 else { return problem("\(escaped: path) is not a gpiochip: \(failure)", &problems) }
+            // The line's name, then its holder, NUL-ended each (GPIO_MAX_NAME_SIZE).
+            let size = Int(GPIO_MAX_NAME_SIZE)
+            let lineName = UnsafeMutablePointer<CChar>.allocate(capacity: 2 * size)
+            defer { lineName.deallocate() }
+            let holder = lineName + size
+            for offset in 0..<UInt32(lines) {
+                var used: Int32 = 0
+                guard clinux_gpio_line_info(fd, offset, lineName, holder, &used) == 0 else {
+                    return problem("\(escaped: path) line \(offset): \(errnoText)", &problems)
+                }
+                guard strcmp(lineName, cText("BT_ON")) == 0 else { continue }
+                guard used != 0 else { return offset }
+                text = "BT_ON on \(escaped: path) line \(offset) is held by "
+                if holder[0] == 0 { text.append("another consumer") } else { text.append("\(escaped: String(cString: holder))") }
+                text.append(" (the kernel's Bluetooth driver still has the radio?)")
+                return problem(text, &problems)
             }
-            guard sameBytes(PowerLine.text(lineName), wanted) else { continue }
-            if used != 0 {
-                let who = PowerLine.text(holder)
-                return .failure(NotFound(text: built("\(wanted) on \(escaped: path) line \(offset) is held by \(who.isEmpty ? "another consumer" : who.escaped) (the kernel's Bluetooth driver still has the radio?)")))
-            }
-            return .success(offset)
+            return nil
         }
-        return .success(nil)
+        return problem(text, &problems)
     }
 
-    /// A NUL-ended C string held in an array.
-    static func text(_ chars: [CChar]) -> String { string(fromCString: chars) }
+    /// A literal as a C string (no String made for the call).
+    @inline(__always)
+    static func cText(_ literal: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// Adds one chip's problem to the others (nil: no line from this chip).
+    @inline(never)
+    static func problem(_ text: consuming BuiltText, _ problems: inout BuiltText) -> UInt32? {
+        if !problems.bytes.isEmpty { problems.append("; ") }
+        problems.append(text)
+        return nil
+    }
 
     /// Off, Linux's wait, on, its wait again. Nil when done, else why not.
     func cycle() -> String? {
         if PowerLine.lineFD < 0 {
             let fd = clinux_open(chip, O_RDWR | O_CLOEXEC, 0)
             guard fd >= 0 else { return built("cannot open \(escaped: chip): \(errnoText)") }
-            let line = clinux_gpio_request_output(fd, offset, 0, PowerLine.consumer)
-            let failure = line < 0 ? errnoString() : ""
+            let line = clinux_gpio_request_output(fd, offset, 0, PowerLine.cText(PowerLine.consumer))
+            let failure = errnoText  // before the close
             sysClose(fd)  // the line's descriptor stands on its own
             guard line >= 0 else { return built("cannot request \(description) as an output: \(failure)") }
             PowerLine.lineFD = line
         } else if clinux_gpio_set(PowerLine.lineFD, 0) != 0 {
-            return built("cannot drive \(description) low: \(errnoText)")
+            return driveFailure("low")
         }
         PowerLine.wait(PowerLine.settle)
-        guard clinux_gpio_set(PowerLine.lineFD, 1) == 0 else { return built("cannot drive \(description) high: \(errnoText)") }
+        guard clinux_gpio_set(PowerLine.lineFD, 1) == 0 else { return driveFailure("high") }
         PowerLine.wait(PowerLine.settle)
         return nil
     }
+
+    /// The line could not be driven `level` (one text for both).
+    @inline(never)
+    func driveFailure(_ level: StaticString) -> String { built("cannot drive \(description) \(level): \(errnoText)") }
 
     /// Sleeps `milliseconds` in full (SIGHUP does not cut it short; a stop does).
     static func wait(_ milliseconds: Int32) {

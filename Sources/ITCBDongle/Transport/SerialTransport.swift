@@ -71,7 +71,7 @@ final class SerialTransport: DescriptorTransport, PortRecovery, SetupLink {
     /// each, and not inlined into the open (the parts apart are smaller).
     @inline(never)
     static func lookUpPowerLine(_ path: String) {
-        PowerLine.lookUp(port: built("serial:\(escaped: path)"), tree: DeviceTree.current)
+        PowerLine.lookUp(path: path, tree: DeviceTree.current)
     }
 
     @inline(never)
