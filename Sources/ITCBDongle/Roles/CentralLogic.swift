@@ -236,7 +236,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             questionFailed("rejected", "please rephrase as a question", Exit.rejected)
         case .failed(let code):
             guard !stopped else { break }
-            questionFailed("att_error", built("the 8-Ball refused the question (ATT error 0x\(hex(code)))"), Exit.failure)
+            questionFailed("att_error", built("the 8-Ball refused the question (ATT error 0x\(hexByte: code))"), Exit.failure)
         case .offline:
             guard !stopped else { break }
             counts.timedOut += 1
@@ -379,9 +379,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
     func logClientEvent(_ event: GATTClientEvent) {
         switch event {
         case .timeout(let connection, let request):
-            Log.warning("ATT request 0x\(hex(request)) on 0x\(hex: connection) timed out; closing the link")
+            Log.warning("ATT request 0x\(hexByte: request) on 0x\(hex: connection) timed out; closing the link")
         case .error(_, let request, let handle, let code):
-            Log.debug("ATT error 0x\(hex(code)) for request 0x\(hex(request)) on attribute 0x\(hex: handle)")
+            Log.debug("ATT error 0x\(hexByte: code) for request 0x\(hexByte: request) on attribute 0x\(hex: handle)")
         default:
             break
         }
