@@ -33,7 +33,7 @@ struct LinuxObserver: HostLoopObserver {
         snoop?.record(type, packet, received: true)
         if Log.level >= .debug {
             if type == H4PacketType.acl, let line = attNarration(packet, outgoing: false) { Log.debug(line) }
-            Log.trace("< \(hex(type)) \(hexDump(packet))")
+            Log.trace("< \(hexByte: type) \(hexDump(packet))")
         }
     }
 

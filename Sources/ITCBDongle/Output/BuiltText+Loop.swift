@@ -25,3 +25,14 @@ extension BuiltText {
     @inline(__always)
     init(_ builder: consuming Builder) { self.init(stringInterpolation: builder) }
 }
+
+extension BuiltText.Builder {
+    /// `\(hex4: v)`: `hex4(v)` ("002a", a small String: no allocation), made
+    /// and released here once instead of at each interpolation.
+    @inline(never)
+    mutating func appendInterpolation(hex4 value: UInt16) { appendInterpolation(hex4(value)) }
+
+    /// `\(hexByte: b)`: `hex(b)` ("0A"), the same way.
+    @inline(never)
+    mutating func appendInterpolation(hexByte byte: UInt8) { appendInterpolation(hex(byte)) }
+}

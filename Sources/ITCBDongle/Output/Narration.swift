@@ -6,7 +6,7 @@ import BLEHost
 
 /// ATT opcode names (Vol 3 Part F §3.4.8).
 func attOpcodeName(_ opcode: UInt8) -> String {
-    tableName(attOpcodeTable, UInt16(opcode)) ?? built("ATT opcode 0x\(hex(opcode))")
+    tableName(attOpcodeTable, UInt16(opcode)) ?? built("ATT opcode 0x\(hexByte: opcode)")
 }
 
 private let attOpcodeTable: StaticString = """
@@ -58,35 +58,35 @@ func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> BuiltText
     text.append("\(attOpcodeName(opcode))")
     switch opcode {
     case ATTOpcode.errorResponse where pdu.count >= 5:
-        text.append(" to \(attOpcodeName(pdu[1])), handle 0x\(hex4(UInt16(pdu[2]) | UInt16(pdu[3]) << 8)), error 0x\(hex(pdu[4]))")
+        text.append(" to \(attOpcodeName(pdu[1])), handle 0x\(hex4: UInt16(pdu[2]) | UInt16(pdu[3]) << 8), error 0x\(hexByte: pdu[4])")
     case ATTOpcode.exchangeMTURequest where pdu.count >= 3, ATTOpcode.exchangeMTUResponse where pdu.count >= 3:
         text.append(", MTU \(UInt16(pdu[1]) | UInt16(pdu[2]) << 8)")
     case ATTOpcode.readRequest, ATTOpcode.readBlobRequest, ATTOpcode.writeRequest, ATTOpcode.writeCommand,
          ATTOpcode.prepareWriteRequest, ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication:
         guard pdu.count >= 3 else { break }
-        text.append(", handle 0x\(hex4(UInt16(pdu[1]) | UInt16(pdu[2]) << 8))")
+        text.append(", handle 0x\(hex4: UInt16(pdu[1]) | UInt16(pdu[2]) << 8)")
         if opcode != ATTOpcode.readRequest, opcode != ATTOpcode.readBlobRequest { text.append(", \(pdu.count - 3) byte(s)") }
     default:
         text.append(", \(pdu.count - 1) byte(s)")
     }
-    text.append(", link 0x\(hex4(header & 0x0FFF))")
+    text.append(", link 0x\(hex4: header & 0x0FFF)")
     return text
 }
 
 /// A GATT client event in words, for trace logs (built as bytes: a String per case cost a conversion each).
 func describe(_ event: GATTClientEvent) -> BuiltText {
     switch event {
-    case .mtuExchanged(let connection, let mtu): "MTU \(mtu) on 0x\(hex4(connection))"
-    case .serviceDiscovered(let connection, let start, let end): "service found on 0x\(hex4(connection)): handles 0x\(hex4(start))–0x\(hex4(end))"
-    case .serviceNotFound(let connection): "service not found on 0x\(hex4(connection))"
-    case .characteristicsDiscovered(let connection, let count): "\(count) characteristic(s) on 0x\(hex4(connection))"
-    case .descriptorsDiscovered(let connection, let count): "\(count) descriptor(s) on 0x\(hex4(connection))"
-    case .writeCompleted(let connection, let handle): "write to 0x\(hex4(handle)) done on 0x\(hex4(connection))"
-    case .readCompleted(let connection, let handle): "read of 0x\(hex4(handle)) done on 0x\(hex4(connection))"
+    case .mtuExchanged(let connection, let mtu): "MTU \(mtu) on 0x\(hex4: connection)"
+    case .serviceDiscovered(let connection, let start, let end): "service found on 0x\(hex4: connection): handles 0x\(hex4: start)–0x\(hex4: end)"
+    case .serviceNotFound(let connection): "service not found on 0x\(hex4: connection)"
+    case .characteristicsDiscovered(let connection, let count): "\(count) characteristic(s) on 0x\(hex4: connection)"
+    case .descriptorsDiscovered(let connection, let count): "\(count) descriptor(s) on 0x\(hex4: connection)"
+    case .writeCompleted(let connection, let handle): "write to 0x\(hex4: handle) done on 0x\(hex4: connection)"
+    case .readCompleted(let connection, let handle): "read of 0x\(hex4: handle) done on 0x\(hex4: connection)"
     case .error(let connection, let request, let handle, let code):
-        "\(attOpcodeName(request)) for 0x\(hex4(handle)) failed with ATT error 0x\(hex(code)) on 0x\(hex4(connection))"
-    case .timeout(let connection, let request): "\(attOpcodeName(request)) timed out on 0x\(hex4(connection))"
-    case .unexpectedResponse(let connection, let opcode): "unexpected \(attOpcodeName(opcode)) on 0x\(hex4(connection))"
+        "\(attOpcodeName(request)) for 0x\(hex4: handle) failed with ATT error 0x\(hexByte: code) on 0x\(hex4: connection)"
+    case .timeout(let connection, let request): "\(attOpcodeName(request)) timed out on 0x\(hex4: connection)"
+    case .unexpectedResponse(let connection, let opcode): "unexpected \(attOpcodeName(opcode)) on 0x\(hex4: connection)"
     }
 }
 

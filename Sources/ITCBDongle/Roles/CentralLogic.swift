@@ -135,8 +135,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
 
     /// The full name of a target advertised shortened: is it the one wanted?
     mutating func nameRead(_ connection: UInt16, found: Bool, _ host: inout Host, now: UInt64) {
-        let name = found ? host.withClientLink(connection: connection) { $0.readValue.string } ?? "" : ""
-        let nameShown = found ? host.withClientLink(connection: connection) { $0.readValue.escaped } ?? "" : ""
+        // Both read in one look-up of the link.
+        let (name, nameShown) = (found ? host.withClientLink(connection: connection) { ($0.readValue.string, $0.readValue.escaped) } : nil) ?? ("", "")
         let heard = session.target.summary.name.string, heardShown = session.target.summary.name.escaped
         let wanted: Bool
         if let peerName {
@@ -151,7 +151,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
             Log.info(found ? "the 8-Ball's full name (GAP Device Name) is \"\(nameShown)\""
                 : "the 8-Ball \"\(heardShown)\" has no readable GAP Device Name; its shortened name stands")
         } else {
-            let shown = found ? "\"\(nameShown)\"" : "unreadable (no GAP Device Name)"
+            // Built as bytes: a String interpolation for the name shown was inlined here.
+            let shown: BuiltText = found ? "\"\(nameShown)\"" : "unreadable (no GAP Device Name)"
             Log.info("\"\(heardShown)\" at \(session.target.address.string) is not \"\((peerName ?? "").escaped)\": its full name is \(shown); looking on")
             otherNames.append((session.target.address.value, nameShown))
             session.settings.peerAddress = CentralLogic.unresolvedPeer
@@ -235,7 +236,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             questionFailed("rejected", "please rephrase as a question", Exit.rejected)
         case .failed(let code):
             guard !stopped else { break }
-            questionFailed("att_error", "the 8-Ball refused the question (ATT error 0x\(hex(code)))", Exit.failure)
+            questionFailed("att_error", built("the 8-Ball refused the question (ATT error 0x\(hexByte: code))"), Exit.failure)
         case .offline:
             guard !stopped else { break }
             counts.timedOut += 1
@@ -248,7 +249,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             } else if source.fromStdin, everReady {
                 // The 8-Ball went away mid-session and this question did not
                 // find it again: offline; the next one looks for it again.
-                let within = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
+                let within: BuiltText = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
                 Log.warning("the 8-Ball was not found again\(within); the next question looks for it again")
                 questionFailed("offline", "device offline", Exit.timeout)
                 restartPending = true
@@ -323,48 +324,64 @@ struct CentralLogic: RoleLogic, ~Copyable {
         }
         for index in 0..<seen.count {
             let entry = seen.entries[index]
-            Log.emit(level, "seen: \(describe(entry)): \(whyNot(entry))" as BuiltText)
+            var line = BuiltText.Builder()
+            line.appendLiteral("seen: ")
+            line.appendInterpolation(describe(entry))
+            line.appendLiteral(": ")
+            whyNot(entry, into: &line)
+            Log.emit(level, BuiltText(line))
         }
     }
 
-    /// Why a device seen is not the 8-Ball wanted (mirrors EightBallCentral's filter).
-    func whyNot(_ entry: ScanEntry) -> BuiltText {
+    /// Why a device seen is not the 8-Ball wanted (mirrors EightBallCentral's filter),
+    /// appended to its line (no BuiltText of its own per reason).
+    func whyNot(_ entry: ScanEntry, into line: inout BuiltText.Builder) {
         let settings = session.settings
-        if !entry.summary.hasService(EightBallUUID.service) { return "not an 8-Ball (no 8-Ball service)" }
-        if entry.summary.name.isEmpty { return "an 8-Ball service but no name" }
+        if !entry.summary.hasService(EightBallUUID.service) { return line.appendLiteral("not an 8-Ball (no 8-Ball service)") }
+        if entry.summary.name.isEmpty { return line.appendLiteral("an 8-Ball service but no name") }
         if settings.rssiWindow, entry.rssi == 127 || entry.rssi < settings.rssiMin || entry.rssi > settings.rssiMax {
-            return "signal outside \(settings.rssiMin)…\(settings.rssiMax) dBm"
+            line.appendLiteral("signal outside ")
+            line.appendInterpolation(settings.rssiMin)
+            line.appendLiteral("…")
+            line.appendInterpolation(settings.rssiMax)
+            return line.appendLiteral(" dBm")
         }
         if let other = otherNames.first(where: { $0.address == entry.address.value }) {
-            var text: BuiltText = "not named \"\((peerName ?? "").escaped)\": its full name, read over GATT, "
-            text.append(other.name.isEmpty ? "cannot be read (no GAP Device Name)" : "is \"\(other.name)\"")
-            return text
+            line.appendLiteral("not named \"")
+            line.appendInterpolation((peerName ?? "").escaped)
+            line.appendLiteral("\": its full name, read over GATT, ")
+            if other.name.isEmpty { return line.appendLiteral("cannot be read (no GAP Device Name)") }
+            line.appendLiteral("is \"")
+            line.appendInterpolation(other.name)
+            return line.appendLiteral("\"")
         }
         if let peerName {
             // Each name folded once (foldedCase is inlined where it is called).
             let heard = entry.summary.name.string.foldedCase(), wanted = peerName.foldedCase()
             let beginsLike = wanted.hasBytePrefix(heard)
             if !sameBytes(heard, wanted), !(entry.heardScanResponse && beginsLike) {
+                line.appendLiteral("not named \"")
+                line.appendInterpolation(peerName.escaped)
                 if !entry.summary.nameIsComplete, !entry.heardScanResponse, beginsLike {
-                    return "not named \"\(peerName.escaped)\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard"
+                    return line.appendLiteral("\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard")
                 }
-                return "not named \"\(peerName.escaped)\""
+                return line.appendLiteral("\"")
             }
         }
-        if peerName == nil, let address = settings.peerAddress, entry.address.value != address { return "not the --peer address" }
-        if !entry.connectable, !settings.listOnly { return "not connectable" }
+        if peerName == nil, let address = settings.peerAddress, entry.address.value != address { return line.appendLiteral("not the --peer address") }
+        if !entry.connectable, !settings.listOnly { return line.appendLiteral("not connectable") }
         if !entry.summary.nameIsComplete, !entry.heardScanResponse {
-            return "its name is shortened and no scan response (the full name) was heard"
+            return line.appendLiteral("its name is shortened and no scan response (the full name) was heard")
         }
-        return "an 8-Ball, but not found in time"
+        line.appendLiteral("an 8-Ball, but not found in time")
     }
 
     func logClientEvent(_ event: GATTClientEvent) {
         switch event {
         case .timeout(let connection, let request):
-            Log.warning("ATT request 0x\(hex(request)) on 0x\(hex: connection) timed out; closing the link")
+            Log.warning("ATT request 0x\(hexByte: request) on 0x\(hex: connection) timed out; closing the link")
         case .error(_, let request, let handle, let code):
-            Log.debug("ATT error 0x\(hex(code)) for request 0x\(hex(request)) on attribute 0x\(hex: handle)")
+            Log.debug("ATT error 0x\(hexByte: code) for request 0x\(hexByte: request) on attribute 0x\(hex: handle)")
         default:
             break
         }

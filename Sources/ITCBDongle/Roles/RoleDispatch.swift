@@ -97,6 +97,8 @@ struct RoleDispatch: RoleLogic, ~Copyable {
         }
     }
 
+    /// Out of line: `HostLoop.processEvents` polls at two places (once per pass).
+    @inline(never)
     mutating func poll(host: inout Host, now: UInt64) {
         switch role {
         case .peripheral(let logic): logic.pointee.poll(host: &host, now: now)
