@@ -65,4 +65,33 @@ import BLEHost
         #expect(lines.contains("itcb_dongle_central_not_found_total{transport=\"tcp:127.0.0.1:1\"} 1"))
         #expect(!lines.contains { $0.hasPrefix("itcb_dongle_questions_answered_total") || $0.hasPrefix("itcb_dongle_advertising") })
     }
+
+    /// `addCounts` adds the count structures word by word, which holds only while
+    /// every field, down to the histograms' buckets, is an Int (or an InlineArray
+    /// of Ints): a Bool or UInt8 among them would be padded to a word and added as
+    /// garbage. Walks the fields as Mirror shows them.
+    @Test func theCountStructuresHoldOnlyIntCounts() {
+        func nonInts(_ value: Any, _ path: String) -> [String] {
+            let type = String(describing: Swift.type(of: value))
+            if type.hasPrefix("InlineArray<"), type.hasSuffix(", Int>") { return [] }  // Mirror cannot see its elements
+            let children = Mirror(reflecting: value).children
+            if children.isEmpty { return value is Int ? [] : ["\(path): \(type)"] }
+            return children.enumerated().flatMap { nonInts($1.value, path + "." + ($1.label ?? "\($0)")) }
+        }
+        #expect(nonInts(MetricCounts(), "MetricCounts") == [])
+        #expect(nonInts(CentralCounts(), "CentralCounts") == [])
+        // The walk can fail: a Bool among Ints is found.
+        struct WithAFlag { var count = 0; var flag = false }
+        #expect(nonInts(WithAFlag(), "WithAFlag") == ["WithAFlag.flag: Bool"])
+        // And the words add up.
+        var total = MetricCounts()
+        var one = MetricCounts()
+        one.answered = 2
+        one.recoveries[3] = 1
+        one.answerSent.observe(microseconds: 1_500)
+        one.central.asked = 5
+        addCounts(&total, one)
+        addCounts(&total, one)
+        #expect(total.answered == 4 && total.recoveries[3] == 2 && total.answerSent.count == 2 && total.central.asked == 10)
+    }
 }
