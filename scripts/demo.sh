@@ -63,7 +63,10 @@ for _ in $(seq 100); do grep -q 'advertising' "$work/peripheral.log" && break; s
 
 echo "demo: our central asks our peripheral three questions over two Bumble virtual controllers"
 # In the background with `wait` as well: the INT trap runs at once, not after the central.
-timeout 60 "$bin" --role central --transport "tcp:127.0.0.1:$p2" --peer "Demo 8-Ball" \
+# --foreground keeps the central in this process group: without it timeout moves
+# to a group of its own, Ctrl-C reaches the controllers but not the central, and
+# the central reads their closed sockets as a failure before our TERM arrives.
+timeout --foreground 60 "$bin" --role central --transport "tcp:127.0.0.1:$p2" --peer "Demo 8-Ball" \
     --question "Will the demo work?" \
     --question "Is Swift a good language for firmware?" \
     --question "Should I plug in a real dongle?" &
