@@ -6,27 +6,29 @@ import CLinux
 
 enum Main {
     static func run(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
-        let raw = rawArguments(argc: argc, argv: argv)
-        JSONOutput.enabled = raw.contains { isArgument($0, "--json") }  // until the role is known: errors as objects too
+        let raw = Arguments(argc: argc, argv: argv)
+        // Until the role is known: errors as objects too.
+        for index in 0..<raw.count where raw[index].isBytes("--json") { JSONOutput.enabled = true }
         if let problem = invalidUTF8Argument(raw) { fail(problem) }
-        if raw.isEmpty {
+        if raw.count == 0 {
             writeStandardError(usageText())
             return Exit.usage
         }
         // --help and --version win over anything else on the line.
-        for argument in raw {
-            if isArgument(argument, "--") { break }
-            if isArgument(argument, "--help") || isArgument(argument, "-h") {
+        for index in 0..<raw.count {
+            let argument = raw[index]
+            if argument.isBytes("--") { break }
+            if argument.isBytes("--help") || argument.isBytes("-h") {
                 writeRaw(1, helpText())
                 return Exit.success
             }
-            if isArgument(argument, "--version") {
+            if argument.isBytes("--version") {
                 printLine(itcbDongleVersion)
                 return Exit.success
             }
         }
         let parsed: ParsedCommandLine
-        switch parseCommandLine(bytes: raw) {
+        switch parseCommandLine(raw) {
         case .success(let result): parsed = result
         case .failure(let error): fail(error.message)
         }

@@ -3,39 +3,17 @@ import CLinux
 // Checks on the command line that the parser does not make: bytes that are
 // not UTF-8, options given twice, and options that the run cannot use.
 
-/// The arguments as the kernel passed them (argv[1...]), bytes untouched.
-func rawArguments(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [[UInt8]] {
-    var result: [[UInt8]] = []
-    var index = 1
-    while index < Int(argc) {
-        if let pointer = argv[index] {
-            result.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
-        } else {
-            result.append([])
-        }
-        index += 1
-    }
-    return result
-}
-
-/// The argument is `text`'s bytes (one comparison for Main.run's, not
-/// String's inlined at each).
-@inline(never)
-func isArgument(_ argument: [UInt8], _ text: StaticString) -> Bool {
-    argument.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-}
-
 /// The problem with the first argument that is not valid UTF-8, naming the
 /// option it belongs to; nil when every argument is valid UTF-8.
 @inline(never)
-func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
+func invalidUTF8Argument(_ arguments: Arguments) -> String? {
     // Over the bytes: each cut is at an ASCII byte, where the replacement of bad
     // bytes (String(decoding:)) cuts the same way as over the whole argument.
-    for index in arguments.indices where !isValidUTF8(arguments[index]) {
+    for index in 0..<arguments.count where !isValidUTF8(arguments[index]) {
         let bytes = arguments[index]
         if bytes.count >= 2, bytes[0] == UInt8(ascii: "-"), bytes[1] == UInt8(ascii: "-"),
            let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
-            return built("\(String(decoding: bytes[..<equals], as: UTF8.self)) must be valid UTF-8 (its value has bytes that are not)")
+            return built("\(bytes.slice(0, equals).string) must be valid UTF-8 (its value has bytes that are not)")
         }
         if index > 0, let found = optionNamed(arguments[index - 1]), found.exact, found.option.takesValue {
             return built("--\(found.option) must be valid UTF-8 (its value has bytes that are not)")
@@ -45,25 +23,27 @@ func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? {
     return nil
 }
 
+/// The same over byte arrays (the unit tests').
+func invalidUTF8Argument(_ arguments: [[UInt8]]) -> String? { invalidUTF8Argument(Arguments(copying: arguments)) }
+
 /// By `UntrustedText`'s reading of UTF-8 (the standard library's decoder
 /// was 1 KB more of code, 2026-11-28).
-func isValidUTF8(_ bytes: [UInt8]) -> Bool {
-    bytes.withUnsafeBytes { raw in
-        var index = 0
-        while index < raw.count {
-            let length = UntrustedText.sequenceLength(raw, at: index)
-            guard length > 0 else { return false }
-            index += length
-        }
-        return true
+func isValidUTF8(_ bytes: ArgText) -> Bool {
+    let raw = UnsafeRawBufferPointer(bytes.bytes)
+    var index = 0
+    while index < raw.count {
+        let length = UntrustedText.sequenceLength(raw, at: index)
+        guard length > 0 else { return false }
+        index += length
     }
+    return true
 }
 
 /// The option "--name" or "--name=x" names (`OptionName.named`); nil for no "--name".
-func optionNamed(_ bytes: [UInt8]) -> (option: OptionName, exact: Bool)? {
+func optionNamed(_ bytes: ArgText) -> (option: OptionName, exact: Bool)? {
     guard bytes.count > 2, bytes[0] == UInt8(ascii: "-"), bytes[1] == UInt8(ascii: "-") else { return nil }
     let end = bytes.firstIndex(of: UInt8(ascii: "=")) ?? bytes.count
-    return bytes[2..<end].withUnsafeBufferPointer { OptionName.named(bytes: $0) }
+    return OptionName.named(bytes: bytes.slice(2, end).bytes)
 }
 
 /// The first option given that the run cannot use, as the one-line problem
@@ -71,7 +51,7 @@ func optionNamed(_ bytes: [UInt8]) -> (option: OptionName, exact: Bool)? {
 /// --controller-info / --list-controllers, and with --scan (which asks
 /// nothing) --question and --count. Nil when every option applies.
 @inline(never)
-func inapplicableOption(given options: [(name: OptionName, value: String)], role: RoleOption?, controllerInfo: Bool,
+func inapplicableOption(given options: [(name: OptionName, value: ArgText)], role: RoleOption?, controllerInfo: Bool,
                         listControllers: Bool, scan: Bool = false) -> String? {
     if listControllers, options.contains(where: { $0.name == .role }) {
         return "--role does not apply with --list-controllers, which lists controllers and plays no role"
@@ -103,7 +83,7 @@ func inapplicableOption(given options: [(name: OptionName, value: String)], role
 /// An option given more than once ("--role peripheral --role central" must not
 /// quietly take the last): the problem, or nil. Only --question repeats.
 @inline(never)
-func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
+func repeatedOption(_ options: [(name: OptionName, value: ArgText)]) -> String? {
     // Names in the order they are first given; one pass over the rest for each.
     for (index, option) in options.enumerated() where !option.name.repeats {
         guard !options[..<index].contains(where: { $0.name == option.name }) else { continue }
@@ -128,7 +108,7 @@ func repeatedOption(_ options: [(name: OptionName, value: String)]) -> String? {
 
 /// The options on a command line in order, each with its value ("" for a
 /// flag), as the parser finds them (empty when it finds a problem).
-func givenOptions(_ arguments: [String]) -> [(name: OptionName, value: String)] {
+func givenOptions(_ arguments: [String]) -> [(name: OptionName, value: ArgText)] {
     switch parseCommandLine(arguments) {
     case .success(let parsed): parsed.options
     case .failure: []
@@ -143,26 +123,27 @@ extension CommandLineSettings {
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
     mutating func applyEnvironment(given parsed: ParsedCommandLine) -> String? {
-        func variable(_ name: String) -> String? {
-            guard let value = getenv(name) else { return nil }
-            let text = String(cString: value)
+        // The value where the environment keeps it (empty: none).
+        func variable(_ name: StaticString) -> ArgText? {
+            guard let value = getenv(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) else { return nil }
+            let text = ArgText(cString: value)
             return text.isEmpty ? nil : text
         }
         switch role {
         case .peripheral?:
-            if !parsed.has(.name), let value = variable("ITCB_NAME") { name = value }
+            if !parsed.has(.name), let value = variable("ITCB_NAME") { name = value.string }
             if !parsed.has(.answers), let value = variable("ITCB_ANSWERS") {
-                guard let parsed = AnswersOption(bytes: value) else {
+                guard let parsed = AnswersOption(value) else {
                     return UsageError("ITCB_ANSWERS must be slug or text", got: value).message
                 }
                 answers = parsed
             }
         case .central?:
-            if !parsed.has(.question), !scan, let value = variable("ITCB_QUESTION") { question = [value] }
+            if !parsed.has(.question), !scan, let value = variable("ITCB_QUESTION") { question = [value.string] }
         case nil:
             break
         }
-        if role != nil, !controllerInfo, !parsed.has(.metricsFile), let value = variable("ITCB_METRICS_FILE") {
+        if role != nil, !controllerInfo, !parsed.has(.metricsFile), let value = variable("ITCB_METRICS_FILE")?.string {
             do throws(UsageError) { try checkMetricsFile(value, from: "ITCB_METRICS_FILE") } catch { return error.message }
             metricsFile = value
         }

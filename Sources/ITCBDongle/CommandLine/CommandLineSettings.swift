@@ -57,14 +57,14 @@ struct CommandLineSettings {
     private mutating func read(_ parsed: ParsedCommandLine) throws(UsageError) {
         if !parsed.positional.isEmpty, parsed.has(.listControllers) {
             for argument in parsed.positional {
-                guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument) else {
+                guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument.bytes) else {
                     throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771", got: argument)
                 }
                 dongleQueries.append((vendor, product))
             }
         } else if let first = parsed.positional.first {
             if parsed.positional.count == 1 {
-                if RoleOption(bytes: first) != nil {
+                if RoleOption(first) != nil {
                     throw UsageError("unexpected argument '\(escaped: first)'; did you mean '--role \(first)'?")
                 }
                 throw UsageError("unexpected argument '\(escaped: first)' (a value with spaces needs quotes: --question \"Will it rain?\")")
@@ -84,22 +84,22 @@ struct CommandLineSettings {
             let value = try OptionValue(option, text)
             switch option {
             case .role: role = value.role
-            case .transport: transport = value.text
-            case .btsnoop: btsnoop = value.text
-            case .logLevel: logLevel = value.text
-            case .address: address = value.text
+            case .transport: transport = value.text.string
+            case .btsnoop: btsnoop = value.text.string
+            case .logLevel: logLevel = value.text.string
+            case .address: address = value.text.string
             case .controllerInfo: controllerInfo = true
             case .listControllers: listControllers = true
             case .healthCheck: healthCheck = value.number
-            case .udevMatch: udevMatch = value.text
-            case .name: name = value.text
+            case .udevMatch: udevMatch = value.text.string
+            case .name: name = value.text.string
             case .answers: answers = value.answers
             case .maxCentrals: maxCentrals = value.integer
             case .idleTimeout: idleTimeout = value.number
-            case .connectionInterval: connectionInterval = value.text
+            case .connectionInterval: connectionInterval = value.text.string
             case .seed: seed = value.seed
-            case .metricsFile: metricsFile = value.text
-            case .question: question.append(value.text)
+            case .metricsFile: metricsFile = value.text.string
+            case .question: question.append(value.text.string)
             case .rssiMin:
                 rssiMin = value.integer
                 rssiGiven = true
@@ -108,13 +108,13 @@ struct CommandLineSettings {
                 rssiGiven = true
             case .timeout: timeout = value.number
             case .count: count = value.integer
-            case .peer: peer = value.text
+            case .peer: peer = value.text.string
             case .scan: scan = true
             case .json: json = true
             case .usbReset: usbReset = true
             case .exitOnUnplug: exitOnUnplug = true
-            case .firmwareDir: firmwareDir = value.text
-            case .deviceTree: deviceTree = value.text
+            case .firmwareDir: firmwareDir = value.text.string
+            case .deviceTree: deviceTree = value.text.string
             case .version, .help: break  // handled before the settings are read
             }
         }
@@ -202,7 +202,7 @@ extension OptionName {
 
 /// One option's value, converted as its kind says (the other fields left as they are).
 struct OptionValue {
-    var text: String
+    var text: ArgText
     var integer = 0
     /// Seconds: fractions allowed.
     var number = 0.0
@@ -212,23 +212,23 @@ struct OptionValue {
 
     /// The first bad value is the error. Not inlined: one copy of each conversion and its message.
     @inline(never)
-    init(_ option: OptionName, _ text: String) throws(UsageError) {
+    init(_ option: OptionName, _ text: ArgText) throws(UsageError) {
         self.text = text
         let problem: BuiltText
         switch option.kind {
         case .flag, .text: return
         case .integer, .number:
-            if option.kind == .integer, let value = parseInteger(text) {
+            if option.kind == .integer, let value = parseInteger(argument: text) {
                 integer = value
                 return
-            } else if option.kind == .number, let value = parseDouble(text) {
+            } else if option.kind == .number, let value = parseDouble(argument: text) {
                 number = value
                 return
             }
             problem = "--\(option) must be a number"
         case .seed:
             // A whole number 0…2^64-1 (negative values are parsed, then refused with a reason).
-            if let value = parseUnsigned(text[...], maximum: UInt64.max) {
+            if let value = unsignedValue(parseWhole(bytes: text.bytes), maximum: UInt64.max) {
                 seed = value
                 return
             }
@@ -236,13 +236,13 @@ struct OptionValue {
                 ? "--seed: a seed cannot be negative; use 0 to 18446744073709551615"
                 : "--seed: a seed is a whole number from 0 to 18446744073709551615"
         case .role:
-            if let parsed = RoleOption(bytes: text) {
+            if let parsed = RoleOption(text) {
                 role = parsed
                 return
             }
             problem = "--role must be peripheral or central"
         case .answers:
-            if let parsed = AnswersOption(bytes: text) {
+            if let parsed = AnswersOption(text) {
                 answers = parsed
                 return
             }
@@ -253,8 +253,7 @@ struct OptionValue {
 }
 
 /// "-" and digits only (however many).
-func isNegativeWhole(_ text: String) -> Bool {
-    let bytes = Array(text.utf8)
+func isNegativeWhole(_ bytes: ArgText) -> Bool {
     guard bytes.count > 1, bytes[0] == UInt8(ascii: "-") else { return false }
     for index in 1..<bytes.count where bytes[index] < 48 || bytes[index] > 57 { return false }
     return true

@@ -18,13 +18,13 @@ import CLinux
 /// argument that is no option's, no longer applies.) A walk over the table:
 /// getopt_long needed the table copied into C strings and the arguments too.
 func parseCommandLine(_ arguments: [String]) -> Result<ParsedCommandLine, UsageError> {
-    parseCommandLine(bytes: arguments.map { Array($0.utf8) })
+    parseCommandLine(Arguments(copying: arguments.map { Array($0.utf8) }))
 }
 
-/// The same over the arguments' bytes (Main.run's, valid UTF-8 by then): each
-/// cut is at an ASCII byte, and only values and positional arguments become
-/// Strings (no String per argument, no generic String prefix tests, 2026-11-29).
-func parseCommandLine(bytes arguments: [[UInt8]]) -> Result<ParsedCommandLine, UsageError> {
+/// The same over the arguments where argv keeps them (Main.run's, valid UTF-8
+/// by then): each cut is at an ASCII byte, and values and positional arguments
+/// stay views of argv (no String, no array per argument, 2026-11-29).
+func parseCommandLine(_ arguments: Arguments) -> Result<ParsedCommandLine, UsageError> {
     let dash = UInt8(ascii: "-")
     var parsed = ParsedCommandLine()
     var index = 0
@@ -33,50 +33,48 @@ func parseCommandLine(bytes arguments: [[UInt8]]) -> Result<ParsedCommandLine, U
         index += 1
         if argument.count == 2, argument[0] == dash, argument[1] == dash {
             while index < arguments.count {
-                parsed.add(argumentText(arguments[index][...]))
+                parsed.add(arguments[index])
                 index += 1
             }
             break
         }
         guard argument.count > 1, argument[0] == dash else {
-            parsed.add(argumentText(argument[...]))
+            parsed.add(argument)
             continue
         }
         guard argument[1] == dash else {
-            for byte in argument.dropFirst() {
+            for offset in 1..<argument.count {
+                let byte = argument[offset]
                 guard byte == UInt8(ascii: "h") else { return .failure(unknownShortOption(byte)) }
                 parsed.add(.help, "")
             }
             continue
         }
         let equals = argument.firstIndex(of: UInt8(ascii: "="))
-        let name = argument[2..<(equals ?? argument.count)]
-        var spelt: BuiltText = "--"
-        spelt.bytes.append(contentsOf: name)
-        let given = spelt.string
-        guard let (option, exact) = name.withUnsafeBufferPointer({ OptionName.named(bytes: $0) }) else {
-            return .failure(unknownOption(given))
+        let name = argument.slice(2, equals ?? argument.count)
+        guard let (option, exact) = OptionName.named(bytes: name.bytes) else {
+            return .failure(unknownOption(spelt(name)))
         }
-        var value = ""
+        var value: ArgText = ""
         if !option.takesValue {
-            if equals != nil { return .failure(UsageError("\(given) takes no value (got '\(escaped: argumentText(argument[...]))')")) }
+            if equals != nil { return .failure(UsageError("--\(name) takes no value (got '\(escaped: argument)')")) }
         } else if let equals {
-            value = argumentText(argument[(equals + 1)...])
+            value = argument.slice(equals + 1, argument.count)
         } else if index < arguments.count {
-            value = argumentText(arguments[index][...])
+            value = arguments[index]
             index += 1
         } else {
-            return .failure(UsageError("\(given) needs a value"))
+            return .failure(UsageError("--\(name) needs a value"))
         }
-        guard exact else { return .failure(unknownOption(given)) }
+        guard exact else { return .failure(unknownOption(spelt(name))) }
         parsed.add(option, value)
     }
     return .success(parsed)
 }
 
-/// An argument's bytes (or some of them) as a String: one conversion for the parser's uses.
+/// "--" and the name as given, for a message.
 @inline(never)
-func argumentText(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+func spelt(_ name: ArgText) -> String { built("--\(name)") }
 
 /// "unknown option '--rol'; did you mean '--role'?"
 @inline(never)

@@ -24,6 +24,14 @@ extension UsageError {
         self.init(text)
     }
 
+    /// The same for a value where argv or the environment keeps it.
+    @inline(never)
+    init(_ message: consuming BuiltText, got value: ArgText) {
+        var text = message
+        text.append(" (got '\(escaped: value)')")
+        self.init(text)
+    }
+
     /// "MESSAGE (got SECONDS)", the seconds as `formatNumber` writes them.
     @inline(never)
     init(seconds message: StaticString, got value: Double) {

@@ -16,10 +16,11 @@ enum TransportSpec: Equatable {
     /// every cut is at an ASCII byte, so each piece is valid UTF-8 again.
     static func parse(_ text: String) -> Result<TransportSpec, TransportSpecError> {
         var value = text
-        return value.withUTF8 { parse(text, $0) }
+        return value.withUTF8 { parse($0) }
     }
 
-    private static func parse(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Result<TransportSpec, TransportSpecError> {
+    /// The same over the value's bytes (an argument's where argv keeps them).
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<TransportSpec, TransportSpecError> {
         let end = bytes.count
         // bytes[from..<to] is `word` (`prefix`: starts with it).
         func equals(_ from: Int, _ to: Int, _ word: StaticString, prefix: Bool = false) -> Bool {
@@ -95,14 +96,14 @@ enum TransportSpec: Equatable {
                 } else if equals(comma + 1, end, "noflow") {
                     flow = false
                 } else {
-                    return .failure(TransportSpecError("unknown serial option in ", quoting: text, ": use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
+                    return .failure(TransportSpecError("unknown serial option in ", quoting: piece(0, end), ": use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
                 }
                 to = comma
             }
             var baud: Int? = nil
             if let at = find(0x40, 7, to, last: true) {
                 guard let value = wholeNumber(bytes, at + 1, to, maximum: UInt64(Int.max)), SerialTransport.speed(Int(value)) != nil else {
-                    return .failure(TransportSpecError("unsupported baud rate in ", quoting: text, " (use 115200, 460800, 921600, 1000000, …)"))
+                    return .failure(TransportSpecError("unsupported baud rate in ", quoting: piece(0, end), " (use 115200, 460800, 921600, 1000000, …)"))
                 }
                 baud = Int(value)
                 to = at
@@ -110,7 +111,7 @@ enum TransportSpec: Equatable {
             guard to > 7 else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
             return .success(.serial(path: piece(7, to), baud: baud, flow: flow))
         }
-        return .failure(TransportSpecError("unknown transport ", quoting: text, ": use ", help))
+        return .failure(TransportSpecError("unknown transport ", quoting: piece(0, end), ": use ", help))
     }
 
     var isUSB: Bool {

@@ -1,0 +1,112 @@
+import CLinux
+
+/// An argument's bytes where the process keeps them (argv, the environment, a
+/// literal): a pointer and a count, nothing to retain or release and no String
+/// made or checked, until a value leaves the command line's code (2026-11-29).
+struct ArgText: Equatable, ExpressibleByStringLiteral {
+    let start: UnsafePointer<UInt8>?
+    let count: Int
+
+    init(start: UnsafePointer<UInt8>?, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    init(stringLiteral literal: StaticString) { self.init(start: literal.utf8Start, count: literal.utf8CodeUnitCount) }
+
+    /// A C string's bytes up to its NUL.
+    init(cString: UnsafePointer<CChar>) {
+        self.init(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: strlen(cString))
+    }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+    var isEmpty: Bool { count == 0 }
+    subscript(index: Int) -> UInt8 { start.unsafelyUnwrapped[index] }
+
+    /// Bytes from..<to.
+    func slice(_ from: Int, _ to: Int) -> ArgText { ArgText(start: start.map { $0 + from }, count: to - from) }
+
+    /// Where the first `byte` is.
+    func firstIndex(of byte: UInt8) -> Int? {
+        for index in 0..<count where self[index] == byte { return index }
+        return nil
+    }
+
+    /// As a String, where a value leaves for code that takes one.
+    var string: String {
+        @inline(never) get { String(decoding: bytes, as: UTF8.self) }
+    }
+
+    /// The same bytes as `literal`.
+    @inline(never)
+    func isBytes(_ literal: StaticString) -> Bool { self == ArgText(stringLiteral: literal) }
+
+    static func == (a: ArgText, b: ArgText) -> Bool { a.count == b.count && startsWith(a.bytes, b.bytes) }
+}
+
+/// The arguments after the program's name, each where argv keeps it.
+struct Arguments {
+    let base: UnsafePointer<UnsafeMutablePointer<CChar>?>
+    let count: Int
+
+    init(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
+        base = UnsafePointer(argv + 1)
+        count = max(0, Int(argc) - 1)
+    }
+
+    /// C strings copied for a caller with byte arrays (the unit tests'), kept
+    /// for the process's life as argv is.
+    init(copying arguments: [[UInt8]]) {
+        let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: arguments.count + 1)
+        for index in arguments.indices {
+            let bytes = arguments[index]
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for offset in bytes.indices { copy[offset] = CChar(bitPattern: bytes[offset]) }
+            copy[bytes.count] = 0
+            table[index] = copy
+        }
+        base = UnsafePointer(table)
+        count = arguments.count
+    }
+
+    subscript(index: Int) -> ArgText {
+        guard let pointer = base[index] else { return "" }
+        return ArgText(cString: pointer)
+    }
+}
+
+extension BuiltText.Builder {
+    @inline(never)
+    mutating func appendInterpolation(_ value: ArgText) { bytes.append(contentsOf: value.bytes) }
+
+    /// `\(escaped: value)`, as for a String (UntrustedText).
+    @inline(never)
+    mutating func appendInterpolation(escaped value: ArgText) {
+        UntrustedText.escape(UnsafeRawBufferPointer(value.bytes)) { piece in
+            bytes.append(contentsOf: piece)
+            return true
+        }
+    }
+}
+
+/// `parseDouble` over an argument's bytes (strtod needs them NUL-ended: a copy on the stack).
+func parseDouble(argument text: ArgText) -> Double? {
+    guard text.count > 0 else { return nil }
+    for index in 0..<text.count where text[index] <= 32 { return nil }
+    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer -> Double? in
+        let start = buffer.baseAddress!
+        for index in 0..<text.count { start[index] = CChar(bitPattern: text[index]) }
+        start[text.count] = 0
+        var end: UnsafeMutablePointer<CChar>? = nil
+        let value = strtod(start, &end)
+        guard let end, end != start, end.pointee == 0 else { return nil }
+        return value
+    }
+}
+
+/// `parseInteger` over an argument's bytes.
+func parseInteger(argument text: ArgText) -> Int? {
+    guard let (negative, magnitude) = parseWhole(bytes: text.bytes) else { return nil }
+    if negative { return magnitude <= 1 << 63 ? Int(truncatingIfNeeded: 0 &- magnitude) : nil }
+    return magnitude <= UInt64(Int.max) ? Int(magnitude) : nil
+}
