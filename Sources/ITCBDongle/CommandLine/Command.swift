@@ -68,9 +68,10 @@ extension CommandLineSettings {
     @inline(never)
     func execute() -> Int32 {
         // The central is quiet unless asked: its answers and warnings only.
-        Log.level = logLevel.flatMap(LogLevel.init(name:)) ?? (role == .central && !controllerInfo ? .warning : .info)
-        guard case .success(let spec) = TransportSpec.parse(transport) else { return Exit.usage }
-        DeviceTree.current = Outlined.deviceTree(deviceTree ?? DeviceTree.defaultDirectory)
+        Log.level = logLevel.flatMap { LogLevel(name: $0.string) } ?? (role == .central && !controllerInfo ? .warning : .info)
+        guard case .success(let spec) = TransportSpec.parse(transport.bytes) else { return Exit.usage }
+        DeviceTree.current = Outlined.deviceTree(deviceTree?.string ?? DeviceTree.defaultDirectory)
+        let firmwareDirectory = firmwareDir?.string ?? "/lib/firmware"
         let uartPath: String? = if case .serial(let path, _, _) = spec { path } else { nil }
         if listControllers, !dongleQueries.isEmpty {
             return Outlined.dongleQuery(dongleQueries, json: json)
@@ -80,9 +81,9 @@ extension CommandLineSettings {
             return Exit.usage
         }
         if listControllers {
-            return Outlined.listControllers(firmwareDirectory: firmwareDir ?? "/lib/firmware", uart: uartPath ?? "/dev/serial1")
+            return Outlined.listControllers(firmwareDirectory: firmwareDirectory, uart: uartPath ?? "/dev/serial1")
         }
-        if let udevMatch { return Outlined.udevMatch(udevMatch) }
+        if let udevMatch { return Outlined.udevMatch(udevMatch.string) }
         Outlined.installSignals()
         var board = BoardUART.standard("not a UART")
         // Said once, when the port first opens (a port that cannot be opened is the one line then).
@@ -96,7 +97,7 @@ extension CommandLineSettings {
         var snoop: BTSnoopWriter? = nil
         if let btsnoop {
             do throws(TransportError) {
-                snoop = try BTSnoopWriter(path: btsnoop)
+                snoop = try BTSnoopWriter(path: btsnoop.string)
             } catch {
                 // The environment, not a bug: exit 2 as for a bad value (README "Exit codes").
                 Log.error(error.description)
@@ -106,7 +107,7 @@ extension CommandLineSettings {
         defer { snoop?.close() }
         // The role's counts, kept across sessions (a re-plug, a port reset); `up 0` when the process ends.
         let metrics = metricsFile.flatMap {
-            controllerInfo ? nil : MetricsFile(path: $0, transport: transport, name: role == .central ? "" : name,
+            controllerInfo ? nil : MetricsFile(path: $0.string, transport: transport.string, name: role == .central ? "" : name.string,
                                                role: role ?? .peripheral)
         }
         defer { metrics?.processEnds() }
@@ -115,11 +116,11 @@ extension CommandLineSettings {
         configuration.maxConnections = role == .central ? 1 : maxCentrals
         configuration.idleTimeout = UInt64((idleTimeout ?? 60) * 1000)
         if let connectionInterval { configuration.preferredParameters = try? parseConnectionInterval(connectionInterval) }
-        if let address, let parsed = BDAddress(string: address, type: 1) {
+        if let address, let parsed = BDAddress(string: address.string, type: 1) {
             configuration.staticAddress = parsed
             configuration.forceRandomAddress = true
         } else {
-            configuration.staticAddress = Outlined.derivedAddress(role: (role ?? .peripheral).rawValue, name: name)
+            configuration.staticAddress = Outlined.derivedAddress(role: (role ?? .peripheral).name, name: name)
         }
         let session = makeSession(configuration: configuration)
         // A dead dongle's restarts, ever further apart (RecoveryLadder.swift).
@@ -164,7 +165,7 @@ extension CommandLineSettings {
             sessions += 1
             let setup = Outlined.setup(opened, given: firmwareDir != nil, reset: chipReset)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
-                                      firmwareDirectory: firmwareDir ?? "/lib/firmware", metrics: metrics,
+                                      firmwareDirectory: firmwareDirectory, metrics: metrics,
                                       startingRung: rung))
             opened.close()
             // A chip with its own reset gets it first, on the same rung (RecoveryLadder.swift).
@@ -216,7 +217,7 @@ extension CommandLineSettings {
                 var loop = session.runLoop(configuration: configuration) { host in
                     // The 8-Ball's services are built into the one database the host keeps.
                     var nameBytes = Capacity.DeviceName()
-                    Array(name.utf8.prefix(Capacity.DeviceName.capacityCount)).withUnsafeBytes { _ = nameBytes.append($0) }
+                    _ = nameBytes.append(UnsafeRawBufferPointer(name.slice(0, min(name.count, Capacity.DeviceName.capacityCount)).bytes))
                     var logic: RoleDispatch? = nil
                     host.buildDatabase { database in
                         let ball = nameBytes.withBytes {

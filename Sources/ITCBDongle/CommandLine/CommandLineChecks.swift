@@ -123,15 +123,17 @@ extension CommandLineSettings {
     /// --question) apply when the command line does not give the option, and
     /// only to the role that uses them, so neither role warns about the other's.
     mutating func applyEnvironment(given parsed: ParsedCommandLine) -> String? {
-        // The value where the environment keeps it (empty: none).
+        // The value where the environment keeps it (empty: none); one that is
+        // not UTF-8 as String(cString:) repairs it, copied once for the run.
         func variable(_ name: StaticString) -> ArgText? {
             guard let value = getenv(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) else { return nil }
             let text = ArgText(cString: value)
-            return text.isEmpty ? nil : text
+            guard !text.isEmpty else { return nil }
+            return isValidUTF8(text) ? text : ArgText(cString: strdup(text.string)!)
         }
         switch role {
         case .peripheral?:
-            if !parsed.has(.name), let value = variable("ITCB_NAME") { name = value.string }
+            if !parsed.has(.name), let value = variable("ITCB_NAME") { name = value }
             if !parsed.has(.answers), let value = variable("ITCB_ANSWERS") {
                 guard let parsed = AnswersOption(value) else {
                     return UsageError("ITCB_ANSWERS must be slug or text", got: value).message
@@ -143,8 +145,8 @@ extension CommandLineSettings {
         case nil:
             break
         }
-        if role != nil, !controllerInfo, !parsed.has(.metricsFile), let value = variable("ITCB_METRICS_FILE")?.string {
-            do throws(UsageError) { try checkMetricsFile(value, from: "ITCB_METRICS_FILE") } catch { return error.message }
+        if role != nil, !controllerInfo, !parsed.has(.metricsFile), let value = variable("ITCB_METRICS_FILE") {
+            do throws(UsageError) { try checkMetricsFile(value.string, from: "ITCB_METRICS_FILE") } catch { return error.message }
             metricsFile = value
         }
         return nil
@@ -156,12 +158,18 @@ extension CommandLineSettings {
 /// flags and the 128-bit UUID, the scan response 29 (Core Vol 3 Part C §11;
 /// docs/COMMAND-LINE.md, `--name`).
 func advertisedNameNote(_ name: String) -> String? {
-    let bytes = Array(name.utf8)
-    guard bytes.count > 8 else { return nil }
+    var name = name
+    return name.withUTF8 { advertisedNameNote(ArgText(start: $0.baseAddress, count: $0.count)) }
+}
+
+/// The same over the name where argv or the environment keeps it.
+@inline(never)
+func advertisedNameNote(_ name: ArgText) -> String? {
+    guard name.count > 8 else { return nil }
     var cut = 8
-    while cut > 0, bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
-    let short = String(decoding: bytes[0..<cut], as: UTF8.self)
-    let full: StaticString = bytes.count <= 29 ? "the full name" : "its first 29 bytes"
+    while cut > 0, name[cut] & 0xC0 == 0x80 { cut -= 1 }
+    let short = name.slice(0, cut)
+    let full: StaticString = name.count <= 29 ? "the full name" : "its first 29 bytes"
     return built("""
         the advertising data carries the name shortened to "\(short)"; the scan response carries \(full), \
         which scanners get when they scan actively (phones, itcb-dongle --role central; not passive scanners)

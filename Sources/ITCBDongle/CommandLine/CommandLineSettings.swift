@@ -6,26 +6,28 @@ import EightBall
 /// The command line's settings: what `parseCommandLine` found (a `ParsedCommandLine`),
 /// converted and checked (Options.swift holds the table it comes from).
 struct CommandLineSettings {
+    // The text values are views of argv or the environment (`ArgText`): the
+    // settings are copied and dropped with nothing to retain or release.
     // Both roles
     var role: RoleOption?
-    var transport = "usb"
-    var btsnoop: String?
-    var logLevel: String?
-    var address: String?
+    var transport: ArgText = "usb"
+    var btsnoop: ArgText?
+    var logLevel: ArgText?
+    var address: ArgText?
     var controllerInfo = false
     var listControllers = false
     /// `--list-controllers usb:VID:PID …`: dongles asked about, plugged in or not.
     var dongleQueries: [(vendor: UInt16, product: UInt16)] = []
     var healthCheck: Double?
-    var udevMatch: String?
+    var udevMatch: ArgText?
     // Peripheral
-    var name = "8-Ball"
+    var name: ArgText = "8-Ball"
     var answers: AnswersOption = .slug
     var maxCentrals = 4
     var idleTimeout: Double?  // nil: 60 s
-    var connectionInterval: String?  // nil: 15-30 ms
+    var connectionInterval: ArgText?  // nil: 15-30 ms
     var seed: UInt64?
-    var metricsFile: String?
+    var metricsFile: ArgText?
     // Central
     var question: [String] = []
     var rssiMin = -60
@@ -34,14 +36,17 @@ struct CommandLineSettings {
     var rssiGiven = false
     var timeout: Double?
     var count = 1
-    var peer: String?
+    var peerText: ArgText?
     var scan = false
     var json = false
     // USB
     var usbReset = false
     var exitOnUnplug = false
-    var firmwareDir: String?
-    var deviceTree: String?
+    var firmwareDir: ArgText?
+    var deviceTree: ArgText?
+
+    /// --peer for the central's code, which takes a String.
+    var peer: String? { peerText?.string }
 
     /// The options' values, converted in the order given: the first bad one is the error.
     init(_ parsed: ParsedCommandLine) throws(UsageError) {
@@ -84,21 +89,21 @@ struct CommandLineSettings {
             let value = try OptionValue(option, text)
             switch option {
             case .role: role = value.role
-            case .transport: transport = value.text.string
-            case .btsnoop: btsnoop = value.text.string
-            case .logLevel: logLevel = value.text.string
-            case .address: address = value.text.string
+            case .transport: transport = value.text
+            case .btsnoop: btsnoop = value.text
+            case .logLevel: logLevel = value.text
+            case .address: address = value.text
             case .controllerInfo: controllerInfo = true
             case .listControllers: listControllers = true
             case .healthCheck: healthCheck = value.number
-            case .udevMatch: udevMatch = value.text.string
-            case .name: name = value.text.string
+            case .udevMatch: udevMatch = value.text
+            case .name: name = value.text
             case .answers: answers = value.answers
             case .maxCentrals: maxCentrals = value.integer
             case .idleTimeout: idleTimeout = value.number
-            case .connectionInterval: connectionInterval = value.text.string
+            case .connectionInterval: connectionInterval = value.text
             case .seed: seed = value.seed
-            case .metricsFile: metricsFile = value.text.string
+            case .metricsFile: metricsFile = value.text
             case .question: question.append(value.text.string)
             case .rssiMin:
                 rssiMin = value.integer
@@ -108,13 +113,13 @@ struct CommandLineSettings {
                 rssiGiven = true
             case .timeout: timeout = value.number
             case .count: count = value.integer
-            case .peer: peer = value.text.string
+            case .peer: peerText = value.text
             case .scan: scan = true
             case .json: json = true
             case .usbReset: usbReset = true
             case .exitOnUnplug: exitOnUnplug = true
-            case .firmwareDir: firmwareDir = value.text.string
-            case .deviceTree: deviceTree = value.text.string
+            case .firmwareDir: firmwareDir = value.text
+            case .deviceTree: deviceTree = value.text
             case .version, .help: break  // handled before the settings are read
             }
         }
@@ -126,18 +131,18 @@ struct CommandLineSettings {
         if let deviceTree, access(built("\(deviceTree)/."), F_OK) != 0 {
             throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(escaped: deviceTree)': \(errnoString()))")
         }
-        if let logLevel, LogLevel(name: logLevel) == nil {
+        if let logLevel, LogLevel(name: logLevel.string) == nil {
             throw UsageError("--log-level must be one of error, warning, info, debug, trace", got: logLevel)
         }
-        if case .failure(let error) = TransportSpec.parse(transport) { throw UsageError(error.description) }
+        if case .failure(let error) = TransportSpec.parse(transport.bytes) { throw UsageError(error.description) }
         if !controllerInfo, !listControllers, udevMatch == nil, role == nil {
-            if scan || !question.isEmpty || peer != nil || json {
+            if scan || !question.isEmpty || peerText != nil || json {
                 throw UsageError("choose a role: add --role central (--scan, --question, --peer and --json are the asker's)")
             }
             throw UsageError("choose a role: --role peripheral (the 8-Ball) or --role central (the asker)")
         }
-        guard !name.isEmpty, name.utf8.count <= 248 else {
-            throw UsageError("--name must be 1 to 248 bytes of UTF-8 (got \(name.utf8.count) bytes)")
+        guard !name.isEmpty, name.count <= 248 else {
+            throw UsageError("--name must be 1 to 248 bytes of UTF-8 (got \(name.count) bytes)")
         }
         guard (1...Host.connectionCapacity).contains(maxCentrals) else {
             throw UsageError("--max-centrals must be between 1 and \(Host.connectionCapacity) (got \(maxCentrals))")
@@ -146,7 +151,7 @@ struct CommandLineSettings {
             throw UsageError(seconds: "--idle-timeout must be from 0 (never) to 86400 seconds", got: idleTimeout)
         }
         if let connectionInterval { _ = try parseConnectionInterval(connectionInterval) }
-        if let metricsFile { try checkMetricsFile(metricsFile) }
+        if let metricsFile { try checkMetricsFile(metricsFile.string) }
         guard (-127...20).contains(rssiMin), (-127...20).contains(rssiMax), rssiMin <= rssiMax else {
             throw UsageError("--rssi-min/--rssi-max must be dBm values from -127 to 20 with min <= max (got \(rssiMin)/\(rssiMax))")
         }
@@ -170,7 +175,7 @@ struct CommandLineSettings {
             }
         }
         if let address {
-            guard let parsed = BDAddress(string: address, type: 1) else {
+            guard let parsed = BDAddress(string: address.string, type: 1) else {
                 throw UsageError("--address must look like C0:12:34:56:78:9A", got: address)
             }
             guard parsed.value >> 46 == 0b11, parsed.value & 0x3FFF_FFFF_FFFF != 0,
@@ -261,11 +266,13 @@ func isNegativeWhole(_ bytes: ArgText) -> Bool {
 
 /// --connection-interval: "MIN-MAX" in ms (7.5 to 1000, in 1.25 ms steps
 /// inward) with latency 0 and a 4 s supervision timeout, or "off" (nil).
-func parseConnectionInterval(_ text: String) throws(UsageError) -> ConnectionParameters? {
-    if sameBytes(text, "off") { return nil }
-    let parts = text.split(ascii: "-", omittingEmptySubsequences: false)
+func parseConnectionInterval(_ text: ArgText) throws(UsageError) -> ConnectionParameters? {
+    if text.isBytes("off") { return nil }
     let bad = UsageError("--connection-interval must be MIN-MAX in ms from 7.5 to 1000 (e.g. 15-30), or off", got: text)
-    guard parts.count == 2, let low = parseDouble(String(parts[0])), let high = parseDouble(String(parts[1])),
+    // One dash between two numbers.
+    guard let dash = text.firstIndex(of: UInt8(ascii: "-")),
+          text.slice(dash + 1, text.count).firstIndex(of: UInt8(ascii: "-")) == nil,
+          let low = parseDouble(argument: text.slice(0, dash)), let high = parseDouble(argument: text.slice(dash + 1, text.count)),
           low >= 7.5, high <= 1000, low <= high else { throw bad }
     // 1.25 ms units (Vol 4 Part E §7.8.12), rounded inward so the range stays what was asked.
     // (Truncation, not rounded(): the Embedded build needs nothing from libm.)

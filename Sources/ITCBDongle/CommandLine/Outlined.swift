@@ -27,7 +27,7 @@ enum Outlined {
     static func decide(_ tree: DeviceTree) -> BoardUART { BoardUART.decide(tree) }
 
     @inline(never)
-    static func backOff(_ transport: String) -> Bool { SilentStarts.backOff(transport) }
+    static func backOff(_ transport: ArgText) -> Bool { SilentStarts.backOff(transport) }
 
     @inline(never)
     static func setup(_ transport: Transport, given: Bool, reset: Bool) -> VendorSetup {
@@ -41,5 +41,7 @@ enum Outlined {
     static func recordSilentStart() { SilentStarts.record() }
 
     @inline(never)
-    static func derivedAddress(role: String, name: String) -> BDAddress { derivedStaticAddress(role: role, name: name) }
+    static func derivedAddress(role: StaticString, name: ArgText) -> BDAddress {
+        derivedStaticAddress(role: UnsafeBufferPointer(start: role.utf8Start, count: role.utf8CodeUnitCount), name: name.bytes)
+    }
 }

@@ -7,18 +7,25 @@ import BLEHost
 /// it again; docs/COMMAND-LINE.md, `--address`), and differs between kiosks.
 /// A static device address: the two top bits set (Core Vol 6 Part B §1.3.2.1).
 func derivedStaticAddress(role: String, name: String) -> BDAddress {
+    var role = role, name = name
+    return role.withUTF8 { role in name.withUTF8 { name in derivedStaticAddress(role: role, name: name) } }
+}
+
+/// The same over the role's and the name's bytes (the command line's, where they lie).
+func derivedStaticAddress(role: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>) -> BDAddress {
     var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
-    func mix(_ bytes: [UInt8]) {
+    func mix(_ bytes: UnsafeBufferPointer<UInt8>) {
         for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
     }
-    mix(Array((readSmallFile("/etc/machine-id") ?? hostName()).utf8))
-    mix([0])
-    mix(Array(role.utf8))
-    mix([0])
-    mix(Array(name.utf8))
+    var machine = readSmallFile("/etc/machine-id") ?? hostName()
+    machine.withUTF8 { mix($0) }
+    hash = hash &* 0x0000_0100_0000_01B3  // a 0 byte between
+    mix(role)
+    hash = hash &* 0x0000_0100_0000_01B3
+    mix(name)
     return BDAddress.staticRandom(from: hash ^ (hash >> 48))
 }
 

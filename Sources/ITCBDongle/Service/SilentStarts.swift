@@ -30,7 +30,7 @@ enum SilentStarts {
 
     /// Reads the count and waits its backoff (telling systemd why, and
     /// extending its start timeout); false when SIGINT/SIGTERM ended the wait.
-    static func backOff(_ what: String) -> Bool {
+    static func backOff(_ what: ArgText) -> Bool {
         guard let path else { return true }
         count = read(path)
         let wait = wait(after: count)
