@@ -30,7 +30,9 @@ enum TransportSpec: Equatable {
             return true
         }
         func starts(_ prefix: StaticString) -> Bool { equals(0, end, prefix, prefix: true) }
-        func piece(_ from: Int, _ to: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[from ..< to]), as: UTF8.self) }
+        func piece(_ from: Int, _ to: Int) -> String { ArgText(start: bytes.baseAddress.map { $0 + from }, count: to - from).string }
+        // The value (or a part) quoted in a message, from its bytes: no String made.
+        func quoted(_ from: Int) -> ArgText { ArgText(start: bytes.baseAddress.map { $0 + from }, count: end - from) }
         // The first (or last) `byte` in from..<to.
         func find(_ byte: UInt8, _ from: Int, _ to: Int, last: Bool = false) -> Int? {
             var found: Int? = nil
@@ -68,7 +70,7 @@ enum TransportSpec: Equatable {
                     return .success(.usbPath(bus: Int(bus), ports: ports))
                 }
             }
-            return .failure(TransportSpecError("bad USB selector ", quoting: piece(4, end), ": use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
+            return .failure(TransportSpecError("bad USB selector ", quoting: quoted(4), ": use usb:VID:PID (usb:0a12:0001) or usb:BUS-PORT (usb:1-1.2)"))
         }
         if starts("tcp:") {
             if equals(max(4, end - 5), end, ",flow") || equals(max(4, end - 7), end, ",noflow") || find(0x40, 4, end) != nil {
@@ -96,14 +98,14 @@ enum TransportSpec: Equatable {
                 } else if equals(comma + 1, end, "noflow") {
                     flow = false
                 } else {
-                    return .failure(TransportSpecError("unknown serial option in ", quoting: piece(0, end), ": use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
+                    return .failure(TransportSpecError("unknown serial option in ", quoting: quoted(0), ": use ,flow (RTS/CTS) or ,noflow, as in serial:/dev/serial1@921600,noflow"))
                 }
                 to = comma
             }
             var baud: Int? = nil
             if let at = find(0x40, 7, to, last: true) {
                 guard let value = wholeNumber(bytes, at + 1, to, maximum: UInt64(Int.max)), SerialTransport.speed(Int(value)) != nil else {
-                    return .failure(TransportSpecError("unsupported baud rate in ", quoting: piece(0, end), " (use 115200, 460800, 921600, 1000000, …)"))
+                    return .failure(TransportSpecError("unsupported baud rate in ", quoting: quoted(0), " (use 115200, 460800, 921600, 1000000, …)"))
                 }
                 baud = Int(value)
                 to = at
@@ -111,7 +113,7 @@ enum TransportSpec: Equatable {
             guard to > 7 else { return .failure(TransportSpecError("serial transport needs a device path, as in serial:/dev/ttyACM0")) }
             return .success(.serial(path: piece(7, to), baud: baud, flow: flow))
         }
-        return .failure(TransportSpecError("unknown transport ", quoting: piece(0, end), ": use ", help))
+        return .failure(TransportSpecError("unknown transport ", quoting: quoted(0), ": use ", help))
     }
 
     var isUSB: Bool {

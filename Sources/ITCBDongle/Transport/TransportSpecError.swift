@@ -9,4 +9,10 @@ extension TransportSpecError {
     init(_ before: StaticString, quoting value: String, _ after: StaticString, _ more: String = "") {
         self.init(built("\(before)'\(escaped: value)'\(after)\(more)"))
     }
+
+    /// The same with the value where the parser reads it.
+    @inline(never)
+    init(_ before: StaticString, quoting value: ArgText, _ after: StaticString, _ more: String = "") {
+        self.init(built("\(before)'\(escaped: value)'\(after)\(more)"))
+    }
 }
