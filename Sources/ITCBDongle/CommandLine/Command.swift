@@ -70,9 +70,14 @@ extension CommandLineSettings {
         // The central is quiet unless asked: its answers and warnings only.
         Log.level = logLevel.flatMap { LogLevel(name: $0.string) } ?? (role == .central && !controllerInfo ? .warning : .info)
         guard case .success(let spec) = TransportSpec.parse(transport.bytes) else { return Exit.usage }
+        return run(spec)
+    }
+
+    /// The rest of execute(), given the transport: the spec (with its Strings)
+    /// is dropped once, by the caller, not at each return here.
+    @inline(never)
+    func run(_ spec: TransportSpec) -> Int32 {
         DeviceTree.current = Outlined.deviceTree(deviceTree?.string ?? DeviceTree.defaultDirectory)
-        let firmwareDirectory = firmwareDir?.string ?? "/lib/firmware"
-        let uartPath: String? = if case .serial(let path, _, _) = spec { path } else { nil }
         if listControllers, !dongleQueries.isEmpty {
             return Outlined.dongleQuery(dongleQueries, json: json)
         }
@@ -81,14 +86,14 @@ extension CommandLineSettings {
             return Exit.usage
         }
         if listControllers {
-            return Outlined.listControllers(firmwareDirectory: firmwareDirectory, uart: uartPath ?? "/dev/serial1")
+            return Outlined.listControllers(firmwareDir: firmwareDir, spec: spec)
         }
         if let udevMatch { return Outlined.udevMatch(udevMatch.string) }
         Outlined.installSignals()
         var board = BoardUART.standard("not a UART")
         // Said once, when the port first opens (a port that cannot be opened is the one line then).
         var boardLine: String? = nil
-        if let uartPath, case .serial(_, let baud, let flow) = spec {
+        if case .serial(let uartPath, let baud, let flow) = spec {
             let (choice, line) = Outlined.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
             board = choice
             boardLine = built("serial:\(escaped: uartPath): \(line)")
@@ -125,9 +130,15 @@ extension CommandLineSettings {
         let session = makeSession(configuration: configuration)
         // A dead dongle's restarts, ever further apart (RecoveryLadder.swift).
         guard Outlined.backOff(transport) else { return stoppedExit }
+        return serve(spec, board: board, boardLine: &boardLine, snoop: snoop, metrics: metrics, session: session)
+    }
 
-        // One session per plug-in: after an unplug (USB, without --exit-on-unplug)
-        // wait for a matching dongle and resume the role without a restart.
+    /// One session per plug-in: after an unplug (USB, without --exit-on-unplug)
+    /// wait for a matching dongle and resume the role without a restart. Apart
+    /// from run(): what it is given is dropped once, there, not at each return here.
+    @inline(never)
+    func serve(_ spec: TransportSpec, board: BoardUART, boardLine: inout String?, snoop: BTSnoopWriter?, metrics: MetricsFile?,
+               session: (Session) -> SessionEnd) -> Int32 {
         var sessions = 0
         var portReset = usbReset
         var rung: RecoveryRung? = nil
@@ -165,7 +176,7 @@ extension CommandLineSettings {
             sessions += 1
             let setup = Outlined.setup(opened, given: firmwareDir != nil, reset: chipReset)
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
-                                      firmwareDirectory: firmwareDirectory, metrics: metrics,
+                                      firmwareDirectory: firmwareDir?.string ?? "/lib/firmware", metrics: metrics,
                                       startingRung: rung))
             opened.close()
             // A chip with its own reset gets it first, on the same rung (RecoveryLadder.swift).

@@ -13,8 +13,9 @@ enum Outlined {
     }
 
     @inline(never)
-    static func listControllers(firmwareDirectory: String, uart: String) -> Int32 {
-        USBController.list(firmwareDirectory: firmwareDirectory, uart: uart)
+    static func listControllers(firmwareDir: ArgText?, spec: TransportSpec) -> Int32 {
+        let uart: String = if case .serial(let path, _, _) = spec { path } else { "/dev/serial1" }
+        return USBController.list(firmwareDirectory: firmwareDir?.string ?? "/lib/firmware", uart: uart)
     }
 
     @inline(never)
