@@ -128,7 +128,7 @@ struct CommandLineSettings {
     /// Value checks, run after parsing succeeded (so that an unknown option or
     /// a stray argument is reported first, not a missing role).
     func check() throws(UsageError) {
-        if let deviceTree, access(built("\(deviceTree)/."), F_OK) != 0 {
+        if let deviceTree, !canEnter(deviceTree) {
             throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(escaped: deviceTree)': \(errnoString()))")
         }
         if let logLevel, LogLevel(name: logLevel.string) == nil {
@@ -184,6 +184,15 @@ struct CommandLineSettings {
             }
         }
     }
+}
+
+/// access("PATH/.", F_OK) succeeds (errno says why not), the path's C string
+/// built as bytes: no String made for it.
+@inline(never)
+func canEnter(_ path: ArgText) -> Bool {
+    var text: BuiltText = "\(path)/."
+    text.bytes.append(0)
+    return text.bytes.withUnsafeBytes { access($0.baseAddress!.assumingMemoryBound(to: CChar.self), F_OK) } == 0
 }
 
 /// How the settings read an option's value.

@@ -53,7 +53,7 @@ func parseCommandLine(_ arguments: Arguments) -> Result<ParsedCommandLine, Usage
         let equals = argument.firstIndex(of: UInt8(ascii: "="))
         let name = argument.slice(2, equals ?? argument.count)
         guard let (option, exact) = OptionName.named(bytes: name.bytes) else {
-            return .failure(unknownOption(spelt(name)))
+            return .failure(unknownOption("--\(name)"))
         }
         var value: ArgText = ""
         if !option.takesValue {
@@ -66,22 +66,21 @@ func parseCommandLine(_ arguments: Arguments) -> Result<ParsedCommandLine, Usage
         } else {
             return .failure(UsageError("--\(name) needs a value"))
         }
-        guard exact else { return .failure(unknownOption(spelt(name))) }
+        guard exact else { return .failure(unknownOption("--\(name)")) }
         parsed.add(option, value)
     }
     return .success(parsed)
 }
 
-/// "--" and the name as given, for a message.
-@inline(never)
-func spelt(_ name: ArgText) -> String { built("--\(name)") }
-
 /// "unknown option '--rol'; did you mean '--role'?"
 @inline(never)
-func unknownOption(_ token: String) -> UsageError {
-    var message: BuiltText = "unknown option '\(escaped: token)'"
-    if let suggestion = closestOption(to: token) { message.append("; did you mean '--\(suggestion)'?") }
-    return UsageError(message)
+func unknownOption(_ token: consuming BuiltText) -> UsageError {
+    // Over the token's bytes: no String made of it (2026-11-29).
+    token.bytes.withUnsafeBufferPointer { bytes in
+        var message: BuiltText = "unknown option '\(escaped: ArgText(start: bytes.baseAddress, count: bytes.count))'"
+        if let suggestion = closestOption(bytes: bytes) { message.append("; did you mean '--\(suggestion)'?") }
+        return UsageError(message)
+    }
 }
 
 /// "-x": the byte taken for the scalar of its value, as `String(Unicode.Scalar(byte))`
@@ -95,7 +94,7 @@ func unknownShortOption(_ byte: UInt8) -> UsageError {
         token.bytes.append(0xC0 | byte >> 6)
         token.bytes.append(0x80 | byte & 0x3F)
     }
-    return unknownOption(token.string)
+    return unknownOption(token)
 }
 
 /// The listed option nearest to a mistyped one (edit distance at most 2, or
@@ -103,27 +102,30 @@ func unknownShortOption(_ byte: UInt8) -> UsageError {
 /// names' bytes in place: no array per option (2026-11-29).
 func closestOption(to token: String) -> OptionName? {
     var token = token
-    return token.withUTF8 { whole in
-        var skip = 0
-        while skip < whole.count, whole[skip] == UInt8(ascii: "-") { skip += 1 }
-        let given = UnsafeBufferPointer(rebasing: whole[skip...])
-        guard !given.isEmpty else { return nil }
-        // Options, not their names, kept: no array of Strings to grow.
-        var best: OptionName? = nil, bestDistance = 3
-        var prefixed: OptionName? = nil, prefixes = 0
-        for index in optionRows.indices where !optionRows[index].hidden {
-            let option = optionRows[index].option
-            let name = option.nameBytes
-            if startsWith(name, given) {
-                prefixed = option
-                prefixes += 1
-            }
-            let distance = editDistance(given, name)
-            if distance < bestDistance { (best, bestDistance) = (option, distance) }
+    return token.withUTF8 { closestOption(bytes: $0) }
+}
+
+/// The same over the token's bytes.
+func closestOption(bytes whole: UnsafeBufferPointer<UInt8>) -> OptionName? {
+    var skip = 0
+    while skip < whole.count, whole[skip] == UInt8(ascii: "-") { skip += 1 }
+    let given = UnsafeBufferPointer(rebasing: whole[skip...])
+    guard !given.isEmpty else { return nil }
+    // Options, not their names, kept: no array of Strings to grow.
+    var best: OptionName? = nil, bestDistance = 3
+    var prefixed: OptionName? = nil, prefixes = 0
+    for index in optionRows.indices where !optionRows[index].hidden {
+        let option = optionRows[index].option
+        let name = option.nameBytes
+        if startsWith(name, given) {
+            prefixed = option
+            prefixes += 1
         }
-        if let best { return best }
-        return prefixes == 1 ? prefixed : nil
+        let distance = editDistance(given, name)
+        if distance < bestDistance { (best, bestDistance) = (option, distance) }
     }
+    if let best { return best }
+    return prefixes == 1 ? prefixed : nil
 }
 
 /// Levenshtein's, over one row: `row[j]` is the distance from a's first i
