@@ -89,19 +89,19 @@ extension BuiltText.Builder {
     }
 }
 
-/// `parseDouble` over an argument's bytes (strtod needs them NUL-ended: a copy on the stack).
+/// `parseDouble` over an argument's bytes where they lie: an ArgText is part of
+/// a NUL-ended C string (argv, the environment, a literal), so strtod reads it
+/// in place, and the number must end where the text does. A piece cut before a
+/// '-' (--connection-interval's MIN) reads the same: a '-' continues a number
+/// only after an exponent's e or p, where the piece alone is no number either.
 func parseDouble(argument text: ArgText) -> Double? {
-    guard text.count > 0 else { return nil }
+    guard text.count > 0, let start = text.start else { return nil }
     for index in 0..<text.count where text[index] <= 32 { return nil }
-    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer -> Double? in
-        let start = buffer.baseAddress!
-        for index in 0..<text.count { start[index] = CChar(bitPattern: text[index]) }
-        start[text.count] = 0
-        var end: UnsafeMutablePointer<CChar>? = nil
-        let value = strtod(start, &end)
-        guard let end, end != start, end.pointee == 0 else { return nil }
-        return value
-    }
+    let chars = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
+    var end: UnsafeMutablePointer<CChar>? = nil
+    let value = strtod(chars, &end)
+    guard let end, UnsafePointer(end) == chars + text.count else { return nil }
+    return value
 }
 
 /// `parseInteger` over an argument's bytes.
