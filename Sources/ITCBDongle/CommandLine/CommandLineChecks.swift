@@ -39,6 +39,11 @@ func isValidUTF8(_ bytes: ArgText) -> Bool {
     return true
 }
 
+/// The same over a byte array (the unit tests').
+func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBufferPointer { isValidUTF8(ArgText(start: $0.baseAddress, count: $0.count)) }
+}
+
 /// The option "--name" or "--name=x" names (`OptionName.named`); nil for no "--name".
 func optionNamed(_ bytes: ArgText) -> (option: OptionName, exact: Bool)? {
     guard bytes.count > 2, bytes[0] == UInt8(ascii: "-"), bytes[1] == UInt8(ascii: "-") else { return nil }

@@ -32,24 +32,36 @@ func derivedStaticAddress(role: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPo
 func readSmallFile(_ path: String) -> String? {
     guard let file = fopen(path, "r") else { return nil }
     defer { fclose(file) }
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard fgets(&buffer, 256, file) != nil else { return nil }
-    let text = string(fromCString: buffer).trimmingCharacters()
-    return text.isEmpty ? nil : text
+    // The first line (at most 255 bytes) in a buffer on the stack: no array.
+    return withCBuffer { buffer in
+        guard fgets(buffer, 256, file) != nil else { return nil }
+        let text = string(fromCString: buffer).trimmingCharacters()
+        return text.isEmpty ? nil : text
+    }
 }
 
 func hostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    gethostname(&buffer, 255)
-    return string(fromCString: buffer)
+    withCBuffer { buffer in
+        gethostname(buffer, 255)
+        return string(fromCString: buffer)
+    }
 }
 
-/// The text of a NUL-terminated C buffer (up to the first NUL, or all of it).
+/// 256 zeroed bytes on the stack for a C call to fill.
+@inline(__always)
+private func withCBuffer<R>(_ body: (UnsafeMutablePointer<CChar>) -> R) -> R {
+    var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    return withUnsafeMutableBytes(of: &bytes) { body($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+}
+
+/// The text of a NUL-terminated C buffer (up to the first NUL; at most 256 bytes).
 @inline(never)
-func string(fromCString buffer: [CChar]) -> String {
-    buffer.withUnsafeBytes { raw in
-        var end = 0
-        while end < raw.count, raw[end] != 0 { end += 1 }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[0 ..< end]), as: UTF8.self)
-    }
+func string(fromCString buffer: UnsafePointer<CChar>) -> String {
+    var end = 0
+    while end < 256, buffer[end] != 0 { end += 1 }
+    return String(decoding: UnsafeRawBufferPointer(start: buffer, count: end), as: UTF8.self)
 }
