@@ -68,7 +68,7 @@ extension CommandLineSettings {
     @inline(never)
     func execute() -> Int32 {
         // The central is quiet unless asked: its answers and warnings only.
-        Log.level = logLevel.flatMap { LogLevel(name: $0.string) } ?? (role == .central && !controllerInfo ? .warning : .info)
+        Log.level = logLevel.flatMap { LogLevel(argument: $0) } ?? (role == .central && !controllerInfo ? .warning : .info)
         guard case .success(let spec) = TransportSpec.parse(transport.bytes) else { return Exit.usage }
         return run(spec)
     }

@@ -131,7 +131,7 @@ struct CommandLineSettings {
         if let deviceTree, !canEnter(deviceTree) {
             throw UsageError("--device-tree must be a directory laid out as /proc/device-tree (got '\(escaped: deviceTree)': \(errnoString()))")
         }
-        if let logLevel, LogLevel(name: logLevel.string) == nil {
+        if let logLevel, LogLevel(argument: logLevel) == nil {
             throw UsageError("--log-level must be one of error, warning, info, debug, trace", got: logLevel)
         }
         if case .failure(let error) = TransportSpec.parse(transport.bytes) { throw UsageError(error.description) }
