@@ -77,7 +77,7 @@ extension CommandLineSettings {
     /// is dropped once, by the caller, not at each return here.
     @inline(never)
     func run(_ spec: TransportSpec) -> Int32 {
-        DeviceTree.current = Outlined.deviceTree(deviceTree?.string ?? DeviceTree.defaultDirectory)
+        DeviceTree.current = Outlined.deviceTree(deviceTree)
         if listControllers, !dongleQueries.isEmpty {
             return Outlined.dongleQuery(dongleQueries, json: json)
         }

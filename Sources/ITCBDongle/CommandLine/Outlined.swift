@@ -22,7 +22,7 @@ enum Outlined {
     static func udevMatch(_ devpath: String) -> Int32 { UdevMatch.run(devpath: devpath) }
 
     @inline(never)
-    static func deviceTree(_ directory: String) -> DeviceTree { DeviceTree.load(directory) }
+    static func deviceTree(_ directory: ArgText?) -> DeviceTree { DeviceTree.load(directory?.string ?? DeviceTree.defaultDirectory) }
 
     @inline(never)
     static func decide(_ tree: DeviceTree) -> BoardUART { BoardUART.decide(tree) }
