@@ -14,8 +14,10 @@ import Chipsets
 /// missing, read-only) is warned about once and the 8-Ball serves on.
 final class MetricsFile {
     static let period: UInt64 = 15_000
-    let path: String
-    let temporary: String
+    /// The file and its temporary beside it, as C strings made once: each
+    /// open/rename/unlink with a String converted it again (utf8CString).
+    let path: [CChar]
+    let temporary: [CChar]
     /// `{transport="usb:1-1.2"`, the instance's label, without the closing brace.
     let labels: [UInt8]
     var buffer: [UInt8] = []
@@ -36,13 +38,17 @@ final class MetricsFile {
     var identified = false
 
     init(path: String, transport: String, name: String, role: RoleOption) {
-        self.path = path
+        let file = Array(path.utf8CString)
+        self.path = file
         // Hidden and not *.prom: the collector never reads a half-written one.
-        if let parts = path.cut(at: "/", last: true) {
-            temporary = built("\(String(parts.before))/.\(String(parts.after)).tmp")
-        } else {
-            temporary = built(".\(path).tmp")
-        }
+        // `dir/.file.prom.tmp`: the bytes up to the last "/", a dot, the rest, ".tmp".
+        var slash = file.count - 1
+        while slash > 0, file[slash - 1] != 0x2F { slash -= 1 }
+        var temporary = Array(file[0 ..< slash])
+        temporary.append(0x2E)
+        temporary.append(contentsOf: file[slash ..< file.count - 1])
+        temporary.append(contentsOf: [0x2E, 0x74, 0x6D, 0x70, 0] as [CChar])  // ".tmp"
+        self.temporary = temporary
         labels = MetricsFile.labelText("{transport", transport)
         var info: [UInt8] = []
         MetricsFile.appendLabel(",name", name, to: &info)
@@ -130,8 +136,8 @@ final class MetricsFile {
         total.add(session)
         render(total, gauges)
         // O_NONBLOCK: a FIFO left at the name fails (ENXIO, warned) instead of holding the loop.
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
-        guard fd >= 0 else { return failed("cannot create \(temporary)") }
+        let fd = clinux_open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
+        guard fd >= 0 else { return failed("cannot create \(cString: temporary)") }
         // The unit's UMask=0077 would leave it unreadable to node_exporter's user.
         _ = fchmod(fd, 0o644)
         var done = 0
@@ -151,17 +157,17 @@ final class MetricsFile {
         if error != 0 {
             errno = error
             _ = unlink(temporary)
-            return failed("cannot write \(temporary)")
+            return failed("cannot write \(cString: temporary)")
         }
         guard rename(temporary, path) == 0 else {
             let why = errno
             _ = unlink(temporary)
             errno = why
-            return failed("cannot rename \(temporary) to \(path)")
+            return failed("cannot rename \(cString: temporary) to \(cString: path)")
         }
         if failing {
             failing = false
-            Log.info("metrics: \(path) written again")
+            Log.info("metrics: \(cString: path) written again")
         }
     }
 
