@@ -44,9 +44,9 @@ final class MetricsFile {
         // `dir/.file.prom.tmp`: the bytes up to the last "/", a dot, the rest, ".tmp".
         var slash = file.count - 1
         while slash > 0, file[slash - 1] != 0x2F { slash -= 1 }
-        var temporary = Array(file[0 ..< slash])
-        temporary.append(0x2E)
-        temporary.append(contentsOf: file[slash ..< file.count - 1])
+        var temporary = file
+        temporary.insert(0x2E, at: slash)
+        temporary.removeLast()  // the NUL
         temporary.append(contentsOf: [0x2E, 0x74, 0x6D, 0x70, 0] as [CChar])  // ".tmp"
         self.temporary = temporary
         labels = MetricsFile.labelText("{transport", transport)
