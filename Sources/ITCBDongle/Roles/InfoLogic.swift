@@ -31,8 +31,8 @@ func controllerInfoBytes(_ info: ControllerInfo) -> BuiltText {
     HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(hex: info.hciRevision))
     LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(hex: info.lmpSubversion))
     Manufacturer:   \(companyName(info.manufacturer))
-    Public address: \(info.publicAddress.string)\(info.publicAddress.isZero ? " (none)" : "")
-    Address in use: \(info.address.string) (\(info.address.typeName))
+    Public address: \(info.publicAddress)\(info.publicAddress.isZero ? " (none)" : "")
+    Address in use: \(info.address) (\(info.address.typeName))
     ACL buffers:    \(info.aclDataLength) bytes x \(info.aclPackets) (\(info.leBuffers ? "LE" : "shared BR/EDR"))
     LE features:    0x\(hex: info.leFeatures)\(features.isEmpty ? " (none)" : "")
     """

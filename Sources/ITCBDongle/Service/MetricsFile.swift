@@ -55,7 +55,7 @@ final class MetricsFile {
         MetricsFile.appendLabel(",version", itcbDongleVersion, to: &info)
         MetricsFile.appendLabel(",role", role.rawValue, to: &info)
         processInfo = info
-        controllerInfo = MetricsFile.controllerLabels(chipset: "", firmware: "", address: "")
+        controllerInfo = (",chipset=\"\",firmware=\"\",address=\"\"" as BuiltText).bytes
         isCentral = role == .central
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -79,14 +79,6 @@ final class MetricsFile {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    static func controllerLabels(chipset: String, firmware: String, address: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        appendLabel(",chipset", chipset, to: &bytes)
-        appendLabel(",firmware", firmware, to: &bytes)
-        appendLabel(",address", address, to: &bytes)
-        return bytes
-    }
-
     /// A label value as the text format wants it: backslash, quote and newline escaped.
     static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
         // Over its bytes where they lie: iterating `utf8` inlines String's slow paths.
@@ -105,8 +97,12 @@ final class MetricsFile {
     func identify(_ controller: ControllerInfo, chipset description: ChipsetDescription?) {
         identified = true
         let chipset = description.map { text($0.label).escaped } ?? companyName(controller.manufacturer)
-        controllerInfo = MetricsFile.controllerLabels(chipset: chipset, firmware: "0x" + hex4(controller.lmpSubversion),
-                                                      address: controller.address.string)
+        var labels: [UInt8] = []
+        MetricsFile.appendLabel(",chipset", chipset, to: &labels)
+        // Hex digits and an address: nothing in them to escape.
+        let rest: BuiltText = ",firmware=\"0x\(hex4: controller.lmpSubversion)\",address=\"\(controller.address)\""
+        labels.append(contentsOf: rest.bytes)
+        controllerInfo = labels
     }
 
     /// A session ended: its counts become part of the process's, written at once
