@@ -424,7 +424,8 @@ extension CommandLineSettings {
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
             var loop = session.runLoop(configuration: configuration) { host in
                 host.buildDatabase { database in
-                    _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
+                    let name: StaticString = "itcb-dongle"
+                    _ = database.addGAPAndGATTServices(name: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), appearance: 0)
                 }
                 var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
                 logic.peerName = peerName
