@@ -175,7 +175,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.tick(host: &host, now: now)
         // The scan settled with two 8-Balls of that name: none is asked.
         if namesakes.count > 1, !refusedPeer, !session.settings.listOnly, !session.isSettling { refusePeer(&host) }
-        if !source.descriptors.isEmpty { source.readStdin() }
+        if source.pollsStdin { source.readStdin() }
         while let event = session.nextEvent() { report(event, &host) }
         guard exitCode == nil, !session.settings.listOnly, Signals.stopReceived == 0 else { return }
         if session.isIdleForQuestion, !finishing {
@@ -433,7 +433,7 @@ extension CommandLineSettings {
                 logic.controllerName = transport.description
                 return RoleDispatch(logic)
             }
-            loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
+            loop.extraDescriptor = { source.pollsStdin ? 0 : -1 }
             let end = loop.run()
             guard let stopCode = Signals.stopExitCode else { return end }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.
