@@ -1,4 +1,5 @@
 import BLEHost
+import EightBall
 
 /// Pieces the roles, output and metrics interpolate (helper area C).
 extension BuiltText.Builder {
@@ -39,5 +40,19 @@ extension BuiltText.Builder {
     @inline(never)
     mutating func appendInterpolation(jsonAddress address: BDAddress?) {
         if let address { appendInterpolation(address) }
+    }
+}
+
+extension BuiltText.Builder {
+    /// `\(slug: answer)`: the answer's slug as a JSON string (letters, digits
+    /// and hyphens: nothing to escape), or `null`; no String made of it.
+    @inline(never)
+    mutating func appendInterpolation(slug answer: Int?) {
+        guard let answer else { return appendLiteral("null") }
+        var slug = FixedBytes<16>()
+        Answers.slug(answer, into: &slug)
+        bytes.append(0x22)
+        slug.withBytes { bytes.append(contentsOf: $0) }
+        bytes.append(0x22)
     }
 }

@@ -31,11 +31,6 @@ final class AnswerPrinter {
 
     /// `value`: the Answer as it came (shown escaped when it is no known answer).
     func answered(question: String, answer: Int?, value: Capacity.AnswerValue, latency: UInt64) {
-        let slug = answer.map { index -> String in
-            var buffer = FixedBytes<16>()
-            Answers.slug(index, into: &buffer)
-            return buffer.string
-        }
         var phrase = value
         if let answer {
             phrase.removeAll()
@@ -43,7 +38,7 @@ final class AnswerPrinter {
         }
         if json {
             printText("""
-                {"question":\(json: question),"slug":\(json: slug),"phrase":\(json: phrase.string),\
+                {"question":\(json: question),"slug":\(slug: answer),"phrase":\(json: phrase.string),\
                 "peer":\(json: peerName),"address":"\(jsonAddress: peerAddress)","rssi":\(rssi),"latency_ms":\(Int(latency))}
                 """)
         } else {
