@@ -2,22 +2,6 @@ import BLEHost
 import EightBall
 import CLinux
 
-func emitJSON(_ fields: KeyValuePairs<String, JSONValue>) {
-    printLine(jsonObject(fields))
-}
-
-/// `{"key":value,…}` on one line.
-@inline(never)
-func jsonObject(_ fields: KeyValuePairs<String, JSONValue>) -> String {
-    var text: BuiltText = "{"
-    for index in 0..<fields.count {
-        if index > 0 { text.append(",") }
-        text.append("\(jsonString(fields[index].key)):\(fields[index].value.encoded)")
-    }
-    text.append("}")
-    return text.string
-}
-
 /// --json: every outcome is one JSON object per line on stdout. Answers, a
 /// question's error and --scan's finds are printed as they happen; a run that
 /// ends in a failure no line has described yet (no 8-Ball found, a transport,
@@ -29,9 +13,12 @@ enum JSONOutput {
     nonisolated(unsafe) static var failureShown = false
     /// The error object's `error` when the exit code alone does not say it
     /// (`ambiguous`: --peer named more than one 8-Ball, exit 6).
-    nonisolated(unsafe) static var errorKind: String? = nil
+    nonisolated(unsafe) static var errorKind: StaticString? = nil
 
-    static func kind(_ code: Int32) -> String {
+    static func kind(_ code: Int32) -> String { kindText(code).description }
+
+    /// The kinds are plain words: written into the JSON string as they are.
+    static func kindText(_ code: Int32) -> StaticString {
         switch code {
         case Exit.usage: "usage"
         case Exit.transport: "transport"
@@ -49,9 +36,24 @@ enum JSONOutput {
     static func finish(_ code: Int32) -> Int32 {
         guard enabled, code != Exit.success, !failureShown else { return code }
         failureShown = true
-        let message = code == 130 || code == 143 ? built("stopped by \(code == 130 ? "SIGINT (Ctrl-C)" : "SIGTERM")")
-            : Log.firstError ?? built("exit status \(code)")
-        emitJSON(["error": .string(errorKind ?? kind(code)), "message": .string(message), "exit": .int(Int(code))])
+        // The line built as bytes: a KeyValuePairs of Strings and values cost more code.
+        var line = BuiltText.Builder()
+        line.appendLiteral("{\"error\":\"")
+        line.appendInterpolation(errorKind ?? kindText(code))
+        line.appendLiteral("\",\"message\":")
+        if code == 130 || code == 143 {
+            line.appendLiteral(code == 130 ? "\"stopped by SIGINT (Ctrl-C)\"" : "\"stopped by SIGTERM\"")
+        } else if let first = Log.firstError {
+            line.appendInterpolation(json: first)
+        } else {
+            line.appendLiteral("\"exit status ")
+            line.appendInterpolation(Int(code))
+            line.appendLiteral("\"")
+        }
+        line.appendLiteral(",\"exit\":")
+        line.appendInterpolation(Int(code))
+        line.appendLiteral("}")
+        printText(BuiltText(line))
         return code
     }
 }

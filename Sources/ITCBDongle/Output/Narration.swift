@@ -53,24 +53,40 @@ func attNarration(_ packet: UnsafeRawBufferPointer, outgoing: Bool) -> BuiltText
     guard channel == L2CAPChannel.att else { return nil }
     let opcode = packet[8]
     let pdu = UnsafeRawBufferPointer(rebasing: packet[8...])
-    // Built as bytes (BuiltText): String appends are inlined at every use.
-    var text: BuiltText = outgoing ? "ATT > " : "ATT < "
-    text.append("\(attOpcodeName(opcode))")
+    // Built as bytes in one builder: each `text.append("…")` made a BuiltText of its own.
+    var text = BuiltText.Builder()
+    text.appendLiteral(outgoing ? "ATT > " : "ATT < ")
+    text.appendInterpolation(attOpcodeName(opcode))
     switch opcode {
     case ATTOpcode.errorResponse where pdu.count >= 5:
-        text.append(" to \(attOpcodeName(pdu[1])), handle 0x\(hex4: UInt16(pdu[2]) | UInt16(pdu[3]) << 8), error 0x\(hexByte: pdu[4])")
+        text.appendLiteral(" to ")
+        text.appendInterpolation(attOpcodeName(pdu[1]))
+        text.appendLiteral(", handle 0x")
+        text.appendInterpolation(hex4: UInt16(pdu[2]) | UInt16(pdu[3]) << 8)
+        text.appendLiteral(", error 0x")
+        text.appendInterpolation(hexByte: pdu[4])
     case ATTOpcode.exchangeMTURequest where pdu.count >= 3, ATTOpcode.exchangeMTUResponse where pdu.count >= 3:
-        text.append(", MTU \(UInt16(pdu[1]) | UInt16(pdu[2]) << 8)")
+        text.appendLiteral(", MTU ")
+        text.appendInterpolation(Int(UInt16(pdu[1]) | UInt16(pdu[2]) << 8))
     case ATTOpcode.readRequest, ATTOpcode.readBlobRequest, ATTOpcode.writeRequest, ATTOpcode.writeCommand,
          ATTOpcode.prepareWriteRequest, ATTOpcode.handleValueNotification, ATTOpcode.handleValueIndication:
         guard pdu.count >= 3 else { break }
-        text.append(", handle 0x\(hex4: UInt16(pdu[1]) | UInt16(pdu[2]) << 8)")
-        if opcode != ATTOpcode.readRequest, opcode != ATTOpcode.readBlobRequest { text.append(", \(pdu.count - 3) byte(s)") }
+        text.appendLiteral(", handle 0x")
+        text.appendInterpolation(hex4: UInt16(pdu[1]) | UInt16(pdu[2]) << 8)
+        if opcode != ATTOpcode.readRequest, opcode != ATTOpcode.readBlobRequest { byteCount(pdu.count - 3, into: &text) }
     default:
-        text.append(", \(pdu.count - 1) byte(s)")
+        byteCount(pdu.count - 1, into: &text)
     }
-    text.append(", link 0x\(hex4: header & 0x0FFF)")
-    return text
+    text.appendLiteral(", link 0x")
+    text.appendInterpolation(hex4: header & 0x0FFF)
+    return BuiltText(text)
+}
+
+/// `, N byte(s)`.
+private func byteCount(_ count: Int, into text: inout BuiltText.Builder) {
+    text.appendLiteral(", ")
+    text.appendInterpolation(count)
+    text.appendLiteral(" byte(s)")
 }
 
 /// A GATT client event in words, for trace logs (built as bytes: a String per case cost a conversion each).

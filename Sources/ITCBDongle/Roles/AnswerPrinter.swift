@@ -11,7 +11,8 @@ final class AnswerPrinter {
     /// The first failure decides the exit code; 0 when everything was answered.
     var exitCode: Int32 = Exit.success
     var peerName = ""
-    var peerAddress = ""
+    /// nil until found: `"address":""`.
+    var peerAddress: BDAddress? = nil
     var rssi: Int = 0
 
     init(json: Bool, interactive: Bool) {
@@ -30,11 +31,6 @@ final class AnswerPrinter {
 
     /// `value`: the Answer as it came (shown escaped when it is no known answer).
     func answered(question: String, answer: Int?, value: Capacity.AnswerValue, latency: UInt64) {
-        let slug = answer.map { index -> String in
-            var buffer = FixedBytes<16>()
-            Answers.slug(index, into: &buffer)
-            return buffer.string
-        }
         var phrase = value
         if let answer {
             phrase.removeAll()
@@ -42,19 +38,20 @@ final class AnswerPrinter {
         }
         if json {
             printText("""
-                {"question":\(json: question),"slug":\(json: slug),"phrase":\(json: phrase.string),\
-                "peer":\(json: peerName),"address":\(json: peerAddress),"rssi":\(rssi),"latency_ms":\(Int(latency))}
+                {"question":\(json: question),"slug":\(slug: answer),"phrase":\(json: phrase.string),\
+                "peer":\(json: peerName),"address":"\(jsonAddress: peerAddress)","rssi":\(rssi),"latency_ms":\(Int(latency))}
                 """)
         } else {
             printText("\(question.escaped) -> \(phrase.escaped)")
         }
     }
 
-    func problem(question: String, error: String, message: String) {
+    /// `error` and `message` are the program's own: as JSON strings they need no escapes.
+    func problem(question: String, error: StaticString, message: consuming BuiltText) {
         if json {
             printText("""
-                {"question":\(json: question),"error":\(json: error),"message":\(json: message),\
-                "peer":\(json: peerName),"address":\(json: peerAddress)}
+                {"question":\(json: question),"error":"\(error)","message":"\(message)",\
+                "peer":\(json: peerName),"address":"\(jsonAddress: peerAddress)"}
                 """)
             JSONOutput.failureShown = true
         } else {
@@ -68,14 +65,14 @@ final class AnswerPrinter {
         let shortened = !entry.summary.nameIsComplete
         if json {
             var line: BuiltText = """
-                {"name":\(json: entry.summary.name.string),"shortened":\(shortened),"address":\(json: entry.address.string),"rssi":
+                {"name":\(json: entry.summary.name.string),"shortened":\(shortened),"address":"\(entry.address)","rssi":
                 """
             line.append(entry.rssi == 127 ? "null}" : "\(Int(entry.rssi))}")
             printText(line)
         } else {
-            var line: BuiltText = "\(entry.summary.name.escaped)"
+            var line: BuiltText = "\(escaped: entry.summary.name)"
             if shortened { line.append(" (shortened)") }
-            line.append("\t\(entry.address.string)\t")
+            line.append("\t\(entry.address)\t")
             line.append(entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm")  // 127: the controller had none
             printText(line)
         }

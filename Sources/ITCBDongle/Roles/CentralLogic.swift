@@ -99,7 +99,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         refusedPeer = true
         let shortened = namesakes.contains { !$0.summary.nameIsComplete }
         Log.error("""
-            --peer "\((peerName ?? "").escaped)" matches \(namesakes.count) 8-Balls, so none was asked; \
+            --peer "\(escaped: peerName ?? "")" matches \(namesakes.count) 8-Balls, so none was asked; \
             give the one you mean by its address (--peer ADDRESS)\(shortened ? " or its full name" : "")
             """)
         for entry in namesakes { Log.error("candidate: \(describe(entry))") }
@@ -118,11 +118,11 @@ struct CentralLogic: RoleLogic, ~Copyable {
             text.appendLiteral("(no name)")
         } else {
             text.appendLiteral("\"")
-            text.appendInterpolation(entry.summary.name.escaped)
+            text.appendInterpolation(escaped: entry.summary.name)
             text.appendLiteral(entry.summary.nameIsComplete ? "\"" : "\" (shortened)")
         }
         text.appendLiteral(" ")
-        text.appendInterpolation(entry.address.string)
+        text.appendInterpolation(entry.address)
         if entry.rssi == 127 {
             text.appendLiteral(" RSSI unknown")
         } else {
@@ -137,7 +137,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
     mutating func nameRead(_ connection: UInt16, found: Bool, _ host: inout Host, now: UInt64) {
         // Both read in one look-up of the link.
         let (name, nameShown) = (found ? host.withClientLink(connection: connection) { ($0.readValue.string, $0.readValue.escaped) } : nil) ?? ("", "")
-        let heard = session.target.summary.name.string, heardShown = session.target.summary.name.escaped
+        let heard = session.target.summary.name.string
         let wanted: Bool
         if let peerName {
             // Found by its full name, or by the shortened one --scan lists.
@@ -149,11 +149,11 @@ struct CentralLogic: RoleLogic, ~Copyable {
         if wanted {
             if found { printer.peerName = name }
             Log.info(found ? "the 8-Ball's full name (GAP Device Name) is \"\(nameShown)\""
-                : "the 8-Ball \"\(heardShown)\" has no readable GAP Device Name; its shortened name stands")
+                : "the 8-Ball \"\(escaped: session.target.summary.name)\" has no readable GAP Device Name; its shortened name stands")
         } else {
             // Built as bytes: a String interpolation for the name shown was inlined here.
             let shown: BuiltText = found ? "\"\(nameShown)\"" : "unreadable (no GAP Device Name)"
-            Log.info("\"\(heardShown)\" at \(session.target.address.string) is not \"\((peerName ?? "").escaped)\": its full name is \(shown); looking on")
+            Log.info("\"\(escaped: session.target.summary.name)\" at \(session.target.address) is not \"\(escaped: peerName ?? "")\": its full name is \(shown); looking on")
             otherNames.append((session.target.address.value, nameShown))
             session.settings.peerAddress = CentralLogic.unresolvedPeer
         }
@@ -175,7 +175,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.tick(host: &host, now: now)
         // The scan settled with two 8-Balls of that name: none is asked.
         if namesakes.count > 1, !refusedPeer, !session.settings.listOnly, !session.isSettling { refusePeer(&host) }
-        if !source.descriptors.isEmpty { source.readStdin() }
+        if source.pollsStdin { source.readStdin() }
         while let event = session.nextEvent() { report(event, &host) }
         guard exitCode == nil, !session.settings.listOnly, Signals.stopReceived == 0 else { return }
         if session.isIdleForQuestion, !finishing {
@@ -195,7 +195,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
     }
 
     /// The question being asked ends unanswered: said once (text or JSON), and the next may come.
-    mutating func questionFailed(_ error: String, _ message: String, _ exit: Int32) {
+    /// (`error` and `message` are the program's own: nothing in them a JSON string escapes.)
+    mutating func questionFailed(_ error: StaticString, _ message: consuming BuiltText, _ exit: Int32) {
         if let current { printer.problem(question: current, error: error, message: message) }
         printer.questionFailed(exit)
         current = nil
@@ -211,14 +212,14 @@ struct CentralLogic: RoleLogic, ~Copyable {
                 printer.found(entry)
             } else {
                 printer.peerName = entry.summary.name.string
-                printer.peerAddress = entry.address.string
+                printer.peerAddress = entry.address
                 printer.rssi = Int(entry.rssi)
-                Log.info("found 8-Ball \"\(entry.summary.name.escaped)\" at \(entry.address.string), RSSI \(entry.rssi) dBm")
+                Log.info("found 8-Ball \"\(escaped: entry.summary.name)\" at \(entry.address), RSSI \(entry.rssi) dBm")
             }
         case .listFull(let count):
             Log.info("listed \(count) 8-Balls: from now on the oldest is forgotten to make room, and listed again if heard again")
         case .connected(let address):
-            Log.debug("connected to \(address.string)")
+            Log.debug("connected to \(address)")
         case .nameRead(let connection, let found):
             nameRead(connection, found: found, &host, now: host.now)
         case .ready(let mtu):
@@ -236,7 +237,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             questionFailed("rejected", "please rephrase as a question", Exit.rejected)
         case .failed(let code):
             guard !stopped else { break }
-            questionFailed("att_error", built("the 8-Ball refused the question (ATT error 0x\(hexByte: code))"), Exit.failure)
+            questionFailed("att_error", "the 8-Ball refused the question (ATT error 0x\(hexByte: code))", Exit.failure)
         case .offline:
             guard !stopped else { break }
             counts.timedOut += 1
@@ -305,11 +306,11 @@ struct CentralLogic: RoleLogic, ~Copyable {
         first.appendLiteral("; looked for a device advertising the 8-Ball service and a name")
         if let peerName {
             first.appendLiteral(", named \"")
-            first.appendInterpolation(peerName.escaped)
+            first.appendInterpolation(escaped: peerName)
             first.appendLiteral("\" (any case)")
         } else if let address = settings.peerAddress {
             first.appendLiteral(", at ")
-            first.appendInterpolation(BDAddress(value: address, type: 0).string)
+            first.appendInterpolation(BDAddress(value: address, type: 0))
         }
         if settings.rssiWindow {
             first.appendLiteral(", signal from ")
@@ -348,7 +349,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         }
         if let other = otherNames.first(where: { $0.address == entry.address.value }) {
             line.appendLiteral("not named \"")
-            line.appendInterpolation((peerName ?? "").escaped)
+            line.appendInterpolation(escaped: peerName ?? "")
             line.appendLiteral("\": its full name, read over GATT, ")
             if other.name.isEmpty { return line.appendLiteral("cannot be read (no GAP Device Name)") }
             line.appendLiteral("is \"")
@@ -361,7 +362,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             let beginsLike = wanted.hasBytePrefix(heard)
             if !sameBytes(heard, wanted), !(entry.heardScanResponse && beginsLike) {
                 line.appendLiteral("not named \"")
-                line.appendInterpolation(peerName.escaped)
+                line.appendInterpolation(escaped: peerName)
                 if !entry.summary.nameIsComplete, !entry.heardScanResponse, beginsLike {
                     return line.appendLiteral("\" as far as heard: its advertising data has the shortened name and no scan response (which carries the full name) was heard")
                 }
@@ -423,7 +424,8 @@ extension CommandLineSettings {
             Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
             var loop = session.runLoop(configuration: configuration) { host in
                 host.buildDatabase { database in
-                    _ = Array("itcb-dongle".utf8).withUnsafeBytes { database.addGAPAndGATTServices(name: $0, appearance: 0) }
+                    let name: StaticString = "itcb-dongle"
+                    _ = database.addGAPAndGATTServices(name: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), appearance: 0)
                 }
                 var logic = CentralLogic(session: EightBallCentral(settings: settings), source: source, printer: printer)
                 logic.peerName = peerName
@@ -431,7 +433,7 @@ extension CommandLineSettings {
                 logic.controllerName = transport.description
                 return RoleDispatch(logic)
             }
-            loop.extraDescriptor = { source.descriptors.first?.fd ?? -1 }
+            loop.extraDescriptor = { source.pollsStdin ? 0 : -1 }
             let end = loop.run()
             guard let stopCode = Signals.stopExitCode else { return end }
             // Stopped by Ctrl-C/SIGTERM: 130/143, after a newline that ends the prompt.

@@ -25,20 +25,32 @@ struct InfoLogic: RoleLogic {
 
 @inline(never)
 func controllerInfoBytes(_ info: ControllerInfo) -> BuiltText {
-    // Built as bytes (BuiltText): String appends are inlined at every use.
-    let features = leFeatureList(info.leFeatures)
-    var text: BuiltText = """
+    // Built as bytes in one builder: String appends are inlined at every use.
+    var text = BuiltText.Builder()
+    text.appendInterpolation("""
     HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(hex: info.hciRevision))
     LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(hex: info.lmpSubversion))
     Manufacturer:   \(companyName(info.manufacturer))
-    Public address: \(info.publicAddress.string)\(info.publicAddress.isZero ? " (none)" : "")
-    Address in use: \(info.address.string) (\(info.address.typeName))
+    Public address: \(info.publicAddress)\(info.publicAddress.isZero ? " (none)" : "")
+    Address in use: \(info.address) (\(info.address.typeName))
     ACL buffers:    \(info.aclDataLength) bytes x \(info.aclPackets) (\(info.leBuffers ? "LE" : "shared BR/EDR"))
-    LE features:    0x\(hex: info.leFeatures)\(features.isEmpty ? " (none)" : "")
-    """
-    for feature in features { text.append("\n                \(feature)") }
-    if let chipset = ChipsetReport.line { text.append("\nChipset:        \(chipset)") }
-    return text
+    LE features:    0x\(hex: info.leFeatures)\(info.leFeatures == 0 ? " (none)" : "")
+    """ as BuiltText)
+    // `leFeatureList`'s names, each appended as it is found (no array of Strings):
+    // the one name two bits share (33 and 34) comes in a row, and is shown once.
+    var last: String? = nil
+    for bit in 0..<64 where info.leFeatures & (1 << UInt64(bit)) != 0 {
+        let name = leFeatureNames(bit)
+        if let name, let last, sameBytes(name, last) { continue }
+        text.appendLiteral("\n                ")
+        if let name { text.appendInterpolation(name) } else { text.appendLiteral("bit "); text.appendInterpolation(bit) }
+        last = name
+    }
+    if let chipset = ChipsetReport.line {
+        text.appendLiteral("\nChipset:        ")
+        text.appendInterpolation(chipset)
+    }
+    return BuiltText(text)
 }
 
 /// "002a": four lower-case hex digits (a small String: no allocation).

@@ -22,9 +22,9 @@ final class QuestionSource {
     }
     let count: Int
 
-    var descriptors: [pollfd] {
-        fromStdin && !stdinClosed ? [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)] : []
-    }
+    /// Whether the run loop polls standard input for questions (a Bool, not
+    /// an array of one pollfd made at each wake-up).
+    var pollsStdin: Bool { fromStdin && !stdinClosed }
 
     var exhausted: Bool { queue.isEmpty && (!fromStdin || stdinClosed) }
 

@@ -14,8 +14,10 @@ import Chipsets
 /// missing, read-only) is warned about once and the 8-Ball serves on.
 final class MetricsFile {
     static let period: UInt64 = 15_000
-    let path: String
-    let temporary: String
+    /// The file and its temporary beside it, as C strings made once: each
+    /// open/rename/unlink with a String converted it again (utf8CString).
+    let path: [CChar]
+    let temporary: [CChar]
     /// `{transport="usb:1-1.2"`, the instance's label, without the closing brace.
     let labels: [UInt8]
     var buffer: [UInt8] = []
@@ -36,20 +38,24 @@ final class MetricsFile {
     var identified = false
 
     init(path: String, transport: String, name: String, role: RoleOption) {
-        self.path = path
+        let file = Array(path.utf8CString)
+        self.path = file
         // Hidden and not *.prom: the collector never reads a half-written one.
-        if let parts = path.cut(at: "/", last: true) {
-            temporary = built("\(String(parts.before))/.\(String(parts.after)).tmp")
-        } else {
-            temporary = built(".\(path).tmp")
-        }
+        // `dir/.file.prom.tmp`: the bytes up to the last "/", a dot, the rest, ".tmp".
+        var slash = file.count - 1
+        while slash > 0, file[slash - 1] != 0x2F { slash -= 1 }
+        var temporary = file
+        temporary.insert(0x2E, at: slash)
+        temporary.removeLast()  // the NUL
+        temporary.append(contentsOf: [0x2E, 0x74, 0x6D, 0x70, 0] as [CChar])  // ".tmp"
+        self.temporary = temporary
         labels = MetricsFile.labelText("{transport", transport)
         var info: [UInt8] = []
         MetricsFile.appendLabel(",name", name, to: &info)
         MetricsFile.appendLabel(",version", itcbDongleVersion, to: &info)
         MetricsFile.appendLabel(",role", role.rawValue, to: &info)
         processInfo = info
-        controllerInfo = MetricsFile.controllerLabels(chipset: "", firmware: "", address: "")
+        controllerInfo = (",chipset=\"\",firmware=\"\",address=\"\"" as BuiltText).bytes
         isCentral = role == .central
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -73,14 +79,6 @@ final class MetricsFile {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    static func controllerLabels(chipset: String, firmware: String, address: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        appendLabel(",chipset", chipset, to: &bytes)
-        appendLabel(",firmware", firmware, to: &bytes)
-        appendLabel(",address", address, to: &bytes)
-        return bytes
-    }
-
     /// A label value as the text format wants it: backslash, quote and newline escaped.
     static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
         // Over its bytes where they lie: iterating `utf8` inlines String's slow paths.
@@ -99,8 +97,12 @@ final class MetricsFile {
     func identify(_ controller: ControllerInfo, chipset description: ChipsetDescription?) {
         identified = true
         let chipset = description.map { text($0.label).escaped } ?? companyName(controller.manufacturer)
-        controllerInfo = MetricsFile.controllerLabels(chipset: chipset, firmware: "0x" + hex4(controller.lmpSubversion),
-                                                      address: controller.address.string)
+        var labels: [UInt8] = []
+        MetricsFile.appendLabel(",chipset", chipset, to: &labels)
+        // Hex digits and an address: nothing in them to escape.
+        let rest: BuiltText = ",firmware=\"0x\(hex4: controller.lmpSubversion)\",address=\"\(controller.address)\""
+        labels.append(contentsOf: rest.bytes)
+        controllerInfo = labels
     }
 
     /// A session ended: its counts become part of the process's, written at once
@@ -130,8 +132,8 @@ final class MetricsFile {
         total.add(session)
         render(total, gauges)
         // O_NONBLOCK: a FIFO left at the name fails (ENXIO, warned) instead of holding the loop.
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
-        guard fd >= 0 else { return failed("cannot create \(temporary)") }
+        let fd = clinux_open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
+        guard fd >= 0 else { return failed("cannot create \(cString: temporary)") }
         // The unit's UMask=0077 would leave it unreadable to node_exporter's user.
         _ = fchmod(fd, 0o644)
         var done = 0
@@ -151,17 +153,17 @@ final class MetricsFile {
         if error != 0 {
             errno = error
             _ = unlink(temporary)
-            return failed("cannot write \(temporary)")
+            return failed("cannot write \(cString: temporary)")
         }
         guard rename(temporary, path) == 0 else {
             let why = errno
             _ = unlink(temporary)
             errno = why
-            return failed("cannot rename \(temporary) to \(path)")
+            return failed("cannot rename \(cString: temporary) to \(cString: path)")
         }
         if failing {
             failing = false
-            Log.info("metrics: \(path) written again")
+            Log.info("metrics: \(cString: path) written again")
         }
     }
 

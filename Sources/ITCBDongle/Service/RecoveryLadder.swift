@@ -44,18 +44,23 @@ extension RunLoop where Logic: ~Copyable {
             // The chipset's label and what its reset did (escaped: they may carry
             // what the controller reported), read from its description.
             let chipset = driver.setup.describe()
+            // (Escaped straight into the line; decoded first, as `text` repairs what is not UTF-8.)
             var line = BuiltText.Builder()
-            line.appendInterpolation(chipset.map { text($0.label).escaped } ?? "controller")
+            if let chipset { line.appendInterpolation(escaped: text(chipset.label)) } else { line.appendLiteral("controller") }
             line.appendLiteral(" at ")
             line.appendInterpolation(transport.description)
             line.appendLiteral(": ")
-            if let summary = chipset.map({ text($0.summary).escaped }), !summary.isEmpty {
-                line.appendInterpolation(summary)
+            if let chipset, !chipset.summary.isEmpty {
+                line.appendInterpolation(escaped: text(chipset.summary))
                 line.appendLiteral("; ")
             }
+            line.appendInterpolation(step)
+            line.appendLiteral(" and bringing it up afresh, as Linux does after that reset (recovery step 2 of 3, port reset ")
+            line.appendInterpolation(RecoveryLadder.portResets)
+            line.appendLiteral(")")
             // Its own kind: it follows the chip reset's line within the second, and
             // the two halves of one step must both be said (each at most once a second).
-            Log.repeated(.chipPortReset, .warning, "\(BuiltText(line))\(step) and bringing it up afresh, as Linux does after that reset (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
+            Log.repeated(.chipPortReset, .warning, BuiltText(line))
             RecoveryLadder.stepBegins("controller reset; \(step) (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.portResetWanted, .portReset?) where driver.setup.status.quirks.ownReset && !driver.setup.context.resetFirst:
@@ -70,7 +75,7 @@ extension RunLoop where Logic: ~Copyable {
             RecoveryLadder.stepBegins("controller not responding; \(step) (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.controllerSilent, .exit?), (.notReady, .exit?):
-            let tried = driver.settings.offersPortResetRung ? "an HCI Reset and \(transport.portRecovery?.portResetName ?? "")" : "an HCI Reset"
+            let tried: BuiltText = driver.settings.offersPortResetRung ? "an HCI Reset and \(transport.portRecovery?.portResetName ?? "")" : "an HCI Reset"
             Log.error("controller at \(transport.description) still silent after \(tried); exiting with code \(Exit.controller) for the service to restart it (recovery step 3 of 3)")
             return .exit(Exit.controller)
         default:

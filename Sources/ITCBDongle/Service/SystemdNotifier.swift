@@ -29,12 +29,24 @@ final class SystemdNotifier {
         }
         addressLength = socklen_t(MemoryLayout<sa_family_t>.size + length)
         var interval: UInt64? = nil
-        if let usec = getenv("WATCHDOG_USEC").flatMap({ parseUnsigned(String(cString: $0)[...], maximum: UInt64.max) }), usec > 0 {
-            let pid = getenv("WATCHDOG_PID").flatMap { parseInteger(String(cString: $0)).flatMap { Int32(exactly: $0) } }
-            if pid == nil || pid == getpid() { interval = max(usec / 2000, 1) }
+        // Parsed where the environment has the bytes (no String made of them), as
+        // Int(text) and Int32(exactly:) would: a PID outside Int32 is no PID.
+        if let usec = SystemdNotifier.whole("WATCHDOG_USEC").flatMap({ unsignedValue($0, maximum: UInt64.max) }), usec > 0 {
+            let pid = SystemdNotifier.whole("WATCHDOG_PID").flatMap { parsed -> Int64? in
+                parsed.negative ? (parsed.magnitude <= 1 << 31 ? -Int64(parsed.magnitude) : nil)
+                    : (parsed.magnitude <= UInt64(Int32.max) ? Int64(parsed.magnitude) : nil)
+            }
+            if pid == nil || pid == Int64(getpid()) { interval = max(usec / 2000, 1) }
         }
         watchdogInterval = interval
         nextWatchdog = monotonicMilliseconds()
+    }
+
+    /// An environment variable's value as a whole number (`parseWhole`), nil when unset or not one.
+    @inline(never)
+    static func whole(_ name: StaticString) -> (negative: Bool, magnitude: UInt64)? {
+        guard let text = getenv(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) else { return nil }
+        return parseWhole(bytes: UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text)))
     }
 
     /// The messages are BuiltText: their callers' literals are built out of line.
@@ -86,7 +98,7 @@ final class SystemdNotifier {
         case .advertising(true) where role == .peripheral:
             ready("advertising, \(host.connectionCount) central(s) connected, \(host.recoveries) controller recoveries")
         case .ready where role == .central:
-            ready("controller \(host.controller.address.string) ready")
+            ready("controller \(host.controller.address) ready")
         case .connected, .disconnected:
             if readySent { status("\(host.connectionCount) connection(s), \(host.recoveries) controller recoveries") }
         case .controllerTimeout, .hardwareError:
