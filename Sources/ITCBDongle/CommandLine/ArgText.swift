@@ -112,30 +112,6 @@ func parseInteger(argument text: ArgText) -> Int? {
 }
 
 extension LogLevel {
-    /// The level a --log-level value names, as `init(name:)` reads a String (any
-    /// ASCII case, "warn" for warning), over the value's bytes: no String made.
-    init?(argument text: ArgText) {
-        // The cases' names in their order, each NUL-ended, then "warn".
-        let names: StaticString = "error\0warning\0info\0debug\0trace\0warn\0"
-        let table = UnsafeBufferPointer(start: names.utf8Start, count: names.utf8CodeUnitCount)
-        var index = 0, start = 0
-        while start < table.count {
-            var end = start
-            while table[end] != 0 { end += 1 }
-            var same = end - start == text.count
-            var offset = 0
-            while same, offset < text.count {
-                let byte = text[offset]
-                same = (byte >= 65 && byte <= 90 ? byte + 32 : byte) == table[start + offset]
-                offset += 1
-            }
-            if same {
-                self.init(rawValue: index == 5 ? LogLevel.warning.rawValue : index)
-                return
-            }
-            index += 1
-            start = end + 1
-        }
-        return nil
-    }
+    /// The level a --log-level value names (`init(name:)`), no String made.
+    init?(argument text: ArgText) { self.init(name: text.bytes) }
 }

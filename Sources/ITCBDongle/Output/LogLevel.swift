@@ -5,24 +5,38 @@ import BLEHost
 enum LogLevel: Int, Comparable, CaseIterable {
     case error, warning, info, debug, trace
 
-    /// The level a --log-level name gives, in any ASCII case ("warn" is warning's).
-    init?(name: String) {
-        if sameBytesIgnoringASCIICase(name, "warn") {
-            self = .warning
-            return
+    /// The level a --log-level name gives, in any ASCII case ("warn" is
+    /// warning's), read over its bytes: one table, the cases' names in their
+    /// order, each NUL-ended, then "warn".
+    init?(name text: UnsafeBufferPointer<UInt8>) {
+        let names: StaticString = "error\0warning\0info\0debug\0trace\0warn\0"
+        let table = UnsafeBufferPointer(start: names.utf8Start, count: names.utf8CodeUnitCount)
+        var index = 0, start = 0
+        while start < table.count {
+            var end = start
+            while table[end] != 0 { end += 1 }
+            var same = end - start == text.count
+            var offset = 0
+            while same, offset < text.count {
+                let byte = text[offset]
+                same = (byte >= 65 && byte <= 90 ? byte + 32 : byte) == table[start + offset]
+                offset += 1
+            }
+            if same {
+                self.init(rawValue: index == 5 ? LogLevel.warning.rawValue : index)
+                return
+            }
+            index += 1
+            start = end + 1
         }
-        guard let level = LogLevel.allCases.first(where: { sameBytesIgnoringASCIICase(name, $0.name) }) else { return nil }
-        self = level
+        return nil
     }
 
-    var name: String {
-        switch self {
-        case .error: "error"
-        case .warning: "warning"
-        case .info: "info"
-        case .debug: "debug"
-        case .trace: "trace"
-        }
+    /// The same, for a String (the unit tests').
+    init?(name: String) {
+        var copy = name
+        guard let level = copy.withUTF8({ LogLevel(name: $0) }) else { return nil }
+        self = level
     }
 
     /// The syslog priority a line of this level has in the journal, written
