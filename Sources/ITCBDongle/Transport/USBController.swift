@@ -186,37 +186,35 @@ func appendBoardUART(_ cells: inout BuiltText.Builder, _ directory: String) {
     var files = BuiltText.Builder()
     var family: StaticString = "-"
     var variant = 0
-    var path = CPathBuffer()
+    var path = CPathBuffer(), first = CPathBuffer()
     while true {
         var query = BoardChipQuery(board: board, variant: variant)
         guard ChipsetTable.boardChip(&query) else { break }
-        let chip = query.chip
-        family = chip.info.vendor
+        family = query.chip.info.vendor
         path.cut(to: 0)
         path.append(string: directory)
         path.append("/")
-        path.append(terminated: chip.info.directory.utf8Start)
+        path.append(terminated: query.chip.info.directory.utf8Start)
         path.append("/")
         let folder = path.count
         // The first name that is there, else the first name.
-        var found = false, first = true
-        chip.request.forEachCandidate { name in
+        var found = false, named = false
+        first.cut(to: 0)
+        query.chip.request.forEachCandidate { name in
             guard !found else { return }
+            if !named { first.append(name) }
+            named = true
             path.cut(to: folder)
             path.append(name)
             if access(path.pointer, R_OK) == 0 { found = true }
         }
         if !found {
-            chip.request.forEachCandidate { name in
-                guard first else { return }
-                first = false
-                path.cut(to: folder)
-                path.append(name)
-            }
+            path.cut(to: folder)
+            path.append(first.bytes)
         }
         if variant > 0 { files.appendLiteral(" or ") }
         let state: StaticString = found ? "present" : "MISSING"
-        files.appendInterpolation("\(chip.model): \(bytes: path.bytes) (\(state))" as BuiltText)
+        files.appendInterpolation("\(query.chip.model): \(bytes: path.bytes) (\(state))" as BuiltText)
         variant += 1
     }
     if variant == 0 {
