@@ -33,6 +33,11 @@ struct CPathBuffer: ~Copyable {
         base[count] = 0
     }
 
+    @inline(never)
+    mutating func append(byte: UInt8) {
+        withUnsafeBytes(of: byte) { append($0) }
+    }
+
     @inline(__always)
     mutating func append(_ literal: StaticString) { append(terminated: literal.utf8Start) }
 
@@ -83,6 +88,15 @@ extension BuiltText.Builder {
     /// `\(bytes: raw)`: the bytes as they are.
     @inline(never)
     mutating func appendInterpolation(bytes raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+
+    /// `\(escapedBytes: raw)`: UTF-8 bytes as `String.escaped` shows them (UntrustedText).
+    @inline(never)
+    mutating func appendInterpolation(escapedBytes raw: UnsafeRawBufferPointer) {
+        UntrustedText.escape(raw) { piece in
+            bytes.append(contentsOf: piece)
+            return true
+        }
+    }
 
     /// `\(text)`: a chipset's text (a model, a file name), no String made.
     @inline(never)

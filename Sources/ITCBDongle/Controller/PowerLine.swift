@@ -68,8 +68,11 @@ struct PowerLine {
     /// values with Strings, no list of chip names: 5 KB of code before).
     static func search(tree: DeviceTree, why: inout BuiltText) -> PowerLine? {
         guard tree.isRaspberryPi else {
-            why = tree.compatible.isEmpty ? "no device tree at \(escaped: tree.directory)"
-                : "\(escaped: tree.model ?? tree.boardName) is not a Raspberry Pi"
+            if let board = tree.boardName {
+                why = "\(escapedBytes: tree.model ?? board) is not a Raspberry Pi"
+            } else {
+                why = "no device tree at \(escaped: tree.directory)"
+            }
             return nil
         }
         let dir = directory
