@@ -12,13 +12,16 @@ struct USBCandidate {
     let vendor: UInt16
     let product: UInt16
     let bus: Int
-    let ports: [Int]
+    /// The ports from the root hub, a byte each (the first lowest; libusb gives
+    /// at most 7), and how many: no array to copy and release with the candidate.
+    let ports: UInt64
+    let depth: Int
     let isBluetooth: Bool
     /// A Bluetooth device by its vendor-specific FF/01/01 class (see `USBClaim.vendorClass`).
     var vendorClass = false
 
     /// The sysfs name, e.g. "1-1.2" (bus 1, port 1, then port 2 of that hub).
-    var path: String { usbPath(bus: bus, ports: ports) }
+    var path: String { usbPath(bus: bus, packed: ports, depth: depth) }
     var id: String { built("\(hex4(vendor)):\(hex4(product))") }
 
     /// What sysfs says about it, readable without opening the device.
@@ -40,19 +43,35 @@ struct USBCandidate {
         switch spec {
         case .usbAny: isBluetooth
         case .usbID(let v, let p): vendor == v && product == p
-        case .usbPath(let b, let p): bus == b && ports == p
+        case .usbPath(let b, let p): bus == b && USBCandidate.pack(p) == (ports, depth)
         default: false
         }
     }
 }
 
-/// "1-1.2": a bus and its ports as sysfs names them.
-@inline(never)
-func usbPath(bus: Int, ports: [Int]) -> String {
-    var text: BuiltText = "\(bus)-"
-    for (index, port) in ports.enumerated() {
-        if index > 0 { text.append(".") }
-        text.append("\(port)")
+extension USBCandidate {
+    /// Ports as `ports` holds them (a spec's: at most 7, each 1-255), and their count.
+    static func pack(_ ports: [Int]) -> (UInt64, Int) {
+        var packed: UInt64 = 0
+        for (index, port) in ports.enumerated() where index < 8 { packed |= UInt64(UInt8(truncatingIfNeeded: port)) << (8 * UInt64(index)) }
+        return (packed, ports.count)
     }
-    return text.string
+}
+
+/// "1-1.2": a bus and its ports as sysfs names them.
+func usbPath(bus: Int, ports: [Int]) -> String {
+    let (packed, depth) = USBCandidate.pack(ports)
+    return usbPath(bus: bus, packed: packed, depth: depth)
+}
+
+@inline(never)
+func usbPath(bus: Int, packed: UInt64, depth: Int) -> String {
+    var text = BuiltText.Builder()
+    text.appendInterpolation(bus)
+    text.appendLiteral("-")
+    for index in 0..<depth {
+        if index > 0 { text.appendLiteral(".") }
+        text.appendInterpolation(Int((packed >> (8 * UInt64(index))) & 0xFF))
+    }
+    return BuiltText(text).string
 }

@@ -48,11 +48,12 @@ enum USBController {
                 }
                 libusb_free_config_descriptor(config)
             }
-            var ports = [UInt8](repeating: 0, count: 7)
-            let depth = libusb_get_port_numbers(device, &ports, 7)
+            // Into a word, a byte each (libusb gives at most 7): no array per device.
+            var ports: UInt64 = 0
+            let depth = withUnsafeMutableBytes(of: &ports) { libusb_get_port_numbers(device, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), 7) }
             devices.append(USBCandidate(
                 device: device, vendor: descriptor.idVendor, product: descriptor.idProduct,
-                bus: Int(libusb_get_bus_number(device)), ports: depth > 0 ? ports[0..<Int(depth)].map(Int.init) : [],
+                bus: Int(libusb_get_bus_number(device)), ports: depth > 0 ? ports : 0, depth: max(Int(depth), 0),
                 isBluetooth: bluetooth, vendorClass: bluetooth && !standard))
         }
         return (list, devices)
@@ -129,7 +130,7 @@ enum USBController {
             }
             text.append("; seen: ")
             var seen = 0
-            for device in devices where !device.ports.isEmpty {
+            for device in devices where device.depth > 0 {
                 if seen > 0 { text.append(", ") }
                 text.append("\(device.id) at \(device.path)")
                 if device.isBluetooth { text.append(" (Bluetooth)") }
