@@ -37,21 +37,17 @@ struct VendorFiles {
         let folder = built("\(directory)/\(facts.directory)")
         let limit = facts.info.maximumFileSize
         let request = description.request
-        let tried = VendorFiles.candidatePaths(request, folder: folder)
+        // The names in the chipset's order, each tried until one is read; all
+        // of them, " or " between, for the line when none is there (one text
+        // built as they come: no array of paths, none joined after).
+        var tried = BuiltText.Builder()
+        var count = 0
         var refused: (path: String, problem: FileProblem)? = nil
-        for path in tried {
-            do throws(FileProblem) {
-                firmwareFile = try readRegularFile(path, limit: limit)
-                firmwarePath = path
-                break
-            } catch {
-                if error != .missing, refused == nil { refused = (path, error) }
-            }
-        }
+        request.forEachCandidate { name in tryFile(VendorFiles.path(folder, name), limit, &tried, &count, &refused) }
         guard firmwareFile != nil else {
             // Only a file that is not there is "missing"; one that is there says what is wrong with it.
             // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
-            let (path, problem) = refused ?? (tried.joined(separator: " or "), .missing)
+            let (path, problem) = refused ?? (BuiltText(tried).string, .missing)
             if request.optional {
                 Log.warning("\(facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
                 return true
@@ -97,17 +93,28 @@ struct VendorFiles {
         Log.info("\(why); using the static random address \(configuration.staticAddress.string) (derived from the machine id) instead")
     }
 
-    /// The firmware's candidate names under `folder`, in the order the chipset tries them.
-    static func candidatePaths(_ request: FileRequest, folder: String) -> [String] {
-        var paths: [String] = []
-        request.forEachCandidate { addPath(&paths, folder, $0) }
-        return paths
+    /// One candidate (until a file is read): named in `tried`, read, or why
+    /// not kept in `refused` (the first refusal). Outlined: forEachCandidate
+    /// calls its body from two places.
+    @inline(never)
+    private mutating func tryFile(_ path: String, _ limit: Int, _ tried: inout BuiltText.Builder, _ count: inout Int,
+                                  _ refused: inout (path: String, problem: FileProblem)?) {
+        guard firmwareFile == nil else { return }
+        if count > 0 { tried.appendLiteral(" or ") }
+        tried.appendInterpolation(path)
+        count += 1
+        do throws(FileProblem) {
+            firmwareFile = try readRegularFile(path, limit: limit)
+            firmwarePath = path
+        } catch {
+            if error != .missing, refused == nil { refused = (path, error) }
+        }
     }
 
-    /// Outlined: forEachCandidate calls its body from two places.
+    /// A candidate name under `folder`. Outlined: forEachCandidate calls its body from two places.
     @inline(never)
-    private static func addPath(_ paths: inout [String], _ folder: String, _ name: UnsafeRawBufferPointer) {
-        paths.append(built("\(folder)/\(String(decoding: name, as: UTF8.self))"))
+    static func path(_ folder: String, _ name: UnsafeRawBufferPointer) -> String {
+        built("\(folder)/\(String(decoding: name, as: UTF8.self))")
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
