@@ -34,7 +34,7 @@ struct VendorFiles {
         firmwarePath = ""
         guard let description = setup.describe() else { return false }
         let facts = ChipsetFacts(description)
-        let folder = built("\(directory)/\(facts.directory)")
+        let folder = built("\(directory)/\(facts.info.directory)")
         let limit = facts.info.maximumFileSize
         let request = description.request
         // The names in the chipset's order, each tried until one is read; all
@@ -49,7 +49,7 @@ struct VendorFiles {
             // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
             let (path, problem) = refused ?? (BuiltText(tried).string, .missing)
             if request.optional {
-                Log.warning("\(facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
+                Log.warning("\(escapedText: facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
                 return true
             }
             Log.error(VendorFiles.line(facts, "firmware file", path, problem))
@@ -68,15 +68,17 @@ struct VendorFiles {
             Log.error(VendorFiles.line(facts, "config file", companionPath, companionProblem))
             return false
         }
-        Log.info("\(facts.label): loading \(escaped: firmwarePath)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
+        Log.info("\(escapedText: facts.label): loading \(escaped: firmwarePath)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
         return true
     }
 
     /// A file the set-up cannot have, in one line: missing (and the package that
     /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
-    static func line(_ facts: ChipsetFacts, _ what: String, _ path: String, _ problem: FileProblem) -> String {
-        let tail = problem == .missing ? built("; it is in the \(facts.package)") : ""
-        return built("\(facts.label): \(what) \(escaped: path) \(problem.clause)\(tail)")
+    static func line(_ facts: ChipsetFacts, _ what: StaticString, _ path: String, _ problem: FileProblem) -> BuiltText {
+        var text = BuiltText.Builder()
+        text.appendInterpolation("\(escapedText: facts.label): \(what) \(escaped: path) \(problem.clause)" as BuiltText)
+        if problem == .missing { text.appendInterpolation("; it is in the Debian package \(facts.info.package)" as BuiltText) }
+        return BuiltText(text)
     }
 
     /// The set-up handed over to the host: what it loaded, and an address the
@@ -84,7 +86,7 @@ struct VendorFiles {
     @inline(never) mutating func setupEnded(_ setup: borrowing VendorSetup, _ configuration: inout HostConfiguration) {
         reportLoaded(setup)
         guard let shared = setup.status.sharedDefaultAddress, let facts = setup.facts() else { return }
-        let why = built("\(facts.label): its address \(shared.string) is a default every unit of the model shares")
+        let why = built("\(escapedText: facts.label): its address \(shared.string) is a default every unit of the model shares")
         if configuration.forceRandomAddress {
             Log.info("\(why); --address is used")
             return
@@ -122,10 +124,10 @@ struct VendorFiles {
         reported = true
         defer { release() }
         guard let facts = setup.facts() else { return }
-        ChipsetReport.line = built("\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (\(facts.package))")
+        ChipsetReport.line = built("\(escapedText: facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (Debian package \(facts.info.package))")
         switch facts.summaryLevel {
-        case .info: Log.info("\(facts.label): \(facts.summary)")
-        case .debug: Log.debug("\(facts.label): \(facts.summary)")
+        case .info: Log.info("\(escapedText: facts.label): \(escapedText: facts.summary)")
+        case .debug: Log.debug("\(escapedText: facts.label): \(escapedText: facts.summary)")
         case .none: break
         }
     }
@@ -136,10 +138,12 @@ struct VendorFiles {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
         }
-        let file = firmwarePath.isEmpty ? "" : built(" (\(escaped: firmwarePath))")
+        var text = BuiltText.Builder()
+        text.appendInterpolation("\(escapedText: facts.label): \(facts.info.failureVerb): \(facts.failure)" as BuiltText)
         // It may name what the controller reported (a firmware id): escaped.
-        let detail = setup.failureDetail().map { $0.isEmpty ? "" : built(": \(text($0).escaped)") } ?? ""
-        Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(detail)\(file)")
+        if let detail = setup.failureDetail(), !detail.isEmpty { text.appendInterpolation(": \(escapedText: detail)" as BuiltText) }
+        if !firmwarePath.isEmpty { text.appendInterpolation(" (\(escaped: firmwarePath))" as BuiltText) }
+        Log.error(BuiltText(text))
     }
 
     /// The controller went silent during the set-up: which one.
