@@ -98,6 +98,10 @@ extension BuiltText.Builder {
         }
     }
 
+    /// `\(escapedC: path)`: a C string as `String(cString:).escaped` shows it.
+    @inline(never)
+    mutating func appendInterpolation(escapedC value: UnsafePointer<CChar>) { appendInterpolation(escaped: String(cString: value)) }
+
     /// `\(text)`: a chipset's text (a model, a file name), no String made.
     @inline(never)
     mutating func appendInterpolation(_ text: Capacity.ChipsetText) { text.withBytes { bytes.append(contentsOf: $0) } }
