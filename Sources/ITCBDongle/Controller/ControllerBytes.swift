@@ -7,27 +7,34 @@ import BLEHost
 /// Substring or array of them made on the way (each made, copied and released
 /// at every use was most of these functions' code).
 
-/// A NUL-terminated path built in a fixed buffer (PATH_MAX with its NUL).
-/// `overflow`: it did not fit (the caller takes it as a file that is not there).
+/// A NUL-terminated path built in one buffer (PATH_MAX with its NUL; a
+/// longer one, which the system refuses, grows it: printed whole as given).
 struct CPathBuffer: ~Copyable {
-    static let capacity = 4096
-    let base: UnsafeMutablePointer<UInt8>
+    var capacity = 4096
+    var base: UnsafeMutablePointer<UInt8>
     var count = 0
-    var overflow = false
 
     init() {
-        base = .allocate(capacity: CPathBuffer.capacity)
+        base = .allocate(capacity: capacity)
         base[0] = 0
     }
 
     deinit { base.deallocate() }
 
+    /// The C string, valid while this buffer lives: take it from a local
+    /// (a temporary's buffer is freed as soon as the pointer is taken).
     var pointer: UnsafePointer<CChar> { UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self) }
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     @inline(never)
     mutating func append(_ piece: UnsafeRawBufferPointer) {
-        guard count + piece.count < CPathBuffer.capacity else { overflow = true; return }
+        if count + piece.count >= capacity {
+            capacity = count + piece.count + 1
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            larger.update(from: base, count: count)
+            base.deallocate()
+            base = larger
+        }
         if let from = piece.baseAddress { (base + count).update(from: from.assumingMemoryBound(to: UInt8.self), count: piece.count) }
         count += piece.count
         base[count] = 0

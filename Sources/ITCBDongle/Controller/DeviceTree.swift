@@ -57,7 +57,11 @@ struct DeviceTree {
     }
 
     /// A property's bytes (the caller deallocates); nil when it is not there (or not readable).
-    func property(_ relative: StaticString) -> UnsafeMutableRawBufferPointer? { readTreeFile(path(relative).pointer) }
+    func property(_ relative: StaticString) -> UnsafeMutableRawBufferPointer? {
+        // A local, not a temporary: its buffer lives until the read is done.
+        let whole = path(relative)
+        return readTreeFile(whole.pointer)
+    }
 
     /// The first non-empty NUL-separated string of a property (a string, or a
     /// string list such as `compatible`), as UTF-8 decoded (repaired); kept.

@@ -27,7 +27,7 @@ enum UdevMatch {
            memcmp(devpath.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0 { path.append("/sys") }
         path.append(devpath)
         path.append("/descriptors")
-        guard !path.overflow, let descriptors = readFileBytes(path.pointer, limit: fileLimit) else {
+        guard let descriptors = readFileBytes(path.pointer, limit: fileLimit) else {
             return say("ITCB_BLUETOOTH=0")
         }
         defer { descriptors.deallocate() }
