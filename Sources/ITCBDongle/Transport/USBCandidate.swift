@@ -27,16 +27,22 @@ struct USBCandidate {
     /// What sysfs says about it, readable without opening the device.
     var productName: String { readSmallFile(built("/sys/bus/usb/devices/\(path)/product")) ?? "?" }
     var kernelDriver: String? {
-        var buffer = [CChar](repeating: 0, count: 512)
-        let n = readlink(built("/sys/bus/usb/devices/\(path):1.0/driver"), &buffer, 511)
-        guard n > 0 else { return nil }
-        // The link's last component: "…/drivers/btusb" names btusb.
-        var end = n
-        while end > 0, buffer[end - 1] == 0x2F { end -= 1 }
-        var start = end
-        while start > 0, buffer[start - 1] != 0x2F { start -= 1 }
-        guard start < end else { return nil }
-        return buffer.withUnsafeBytes { String(decoding: $0[start ..< end], as: UTF8.self) }
+        var link = CPathBuffer()
+        link.append("/sys/bus/usb/devices/")
+        link.append(string: path)
+        link.append(":1.0/driver")
+        // Read into the stack: no array for the link.
+        return withUnsafeTemporaryAllocation(byteCount: 512, alignment: 1) { buffer -> String? in
+            let n = readlink(link.pointer, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), 511)
+            guard n > 0 else { return nil }
+            // The link's last component: "…/drivers/btusb" names btusb.
+            var end = n
+            while end > 0, buffer[end - 1] == 0x2F { end -= 1 }
+            var start = end
+            while start > 0, buffer[start - 1] != 0x2F { start -= 1 }
+            guard start < end else { return nil }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start ..< end]), as: UTF8.self)
+        }
     }
 
     func matches(_ spec: TransportSpec) -> Bool {
