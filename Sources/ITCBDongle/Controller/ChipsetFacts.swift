@@ -3,25 +3,33 @@ import BLEHost
 import Chipsets
 
 /// The active chipset in the platform's words (its log lines). The files it
-/// asks for are in its description (`VendorFiles.read`).
+/// asks for are in its description (`VendorFiles.read`). Its texts stay the
+/// chipset's bytes, escaped where printed (`\(escapedText:)`): no String made
+/// each time the facts are asked for.
 struct ChipsetFacts {
-    var label: String
+    var label: Capacity.ChipsetText
     var info: ChipsetInfo
     /// A literal of the chipset's: interpolated as it is, no String made.
     var failure: StaticString
     var summaryLevel: SummaryLevel
-    var summary: String
+    var summary: Capacity.ChipsetText
 
     /// The label and summary are printed only, and may carry what the
-    /// controller reported (its name, its version): escaped once, here.
+    /// controller reported (its name, its version): escaped where printed.
     init(_ description: borrowing ChipsetDescription) {
-        label = text(description.label).escaped
+        label = description.label
         info = description.info
         failure = description.failure
         summaryLevel = description.summaryLevel
-        summary = text(description.summary).escaped
+        summary = description.summary
     }
+}
 
-    var directory: String { staticText(info.directory) }
-    var package: String { built("Debian package \(info.package)") }
+extension BuiltText.Builder {
+    /// `\(escapedText: text)`: a chipset's text as `text(_:).escaped` shows it
+    /// (decoded, then escaped: UntrustedText).
+    @inline(never)
+    mutating func appendInterpolation(escapedText value: Capacity.ChipsetText) {
+        appendInterpolation(escaped: text(value))
+    }
 }

@@ -4,75 +4,111 @@ import Chipsets
 
 /// The board, read from the device tree (`--device-tree DIR`, default
 /// `/proc/device-tree`, or a dumped copy laid out the same way): its model,
-/// its `compatible` list, and what Raspberry Pi's own tools read to drive
-/// the built-in radio's UART. Read once at start.
+/// its first `compatible` entry, and what Raspberry Pi's own tools read to
+/// drive the built-in radio's UART. Read once at start; the texts are kept as
+/// bytes (valid UTF-8, as decoded text would be) for the process's life: no
+/// String or array of them to copy and release where the tree is passed.
 struct DeviceTree {
     static let defaultDirectory = "/proc/device-tree"
     /// The tree read at start (`load`); none until then.
-    nonisolated(unsafe) static var current = DeviceTree(directory: defaultDirectory, model: nil, compatible: [])
+    nonisolated(unsafe) static var current = DeviceTree(directory: defaultDirectory)
 
     let directory: String
-    /// `model`, NUL removed ("Raspberry Pi 4 Model B Rev 1.4"); nil without a tree.
-    let model: String?
-    /// The root's `compatible` entries in order ("raspberrypi,4-model-b", "brcm,bcm2711").
-    let compatible: [String]
+    /// `model`'s first string ("Raspberry Pi 4 Model B Rev 1.4"); nil without one.
+    var model: UnsafeRawBufferPointer? = nil
+    /// The root's first `compatible` entry ("raspberrypi,4-model-b"); nil without a tree.
+    var board: UnsafeRawBufferPointer? = nil
+    /// The name Linux `btbcm.c` gives the board (`btbcm_get_board_name`: the
+    /// first `compatible` entry, '/' as '-'); nil without a tree.
+    var boardName: UnsafeRawBufferPointer? = nil
 
     static func load(_ directory: String) -> DeviceTree {
-        DeviceTree(directory: directory, model: readString(directory + "/model"),
-                   compatible: readStrings(directory + "/compatible") ?? [])
-    }
-
-    /// The name Linux `btbcm.c` gives the board (`btbcm_get_board_name`: the
-    /// first `compatible` entry, '/' as '-'); empty without a tree.
-    var boardName: String {
-        guard let first = compatible.first else { return "" }
-        var bytes = Array(first.utf8)  // '/' is one byte: replaced in place
-        for i in bytes.indices where bytes[i] == UInt8(ascii: "/") { bytes[i] = UInt8(ascii: "-") }
-        return String(decoding: bytes, as: UTF8.self)
+        var tree = DeviceTree(directory: directory)
+        tree.model = tree.firstString("model")
+        tree.board = tree.firstString("compatible")
+        if let board = tree.board {
+            let name = UnsafeMutableRawBufferPointer.allocate(byteCount: board.count, alignment: 1)
+            name.copyMemory(from: board)
+            for i in 0..<name.count where name[i] == UInt8(ascii: "/") { name[i] = UInt8(ascii: "-") }
+            tree.boardName = UnsafeRawBufferPointer(name)
+        }
+        return tree
     }
 
     /// `boardName` as the chipsets take it (`ChipsetContext.board`).
     var boardText: Capacity.ChipsetText {
         var text = Capacity.ChipsetText()
-        _ = boardName.utf8.withContiguousStorageIfAvailable { text.append(UnsafeRawBufferPointer($0)) }
+        if let boardName { text.append(boardName) }
         return text
     }
 
-    var isRaspberryPi: Bool { compatible.first?.hasBytePrefix("raspberrypi,") ?? false }
-
-    /// A property's bytes; nil when it is not there (or not readable).
-    func property(_ path: String) -> [UInt8]? { DeviceTree.readBytes(directory + "/" + path) }
-
-    static func readBytes(_ path: String) -> [UInt8]? {
-        guard let file = try? readRegularFile(path, limit: 4096) else { return nil }
-        defer { file.deallocate() }
-        return Array(file)
+    var isRaspberryPi: Bool {
+        guard let board, board.count >= 12 else { return false }
+        return memcmp(board.baseAddress!, ("raspberrypi," as StaticString).utf8Start, 12) == 0
     }
 
-    /// NUL-separated strings (a string property, or a string list such as `compatible`).
-    static func readStrings(_ path: String) -> [String]? {
-        guard let file = try? readRegularFile(path, limit: 4096) else { return nil }
+    /// The whole path of a property (the tree's directory, "/", `path`).
+    func path(_ path: StaticString) -> CPathBuffer {
+        var whole = CPathBuffer()
+        whole.append(string: directory)
+        whole.append("/")
+        whole.append(terminated: path.utf8Start)
+        return whole
+    }
+
+    /// A property's bytes (the caller deallocates); nil when it is not there (or not readable).
+    func property(_ relative: StaticString) -> UnsafeMutableRawBufferPointer? {
+        // A local, not a temporary: its buffer lives until the read is done.
+        let whole = path(relative)
+        return readTreeFile(whole.pointer)
+    }
+
+    /// The first non-empty NUL-separated string of a property (a string, or a
+    /// string list such as `compatible`), as UTF-8 decoded (repaired); kept.
+    @inline(never)
+    func firstString(_ relative: StaticString) -> UnsafeRawBufferPointer? {
+        guard let file = property(relative) else { return nil }
         defer { file.deallocate() }
-        // Cut at each NUL by hand (empty pieces left out, as split does): the
-        // stdlib's split over [UInt8] was a specialisation of its own. Read in
-        // place: no array of the bytes first.
-        let bytes = UnsafeRawBufferPointer(file).assumingMemoryBound(to: UInt8.self)
-        var strings: [String] = []
         var start = 0
-        for index in 0...bytes.count where index == bytes.count || bytes[index] == 0 {
-            if index > start { strings.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) }
+        for index in 0...file.count where index == file.count || file[index] == 0 {
+            if index > start {
+                var text = String(decoding: UnsafeRawBufferPointer(rebasing: file[start..<index]), as: UTF8.self)
+                return text.withUTF8 { bytes in
+                    let kept = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+                    kept.copyMemory(from: UnsafeRawBufferPointer(bytes))
+                    return UnsafeRawBufferPointer(kept)
+                }
+            }
             start = index + 1
         }
-        return strings
+        return nil
     }
+}
 
-    static func readString(_ path: String) -> String? { readStrings(path)?.first }
-
-    /// A one-cell (big-endian 32-bit) property such as `max-speed`.
-    func cell(_ path: String) -> Int? {
-        guard let bytes = property(path), bytes.count == 4 else { return nil }
-        return bytes.reduce(0) { $0 << 8 | Int($1) }
+/// A regular file of the tree read whole, at most 4096 bytes, as
+/// `readRegularFile` reads it (stat first: never a device or FIFO opened);
+/// nil for anything else. The caller deallocates.
+@inline(never)
+func readTreeFile(_ path: UnsafePointer<CChar>) -> UnsafeMutableRawBufferPointer? {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return nil }
+    let fd = clinux_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
+    guard fd >= 0 else { return nil }
+    defer { sysClose(fd) }
+    guard fstat(fd, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG), info.st_size <= 4096 else { return nil }
+    let size = Int(info.st_size)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 8)
+    var done = 0
+    while done < size {
+        let n = sysRead(fd, buffer.baseAddress! + done, size - done)
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else {
+            buffer.deallocate()
+            return nil
+        }
+        done += n
     }
+    return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size])
 }
 
 /// How the board's own Bluetooth UART is driven: its rate after the chip's
@@ -98,51 +134,77 @@ struct BoardUART: Equatable {
     /// is read as Linux's hci_bcm reads it: the Bluetooth node
     /// (`aliases/bluetooth`) gives `max-speed`, its UART `uart-has-rtscts`.
     static func decide(_ tree: DeviceTree) -> BoardUART {
-        guard let board = tree.compatible.first else {
+        guard let board = tree.board else {
             return standard(built("no device tree at \(tree.directory); the UART's defaults"))
         }
         let model = tree.model ?? board
         guard tree.isRaspberryPi else {
-            return standard(built("\(escaped: model) is not a Raspberry Pi (compatible \(escaped: board)); the UART's defaults"))
+            return standard(built("\(escapedBytes: model) is not a Raspberry Pi (compatible \(escapedBytes: board)); the UART's defaults"))
         }
         if let pins = tree.property("soc/gpio@7e200000/uart0_pins/brcm,pins") {
-            let uart0 = tree.property("aliases/uart0")
-            guard uart0 != nil, uart0 == tree.property("aliases/serial1") else {
+            let count = pins.count
+            pins.deallocate()
+            let uart0 = tree.property("aliases/uart0"), serial1 = tree.property("aliases/serial1")
+            defer { uart0?.deallocate(); serial1?.deallocate() }
+            guard let uart0, let serial1, uart0.count == serial1.count,
+                  memcmp(uart0.baseAddress!, serial1.baseAddress!, uart0.count) == 0 else {
                 return BoardUART(baud: 460_800, flow: false,
-                                 reason: built("\(escaped: model): the mini-UART carries Bluetooth (aliases/uart0 is not aliases/serial1), as Raspberry Pi's btuart"))
+                                 reason: built("\(escapedBytes: model): the mini-UART carries Bluetooth (aliases/uart0 is not aliases/serial1), as Raspberry Pi's btuart"))
             }
-            if pins.count == 16 {
+            if count == 16 {
                 return BoardUART(baud: 3_000_000, flow: true,
-                                 reason: built("\(escaped: model): the Bluetooth UART has four pins (uart0_pins: TX, RX, CTS, RTS), as Raspberry Pi's btuart"))
+                                 reason: built("\(escapedBytes: model): the Bluetooth UART has four pins (uart0_pins: TX, RX, CTS, RTS), as Raspberry Pi's btuart"))
             }
             return BoardUART(baud: 921_600, flow: false,
-                             reason: built("\(escaped: model): the Bluetooth UART has \(pins.count / 4) pins (uart0_pins: no CTS, RTS), as Raspberry Pi's btuart"))
+                             reason: built("\(escapedBytes: model): the Bluetooth UART has \(count / 4) pins (uart0_pins: no CTS, RTS), as Raspberry Pi's btuart"))
         }
-        if let node = DeviceTree.readString(tree.directory + "/aliases/bluetooth")?.afterBytePrefix("/"),
-           let speed = tree.cell(String(node) + "/max-speed"), SerialTransport.speed(speed) != nil {
-            // The node's parent: its non-empty components but the last, joined
-            // by "/" (bytes, not split and joined: no array of Substrings).
-            let bytes = Array(node.utf8)
-            var cut = bytes.count
-            while cut > 0, bytes[cut - 1] == 0x2F { cut -= 1 }
-            while cut > 0, bytes[cut - 1] != 0x2F { cut -= 1 }
-            var uart: [UInt8] = []
-            var separator = false
-            for byte in bytes[..<cut] {
-                if byte == 0x2F {
-                    separator = !uart.isEmpty
-                } else {
-                    if separator { uart.append(0x2F) }
-                    separator = false
-                    uart.append(byte)
-                }
+        if let alias = tree.firstString("aliases/bluetooth") {
+            defer { alias.deallocate() }
+            guard alias.first == 0x2F else { return standard(noUART(model)) }
+            // The node (after its leading "/"): its max-speed, one big-endian cell.
+            let node = UnsafeRawBufferPointer(rebasing: alias[1...])
+            var path = tree.path("")
+            path.append(node)
+            path.append("/max-speed")
+            var speed = 0
+            if let cell = readTreeFile(path.pointer) {
+                speed = cell.count == 4 ? cell.reduce(0) { $0 << 8 | Int($1) } : -1
+                cell.deallocate()
+            } else {
+                speed = -1
             }
-            uart.appendTerminated(("/uart-has-rtscts" as StaticString).utf8Start)
-            let flow = tree.property(String(decoding: uart, as: UTF8.self)) != nil
-            return BoardUART(baud: speed, flow: flow,
-                             reason: built("\(escaped: model): the Bluetooth node's max-speed, its UART \(flow ? "with" : "without") uart-has-rtscts, as Linux's hci_bcm reads them"))
+            if speed >= 0, SerialTransport.speed(speed) != nil {
+                // The node's parent: its non-empty components but the last, joined
+                // by "/" (bytes, not split and joined: no array of Substrings).
+                var cut = node.count
+                while cut > 0, node[cut - 1] == 0x2F { cut -= 1 }
+                while cut > 0, node[cut - 1] != 0x2F { cut -= 1 }
+                path = tree.path("")
+                var separator = false, any = false
+                for byte in node[..<cut] {
+                    if byte == 0x2F {
+                        separator = any
+                    } else {
+                        if separator { path.append("/") }
+                        separator = false
+                        any = true
+                        path.append(byte: byte)
+                    }
+                }
+                path.append("/uart-has-rtscts")
+                let has = readTreeFile(path.pointer)
+                has?.deallocate()
+                let flow = has != nil
+                return BoardUART(baud: speed, flow: flow,
+                                 reason: built("\(escapedBytes: model): the Bluetooth node's max-speed, its UART \(flow ? "with" : "without") uart-has-rtscts, as Linux's hci_bcm reads them"))
+            }
         }
-        return standard(built("\(escaped: model): the tree names no Bluetooth UART pins (soc/gpio@7e200000/uart0_pins) nor a Bluetooth node; the UART's defaults"))
+        return standard(noUART(model))
+    }
+
+    @inline(never)
+    static func noUART(_ model: UnsafeRawBufferPointer) -> String {
+        built("\(escapedBytes: model): the tree names no Bluetooth UART pins (soc/gpio@7e200000/uart0_pins) nor a Bluetooth node; the UART's defaults")
     }
 
     /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).

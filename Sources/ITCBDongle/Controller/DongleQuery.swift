@@ -7,25 +7,25 @@ import Chipsets
 /// or why it is not served; for a vendor whose dongles Linux takes by their
 /// vendor-specific FF/01/01 interface, that it depends on the class. With
 /// --json, one object per dongle (docs/COMMAND-LINE.md).
+/// The answer is written straight into one buffer from the table's own texts
+/// (StaticStrings and fixed bytes): no String per field, no answer of Strings
+/// to copy and release.
 enum DongleQuery {
     static func answer(_ dongles: [(vendor: UInt16, product: UInt16)], json: Bool) -> Int32 {
-        for (vendor, product) in dongles {
-            let answer = Answer(vendor: vendor, product: product)
-            printLine(json ? answer.json : answer.line)
-        }
+        for (vendor, product) in dongles { Answer(vendor: vendor, product: product).print(json: json) }
         return Exit.success
     }
 
     struct Answer {
         let vendor: UInt16, product: UInt16
-        var chipset: String? = nil
+        /// The family: a table's vendor name (printed in lower case) or a not-served one's.
+        var chipset: StaticString? = nil
         var served = false
-        var model: String? = nil
-        var firmware: String? = nil
-        var package: String? = nil
+        /// The chipset's model and file (`found.info.directory`/`found.file`).
+        var found: USBModel? = nil
         /// The chipset an FF/01/01 interface of this vendor goes to (Linux's vendor+class rows).
-        var byClass: String? = nil
-        var reason: String? = nil
+        var byClass: StaticString? = nil
+        var reason: StaticString? = nil
         /// Claimed only by its vendor's FF/01/01 class: served when that is its interface 0's class.
         var dependsOnClass = false
 
@@ -33,60 +33,88 @@ enum DongleQuery {
             self.vendor = vendor
             self.product = product
             var classClaim = USBVendorClassClaim(vendor: vendor)
-            if let index = ChipsetTable.first(&classClaim), let info = ChipsetTable.info(index) { byClass = family(info) }
+            if let index = ChipsetTable.first(&classClaim), let info = ChipsetTable.info(index) { byClass = info.vendor }
             // By VID:PID (any class); else by the vendor's FF/01/01 class.
-            var found = ChipsetTable.usbModel(vendor: vendor, product: product)
+            found = ChipsetTable.usbModel(vendor: vendor, product: product)
             if found == nil {
                 found = ChipsetTable.usbModel(vendor: vendor, product: product, vendorClass: true)
                 dependsOnClass = found != nil
             }
             if let found {
-                chipset = family(found.info)
+                chipset = found.info.vendor
                 served = true
-                model = text(found.model)
-                firmware = built("\(found.info.directory)/\(text(found.file))")
-                let shipped = staticText(found.info.usbPackage)
-                package = shipped.isEmpty ? nil : String(shipped.prefix(beforeASCII: " "))
             } else if let listed = NotServed.reason(vendor: vendor, product: product) {
-                chipset = staticText(listed.family)
-                reason = staticText(listed.why)
+                chipset = listed.family
+                reason = listed.why
                 served = sameBytes(staticText(listed.family), "csr")  // a standard controller: driven without a set-up
             } else {
-                reason = "no chipset of the table claims it: driven as a standard controller when its class is "
-                    + "E0/01/01 and it needs no firmware"
+                reason = "no chipset of the table claims it: driven as a standard controller when its class is E0/01/01 and it needs no firmware"
             }
         }
 
-        var id: String { built("\(hex4(vendor)):\(hex4(product))") }
+        /// The Debian package's name (without "(component …)"); nil when none ships the file.
+        var package: UnsafeRawBufferPointer? {
+            guard let found, found.info.usbPackage.utf8CodeUnitCount > 0 else { return nil }
+            let all = UnsafeRawBufferPointer(start: found.info.usbPackage.utf8Start, count: found.info.usbPackage.utf8CodeUnitCount)
+            return UnsafeRawBufferPointer(rebasing: all[..<(all.firstIndex(of: 0x20) ?? all.count)])
+        }
 
-        /// Built as bytes (BuiltText): String appends are inlined at every use.
-        /// Out of line (as `json`): the answer is read in place, not copied.
-        @inline(never) var line: String {
-            var text: BuiltText = "\(hex4(vendor)):\(hex4(product))  "
-            if let chipset, let model { text.append("\(chipset) \(model); ") } else if let chipset { text.append("\(chipset); ") }
-            text.append(dependsOnClass ? "served when its interface 0 is vendor-specific FF/01/01"
-                        : served ? "served" : "not served")
-            if let firmware {
-                text.append("; firmware \(firmware) (")
-                if let package { text.append("Debian package \(package))") } else {
-                    text.append("no Debian package ships it: from the vendor's Windows driver)")
+        /// Its line (or JSON object) to standard output. Out of line: the answer is read in place.
+        @inline(never) func print(json: Bool) {
+            var text = BuiltText.Builder()
+            if json { putJSON(&text) } else { putLine(&text) }
+            text.bytes.withUnsafeBytes { writeLine(1, nil, $0) }
+        }
+
+        func putLine(_ text: inout BuiltText.Builder) {
+            text.appendInterpolation("\(hex4: vendor):\(hex4: product)  " as BuiltText)
+            if let chipset {
+                text.appendInterpolation(lower: chipset)
+                if let found { text.appendInterpolation(" \(found.model)" as BuiltText) }
+                text.appendLiteral("; ")
+            }
+            text.appendLiteral(dependsOnClass ? "served when its interface 0 is vendor-specific FF/01/01"
+                               : served ? "served" : "not served")
+            if let found {
+                text.appendInterpolation("; firmware \(found.info.directory)/\(found.file) (" as BuiltText)
+                if let package { text.appendInterpolation("Debian package \(bytes: package))" as BuiltText) } else {
+                    text.appendLiteral("no Debian package ships it: from the vendor's Windows driver)")
                 }
             } else if served {
-                text.append("; no firmware needed")
+                text.appendLiteral("; no firmware needed")
             }
-            if let reason { text.append("; \(reason)") }
+            if let reason { text.appendInterpolation("; \(reason)" as BuiltText) }
             // A VID:PID row of its own decides whatever the interface class (btusb's quirks
             // table wins over its id table), so the vendor's class note is for the others only.
             if let byClass, chipset == nil || dependsOnClass {
-                text.append("; Linux takes this vendor's dongles by interface class: with a vendor-specific FF/01/01 interface 0 it is \(byClass)'s, whatever the product id")
+                text.appendLiteral("; Linux takes this vendor's dongles by interface class: with a vendor-specific FF/01/01 interface 0 it is ")
+                text.appendInterpolation(lower: byClass)
+                text.appendLiteral("'s, whatever the product id")
             }
-            return text.string
         }
 
-        /// Written as one literal: no array of keys and values built at run time.
-        @inline(never) var json: String {
-            let text: BuiltText = "{\"vid\":\"\(hex4(vendor))\",\"pid\":\"\(hex4(product))\",\"chipset\":\(jsonOrNull(chipset)),\"served\":\(jsonBool(served)),\"model\":\(jsonOrNull(model)),\"firmware\":\(jsonOrNull(firmware)),\"package\":\(jsonOrNull(package)),\"by_class\":\(jsonOrNull(byClass)),\"reason\":\(jsonOrNull(reason)),\"depends_on_class\":\(jsonBool(dependsOnClass))}"
-            return text.string
+        /// One object: the fields in their order, absent ones as null.
+        func putJSON(_ text: inout BuiltText.Builder) {
+            text.appendInterpolation("{\"vid\":\"\(hex4: vendor)\",\"pid\":\"\(hex4: product)\",\"chipset\":" as BuiltText)
+            text.appendJSON(chipset, lower: true)
+            text.appendInterpolation(",\"served\":\(served),\"model\":" as BuiltText)
+            if let found {
+                found.model.withBytes { text.appendJSON($0) }
+                text.appendLiteral(",\"firmware\":")
+                found.file.withBytes { file in
+                    text.appendJSON(UnsafeRawBufferPointer(start: found.info.directory.utf8Start, count: found.info.directory.utf8CodeUnitCount),
+                                    more: file)
+                }
+            } else {
+                text.appendLiteral("null,\"firmware\":null")
+            }
+            text.appendLiteral(",\"package\":")
+            text.appendJSON(package)
+            text.appendLiteral(",\"by_class\":")
+            text.appendJSON(byClass, lower: true)
+            text.appendLiteral(",\"reason\":")
+            text.appendJSON(reason)
+            text.appendInterpolation(",\"depends_on_class\":\(dependsOnClass)}" as BuiltText)
         }
     }
 
@@ -94,8 +122,44 @@ enum DongleQuery {
     @inline(never) static func family(_ info: ChipsetInfo) -> String { staticText(info.vendor).lowercasedASCII() }
 }
 
-/// A JSON string, or null.
-@inline(never)
-func jsonOrNull(_ s: String?) -> String { s.map(jsonString) ?? "null" }
+extension BuiltText.Builder {
+    /// `\(lower: name)`: a table's ASCII name in lower case ("Realtek" as "realtek", `DongleQuery.family`).
+    @inline(never)
+    mutating func appendInterpolation(lower name: StaticString) {
+        for index in 0..<name.utf8CodeUnitCount {
+            let byte = name.utf8Start[index]
+            bytes.append(byte >= 65 && byte <= 90 ? byte + 32 : byte)
+        }
+    }
 
-func jsonBool(_ b: Bool) -> StaticString { b ? "true" : "false" }
+    @inline(__always)
+    mutating func appendJSON(_ text: StaticString?, lower: Bool = false) {
+        appendJSON(text.map { UnsafeRawBufferPointer(start: $0.utf8Start, count: $0.utf8CodeUnitCount) }, lower: lower)
+    }
+
+    /// A JSON string of `text` (and `more`, after a "/"), as `jsonString` writes
+    /// it; null for none. Plain printable ASCII is copied; anything else goes
+    /// through `jsonString` itself.
+    @inline(never)
+    mutating func appendJSON(_ text: UnsafeRawBufferPointer?, more: UnsafeRawBufferPointer? = nil, lower: Bool = false) {
+        guard let text else { return appendLiteral("null") }
+        bytes.append(0x22)
+        appendJSONBody(text, lower: lower)
+        if let more {
+            bytes.append(0x2F)
+            appendJSONBody(more, lower: false)
+        }
+        bytes.append(0x22)
+    }
+
+    @inline(never)
+    mutating func appendJSONBody(_ piece: UnsafeRawBufferPointer, lower: Bool) {
+        var plain = true
+        for byte in piece where byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C { plain = false }
+        guard plain else {
+            var quoted = jsonString(String(decoding: piece, as: UTF8.self))
+            return quoted.withUTF8 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[1 ..< $0.count - 1])) }
+        }
+        for byte in piece { bytes.append(lower && byte >= 65 && byte <= 90 ? byte + 32 : byte) }
+    }
+}

@@ -32,9 +32,10 @@ struct PowerLine {
 
     var description: String { built("BT_ON (\(escaped: chip) line \(offset))") }
 
-    static var directory: String {
-        if let value = getenv("ITCB_GPIOCHIP_DIR"), value[0] != 0 { return String(cString: value) }
-        return "/dev"
+    /// As a C string: opened and printed, never kept.
+    static var directory: UnsafePointer<CChar> {
+        if let value = getenv("ITCB_GPIOCHIP_DIR"), value[0] != 0 { return UnsafePointer(value) }
+        return cText("/dev")
     }
 
     /// What the look-up found, said once the port has opened (`announce`): a
@@ -68,13 +69,16 @@ struct PowerLine {
     /// values with Strings, no list of chip names: 5 KB of code before).
     static func search(tree: DeviceTree, why: inout BuiltText) -> PowerLine? {
         guard tree.isRaspberryPi else {
-            why = tree.compatible.isEmpty ? "no device tree at \(escaped: tree.directory)"
-                : "\(escaped: tree.model ?? tree.boardName) is not a Raspberry Pi"
+            if let board = tree.boardName {
+                why = "\(escapedBytes: tree.model ?? board) is not a Raspberry Pi"
+            } else {
+                why = "no device tree at \(escaped: tree.directory)"
+            }
             return nil
         }
         let dir = directory
         guard let handle = opendir(dir) else {
-            why = "cannot read \(escaped: dir): \(errnoText)"
+            why = "cannot read \(escapedC: dir): \(errnoText)"
             return nil
         }
         defer { closedir(handle) }
@@ -98,12 +102,15 @@ struct PowerLine {
             guard found else { break }
             strcpy(last, next)
             any = true
-            let path = built("\(dir)/\(String(cString: next))")
-            if let offset = lineNamed(in: path, problems: &why) { return PowerLine(chip: path, offset: offset) }
+            var path = CPathBuffer()
+            path.append(terminated: UnsafeRawPointer(dir).assumingMemoryBound(to: UInt8.self))
+            path.append("/")
+            path.append(terminated: UnsafeRawPointer(next).assumingMemoryBound(to: UInt8.self))
+            if let offset = lineNamed(in: path.pointer, problems: &why) { return PowerLine(chip: String(cString: path.pointer), offset: offset) }
         }
         // A chip that could not be read, or a line held by another, says more than "none".
         if why.bytes.isEmpty {
-            why = any ? "no GPIO line named BT_ON on \(escaped: dir)/gpiochip*" : "no gpiochip in \(escaped: dir)"
+            why = any ? "no GPIO line named BT_ON on \(escapedC: dir)/gpiochip*" : "no gpiochip in \(escapedC: dir)"
         }
         return nil
     }
@@ -118,19 +125,19 @@ struct PowerLine {
     /// The offset of the line called `BT_ON` on the chip at `path`; nil when
     /// it has none, or when the chip cannot say (then why, after a "; " if
     /// `problems` has some already).
-    static func lineNamed(in path: String, problems: inout BuiltText) -> UInt32? {
+    static func lineNamed(in path: UnsafePointer<CChar>, problems: inout BuiltText) -> UInt32? {
         let fd = clinux_open(path, O_RDWR | O_CLOEXEC, 0)
         var failure = errnoText
         var text: BuiltText
         if fd < 0 {
             let denied = failure.code == EACCES || failure.code == EPERM
-            text = "cannot open \(escaped: path): \(failure)"
+            text = "cannot open \(escapedC: path): \(failure)"
             if denied { text.append(" (the service needs DeviceAllow=char-gpiochip rw)") }
         } else {
             defer { sysClose(fd) }
             let lines = clinux_gpiochip_lines(fd)
             failure = errnoText
-            guard lines >= 0 else { return problem("\(escaped: path) is not a gpiochip: \(failure)", &problems) }
+            guard lines >= 0 else { return problem("\(escapedC: path) is not a gpiochip: \(failure)", &problems) }
             // The line's name, then its holder, NUL-ended each (GPIO_MAX_NAME_SIZE).
             let size = Int(GPIO_MAX_NAME_SIZE)
             let lineName = UnsafeMutablePointer<CChar>.allocate(capacity: 2 * size)
@@ -139,12 +146,12 @@ struct PowerLine {
             for offset in 0..<UInt32(lines) {
                 var used: Int32 = 0
                 guard clinux_gpio_line_info(fd, offset, lineName, holder, &used) == 0 else {
-                    return problem("\(escaped: path) line \(offset): \(errnoText)", &problems)
+                    return problem("\(escapedC: path) line \(offset): \(errnoText)", &problems)
                 }
                 guard strcmp(lineName, cText("BT_ON")) == 0 else { continue }
                 guard used != 0 else { return offset }
-                text = "BT_ON on \(escaped: path) line \(offset) is held by "
-                if holder[0] == 0 { text.append("another consumer") } else { text.append("\(escaped: String(cString: holder))") }
+                text = "BT_ON on \(escapedC: path) line \(offset) is held by "
+                if holder[0] == 0 { text.append("another consumer") } else { text.append("\(escapedC: holder)") }
                 text.append(" (the kernel's Bluetooth driver still has the radio?)")
                 return problem(text, &problems)
             }

@@ -34,26 +34,22 @@ struct VendorFiles {
         firmwarePath = ""
         guard let description = setup.describe() else { return false }
         let facts = ChipsetFacts(description)
-        let folder = built("\(directory)/\(facts.directory)")
+        let folder = built("\(directory)/\(facts.info.directory)")
         let limit = facts.info.maximumFileSize
         let request = description.request
-        let tried = VendorFiles.candidatePaths(request, folder: folder)
+        // The names in the chipset's order, each tried until one is read; all
+        // of them, " or " between, for the line when none is there (one text
+        // built as they come: no array of paths, none joined after).
+        var tried = BuiltText.Builder()
+        var count = 0
         var refused: (path: String, problem: FileProblem)? = nil
-        for path in tried {
-            do throws(FileProblem) {
-                firmwareFile = try readRegularFile(path, limit: limit)
-                firmwarePath = path
-                break
-            } catch {
-                if error != .missing, refused == nil { refused = (path, error) }
-            }
-        }
+        request.forEachCandidate { name in tryFile(VendorFiles.path(folder, name), limit, &tried, &count, &refused) }
         guard firmwareFile != nil else {
             // Only a file that is not there is "missing"; one that is there says what is wrong with it.
             // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
-            let (path, problem) = refused ?? (tried.joined(separator: " or "), .missing)
+            let (path, problem) = refused ?? (BuiltText(tried).string, .missing)
             if request.optional {
-                Log.warning("\(facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
+                Log.warning("\(escapedText: facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
                 return true
             }
             Log.error(VendorFiles.line(facts, "firmware file", path, problem))
@@ -72,15 +68,17 @@ struct VendorFiles {
             Log.error(VendorFiles.line(facts, "config file", companionPath, companionProblem))
             return false
         }
-        Log.info("\(facts.label): loading \(escaped: firmwarePath)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
+        Log.info("\(escapedText: facts.label): loading \(escaped: firmwarePath)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
         return true
     }
 
     /// A file the set-up cannot have, in one line: missing (and the package that
     /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
-    static func line(_ facts: ChipsetFacts, _ what: String, _ path: String, _ problem: FileProblem) -> String {
-        let tail = problem == .missing ? built("; it is in the \(facts.package)") : ""
-        return built("\(facts.label): \(what) \(escaped: path) \(problem.clause)\(tail)")
+    static func line(_ facts: ChipsetFacts, _ what: StaticString, _ path: String, _ problem: FileProblem) -> BuiltText {
+        var text = BuiltText.Builder()
+        text.appendInterpolation("\(escapedText: facts.label): \(what) \(escaped: path) \(problem.clause)" as BuiltText)
+        if problem == .missing { text.appendInterpolation("; it is in the Debian package \(facts.info.package)" as BuiltText) }
+        return BuiltText(text)
     }
 
     /// The set-up handed over to the host: what it loaded, and an address the
@@ -88,7 +86,7 @@ struct VendorFiles {
     @inline(never) mutating func setupEnded(_ setup: borrowing VendorSetup, _ configuration: inout HostConfiguration) {
         reportLoaded(setup)
         guard let shared = setup.status.sharedDefaultAddress, let facts = setup.facts() else { return }
-        let why = built("\(facts.label): its address \(shared.string) is a default every unit of the model shares")
+        let why = built("\(escapedText: facts.label): its address \(shared.string) is a default every unit of the model shares")
         if configuration.forceRandomAddress {
             Log.info("\(why); --address is used")
             return
@@ -97,17 +95,28 @@ struct VendorFiles {
         Log.info("\(why); using the static random address \(configuration.staticAddress.string) (derived from the machine id) instead")
     }
 
-    /// The firmware's candidate names under `folder`, in the order the chipset tries them.
-    static func candidatePaths(_ request: FileRequest, folder: String) -> [String] {
-        var paths: [String] = []
-        request.forEachCandidate { addPath(&paths, folder, $0) }
-        return paths
+    /// One candidate (until a file is read): named in `tried`, read, or why
+    /// not kept in `refused` (the first refusal). Outlined: forEachCandidate
+    /// calls its body from two places.
+    @inline(never)
+    private mutating func tryFile(_ path: String, _ limit: Int, _ tried: inout BuiltText.Builder, _ count: inout Int,
+                                  _ refused: inout (path: String, problem: FileProblem)?) {
+        guard firmwareFile == nil else { return }
+        if count > 0 { tried.appendLiteral(" or ") }
+        tried.appendInterpolation(path)
+        count += 1
+        do throws(FileProblem) {
+            firmwareFile = try readRegularFile(path, limit: limit)
+            firmwarePath = path
+        } catch {
+            if error != .missing, refused == nil { refused = (path, error) }
+        }
     }
 
-    /// Outlined: forEachCandidate calls its body from two places.
+    /// A candidate name under `folder`. Outlined: forEachCandidate calls its body from two places.
     @inline(never)
-    private static func addPath(_ paths: inout [String], _ folder: String, _ name: UnsafeRawBufferPointer) {
-        paths.append(built("\(folder)/\(String(decoding: name, as: UTF8.self))"))
+    static func path(_ folder: String, _ name: UnsafeRawBufferPointer) -> String {
+        built("\(folder)/\(String(decoding: name, as: UTF8.self))")
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
@@ -115,10 +124,10 @@ struct VendorFiles {
         reported = true
         defer { release() }
         guard let facts = setup.facts() else { return }
-        ChipsetReport.line = built("\(facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (\(facts.package))")
+        ChipsetReport.line = built("\(escapedText: facts.label), \(firmwarePath.isEmpty ? "no file read" : firmwarePath.escaped) (Debian package \(facts.info.package))")
         switch facts.summaryLevel {
-        case .info: Log.info("\(facts.label): \(facts.summary)")
-        case .debug: Log.debug("\(facts.label): \(facts.summary)")
+        case .info: Log.info("\(escapedText: facts.label): \(escapedText: facts.summary)")
+        case .debug: Log.debug("\(escapedText: facts.label): \(escapedText: facts.summary)")
         case .none: break
         }
     }
@@ -129,10 +138,12 @@ struct VendorFiles {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
         }
-        let file = firmwarePath.isEmpty ? "" : built(" (\(escaped: firmwarePath))")
+        var text = BuiltText.Builder()
+        text.appendInterpolation("\(escapedText: facts.label): \(facts.info.failureVerb): \(facts.failure)" as BuiltText)
         // It may name what the controller reported (a firmware id): escaped.
-        let detail = setup.failureDetail().map { $0.isEmpty ? "" : built(": \(text($0).escaped)") } ?? ""
-        Log.error("\(facts.label): \(facts.info.failureVerb): \(facts.failure)\(detail)\(file)")
+        if let detail = setup.failureDetail(), !detail.isEmpty { text.appendInterpolation(": \(escapedText: detail)" as BuiltText) }
+        if !firmwarePath.isEmpty { text.appendInterpolation(" (\(escaped: firmwarePath))" as BuiltText) }
+        Log.error(BuiltText(text))
     }
 
     /// The controller went silent during the set-up: which one.

@@ -6,34 +6,68 @@ import CLinux
 /// from the cached descriptors in sysfs, which exist already at "add" time when
 /// the interface directories may not) and whether the administrator listed it in
 /// the dongles file. It prints udev environment assignments and always exits 0.
+/// The path and the files are bytes in fixed buffers (ControllerBytes.swift):
+/// no String, Substring or array of lines made but each entry's text.
 enum UdevMatch {
-    static let defaultConfig = "/etc/itcb-dongle/dongles"
+    static let defaultConfig: StaticString = "/etc/itcb-dongle/dongles"
+    /// The most of a file read (the descriptors: a configuration is at most 64 KB).
+    static let fileLimit = 65_536
 
     static func run(devpath: String) -> Int32 {
+        var devpath = devpath
+        return devpath.withUTF8 { run(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    @inline(never)
+    static func run(bytes devpath: UnsafeRawBufferPointer) -> Int32 {
         // udev gives %p (/devices/…); tests give a whole path to a fake sysfs tree.
-        let sysfs = devpath.hasBytePrefix("/devices/") ? "/sys" + devpath : devpath
-        let kernelName = sysfs.split(ascii: "/").last.map(String.init) ?? ""
-        guard let descriptors = readBinary(sysfs + "/descriptors"), isBluetooth(descriptors) else {
-            printLine("ITCB_BLUETOOTH=0")
-            return 0
+        var path = CPathBuffer()
+        let prefix: StaticString = "/devices/"
+        if devpath.count >= prefix.utf8CodeUnitCount,
+           memcmp(devpath.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0 { path.append("/sys") }
+        path.append(devpath)
+        path.append("/descriptors")
+        guard let descriptors = readFileBytes(path.pointer, limit: fileLimit) else {
+            return say("ITCB_BLUETOOTH=0")
         }
-        printLine("ITCB_BLUETOOTH=1")
-        let vendor = UInt16(descriptors[8]) | UInt16(descriptors[9]) << 8
-        let product = UInt16(descriptors[10]) | UInt16(descriptors[11]) << 8
-        let config = getenv("ITCB_DONGLES_FILE").map { String(cString: $0) } ?? defaultConfig
-        if configured(config: config, vendor: vendor, product: product, path: kernelName) {
-            printLine("ITCB_CONFIGURED=1")
-            printLine("ITCB_INSTANCE=\(kernelName)")
+        defer { descriptors.deallocate() }
+        let d = UnsafeRawBufferPointer(descriptors)
+        guard isBluetooth(d) else { return say("ITCB_BLUETOOTH=0") }
+        _ = say("ITCB_BLUETOOTH=1")
+        // The kernel name: the last non-empty component.
+        var end = devpath.count
+        while end > 0, devpath[end - 1] == 0x2F { end -= 1 }
+        var start = end
+        while start > 0, devpath[start - 1] != 0x2F { start -= 1 }
+        let kernelName = UnsafeRawBufferPointer(rebasing: devpath[start..<end])
+        let config = getenv("ITCB_DONGLES_FILE").map { UnsafePointer($0) }
+            ?? UnsafeRawPointer(defaultConfig.utf8Start).assumingMemoryBound(to: CChar.self)
+        if configured(config: config, vendor: UInt16(d[8]) | UInt16(d[9]) << 8, product: UInt16(d[10]) | UInt16(d[11]) << 8,
+                      path: String(decoding: kernelName, as: UTF8.self)) {
+            _ = say("ITCB_CONFIGURED=1")
+            path.cut(to: 0)
+            path.append("ITCB_INSTANCE=")
+            path.append(kernelName)
+            writeLine(1, nil, path.bytes)
         } else {
-            printLine("ITCB_CONFIGURED=0")
+            _ = say("ITCB_CONFIGURED=0")
         }
         return 0
     }
 
+    /// One line to standard output; 0, the exit status.
+    @inline(never)
+    static func say(_ line: StaticString) -> Int32 {
+        writeLine(1, nil, UnsafeRawBufferPointer(start: line.utf8Start, count: line.utf8CodeUnitCount))
+        return 0
+    }
+
+    static func isBluetooth(_ d: [UInt8]) -> Bool { d.withUnsafeBytes { isBluetooth($0) } }
+
     /// Device descriptor class E0/01/01, or the first interface descriptor
     /// (interface 0, alternate 0) of the first configuration is E0/01/01 (or
     /// FF/01/01 on a dongle a chipset claims: see `isBluetoothClass`).
-    static func isBluetooth(_ d: [UInt8]) -> Bool {
+    static func isBluetooth(_ d: UnsafeRawBufferPointer) -> Bool {
         guard d.count >= 18, d[1] == 1 else { return false }
         let vendor = UInt16(d[8]) | UInt16(d[9]) << 8, product = UInt16(d[10]) | UInt16(d[11]) << 8
         if isBluetoothClass(d[4], d[5], d[6], vendor: vendor, product: product) { return true }
@@ -51,47 +85,44 @@ enum UdevMatch {
 
     /// Lines of the dongles file: `VID:PID`, a bus-port path (`1-1.2`), or the
     /// same with the `usb:` prefix of --transport; `#` starts a comment.
-    static func configured(config: String, vendor: UInt16, product: UInt16, path: String) -> Bool {
-        guard let text = readText(config) else { return false }
+    static func configured(config: UnsafePointer<CChar>, vendor: UInt16, product: UInt16, path: String) -> Bool {
+        guard let file = readFileBytes(config, limit: fileLimit) else { return false }
+        defer { file.deallocate() }
+        let text = UnsafeRawBufferPointer(file)
         // The device's own bus-port path, read as an entry's is (a kernel name is
         // canonical: "1-1.2" matches the entries 1-1.2 and 01-1.02, as it did when
         // the entry was written back out and compared).
         var device: (bus: Int, ports: [Int])? = nil
         if case .success(.usbPath(let bus, let ports)) = TransportSpec.parse("usb:" + path) { device = (bus, ports) }
-        for (number, rawLine) in text.split(ascii: "\n", omittingEmptySubsequences: false).enumerated() {
-            let entry = String(rawLine.prefix(beforeASCII: "#")).trimmingCharacters()
+        // Line by line over the bytes; each entry (before any `#`) made text
+        // to be trimmed and parsed as --transport's value is.
+        var number = 0, start = 0
+        while start <= text.count {
+            var stop = start
+            while stop < text.count, text[stop] != 0x0A { stop += 1 }
+            var cut = start
+            while cut < stop, text[cut] != 0x23 { cut += 1 }
+            number += 1
+            let entry = String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<cut]), as: UTF8.self).trimmingCharacters()
+            start = stop + 1
             if entry.isEmpty { continue }
             switch TransportSpec.parse(entry.hasBytePrefix("usb:") ? entry : "usb:" + entry) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
             case .success(.usbPath(let bus, let ports)) where device.map({ $0.bus == bus && $0.ports == ports }) ?? false:
                 return true
             case .success: continue
-            case .failure:
-                // udev logs it (journalctl -u systemd-udevd): a typo must not go unseen.
-                Log.warning("""
-                    \(config) line \(number + 1): '\(entry.escaped)' is not a dongle (VID:PID such as 0a12:0001, \
-                    or a bus-port path such as 1-1.2); ignored
-                    """)
+            case .failure: warn(config, number, entry)
             }
         }
         return false
     }
 
-    static func readBinary(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            result += chunk[0..<n]
-        }
-        return result
-    }
-
-    static func readText(_ path: String) -> String? {
-        readBinary(path).map { String(decoding: $0, as: UTF8.self) }
+    /// udev logs it (journalctl -u systemd-udevd): a typo must not go unseen.
+    @inline(never)
+    static func warn(_ config: UnsafePointer<CChar>, _ number: Int, _ entry: String) {
+        Log.warning("""
+            \(String(cString: config)) line \(number): '\(escaped: entry)' is not a dongle \
+            (VID:PID such as 0a12:0001, or a bus-port path such as 1-1.2); ignored
+            """)
     }
 }

@@ -12,47 +12,72 @@ struct USBCandidate {
     let vendor: UInt16
     let product: UInt16
     let bus: Int
-    let ports: [Int]
+    /// The ports from the root hub, a byte each (the first lowest; libusb gives
+    /// at most 7), and how many: no array to copy and release with the candidate.
+    let ports: UInt64
+    let depth: Int
     let isBluetooth: Bool
     /// A Bluetooth device by its vendor-specific FF/01/01 class (see `USBClaim.vendorClass`).
     var vendorClass = false
 
     /// The sysfs name, e.g. "1-1.2" (bus 1, port 1, then port 2 of that hub).
-    var path: String { usbPath(bus: bus, ports: ports) }
+    var path: String { usbPath(bus: bus, packed: ports, depth: depth) }
     var id: String { built("\(hex4(vendor)):\(hex4(product))") }
 
     /// What sysfs says about it, readable without opening the device.
     var productName: String { readSmallFile(built("/sys/bus/usb/devices/\(path)/product")) ?? "?" }
     var kernelDriver: String? {
-        var buffer = [CChar](repeating: 0, count: 512)
-        let n = readlink(built("/sys/bus/usb/devices/\(path):1.0/driver"), &buffer, 511)
-        guard n > 0 else { return nil }
-        // The link's last component: "…/drivers/btusb" names btusb.
-        var end = n
-        while end > 0, buffer[end - 1] == 0x2F { end -= 1 }
-        var start = end
-        while start > 0, buffer[start - 1] != 0x2F { start -= 1 }
-        guard start < end else { return nil }
-        return buffer.withUnsafeBytes { String(decoding: $0[start ..< end], as: UTF8.self) }
+        var link = CPathBuffer()
+        link.append("/sys/bus/usb/devices/")
+        link.append(string: path)
+        link.append(":1.0/driver")
+        // Read into the stack: no array for the link.
+        return withUnsafeTemporaryAllocation(byteCount: 512, alignment: 1) { buffer -> String? in
+            let n = readlink(link.pointer, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), 511)
+            guard n > 0 else { return nil }
+            // The link's last component: "…/drivers/btusb" names btusb.
+            var end = n
+            while end > 0, buffer[end - 1] == 0x2F { end -= 1 }
+            var start = end
+            while start > 0, buffer[start - 1] != 0x2F { start -= 1 }
+            guard start < end else { return nil }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start ..< end]), as: UTF8.self)
+        }
     }
 
     func matches(_ spec: TransportSpec) -> Bool {
         switch spec {
         case .usbAny: isBluetooth
         case .usbID(let v, let p): vendor == v && product == p
-        case .usbPath(let b, let p): bus == b && ports == p
+        case .usbPath(let b, let p): bus == b && USBCandidate.pack(p) == (ports, depth)
         default: false
         }
     }
 }
 
-/// "1-1.2": a bus and its ports as sysfs names them.
-@inline(never)
-func usbPath(bus: Int, ports: [Int]) -> String {
-    var text: BuiltText = "\(bus)-"
-    for (index, port) in ports.enumerated() {
-        if index > 0 { text.append(".") }
-        text.append("\(port)")
+extension USBCandidate {
+    /// Ports as `ports` holds them (a spec's: at most 7, each 1-255), and their count.
+    static func pack(_ ports: [Int]) -> (UInt64, Int) {
+        var packed: UInt64 = 0
+        for (index, port) in ports.enumerated() where index < 8 { packed |= UInt64(UInt8(truncatingIfNeeded: port)) << (8 * UInt64(index)) }
+        return (packed, ports.count)
     }
-    return text.string
+}
+
+/// "1-1.2": a bus and its ports as sysfs names them.
+func usbPath(bus: Int, ports: [Int]) -> String {
+    let (packed, depth) = USBCandidate.pack(ports)
+    return usbPath(bus: bus, packed: packed, depth: depth)
+}
+
+@inline(never)
+func usbPath(bus: Int, packed: UInt64, depth: Int) -> String {
+    var text = BuiltText.Builder()
+    text.appendInterpolation(bus)
+    text.appendLiteral("-")
+    for index in 0..<depth {
+        if index > 0 { text.appendLiteral(".") }
+        text.appendInterpolation(Int((packed >> (8 * UInt64(index))) & 0xFF))
+    }
+    return BuiltText(text).string
 }

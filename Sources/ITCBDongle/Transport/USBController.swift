@@ -48,11 +48,12 @@ enum USBController {
                 }
                 libusb_free_config_descriptor(config)
             }
-            var ports = [UInt8](repeating: 0, count: 7)
-            let depth = libusb_get_port_numbers(device, &ports, 7)
+            // Into a word, a byte each (libusb gives at most 7): no array per device.
+            var ports: UInt64 = 0
+            let depth = withUnsafeMutableBytes(of: &ports) { libusb_get_port_numbers(device, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), 7) }
             devices.append(USBCandidate(
                 device: device, vendor: descriptor.idVendor, product: descriptor.idProduct,
-                bus: Int(libusb_get_bus_number(device)), ports: depth > 0 ? ports[0..<Int(depth)].map(Int.init) : [],
+                bus: Int(libusb_get_bus_number(device)), ports: depth > 0 ? ports : 0, depth: max(Int(depth), 0),
                 isBluetooth: bluetooth, vendorClass: bluetooth && !standard))
         }
         return (list, devices)
@@ -71,21 +72,25 @@ enum USBController {
         // Counted, not filtered into an array of their own.
         var controllers = 0
         for c in devices where c.isBluetooth { controllers += 1 }
-        let board = boardUART(firmwareDirectory, path: uart)
+        let board = access(uart, F_OK) == 0
         if controllers == 0 {
             Log.warning("no USB Bluetooth controllers found (\(devices.count) USB devices seen)")
-            if board == nil { return Exit.success }
+            if !board { return Exit.success }
         }
-        // One flat list of cells, six a row: no array per row, no row arrays joined.
-        var cells: [String] = ["VID:PID", "PATH", "DRIVER", "FAMILY", "FIRMWARE", "PRODUCT"]
+        // One buffer of NUL-ended cells, six a row: no String per cell, no array of them.
+        var cells = BuiltText.Builder()
+        cells.appendInterpolation("VID:PID\0PATH\0DRIVER\0FAMILY\0FIRMWARE\0PRODUCT\0" as StaticString)
         for c in devices where c.isBluetooth {
-            let (family, firmware) = firmwareColumns(c, firmwareDirectory)
-            addRow(&cells, c.id, built("usb:\(c.path)"), c.kernelDriver ?? "(none)", family, firmware, c.productName.escaped)
+            cells.appendInterpolation("\(c.id)\(cellEnd)usb:\(c.path)\(cellEnd)\(c.kernelDriver ?? "(none)")\(cellEnd)" as BuiltText)
+            appendFirmwareColumns(&cells, c, firmwareDirectory)
+            cells.appendInterpolation("\(c.productName.escaped)\(cellEnd)" as BuiltText)
         }
-        if let board {
-            addRow(&cells, "UART", built("serial:\(uart)"), "(probed)", board.family, board.file, "the board's Bluetooth UART")
+        if board {
+            cells.appendInterpolation("UART\(cellEnd)serial:\(uart)\(cellEnd)(probed)\(cellEnd)" as BuiltText)
+            appendBoardUART(&cells, firmwareDirectory)
+            cells.appendInterpolation("the board's Bluetooth UART\(cellEnd)" as BuiltText)
         }
-        printColumns(cells, columns: 6)
+        cells.bytes.withUnsafeBytes { forEachTableLine($0, columns: 6) { writeLine(1, nil, $0) } }
         return Exit.success
     }
 
@@ -125,7 +130,7 @@ enum USBController {
             }
             text.append("; seen: ")
             var seen = 0
-            for device in devices where !device.ports.isEmpty {
+            for device in devices where device.depth > 0 {
                 if seen > 0 { text.append(", ") }
                 text.append("\(device.id) at \(device.path)")
                 if device.isBluetooth { text.append(" (Bluetooth)") }
@@ -147,80 +152,94 @@ enum USBController {
 /// --list-controllers: chip family and whether its firmware is needed and
 /// present, as the chipset table says (a VID:PID does not always name the
 /// chip: the file a typical unit needs is shown, the exact one is named by the
-/// controller at start).
-func firmwareColumns(_ c: USBCandidate, _ directory: String) -> (family: String, firmware: String) {
-    guard let (family, _, file, package) = firmwareGuess(vendor: c.vendor, product: c.product, vendorClass: c.vendorClass) else {
-        return ("-", "not needed")
+/// controller at start), as two cells.
+@inline(never)
+func appendFirmwareColumns(_ cells: inout BuiltText.Builder, _ c: USBCandidate, _ directory: String) {
+    guard let found = ChipsetTable.usbModel(vendor: c.vendor, product: c.product, vendorClass: c.vendorClass) else {
+        return cells.appendInterpolation("-\0not needed\0" as StaticString)
     }
-    let present = ChipsetSetup.fileExists(built("\(directory)/\(file)"))
-    return (family, built("\(file) (\(present ? "present" : "MISSING"), \(package.isEmpty ? "no Debian package ships it" : package))"))
+    var path = CPathBuffer()
+    path.append(string: directory)
+    path.append("/")
+    let fileStart = path.count
+    path.append(terminated: found.info.directory.utf8Start)
+    path.append("/")
+    found.file.withBytes { path.append($0) }
+    let file = UnsafeRawBufferPointer(rebasing: path.bytes[fileStart...])
+    let present: StaticString = access(path.pointer, R_OK) == 0 ? "present" : "MISSING"
+    // The package's name, without "(component …)".
+    let package = UnsafeRawBufferPointer(start: found.info.usbPackage.utf8Start, count: terminatedCount(found.info.usbPackage.utf8Start))
+    let name = UnsafeRawBufferPointer(rebasing: package[..<(package.firstIndex(of: 0x20) ?? package.count)])
+    cells.appendInterpolation("\(found.info.vendor)\(cellEnd)\(bytes: file) (\(present), " as BuiltText)
+    if name.isEmpty { cells.appendLiteral("no Debian package ships it") } else { cells.appendInterpolation(bytes: name) }
+    cells.appendInterpolation(")\(cellEnd)" as BuiltText)
 }
 
 /// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1, or
 /// the serial:PATH given), when there: probed at start, where its chip names
 /// itself. With the board known from the device tree, the file the board's
 /// chip needs: the first of Linux's names that is there (symbolic links
-/// followed), for each chip the board is sold with.
-func boardUART(_ directory: String, path: String = "/dev/serial1") -> (family: String, file: String)? {
-    guard access(path, F_OK) == 0 else { return nil }
+/// followed), for each chip the board is sold with. Its family and file, two cells.
+@inline(never)
+func appendBoardUART(_ cells: inout BuiltText.Builder, _ directory: String) {
     let board = DeviceTree.current.boardText
     // The chips' files joined as they come, into one text (no array of them joined after).
-    var files: BuiltText = ""
-    var family = "-"
+    var files = BuiltText.Builder()
+    var family: StaticString = "-"
     var variant = 0
+    var path = CPathBuffer(), first = CPathBuffer()
     while true {
         var query = BoardChipQuery(board: board, variant: variant)
         guard ChipsetTable.boardChip(&query) else { break }
-        let chip = query.chip
-        family = staticText(chip.info.vendor)
-        let candidates = VendorFiles.candidatePaths(chip.request, folder: built("\(directory)/\(chip.info.directory)"))
-        var found: String? = nil
-        for candidate in candidates where access(candidate, R_OK) == 0 {
-            found = candidate
-            break
+        family = query.chip.info.vendor
+        path.cut(to: 0)
+        path.append(string: directory)
+        path.append("/")
+        path.append(terminated: query.chip.info.directory.utf8Start)
+        path.append("/")
+        let folder = path.count
+        // The first name that is there, else the first name.
+        var found = false, named = false
+        first.cut(to: 0)
+        query.chip.request.forEachCandidate { name in
+            guard !found else { return }
+            if !named { first.append(name) }
+            named = true
+            path.cut(to: folder)
+            path.append(name)
+            if access(path.pointer, R_OK) == 0 { found = true }
         }
-        if variant > 0 { files.append(" or ") }
-        files.append("\(text(chip.model)): \(found ?? candidates[0]) (\(found == nil ? "MISSING" : "present"))")
+        if !found {
+            path.cut(to: folder)
+            path.append(first.bytes)
+        }
+        if variant > 0 { files.appendLiteral(" or ") }
+        let state: StaticString = found ? "present" : "MISSING"
+        files.appendInterpolation("\(query.chip.model): \(bytes: path.bytes) (\(state))" as BuiltText)
         variant += 1
     }
-    let file = variant == 0 ? built("\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)") : files.string
-    return (family, file)
-}
-
-/// The board's UART row as its six cells, as --list-controllers prints it
-/// (the unit tests'; the listing adds the two that vary to its cells itself).
-func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
-    guard let board = boardUART(directory, path: path) else { return nil }
-    return ["UART", built("serial:\(path)"), "(probed)", board.family, board.file, "the board's Bluetooth UART"]
-}
-
-/// Appends one row of six cells (`USBController.list`), here once rather than at each row.
-@inline(never)
-func addRow(_ cells: inout [String], _ a: String, _ b: String, _ c: String, _ d: String, _ e: String, _ f: String) {
-    cells.append(a); cells.append(b); cells.append(c); cells.append(d); cells.append(e); cells.append(f)
-}
-
-/// `cells`, `columns` a row, printed as `columnLines` lays them out.
-func printColumns(_ cells: [String], columns: Int) { columnLines(cells, columns: columns) { printLine($0) } }
-
-/// Rows of `cells` (`columns` a row) as columns two spaces apart, each as wide
-/// as its widest cell (the last one not padded); a cell's width is its count
-/// of Unicode scalars.
-func columnLines(_ cells: [String], columns: Int, _ line: (String) -> Void) {
-    var widths = [Int](repeating: 0, count: columns)
-    for (i, cell) in cells.enumerated() { widths[i % columns] = max(widths[i % columns], cell.unicodeScalars.count) }
-    var text: BuiltText = ""
-    for (i, cell) in cells.enumerated() {
-        let column = i % columns
-        if column > 0 { text.append("  ") }
-        text.append("\(cell)")
-        if column < columns - 1 {
-            text.spaces(widths[column] - cell.unicodeScalars.count)
-        } else {
-            line(text.string)
-            text = ""
-        }
+    if variant == 0 {
+        cells.appendInterpolation("\(family)\(cellEnd)\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)\(cellEnd)" as BuiltText)
+    } else {
+        cells.appendInterpolation("\(family)\(cellEnd)\(BuiltText(files))\(cellEnd)" as BuiltText)
     }
+}
+
+/// The board's UART row as its six cells, as --list-controllers prints it (the unit tests').
+func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
+    guard access(path, F_OK) == 0 else { return nil }
+    var cells = BuiltText.Builder()
+    cells.appendInterpolation("UART\(cellEnd)serial:\(path)\(cellEnd)(probed)\(cellEnd)" as BuiltText)
+    appendBoardUART(&cells, directory)
+    cells.appendInterpolation("the board's Bluetooth UART\(cellEnd)" as BuiltText)
+    return cells.bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// Rows of `cells` (`columns` a row) as `forEachTableLine` lays them out (the unit tests').
+func columnLines(_ cells: [String], columns: Int, _ line: (String) -> Void) {
+    var table: [UInt8] = []
+    for cell in cells { table += Array(cell.utf8) + [0] }
+    table.withUnsafeBytes { forEachTableLine($0, columns: columns) { line(String(decoding: $0, as: UTF8.self)) } }
 }
 
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.
