@@ -92,7 +92,7 @@ enum UdevMatch {
         // The device's own bus-port path, read as an entry's is (a kernel name is
         // canonical: "1-1.2" matches the entries 1-1.2 and 01-1.02, as it did when
         // the entry was written back out and compared).
-        var device: (bus: Int, ports: [Int])? = nil
+        var device: (bus: Int, ports: USBPorts)? = nil
         if case .success(.usbPath(let bus, let ports)) = TransportSpec.parse("usb:" + path) { device = (bus, ports) }
         // Line by line over the bytes; each entry (before any `#`) made text
         // to be trimmed and parsed as --transport's value is.

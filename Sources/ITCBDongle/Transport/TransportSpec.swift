@@ -3,7 +3,7 @@ enum TransportSpec: Equatable {
     /// First Bluetooth-class USB device, or one by VID:PID, or by bus-port path.
     case usbAny
     case usbID(vendor: UInt16, product: UInt16)
-    case usbPath(bus: Int, ports: [Int])
+    case usbPath(bus: Int, ports: USBPorts)
     case tcp(host: String, port: UInt16)
     /// `serial:PATH[@BAUD][,flow|,noflow]`: nil when not given (the board decides, `BoardUART`).
     case serial(path: String, baud: Int?, flow: Bool?)
@@ -59,14 +59,14 @@ enum TransportSpec: Equatable {
             }
             if let dash = find(0x2D, 4, end), find(0x2D, dash + 1, end) == nil,
                let bus = wholeNumber(bytes, 4, dash, maximum: UInt64(Int.max)), bus > 0 {
-                var ports: [Int] = [], valid = true
+                var ports = USBPorts(), valid = true
                 var start = dash + 1
                 while valid, start <= end {
                     let stop = find(0x2E, start, end) ?? end
                     if let port = wholeNumber(bytes, start, stop, maximum: 255), port > 0 { ports.append(Int(port)) } else { valid = false }
                     start = stop + 1
                 }
-                if valid, ports.count <= 7 {
+                if valid, ports.depth <= 7 {
                     return .success(.usbPath(bus: Int(bus), ports: ports))
                 }
             }
@@ -121,6 +121,23 @@ enum TransportSpec: Equatable {
         case .usbAny, .usbID, .usbPath: true
         default: false
         }
+    }
+}
+
+/// A bus-port path's ports from the root hub (1.4.2), a byte each (the first
+/// lowest; at most 7 are kept, as libusb gives them), and how many: no array in
+/// the spec to grow, copy and release.
+struct USBPorts: Equatable, ExpressibleByArrayLiteral {
+    var packed: UInt64 = 0
+    var depth = 0
+
+    init() {}
+    init(packed: UInt64, depth: Int) { (self.packed, self.depth) = (packed, depth) }
+    init(arrayLiteral ports: Int...) { for port in ports { append(port) } }
+
+    mutating func append(_ port: Int) {
+        if depth < 8 { packed |= UInt64(UInt8(truncatingIfNeeded: port)) << (8 * UInt64(depth)) }
+        depth += 1
     }
 }
 

@@ -49,25 +49,15 @@ struct USBCandidate {
         switch spec {
         case .usbAny: isBluetooth
         case .usbID(let v, let p): vendor == v && product == p
-        case .usbPath(let b, let p): bus == b && USBCandidate.pack(p) == (ports, depth)
+        case .usbPath(let b, let p): bus == b && p == USBPorts(packed: ports, depth: depth)
         default: false
         }
     }
 }
 
-extension USBCandidate {
-    /// Ports as `ports` holds them (a spec's: at most 7, each 1-255), and their count.
-    static func pack(_ ports: [Int]) -> (UInt64, Int) {
-        var packed: UInt64 = 0
-        for (index, port) in ports.enumerated() where index < 8 { packed |= UInt64(UInt8(truncatingIfNeeded: port)) << (8 * UInt64(index)) }
-        return (packed, ports.count)
-    }
-}
-
 /// "1-1.2": a bus and its ports as sysfs names them.
-func usbPath(bus: Int, ports: [Int]) -> String {
-    let (packed, depth) = USBCandidate.pack(ports)
-    return usbPath(bus: bus, packed: packed, depth: depth)
+func usbPath(bus: Int, ports: USBPorts) -> String {
+    usbPath(bus: bus, packed: ports.packed, depth: ports.depth)
 }
 
 @inline(never)
