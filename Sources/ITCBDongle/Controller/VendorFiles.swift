@@ -116,7 +116,7 @@ struct VendorFiles {
     /// A candidate name under `folder`. Outlined: forEachCandidate calls its body from two places.
     @inline(never)
     static func path(_ folder: String, _ name: UnsafeRawBufferPointer) -> String {
-        built("\(folder)/\(String(decoding: name, as: UTF8.self))")
+        built("\(folder)/\(bytes: name)")  // repaired once, as a whole: the same text
     }
 
     /// Once the host takes over: what was loaded, if anything. The files are no longer needed.
