@@ -92,7 +92,8 @@ enum UdevMatch {
         // The device's own bus-port path, read as an entry's is (a kernel name is
         // canonical: "1-1.2" matches the entries 1-1.2 and 01-1.02, as it did when
         // the entry was written back out and compared).
-        var device: (bus: Int, ports: USBPorts)? = nil
+        // Bus 0 when the name is not a path: no entry's bus is 0.
+        var device = (bus: 0, ports: USBPorts())
         if case .success(.usbPath(let bus, let ports)) = TransportSpec.parse("usb:" + path) { device = (bus, ports) }
         // Line by line over the bytes; each entry (before any `#`) made text
         // to be trimmed and parsed as --transport's value is.
@@ -108,7 +109,7 @@ enum UdevMatch {
             if entry.isEmpty { continue }
             switch TransportSpec.parse(entry.hasBytePrefix("usb:") ? entry : "usb:" + entry) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
-            case .success(.usbPath(let bus, let ports)) where device.map({ $0.bus == bus && $0.ports == ports }) ?? false:
+            case .success(.usbPath(let bus, let ports)) where device.bus == bus && device.ports == ports:
                 return true
             case .success: continue
             case .failure: warn(config, number, entry)
