@@ -64,14 +64,14 @@ enum FileProblem: Error, Equatable {
 /// Opens `path` only if it is a regular file (or, with O_CREAT, none yet):
 /// stat(2) first, so a device is never opened at all; O_NONBLOCK, so a FIFO
 /// put there since cannot block; then fstat(2) of what was opened.
-func openRegularFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) throws(FileProblem) -> Int32 {
+func openRegularFile(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t = 0) throws(FileProblem) -> Int32 {
     var info = stat()
     if stat(path, &info) == 0 {
         if let kind = FileProblem.kind(of: info.st_mode) { throw .notRegular(kind) }
     } else if errno != ENOENT || flags & O_CREAT == 0 {
         throw .from(errno: errno)
     }
-    let fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, mode)
+    let fd = clinux_open(path, flags | O_NONBLOCK | O_CLOEXEC, mode)
     guard fd >= 0 else {
         // ENXIO: a FIFO with no reader (or a socket) appeared since the stat.
         throw errno == ENXIO ? .notRegular("a FIFO or a socket") : .from(errno: errno)
@@ -85,7 +85,8 @@ func openRegularFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) throws(
 }
 
 /// A regular file read whole, at most `limit` bytes; the caller deallocates.
-func readRegularFile(_ path: String, limit: Int) throws(FileProblem) -> UnsafeMutableRawBufferPointer {
+/// The path is a C string (a String argument is passed as one).
+func readRegularFile(_ path: UnsafePointer<CChar>, limit: Int) throws(FileProblem) -> UnsafeMutableRawBufferPointer {
     let fd = try openRegularFile(path, O_RDONLY)
     defer { sysClose(fd) }
     var info = stat()

@@ -85,30 +85,10 @@ struct DeviceTree {
     }
 }
 
-/// A regular file of the tree read whole, at most 4096 bytes, as
-/// `readRegularFile` reads it (stat first: never a device or FIFO opened);
-/// nil for anything else. The caller deallocates.
-@inline(never)
+/// A regular file of the tree read whole, at most 4096 bytes (stat first:
+/// never a device or FIFO opened); nil for anything else. The caller deallocates.
 func readTreeFile(_ path: UnsafePointer<CChar>) -> UnsafeMutableRawBufferPointer? {
-    var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return nil }
-    let fd = clinux_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
-    guard fd >= 0 else { return nil }
-    defer { sysClose(fd) }
-    guard fstat(fd, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG), info.st_size <= 4096 else { return nil }
-    let size = Int(info.st_size)
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 8)
-    var done = 0
-    while done < size {
-        let n = sysRead(fd, buffer.baseAddress! + done, size - done)
-        if n < 0, errno == EINTR { continue }
-        guard n > 0 else {
-            buffer.deallocate()
-            return nil
-        }
-        done += n
-    }
-    return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size])
+    try? readRegularFile(path, limit: 4096)
 }
 
 /// How the board's own Bluetooth UART is driven: its rate after the chip's
