@@ -44,11 +44,14 @@ final class MetricsFile {
         // `dir/.file.prom.tmp`: the bytes up to the last "/", a dot, the rest, ".tmp".
         var slash = file.count - 1
         while slash > 0, file[slash - 1] != 0x2F { slash -= 1 }
-        var temporary = file
-        temporary.insert(0x2E, at: slash)
-        temporary.removeLast()  // the NUL
-        temporary.append(contentsOf: [0x2E, 0x74, 0x6D, 0x70, 0] as [CChar])  // ".tmp"
-        self.temporary = temporary
+        // One pass into one buffer (insert and an appended array literal were generic code).
+        let suffix: StaticString = ".tmp"
+        self.temporary = [CChar](unsafeUninitializedCapacity: file.count + 5) { out, count in
+            for i in 0..<file.count - 1 { out[i < slash ? i : i + 1] = file[i] }
+            out[slash] = 0x2E
+            for i in 0..<5 { out[file.count + i] = CChar(bitPattern: suffix.utf8Start[i]) }  // ".tmp" and its NUL
+            count = file.count + 5
+        }
         labels = MetricsFile.labelText("{transport", transport)
         var info: [UInt8] = []
         MetricsFile.appendLabel(",name", name, to: &info)
