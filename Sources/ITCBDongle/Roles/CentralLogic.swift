@@ -68,10 +68,9 @@ struct CentralLogic: RoleLogic, ~Copyable {
     mutating func noteAdvertiser(_ report: AdvertisingReport) {
         let entry = seen.entries[seen.add(report)]
         guard let peerName, session.isCandidate(entry) else { return }
-        let heard = entry.summary.name.string.foldedCase(), wanted = peerName.foldedCase()
+        let (same, beginsLike) = CentralLogic.compareNames(entry.summary.name.string, peerName)
         let address = entry.address.value
-        let same = sameBytes(heard, wanted)
-        let mayBe = !entry.summary.nameIsComplete && entry.heardScanResponse && wanted.hasBytePrefix(heard)
+        let mayBe = !entry.summary.nameIsComplete && entry.heardScanResponse && beginsLike
             && !otherNames.contains { $0.address == address }
         guard same || mayBe else { return }
         if session.settings.listOnly {
@@ -110,6 +109,14 @@ struct CentralLogic: RoleLogic, ~Copyable {
         session.finish(host: &host)
     }
 
+    /// A name heard against --peer's, in any case: the same, or the wanted one begins
+    /// with it (a shortened name). Out of line: the folding was inlined at each of the callers.
+    @inline(never)
+    static func compareNames(_ heard: String, _ wanted: String) -> (same: Bool, beginsLike: Bool) {
+        let heard = heard.foldedCase(), wanted = wanted.foldedCase()
+        return (sameBytes(heard, wanted), wanted.hasBytePrefix(heard))
+    }
+
     /// An advertiser as the messages show it: `"NAME" (shortened) ADDRESS -50 dBm`.
     @inline(never)
     func describe(_ entry: ScanEntry) -> BuiltText {
@@ -141,8 +148,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let wanted: Bool
         if let peerName {
             // Found by its full name, or by the shortened one --scan lists.
-            let folded = peerName.foldedCase()
-            wanted = (found && sameBytes(name.foldedCase(), folded)) || sameBytes(heard.foldedCase(), folded)
+            wanted = (found && CentralLogic.compareNames(name, peerName).same) || CentralLogic.compareNames(heard, peerName).same
         } else {
             wanted = true
         }
@@ -357,10 +363,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
             return line.appendLiteral("\"")
         }
         if let peerName {
-            // Each name folded once (foldedCase is inlined where it is called).
-            let heard = entry.summary.name.string.foldedCase(), wanted = peerName.foldedCase()
-            let beginsLike = wanted.hasBytePrefix(heard)
-            if !sameBytes(heard, wanted), !(entry.heardScanResponse && beginsLike) {
+            let (same, beginsLike) = CentralLogic.compareNames(entry.summary.name.string, peerName)
+            if !same, !(entry.heardScanResponse && beginsLike) {
                 line.appendLiteral("not named \"")
                 line.appendInterpolation(escaped: peerName)
                 if !entry.summary.nameIsComplete, !entry.heardScanResponse, beginsLike {

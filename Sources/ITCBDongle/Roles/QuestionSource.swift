@@ -5,6 +5,7 @@ import CLinux
 /// Where the central's questions come from: --question (each --count times) or
 /// standard input, one per line (a prompt when it is a terminal).
 final class QuestionSource {
+    /// The questions still to ask, each once (`next` repeats each --count times).
     var queue: [String]
     let interactive: Bool
     let fromStdin: Bool
@@ -15,7 +16,7 @@ final class QuestionSource {
 
     init(questions: [String], count: Int) {
         fromStdin = questions.isEmpty
-        queue = questions.flatMap { Array(repeating: $0, count: count) }
+        queue = questions
         interactive = fromStdin && isatty(0) == 1
         if fromStdin { _ = fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK) }
         self.count = count
@@ -51,24 +52,32 @@ final class QuestionSource {
             }
         }
         while let newline = stdinBuffer.firstIndex(of: 0x0A) {
-            take(Array(stdinBuffer[0..<newline]))
+            take(stdinBuffer[0..<newline])
             stdinBuffer.removeFirst(newline + 1)
         }
         if stdinClosed, !stdinBuffer.isEmpty {
-            take(stdinBuffer)
+            take(stdinBuffer[...])
             stdinBuffer = []
         }
     }
 
-    func take(_ line: [UInt8]) {
-        var bytes = line
-        if bytes.last == 0x0D { bytes.removeLast() }
+    func take(_ line: ArraySlice<UInt8>) {
+        let bytes = line.last == 0x0D ? line.dropLast() : line
         let text = String(decoding: bytes, as: UTF8.self)
         if interactive { PromptLine.answered() }  // Enter ended the line; an empty one gets the prompt again
         guard !text.trimmingCharacters().isEmpty else { return }
         taken += 1
-        queue += Array(repeating: text, count: count)
+        queue.append(text)
     }
 
-    func next() -> String? { queue.isEmpty ? nil : queue.removeFirst() }
+    /// The first question, asked --count times before it leaves the queue (each kept
+    /// once: no array of copies made by generic code).
+    func next() -> String? {
+        guard let first = queue.first else { return nil }
+        asksLeft = (asksLeft == 0 ? count : asksLeft) - 1
+        if asksLeft == 0 { queue.removeFirst() }
+        return first
+    }
+    /// Times the first question is still to be asked after this one; 0: not asked yet.
+    var asksLeft = 0
 }

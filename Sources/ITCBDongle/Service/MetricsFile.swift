@@ -44,11 +44,14 @@ final class MetricsFile {
         // `dir/.file.prom.tmp`: the bytes up to the last "/", a dot, the rest, ".tmp".
         var slash = file.count - 1
         while slash > 0, file[slash - 1] != 0x2F { slash -= 1 }
-        var temporary = file
-        temporary.insert(0x2E, at: slash)
-        temporary.removeLast()  // the NUL
-        temporary.append(contentsOf: [0x2E, 0x74, 0x6D, 0x70, 0] as [CChar])  // ".tmp"
-        self.temporary = temporary
+        // One pass into one buffer (insert and an appended array literal were generic code).
+        let suffix: StaticString = ".tmp"
+        self.temporary = [CChar](unsafeUninitializedCapacity: file.count + 5) { out, count in
+            for i in 0..<file.count - 1 { out[i < slash ? i : i + 1] = file[i] }
+            out[slash] = 0x2E
+            for i in 0..<5 { out[file.count + i] = CChar(bitPattern: suffix.utf8Start[i]) }  // ".tmp" and its NUL
+            count = file.count + 5
+        }
         labels = MetricsFile.labelText("{transport", transport)
         var info: [UInt8] = []
         MetricsFile.appendLabel(",name", name, to: &info)
@@ -133,7 +136,7 @@ final class MetricsFile {
         render(total, gauges)
         // O_NONBLOCK: a FIFO left at the name fails (ENXIO, warned) instead of holding the loop.
         let fd = clinux_open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
-        guard fd >= 0 else { return failed("cannot create \(cString: temporary)") }
+        guard fd >= 0 else { return failed("create") }
         // The unit's UMask=0077 would leave it unreadable to node_exporter's user.
         _ = fchmod(fd, 0o644)
         var done = 0
@@ -153,13 +156,13 @@ final class MetricsFile {
         if error != 0 {
             errno = error
             _ = unlink(temporary)
-            return failed("cannot write \(cString: temporary)")
+            return failed("write")
         }
         guard rename(temporary, path) == 0 else {
             let why = errno
             _ = unlink(temporary)
             errno = why
-            return failed("cannot rename \(cString: temporary) to \(cString: path)")
+            return failed("rename", renaming: true)
         }
         if failing {
             failing = false
@@ -168,15 +171,31 @@ final class MetricsFile {
     }
 
     /// Warned once per run of failures; the appliance serves on.
+    /// `cannot VERB TEMPORARY[ to PATH]`: the three failures' line built here once.
+    @inline(__always)
+    func failed(_ verb: StaticString, renaming: Bool = false) { failedText(verb.utf8Start, renaming) }
+
     @inline(never)
-    func failed(_ what: consuming BuiltText) {
+    func failedText(_ verb: UnsafePointer<UInt8>, _ renaming: Bool) {
         guard !failing else { return }
-        let why = errnoString()
+        // strerror's text straight in: no String for it.
+        let why = UnsafeRawPointer(strerror(errno)!).assumingMemoryBound(to: UInt8.self)
         failing = true
-        var line: BuiltText = "metrics: "
-        line.append(what)
-        line.append(": \(why); serving on without the metrics file (tried again every \(MetricsFile.period / 1000) s)")
-        Log.warning(line)
+        var line = BuiltText.Builder()
+        line.appendLiteral("metrics: cannot ")
+        line.appendTerminated(verb)
+        line.appendLiteral(" ")
+        line.appendInterpolation(cString: temporary)
+        if renaming {
+            line.appendLiteral(" to ")
+            line.appendInterpolation(cString: path)
+        }
+        line.appendLiteral(": ")
+        line.appendTerminated(why)
+        line.appendLiteral("; serving on without the metrics file (tried again every ")
+        line.appendInterpolation(Int(MetricsFile.period / 1000))
+        line.appendLiteral(" s)")
+        Log.warning(BuiltText(line))
     }
 
     // MARK: - The text
