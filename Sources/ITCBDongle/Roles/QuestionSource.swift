@@ -75,7 +75,7 @@ final class QuestionSource {
     func next() -> String? {
         guard let first = queue.first else { return nil }
         asksLeft = (asksLeft == 0 ? count : asksLeft) - 1
-        if asksLeft == 0 { queue.removeFirst() }
+        if asksLeft <= 0 { queue.removeFirst() }  // <= : a count below 1 (refused by the command line) still ends
         return first
     }
     /// Times the first question is still to be asked after this one; 0: not asked yet.
