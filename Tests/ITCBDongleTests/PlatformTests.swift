@@ -6,6 +6,23 @@ import BLEHost
 /// The platform layer's pure parts: --transport parsing, USB endpoint mapping,
 /// the udev matcher and the JSON output encoding.
 @Suite struct TransportSpecTests {
+    /// libusb_get_port_numbers fills a 7-byte buffer from its end and moves the
+    /// ports to its start (libusb core.c): for 3-1 the word holds port 1 at byte
+    /// 0 and again at byte 6. Only the first `depth` bytes are the path; with
+    /// the stale byte kept, usb:3-1 matched no device (CI, 2026-11-29).
+    @Test func portsFromLibUSBKeepOnlyTheirDepth() {
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { buffer in
+            buffer[6] = 1  // where libusb wrote it
+            buffer[0] = 1  // where it moved it
+        }
+        #expect(USBPorts.kept(word, depth: 1) == 1)
+        #expect(USBPorts(packed: USBPorts.kept(word, depth: 1), depth: 1) == [1])
+        #expect(USBPorts.kept(0x0007_0605_0403_0201, depth: 7) == 0x0007_0605_0403_0201)
+        #expect(USBPorts.kept(0x0004_0000_0000_0402, depth: 2) == 0x0402)
+        #expect(USBPorts.kept(0x0101, depth: 0) == 0)
+    }
+
     @Test func validSelectors() throws {
         #expect(try TransportSpec.parse("usb").get() == .usbAny)
         #expect(try TransportSpec.parse("usb:0a12:0001").get() == .usbID(vendor: 0x0A12, product: 0x0001))

@@ -135,6 +135,13 @@ struct USBPorts: Equatable, ExpressibleByArrayLiteral {
     init(packed: UInt64, depth: Int) { (self.packed, self.depth) = (packed, depth) }
     init(arrayLiteral ports: Int...) { for port in ports { append(port) } }
 
+    /// The first `depth` bytes of a word libusb_get_port_numbers filled: it
+    /// writes the ports from the buffer's end and moves them to its start
+    /// (libusb core.c), so the bytes past `depth` still hold ports. 0 for none.
+    static func kept(_ word: UInt64, depth: Int) -> UInt64 {
+        depth <= 0 ? 0 : depth >= 8 ? word : word & (UInt64.max >> UInt64(64 - 8 * depth))
+    }
+
     mutating func append(_ port: Int) {
         if depth < 8 { packed |= UInt64(UInt8(truncatingIfNeeded: port)) << (8 * UInt64(depth)) }
         depth += 1

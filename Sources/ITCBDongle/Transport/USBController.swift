@@ -53,7 +53,7 @@ enum USBController {
             let depth = withUnsafeMutableBytes(of: &ports) { libusb_get_port_numbers(device, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), 7) }
             devices.append(USBCandidate(
                 device: device, vendor: descriptor.idVendor, product: descriptor.idProduct,
-                bus: Int(libusb_get_bus_number(device)), ports: depth > 0 ? ports : 0, depth: max(Int(depth), 0),
+                bus: Int(libusb_get_bus_number(device)), ports: USBPorts.kept(ports, depth: Int(depth)), depth: max(Int(depth), 0),
                 isBluetooth: bluetooth, vendorClass: bluetooth && !standard))
         }
         return (list, devices)
