@@ -380,6 +380,10 @@ CASES
         || { echo "mistyped line: '$got'"; return 1; }
     [ "$(ITCB_DONGLES_FILE="$dongles" "$binary" --udev-match "$usb/1-1" 2>/dev/null | tr '\n' ' ')" \
         = "ITCB_BLUETOOTH=1 ITCB_CONFIGURED=1 ITCB_INSTANCE=1-1 " ] || { echo "a good line after a bad one"; return 1; }
+    # A FIFO where the dongles file should be, with no writer: read as empty, not waited on.
+    rm -f "$scratch/fifo"; mkfifo "$scratch/fifo"
+    [ "$(ITCB_DONGLES_FILE="$scratch/fifo" timeout 5 "$binary" --udev-match "$usb/1-1" | tr '\n' ' ')" \
+        = "ITCB_BLUETOOTH=1 ITCB_CONFIGURED=0 " ] || { echo "a FIFO as the dongles file was waited on"; return 1; }
     # Nothing configured (the shipped file): no dongle starts anything.
     cp udev/dongles "$scratch/shipped"
     [ "$(ITCB_DONGLES_FILE="$scratch/shipped" "$binary" --udev-match "$usb/1-1" | tr '\n' ' ')" \

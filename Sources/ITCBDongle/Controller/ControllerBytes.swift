@@ -67,10 +67,12 @@ struct CPathBuffer: ~Copyable {
 }
 
 /// A file read whole into a buffer of `limit` bytes (a longer one is cut
-/// there); nil when it cannot be opened. The caller deallocates.
+/// there); nil when it cannot be opened. The caller deallocates. Opened
+/// non-blocking: a FIFO put where a file should be (no writer) reads as
+/// empty rather than holding the open for ever.
 @inline(never)
 func readFileBytes(_ path: UnsafePointer<CChar>, limit: Int) -> UnsafeMutableRawBufferPointer? {
-    let fd = clinux_open(path, O_RDONLY, 0)
+    let fd = clinux_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit, alignment: 8)
