@@ -23,15 +23,7 @@ extension BuiltText.Builder {
     /// `\(escaped: name)`: bytes heard over the air as `FixedBytes.escaped` shows them.
     @inline(never)
     mutating func appendInterpolation<let n: Int>(escaped value: FixedBytes<n>) {
-        value.withBytes { appendEscaped($0) }
-    }
-
-    @inline(never)
-    mutating func appendEscaped(_ raw: UnsafeRawBufferPointer) {
-        UntrustedText.escape(raw) { piece in
-            bytes.append(contentsOf: piece)
-            return true
-        }
+        value.withBytes { appendInterpolation(escapedBytes: $0) }
     }
 }
 
