@@ -178,7 +178,7 @@ extension CommandLineSettings {
             let end = session(Session(transport: opened, snoop: snoop, number: sessions, setup: setup,
                                       firmwareDirectory: firmwareDir?.string ?? "/lib/firmware", metrics: metrics,
                                       startingRung: rung))
-            opened.close()
+            if case .exit = end { opened.close() } else { opened.closeToReopen() }
             // A chip with its own reset gets it first, on the same rung (RecoveryLadder.swift).
             chipReset = end == .reopenWithChipReset
             if chipReset { continue }

@@ -24,6 +24,10 @@ protocol Transport: AnyObject {
     /// Sends everything queued since the last flush.
     func flush() throws(TransportError)
     func close()
+    /// Closes it to open it again at once (the recovery ladder's next rung):
+    /// a USB dongle's interface is not given back to its kernel driver between
+    /// the two, which would start its own set-up and race the reopen.
+    func closeToReopen()
     /// Human-readable description for logs.
     var description: String { get }
     /// What it dropped or recovered from since open (status line, --metrics-file).
@@ -39,6 +43,7 @@ extension Transport {
     var counts: TransportCounts { TransportCounts() }
     var portRecovery: PortRecovery? { nil }
     var setupLink: SetupLink? { nil }
+    func closeToReopen() { close() }
 }
 
 /// How long to sleep until `deadline` (ms, capped at a minute), -1 for no deadline.

@@ -43,6 +43,11 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
     let eventMaxPacket: Int
     let aclInMaxPacket: Int
     var detachedDriver = false
+    /// The kernel driver this process took from the dongle and has not given
+    /// back: a session closed to reopen (`closeToReopen`) keeps it away, and
+    /// the last close gives it back.
+    nonisolated(unsafe) static var kernelDriverOwed = false
+    var givesBackDriver = true
 
     var events: EndpointReassembler
     var aclIn: EndpointReassembler
@@ -176,6 +181,10 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
                 throw .unavailable("could not detach \(driver) from \(name): \(libusbError(detach)) (run as root, or 'modprobe -r btusb')")
             }
             detachedDriver = true
+        }
+        if USBTransport.kernelDriverOwed {
+            detachedDriver = true
+            USBTransport.kernelDriverOwed = false
         }
         let claim = libusb_claim_interface(handle, 0)
         guard claim == 0 else {
@@ -321,6 +330,11 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
         if let failure { throw failure }
     }
 
+    func closeToReopen() {
+        givesBackDriver = false
+        close()
+    }
+
     func close() {
         closing = true
         if Signals.wakeFD == wakeDescriptor { Signals.wakeFD = -1 }
@@ -338,7 +352,9 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             rounds += 1
         }
         libusb_release_interface(handle, 0)
-        if detachedDriver {
+        if detachedDriver, !givesBackDriver {
+            USBTransport.kernelDriverOwed = true
+        } else if detachedDriver {
             let result = libusb_attach_kernel_driver(handle, 0)
             if result == 0 { Log.debug("kernel driver re-attached to \(description)") }
         }
