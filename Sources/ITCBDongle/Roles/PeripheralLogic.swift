@@ -123,38 +123,38 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         case .questionAccepted(let connection):
             // The text goes out once, with its answer (the info line below).
             Log.debug("question on 0x\(hex: connection) (\(ball.withQuestion(connection: connection) { $0.count }) bytes)")
-        case .questionRejected(let connection, let length):
-            // The operator's line: who, what was written (when the 8-Ball kept
-            // it: no answer was pending) and what it was told.
+        case .questionRejected(let connection, _), .answered(let connection, _):
+            // The operator's lines, one LogLine for both (its prefix is inlined
+            // where a line is made). Rejected: who, what was written (when the
+            // 8-Ball kept it: no answer was pending) and what it was told.
+            // Answered, the one info line of a question, no allocation: who
+            // asked, what, and the phrase (whatever --answers sent on the air:
+            // a slug is for apps).
             guard LogLevel.info <= Log.level else { return }
             var line = LogLine(.info)
-            line.text("rejected from ")
-            asker(connection, into: &line)
-            ball.withQuestion(connection: connection) { text in
-                if text.count == length, length > 0 {
-                    line.text(": \"")
-                    line.value(text)
-                    line.text("\" is not a question")
-                } else {
-                    line.text(": a write that is not a question (")
-                    line.decimal(length)
-                    line.text(" bytes)")
+            if case .answered(_, let answer) = event {
+                line.text("answer to ")
+                asker(connection, into: &line)
+                line.text(": \"")
+                ball.withQuestion(connection: connection) { line.value($0) }
+                line.text("\" -> ")
+                line.text(Answers.phrase(answer))
+            } else if case .questionRejected(_, let length) = event {
+                line.text("rejected from ")
+                asker(connection, into: &line)
+                ball.withQuestion(connection: connection) { text in
+                    if text.count == length, length > 0 {
+                        line.text(": \"")
+                        line.value(text)
+                        line.text("\" is not a question")
+                    } else {
+                        line.text(": a write that is not a question (")
+                        line.decimal(length)
+                        line.text(" bytes)")
+                    }
                 }
+                line.text(" -> ATT error 0x0E (please rephrase as a question)")
             }
-            line.text(" -> ATT error 0x0E (please rephrase as a question)")
-            line.write()
-        case .answered(let connection, let answer):
-            // The one info line of a question: built in place, no allocation.
-            // The operator's words: who asked, what, and the phrase (whatever
-            // --answers sent on the air: a slug is for apps).
-            guard LogLevel.info <= Log.level else { return }
-            var line = LogLine(.info)
-            line.text("answer to ")
-            asker(connection, into: &line)
-            line.text(": \"")
-            ball.withQuestion(connection: connection) { line.value($0) }
-            line.text("\" -> ")
-            line.text(Answers.phrase(answer))
             line.write()
         case .answerWaitingForSubscription(let connection):
             Log.debug("answer on 0x\(hex: connection) waits for the subscription")
