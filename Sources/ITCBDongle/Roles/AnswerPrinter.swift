@@ -42,7 +42,7 @@ final class AnswerPrinter {
                 "peer":\(json: peerName),"address":"\(jsonAddress: peerAddress)","rssi":\(rssi),"latency_ms":\(Int(latency))}
                 """)
         } else {
-            printText("\(question.escaped) -> \(phrase.escaped)")
+            printText("\(escaped: question) -> \(escaped: phrase)")
         }
     }
 
@@ -55,7 +55,7 @@ final class AnswerPrinter {
                 """)
             JSONOutput.failureShown = true
         } else {
-            printText("\(question.escaped) -> \(message)")
+            printText("\(escaped: question) -> \(message)")
         }
     }
 
@@ -63,18 +63,31 @@ final class AnswerPrinter {
     /// is marked so: `--peer` takes the shortened or the full name.
     func found(_ entry: ScanEntry) {
         let shortened = !entry.summary.nameIsComplete
+        // One builder, a piece at a time (each `append` of a literal made a BuiltText).
+        var line = BuiltText.Builder()
         if json {
-            var line: BuiltText = """
-                {"name":\(json: entry.summary.name.string),"shortened":\(shortened),"address":"\(entry.address)","rssi":
-                """
-            line.append(entry.rssi == 127 ? "null}" : "\(Int(entry.rssi))}")
-            printText(line)
+            line.appendLiteral("{\"name\":")
+            line.appendInterpolation(json: entry.summary.name.string)
+            line.appendLiteral(",\"shortened\":")
+            line.appendInterpolation(shortened)
+            line.appendLiteral(",\"address\":\"")
+            line.appendInterpolation(entry.address)
+            line.appendLiteral("\",\"rssi\":")
+            if entry.rssi == 127 { line.appendLiteral("null") } else { line.appendInterpolation(Int(entry.rssi)) }
+            line.appendLiteral("}")
         } else {
-            var line: BuiltText = "\(escaped: entry.summary.name)"
-            if shortened { line.append(" (shortened)") }
-            line.append("\t\(entry.address)\t")
-            line.append(entry.rssi == 127 ? "RSSI unknown" : "\(entry.rssi) dBm")  // 127: the controller had none
-            printText(line)
+            line.appendInterpolation(escaped: entry.summary.name)
+            if shortened { line.appendLiteral(" (shortened)") }
+            line.appendLiteral("\t")
+            line.appendInterpolation(entry.address)
+            line.appendLiteral("\t")
+            if entry.rssi == 127 {
+                line.appendLiteral("RSSI unknown")  // 127: the controller had none
+            } else {
+                line.appendInterpolation(entry.rssi)
+                line.appendLiteral(" dBm")
+            }
         }
+        printText(BuiltText(line))
     }
 }

@@ -101,7 +101,12 @@ struct CentralLogic: RoleLogic, ~Copyable {
             --peer "\(escaped: peerName ?? "")" matches \(namesakes.count) 8-Balls, so none was asked; \
             give the one you mean by its address (--peer ADDRESS)\(shortened ? " or its full name" : "")
             """)
-        for entry in namesakes { Log.error("candidate: \(describe(entry))") }
+        for entry in namesakes {
+            var line = BuiltText.Builder()
+            line.appendLiteral("candidate: ")
+            describe(entry, into: &line)
+            Log.emit(.error, BuiltText(line))
+        }
         JSONOutput.errorKind = "ambiguous"
         printer.fail(Exit.notFound)
         current = nil
@@ -117,10 +122,10 @@ struct CentralLogic: RoleLogic, ~Copyable {
         return (sameBytes(heard, wanted), wanted.hasBytePrefix(heard))
     }
 
-    /// An advertiser as the messages show it: `"NAME" (shortened) ADDRESS -50 dBm`.
+    /// An advertiser as the messages show it: `"NAME" (shortened) ADDRESS -50 dBm`,
+    /// appended to its line (no BuiltText of its own).
     @inline(never)
-    func describe(_ entry: ScanEntry) -> BuiltText {
-        var text = BuiltText.Builder()
+    func describe(_ entry: ScanEntry, into text: inout BuiltText.Builder) {
         if entry.summary.name.isEmpty {
             text.appendLiteral("(no name)")
         } else {
@@ -137,7 +142,6 @@ struct CentralLogic: RoleLogic, ~Copyable {
             text.appendInterpolation(entry.rssi)
             text.appendLiteral(" dBm")
         }
-        return BuiltText(text)
     }
 
     /// The full name of a target advertised shortened: is it the one wanted?
@@ -157,9 +161,24 @@ struct CentralLogic: RoleLogic, ~Copyable {
             Log.info(found ? "the 8-Ball's full name (GAP Device Name) is \"\(nameShown)\""
                 : "the 8-Ball \"\(escaped: session.target.summary.name)\" has no readable GAP Device Name; its shortened name stands")
         } else {
-            // Built as bytes: a String interpolation for the name shown was inlined here.
-            let shown: BuiltText = found ? "\"\(nameShown)\"" : "unreadable (no GAP Device Name)"
-            Log.info("\"\(escaped: session.target.summary.name)\" at \(session.target.address) is not \"\(escaped: peerName ?? "")\": its full name is \(shown); looking on")
+            // One builder: the name shown made as a BuiltText of its own cost a second one.
+            if LogLevel.info <= Log.level {
+                var line = BuiltText.Builder()
+                line.appendLiteral("\"")
+                line.appendInterpolation(escaped: session.target.summary.name)
+                line.appendLiteral("\" at ")
+                line.appendInterpolation(session.target.address)
+                line.appendLiteral(" is not \"")
+                line.appendInterpolation(escaped: peerName ?? "")
+                if found {
+                    line.appendLiteral("\": its full name is \"")
+                    line.appendInterpolation(nameShown)
+                    line.appendLiteral("\"; looking on")
+                } else {
+                    line.appendLiteral("\": its full name is unreadable (no GAP Device Name); looking on")
+                }
+                Log.emit(.info, BuiltText(line))
+            }
             otherNames.append((session.target.address.value, nameShown))
             session.settings.peerAddress = CentralLogic.unresolvedPeer
         }
@@ -256,8 +275,13 @@ struct CentralLogic: RoleLogic, ~Copyable {
             } else if source.fromStdin, everReady {
                 // The 8-Ball went away mid-session and this question did not
                 // find it again: offline; the next one looks for it again.
-                let within: BuiltText = scanSeconds.map { " within \(formatNumber($0)) s" } ?? ""
-                Log.warning("the 8-Ball was not found again\(within); the next question looks for it again")
+                if LogLevel.warning <= Log.level {
+                    var line = BuiltText.Builder()
+                    line.appendLiteral("the 8-Ball was not found again")
+                    appendWithin(&line)
+                    line.appendLiteral("; the next question looks for it again")
+                    Log.emit(.warning, BuiltText(line))
+                }
                 questionFailed("offline", "device offline", Exit.timeout)
                 restartPending = true
             } else if controllerLost {
@@ -304,11 +328,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let settings = session.settings
         var first = BuiltText.Builder()
         first.appendLiteral("no 8-Ball found")
-        if let scanSeconds {
-            first.appendLiteral(" within ")
-            first.appendInterpolation(formatNumber(scanSeconds))
-            first.appendLiteral(" s")
-        }
+        appendWithin(&first)
         first.appendLiteral("; looked for a device advertising the 8-Ball service and a name")
         if let peerName {
             first.appendLiteral(", named \"")
@@ -333,11 +353,20 @@ struct CentralLogic: RoleLogic, ~Copyable {
             let entry = seen.entries[index]
             var line = BuiltText.Builder()
             line.appendLiteral("seen: ")
-            line.appendInterpolation(describe(entry))
+            describe(entry, into: &line)
             line.appendLiteral(": ")
             whyNot(entry, into: &line)
             Log.emit(level, BuiltText(line))
         }
+    }
+
+    /// " within 5 s": how long the scan looked (nothing when it ran until stopped).
+    @inline(never)
+    func appendWithin(_ line: inout BuiltText.Builder) {
+        guard let scanSeconds else { return }
+        line.appendLiteral(" within ")
+        line.appendInterpolation(formatNumber(scanSeconds))
+        line.appendLiteral(" s")
     }
 
     /// Why a device seen is not the 8-Ball wanted (mirrors EightBallCentral's filter),
