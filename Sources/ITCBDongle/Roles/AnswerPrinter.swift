@@ -37,10 +37,24 @@ final class AnswerPrinter {
             Answers.phrase(answer, into: &phrase)
         }
         if json {
-            printText("""
-                {"question":\(json: question),"slug":\(slug: answer),"phrase":\(json: phrase.string),\
-                "peer":\(json: peerName),"address":"\(jsonAddress: peerAddress)","rssi":\(rssi),"latency_ms":\(Int(latency))}
-                """)
+            // The phrase written as JSON from its bytes, as `jsonString` would (no String made of it).
+            var line = BuiltText.Builder()
+            line.appendLiteral("{\"question\":")
+            line.appendInterpolation(json: question)
+            line.appendLiteral(",\"slug\":")
+            line.appendInterpolation(slug: answer)
+            line.appendLiteral(",\"phrase\":")
+            phrase.withBytes { line.appendJSON($0) }
+            line.appendLiteral(",\"peer\":")
+            line.appendInterpolation(json: peerName)
+            line.appendLiteral(",\"address\":\"")
+            line.appendInterpolation(jsonAddress: peerAddress)
+            line.appendLiteral("\",\"rssi\":")
+            line.appendInterpolation(rssi)
+            line.appendLiteral(",\"latency_ms\":")
+            line.appendInterpolation(Int(latency))
+            line.appendLiteral("}")
+            printText(BuiltText(line))
         } else {
             printText("\(escaped: question) -> \(escaped: phrase)")
         }
