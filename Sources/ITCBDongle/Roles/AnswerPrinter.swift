@@ -81,7 +81,7 @@ final class AnswerPrinter {
         var line = BuiltText.Builder()
         if json {
             line.appendLiteral("{\"name\":")
-            line.appendInterpolation(json: entry.summary.name.string)
+            entry.summary.name.withBytes { line.appendJSON($0) }  // as jsonString would: no String made
             line.appendLiteral(",\"shortened\":")
             line.appendInterpolation(shortened)
             line.appendLiteral(",\"address\":\"")

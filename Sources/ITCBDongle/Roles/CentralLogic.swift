@@ -146,8 +146,10 @@ struct CentralLogic: RoleLogic, ~Copyable {
 
     /// The full name of a target advertised shortened: is it the one wanted?
     mutating func nameRead(_ connection: UInt16, found: Bool, _ host: inout Host, now: UInt64) {
-        // Both read in one look-up of the link.
-        let (name, nameShown) = (found ? host.withClientLink(connection: connection) { ($0.readValue.string, $0.readValue.escaped) } : nil) ?? ("", "")
+        // Both read in one look-up of the link, from its bytes where they lie (no copies of the value).
+        let (name, nameShown) = (found ? host.withClientLink(connection: connection) { link in
+            link.readValue.withBytes { (String(decoding: $0, as: UTF8.self), UntrustedText.escaped($0)) }
+        } : nil) ?? ("", "")
         let heard = session.target.summary.name.string
         let wanted: Bool
         if let peerName {
