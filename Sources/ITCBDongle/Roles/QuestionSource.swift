@@ -38,17 +38,19 @@ final class QuestionSource {
 
     /// Reads what stdin has; complete lines become questions (each --count times).
     func readStdin() {
-        var chunk = [UInt8](repeating: 0, count: 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { sysRead(0, $0.baseAddress, $0.count) }
-            if n > 0 {
-                stdinBuffer += chunk[0..<n]
-            } else {
-                if n == 0 {
-                    stdinClosed = true
-                    PromptLine.end()  // Ctrl-D on the prompt's line echoes no newline
+        // Read into the stack (an array of 1 KB was made and freed per call).
+        withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 1) { chunk in
+            while true {
+                let n = sysRead(0, chunk.baseAddress, chunk.count)
+                if n > 0 {
+                    stdinBuffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+                } else {
+                    if n == 0 {
+                        stdinClosed = true
+                        PromptLine.end()  // Ctrl-D on the prompt's line echoes no newline
+                    }
+                    break
                 }
-                break
             }
         }
         while let newline = stdinBuffer.firstIndex(of: 0x0A) {
