@@ -68,7 +68,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
     mutating func noteAdvertiser(_ report: AdvertisingReport) {
         let entry = seen.entries[seen.add(report)]
         guard let peerName, session.isCandidate(entry) else { return }
-        let (same, beginsLike) = CentralLogic.compareNames(entry.summary.name.string, peerName)
+        let (same, beginsLike) = CentralLogic.compareNames(entry.summary.nameString, peerName)
         let address = entry.address.value
         let mayBe = !entry.summary.nameIsComplete && entry.heardScanResponse && beginsLike
             && !otherNames.contains { $0.address == address }
@@ -150,7 +150,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         let (name, nameShown) = (found ? host.withClientLink(connection: connection) { link in
             link.readValue.withBytes { (String(decoding: $0, as: UTF8.self), UntrustedText.escaped($0)) }
         } : nil) ?? ("", "")
-        let heard = session.target.summary.name.string
+        let heard = session.target.summary.nameString
         let wanted: Bool
         if let peerName {
             // Found by its full name, or by the shortened one --scan lists.
@@ -238,7 +238,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             if session.settings.listOnly {
                 printer.found(entry)
             } else {
-                printer.peerName = entry.summary.name.string
+                printer.peerName = entry.summary.nameString
                 printer.peerAddress = entry.address
                 printer.rssi = Int(entry.rssi)
                 Log.info("found 8-Ball \"\(escaped: entry.summary.name)\" at \(entry.address), RSSI \(entry.rssi) dBm")
@@ -394,7 +394,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             return line.appendLiteral("\"")
         }
         if let peerName {
-            let (same, beginsLike) = CentralLogic.compareNames(entry.summary.name.string, peerName)
+            let (same, beginsLike) = CentralLogic.compareNames(entry.summary.nameString, peerName)
             if !same, !(entry.heardScanResponse && beginsLike) {
                 line.appendLiteral("not named \"")
                 line.appendInterpolation(escaped: peerName)
@@ -421,6 +421,13 @@ struct CentralLogic: RoleLogic, ~Copyable {
         default:
             break
         }
+    }
+}
+
+extension AdvertisementSummary {
+    /// The name heard as a String (`FixedBytes.string`): out of line, four callers.
+    var nameString: String {
+        @inline(never) get { name.string }
     }
 }
 
