@@ -55,7 +55,7 @@ struct VendorFiles {
             Log.error(VendorFiles.line(facts, "firmware file", path, problem))
             return false
         }
-        let companionPath = built("\(folder)/\(text(request.companion))")
+        let companionPath = request.companion.withBytes { VendorFiles.path(folder, $0) }
         var companionProblem = FileProblem.missing
         if !request.companion.isEmpty {
             do throws(FileProblem) {
@@ -115,7 +115,7 @@ struct VendorFiles {
         }
     }
 
-    /// A candidate name under `folder`. Outlined: forEachCandidate calls its body from two places.
+    /// A name under `folder`: each candidate (forEachCandidate calls its body from two places) and the companion.
     @inline(never)
     static func path(_ folder: String, _ name: UnsafeRawBufferPointer) -> String {
         built("\(folder)/\(bytes: name)")  // repaired once, as a whole: the same text
