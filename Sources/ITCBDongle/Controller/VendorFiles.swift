@@ -48,11 +48,12 @@ struct VendorFiles {
             // Only a file that is not there is "missing"; one that is there says what is wrong with it.
             // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
             let (path, problem) = refused ?? (BuiltText(tried).string, .missing)
+            let line = VendorFiles.line(facts, "firmware file", path, problem, fromROM: request.optional)
             if request.optional {
-                Log.warning("\(escapedText: facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
+                Log.warning(line)
                 return true
             }
-            Log.error(VendorFiles.line(facts, "firmware file", path, problem))
+            Log.error(line)
             return false
         }
         let companionPath = request.companion.withBytes { VendorFiles.path(folder, $0) }
@@ -77,9 +78,15 @@ struct VendorFiles {
 
     /// A file the set-up cannot have, in one line: missing (and the package that
     /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
-    static func line(_ facts: ChipsetFacts, _ what: StaticString, _ path: String, _ problem: FileProblem) -> BuiltText {
+    /// `fromROM`: the chipset runs without it (a warning, no package named).
+    static func line(_ facts: ChipsetFacts, _ what: StaticString, _ path: String, _ problem: FileProblem,
+                     fromROM: Bool = false) -> BuiltText {
         var text: BuiltText = "\(escapedText: facts.label): \(what) \(escaped: path) \(problem.clause)"
-        if problem == .missing { text.append("; it is in the Debian package \(facts.info.package)") }
+        if fromROM {
+            text.append("; the controller runs from its ROM")
+        } else if problem == .missing {
+            text.append("; it is in the Debian package \(facts.info.package)")
+        }
         return text
     }
 
