@@ -48,14 +48,15 @@ struct VendorFiles {
             // Only a file that is not there is "missing"; one that is there says what is wrong with it.
             // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
             let (path, problem) = refused ?? (BuiltText(tried).string, .missing)
+            let line = VendorFiles.line(facts, "firmware file", path, problem, fromROM: request.optional)
             if request.optional {
-                Log.warning("\(escapedText: facts.label): firmware file \(escaped: path) \(problem.clause); the controller runs from its ROM")
+                Log.warning(line)
                 return true
             }
-            Log.error(VendorFiles.line(facts, "firmware file", path, problem))
+            Log.error(line)
             return false
         }
-        let companionPath = built("\(folder)/\(text(request.companion))")
+        let companionPath = request.companion.withBytes { VendorFiles.path(folder, $0) }
         var companionProblem = FileProblem.missing
         if !request.companion.isEmpty {
             do throws(FileProblem) {
@@ -68,17 +69,25 @@ struct VendorFiles {
             Log.error(VendorFiles.line(facts, "config file", companionPath, companionProblem))
             return false
         }
-        Log.info("\(escapedText: facts.label): loading \(escaped: firmwarePath)\(companionFile == nil ? "" : " and \(companionPath.escaped)")")
+        // One text, the companion appended to it: a String made for " and …" was inlined String interpolation.
+        var line: BuiltText = "\(escapedText: facts.label): loading \(escaped: firmwarePath)"
+        if companionFile != nil { line.append(" and \(escaped: companionPath)") }
+        Log.info(line)
         return true
     }
 
     /// A file the set-up cannot have, in one line: missing (and the package that
     /// has it), or what is there instead (a directory, a FIFO, too large, a loop).
-    static func line(_ facts: ChipsetFacts, _ what: StaticString, _ path: String, _ problem: FileProblem) -> BuiltText {
-        var text = BuiltText.Builder()
-        text.appendInterpolation("\(escapedText: facts.label): \(what) \(escaped: path) \(problem.clause)" as BuiltText)
-        if problem == .missing { text.appendInterpolation("; it is in the Debian package \(facts.info.package)" as BuiltText) }
-        return BuiltText(text)
+    /// `fromROM`: the chipset runs without it (a warning, no package named).
+    static func line(_ facts: ChipsetFacts, _ what: StaticString, _ path: String, _ problem: FileProblem,
+                     fromROM: Bool = false) -> BuiltText {
+        var text: BuiltText = "\(escapedText: facts.label): \(what) \(escaped: path) \(problem.clause)"
+        if fromROM {
+            text.append("; the controller runs from its ROM")
+        } else if problem == .missing {
+            text.append("; it is in the Debian package \(facts.info.package)")
+        }
+        return text
     }
 
     /// The set-up handed over to the host: what it loaded, and an address the
@@ -113,7 +122,7 @@ struct VendorFiles {
         }
     }
 
-    /// A candidate name under `folder`. Outlined: forEachCandidate calls its body from two places.
+    /// A name under `folder`: each candidate (forEachCandidate calls its body from two places) and the companion.
     @inline(never)
     static func path(_ folder: String, _ name: UnsafeRawBufferPointer) -> String {
         built("\(folder)/\(bytes: name)")  // repaired once, as a whole: the same text
@@ -138,11 +147,23 @@ struct VendorFiles {
             Log.error("controller refused Read Local Version Information during the chipset probe")
             return
         }
+        // One builder, each piece appended to it (no BuiltText made per piece and copied in).
         var text = BuiltText.Builder()
-        text.appendInterpolation("\(escapedText: facts.label): \(facts.info.failureVerb): \(facts.failure)" as BuiltText)
+        text.appendInterpolation(escapedText: facts.label)
+        text.appendLiteral(": ")
+        text.appendInterpolation(facts.info.failureVerb)
+        text.appendLiteral(": ")
+        text.appendInterpolation(facts.failure)
         // It may name what the controller reported (a firmware id): escaped.
-        if let detail = setup.failureDetail(), !detail.isEmpty { text.appendInterpolation(": \(escapedText: detail)" as BuiltText) }
-        if !firmwarePath.isEmpty { text.appendInterpolation(" (\(escaped: firmwarePath))" as BuiltText) }
+        if let detail = setup.failureDetail(), !detail.isEmpty {
+            text.appendLiteral(": ")
+            text.appendInterpolation(escapedText: detail)
+        }
+        if !firmwarePath.isEmpty {
+            text.appendLiteral(" (")
+            text.appendInterpolation(escaped: firmwarePath)
+            text.appendLiteral(")")
+        }
         Log.error(BuiltText(text))
     }
 

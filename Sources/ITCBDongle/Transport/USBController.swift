@@ -121,24 +121,32 @@ enum USBController {
         defer { if let list { libusb_free_device_list(list, 1) } }
         guard let candidate = devices.first(where: { $0.matches(spec) }) else {
             libusb_exit(context)
-            // Built as bytes (BuiltText): String appends are inlined at every use.
-            var text: BuiltText
+            // Appended into one builder (no BuiltText made per piece and copied in).
+            var text = BuiltText.Builder()
             switch spec {
-            case .usbID(let v, let p): text = "no USB device \(hex4(v)):\(hex4(p))"
-            case .usbPath(let b, let p): text = "no USB device at \(usbPath(bus: b, ports: p))"
-            default: text = "no USB Bluetooth dongle found"
+            case .usbID(let v, let p):
+                text.appendLiteral("no USB device ")
+                text.appendInterpolation(hex4: v)
+                text.appendLiteral(":")
+                text.appendInterpolation(hex4: p)
+            case .usbPath(let b, let p):
+                text.appendLiteral("no USB device at ")
+                text.appendInterpolation(usbPath(bus: b, ports: p))
+            default: text.appendLiteral("no USB Bluetooth dongle found")
             }
-            text.append("; seen: ")
+            text.appendLiteral("; seen: ")
             var seen = 0
             for device in devices where device.depth > 0 {
-                if seen > 0 { text.append(", ") }
-                text.append("\(device.id) at \(device.path)")
-                if device.isBluetooth { text.append(" (Bluetooth)") }
+                if seen > 0 { text.appendLiteral(", ") }
+                text.appendInterpolation(device.id)
+                text.appendLiteral(" at ")
+                text.appendInterpolation(device.path)
+                if device.isBluetooth { text.appendLiteral(" (Bluetooth)") }
                 seen += 1
             }
-            if seen == 0 { text.append("no USB devices") }
-            text.append(" (plug one in, or pick one with --transport usb:VID:PID)")
-            throw .notFound(text)
+            if seen == 0 { text.appendLiteral("no USB devices") }
+            text.appendLiteral(" (plug one in, or pick one with --transport usb:VID:PID)")
+            throw .notFound(BuiltText(text))
         }
         do throws(TransportError) {
             return try USBTransport(context: context, candidate: candidate, reset: reset)

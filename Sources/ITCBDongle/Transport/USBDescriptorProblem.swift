@@ -8,7 +8,8 @@ import Chipsets
 @inline(never)
 func describe(_ error: USBDescriptorError) -> String { built(describing(error)) }
 
-private func describing(_ error: USBDescriptorError) -> BuiltText {
+/// The words as BuiltText, for the open's line.
+func describing(_ error: USBDescriptorError) -> BuiltText {
     switch error {
     case .notAConfiguration:
         return "what the device sent is not a configuration descriptor"

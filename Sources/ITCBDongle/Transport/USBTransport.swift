@@ -132,7 +132,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
         let status = libusb_open(candidate.device, &opened)
         guard status == 0, let opened else {
             if status == Int32(LIBUSB_ERROR_ACCESS.rawValue) {
-                throw .unavailable("permission denied opening \(name): install the udev rule (udev/70-itcb-dongle.rules) and add your user to group 'itcb', or run as root")
+                throw .unavailable(usbOpenText("permission denied opening ", name, ": install the udev rule (udev/70-itcb-dongle.rules) and add your user to group 'itcb', or run as root"))
             }
             throw .unavailable(usbOpenFailure("cannot open ", name, ": ", status))
         }
@@ -161,7 +161,9 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             endpoints = found
         case .failure(let error):
             libusb_close(opened)
-            throw .unavailable("\(name) has no usable configuration descriptor: \(describe(error))")
+            var text = usbOpenText("", name, " has no usable configuration descriptor: ")
+            text.append(describing(error))
+            throw .unavailable(text)
         }
         eventEndpoint = endpoints.event
         aclInEndpoint = endpoints.aclIn
@@ -191,7 +193,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             if detachedDriver { libusb_attach_kernel_driver(handle, 0) }
             libusb_close(opened)
             if claim == Int32(LIBUSB_ERROR_BUSY.rawValue) {
-                throw .unavailable("\(name) is busy: another process holds it (another itcb-dongle instance?)")
+                throw .unavailable(usbOpenText("", name, " is busy: another process holds it (another itcb-dongle instance?)"))
             }
             throw .unavailable(usbOpenFailure("cannot claim interface 0 of ", name, ": ", claim))
         }
@@ -203,7 +205,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
                 // It left the bus and enumerates again as a new device: this handle is dead.
                 libusb_release_interface(handle, 0)
                 libusb_close(opened)
-                throw .notFound("\(name) left the bus at its port reset (it enumerates again)")
+                throw .notFound(usbOpenText("", name, " left the bus at its port reset (it enumerates again)"))
             }
             if result != 0 { Log.warning(usbOpenFailure("USB reset of ", name, " failed: ", result)) }
         }
@@ -217,7 +219,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
         try startTransfers()
         libusb_lock_events(context)
         holdsEventLock = true
-        Log.info("opened \(name)\(detachedDriver ? ", detached from its kernel driver" : "")")
+        Log.info(usbOpenText("opened ", name, detachedDriver ? ", detached from its kernel driver" : ""))
     }
 
     /// libusb's descriptors (it adds and removes its own: `pollDescriptorsChanged`).
@@ -401,11 +403,21 @@ func libusbEventDescriptor(_ context: OpaquePointer) -> Int32 {
     }
 }
 
-/// "BEFORE usb:1-1 (0a12:0001)AFTER<libusb's words>END": the open's failures,
-/// built here once rather than by a builder at each step of init.
+/// "BEFOREusb:1-1 (0a12:0001)AFTER": the open's lines, built here once
+/// rather than by a builder at each step of init.
+@inline(never)
+func usbOpenText(_ before: StaticString, _ name: String, _ after: StaticString) -> BuiltText {
+    "\(before)\(name)\(after)"
+}
+
+/// "BEFOREusb:1-1 (0a12:0001)AFTER<libusb's words>END": the open's failures.
 @inline(never)
 func usbOpenFailure(_ before: StaticString, _ name: String, _ after: StaticString, _ code: Int32, _ end: StaticString = "") -> BuiltText {
-    "\(before)\(name)\(after)\(libusbError(code))\(end)"
+    var text = usbOpenText(before, name, after)
+    // libusb's words straight in, as libusbError gives them: no String for them.
+    text.bytes.appendTerminated(UnsafeRawPointer(libusb_strerror(code)).assumingMemoryBound(to: UInt8.self))
+    text.bytes.appendTerminated(end.utf8Start)
+    return text
 }
 
 /// libusb's pollfd notifiers: the poll set is rebuilt before the next wait.
