@@ -40,7 +40,7 @@ struct PowerLine {
 
     /// What the look-up found, said once the port has opened (`announce`): a
     /// port that cannot be opened is then its one error line.
-    nonisolated(unsafe) static var finding: String? = nil
+    nonisolated(unsafe) static var finding: BuiltText? = nil
 
     /// Looks for the line once, for the UART at `path`, and keeps what it found
     /// as one line: where the radio can be power-cycled, or why not.
@@ -50,9 +50,9 @@ struct PowerLine {
         var why: BuiltText = ""
         if let line = search(tree: tree, why: &why) {
             found = line
-            finding = built("serial:\(escaped: path): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh")
+            finding = "serial:\(escaped: path): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh"
         } else {
-            finding = built("serial:\(escaped: path): no power line to cycle (\(why)); a chip silent at both rates ends in exit \(Exit.controller)")
+            finding = "serial:\(escaped: path): no power line to cycle (\(why)); a chip silent at both rates ends in exit \(Exit.controller)"
         }
     }
 
