@@ -81,9 +81,9 @@ enum USBController {
         var cells = BuiltText.Builder()
         cells.appendInterpolation("VID:PID\0PATH\0DRIVER\0FAMILY\0FIRMWARE\0PRODUCT\0" as StaticString)
         for c in devices where c.isBluetooth {
-            cells.appendInterpolation("\(c.id)\(cellEnd)usb:\(c.path)\(cellEnd)\(c.kernelDriver ?? "(none)")\(cellEnd)" as BuiltText)
+            cells.appendInterpolation("\(hex4: c.vendor):\(hex4: c.product)\(cellEnd)usb:\(c.path)\(cellEnd)\(c.kernelDriver ?? "(none)")\(cellEnd)" as BuiltText)
             appendFirmwareColumns(&cells, c, firmwareDirectory)
-            cells.appendInterpolation("\(c.productName.escaped)\(cellEnd)" as BuiltText)
+            cells.appendInterpolation("\(escaped: c.productName)\(cellEnd)" as BuiltText)
         }
         if board {
             cells.appendInterpolation("UART\(cellEnd)serial:\(uart)\(cellEnd)(probed)\(cellEnd)" as BuiltText)
