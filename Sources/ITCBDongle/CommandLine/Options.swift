@@ -148,51 +148,65 @@ func editDistance(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt
     return row[b.count]
 }
 
-/// --help: built as bytes (BuiltText), one outlined append per piece.
+/// --help: built as bytes, one outlined append per piece (no BuiltText made
+/// per piece to be appended).
 @inline(never)
 func helpText() -> String {
-    var out: BuiltText = "OVERVIEW: \(Program.abstract)\n\n"
+    var out = BuiltText.Builder()
+    out.appendLiteral("OVERVIEW: ")
+    out.appendInterpolation(Program.abstract)
+    out.appendLiteral("\n\n")
     wrap(Array(Program.description.utf8), indent: 0, into: &out.bytes)
-    out.append("\n")
-    appendLines(Program.usageLines, first: "USAGE: ", rest: "       ", into: &out)
-    out.append("\nOPTIONS:\n")
+    out.appendLiteral("\n")
+    appendLines(Program.usageLines, first: "USAGE: ", rest: "       ", into: &out.bytes)
+    out.appendLiteral("\nOPTIONS:\n")
     let column = 26
     for index in optionRows.indices where !optionRows[index].hidden {
         let spec = optionRows[index]
         // The name (OptionSpec.synopsis), and its help beside it when two
         // spaces still fit before the column, else below.
         let start = out.bytes.count
-        out.append(spec.short == nil ? "  --\(spec.option)" : "  -h, --\(spec.option)")
-        if let value = spec.value { out.append(" <\(value)>") }
+        out.appendLiteral(spec.short == nil ? "  --" : "  -h, --")
+        out.appendInterpolation(spec.option)
+        if let value = spec.value {
+            out.appendLiteral(" <")
+            out.appendInterpolation(value)
+            out.appendLiteral(">")
+        }
         let width = out.bytes.count - start
         let beside = width + 2 <= column
-        if beside { out.spaces(column - width) } else { out.append("\n") }
+        if beside { for _ in width..<column { out.bytes.append(0x20) } } else { out.appendLiteral("\n") }
         // OptionSpec.fullHelp.
-        var help: BuiltText = "\(spec.help)"
-        if let defaultValue = spec.defaultValue { help.append(" Default: \(defaultValue).") }
-        if spec.repeats { help.append(" May be given more than once.") }
+        var help = BuiltText.Builder()
+        help.appendInterpolation(spec.help)
+        if let defaultValue = spec.defaultValue {
+            help.appendLiteral(" Default: ")
+            help.appendInterpolation(defaultValue)
+            help.appendLiteral(".")
+        }
+        if spec.repeats { help.appendLiteral(" May be given more than once.") }
         wrap(help.bytes, indent: column, into: &out.bytes, indented: beside)
     }
-    out.append("\n")
+    out.appendLiteral("\n")
     let exitCodes: BuiltText = "Exit codes: \(Program.exitCodes)"
     wrap(exitCodes.bytes, indent: 0, into: &out.bytes)
-    out.append("\nExamples:\n")
-    appendLines(Program.exampleLines, first: "  ", rest: "  ", into: &out)
-    return out.string
+    out.appendLiteral("\nExamples:\n")
+    appendLines(Program.exampleLines, first: "  ", rest: "  ", into: &out.bytes)
+    return BuiltText(out).string
 }
 
 /// Each line of `text` after `first` (the first line's) or `rest` (the others'), each ended by a newline.
 @inline(never)
-func appendLines(_ text: StaticString, first: StaticString, rest: StaticString, into out: inout BuiltText) {
+func appendLines(_ text: StaticString, first: StaticString, rest: StaticString, into out: inout [UInt8]) {
     let bytes = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     var lead = first
     var start = 0
     while start < bytes.count {
         var end = start
         while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-        lead.withUTF8Buffer { out.bytes.append(contentsOf: $0) }
-        out.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
-        out.bytes.append(0x0A)
+        lead.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        out.append(0x0A)
         lead = rest
         start = end + 1
     }
@@ -202,7 +216,7 @@ func appendLines(_ text: StaticString, first: StaticString, rest: StaticString, 
 @inline(never)
 func usageText() -> String {
     var out = BuiltText(stringLiteral: "")
-    appendLines(Program.usageLines, first: "usage: ", rest: "       ", into: &out)
+    appendLines(Program.usageLines, first: "usage: ", rest: "       ", into: &out.bytes)
     out.append("choose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option\n")
     return out.string
 }

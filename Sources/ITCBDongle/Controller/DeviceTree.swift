@@ -129,11 +129,11 @@ struct BoardUART: Equatable {
             guard let uart0, let serial1, uart0.count == serial1.count,
                   memcmp(uart0.baseAddress!, serial1.baseAddress!, uart0.count) == 0 else {
                 return BoardUART(baud: 460_800, flow: false,
-                                 reason: built("\(escapedBytes: model): the mini-UART carries Bluetooth (aliases/uart0 is not aliases/serial1), as Raspberry Pi's btuart"))
+                                 reason: about(model, "the mini-UART carries Bluetooth (aliases/uart0 is not aliases/serial1), as Raspberry Pi's btuart"))
             }
             if count == 16 {
                 return BoardUART(baud: 3_000_000, flow: true,
-                                 reason: built("\(escapedBytes: model): the Bluetooth UART has four pins (uart0_pins: TX, RX, CTS, RTS), as Raspberry Pi's btuart"))
+                                 reason: about(model, "the Bluetooth UART has four pins (uart0_pins: TX, RX, CTS, RTS), as Raspberry Pi's btuart"))
             }
             return BoardUART(baud: 921_600, flow: false,
                              reason: built("\(escapedBytes: model): the Bluetooth UART has \(count / 4) pins (uart0_pins: no CTS, RTS), as Raspberry Pi's btuart"))
@@ -182,9 +182,14 @@ struct BoardUART: Equatable {
         return standard(noUART(model))
     }
 
-    @inline(never)
     static func noUART(_ model: UnsafeRawBufferPointer) -> String {
-        built("\(escapedBytes: model): the tree names no Bluetooth UART pins (soc/gpio@7e200000/uart0_pins) nor a Bluetooth node; the UART's defaults")
+        about(model, "the tree names no Bluetooth UART pins (soc/gpio@7e200000/uart0_pins) nor a Bluetooth node; the UART's defaults")
+    }
+
+    /// "MODEL: WHAT": the reasons that are the model and one literal, put together once.
+    @inline(never)
+    static func about(_ model: UnsafeRawBufferPointer, _ what: StaticString) -> String {
+        built("\(escapedBytes: model): \(what)")
     }
 
     /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).

@@ -40,7 +40,7 @@ struct PowerLine {
 
     /// What the look-up found, said once the port has opened (`announce`): a
     /// port that cannot be opened is then its one error line.
-    nonisolated(unsafe) static var finding: String? = nil
+    nonisolated(unsafe) static var finding: BuiltText? = nil
 
     /// Looks for the line once, for the UART at `path`, and keeps what it found
     /// as one line: where the radio can be power-cycled, or why not.
@@ -50,9 +50,9 @@ struct PowerLine {
         var why: BuiltText = ""
         if let line = search(tree: tree, why: &why) {
             found = line
-            finding = built("serial:\(escaped: path): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh")
+            finding = "serial:\(escaped: path): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh"
         } else {
-            finding = built("serial:\(escaped: path): no power line to cycle (\(why)); a chip silent at both rates ends in exit \(Exit.controller)")
+            finding = "serial:\(escaped: path): no power line to cycle (\(why)); a chip silent at both rates ends in exit \(Exit.controller)"
         }
     }
 
@@ -128,36 +128,31 @@ struct PowerLine {
     static func lineNamed(in path: UnsafePointer<CChar>, problems: inout BuiltText) -> UInt32? {
         let fd = clinux_open(path, O_RDWR | O_CLOEXEC, 0)
         var failure = errnoText
-        var text: BuiltText
-        if fd < 0 {
-            let denied = failure.code == EACCES || failure.code == EPERM
-            text = "cannot open \(escapedC: path): \(failure)"
-            if denied { text.append(" (the service needs DeviceAllow=char-gpiochip rw)") }
-        } else {
-            defer { sysClose(fd) }
-            let lines = clinux_gpiochip_lines(fd)
-            failure = errnoText
-            guard lines >= 0 else { return problem("\(escapedC: path) is not a gpiochip: \(failure)", &problems) }
-            // The line's name, then its holder, NUL-ended each (GPIO_MAX_NAME_SIZE).
-            let size = Int(GPIO_MAX_NAME_SIZE)
-            let lineName = UnsafeMutablePointer<CChar>.allocate(capacity: 2 * size)
-            defer { lineName.deallocate() }
-            let holder = lineName + size
-            for offset in 0..<UInt32(lines) {
-                var used: Int32 = 0
-                guard clinux_gpio_line_info(fd, offset, lineName, holder, &used) == 0 else {
-                    return problem("\(escapedC: path) line \(offset): \(errnoText)", &problems)
-                }
-                guard strcmp(lineName, cText("BT_ON")) == 0 else { continue }
-                guard used != 0 else { return offset }
-                text = "BT_ON on \(escapedC: path) line \(offset) is held by "
-                if holder[0] == 0 { text.append("another consumer") } else { text.append("\(escapedC: holder)") }
-                text.append(" (the kernel's Bluetooth driver still has the radio?)")
-                return problem(text, &problems)
-            }
-            return nil
+        // Each problem one literal (no text put together and then appended).
+        guard fd >= 0 else {
+            let hint: StaticString = failure.code == EACCES || failure.code == EPERM ? " (the service needs DeviceAllow=char-gpiochip rw)" : ""
+            return problem("cannot open \(escapedC: path): \(failure)\(hint)", &problems)
         }
-        return problem(text, &problems)
+        defer { sysClose(fd) }
+        let lines = clinux_gpiochip_lines(fd)
+        failure = errnoText
+        guard lines >= 0 else { return problem("\(escapedC: path) is not a gpiochip: \(failure)", &problems) }
+        // The line's name, then its holder, NUL-ended each (GPIO_MAX_NAME_SIZE).
+        let size = Int(GPIO_MAX_NAME_SIZE)
+        let lineName = UnsafeMutablePointer<CChar>.allocate(capacity: 2 * size)
+        defer { lineName.deallocate() }
+        let holder = lineName + size
+        for offset in 0..<UInt32(lines) {
+            var used: Int32 = 0
+            guard clinux_gpio_line_info(fd, offset, lineName, holder, &used) == 0 else {
+                return problem("\(escapedC: path) line \(offset): \(errnoText)", &problems)
+            }
+            guard strcmp(lineName, cText("BT_ON")) == 0 else { continue }
+            guard used != 0 else { return offset }
+            let by = holder[0] == 0 ? cText("another consumer") : UnsafePointer(holder)
+            return problem("BT_ON on \(escapedC: path) line \(offset) is held by \(escapedC: by) (the kernel's Bluetooth driver still has the radio?)", &problems)
+        }
+        return nil
     }
 
     /// A literal as a C string (no String made for the call).

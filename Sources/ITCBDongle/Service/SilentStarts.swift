@@ -71,10 +71,12 @@ enum SilentStarts {
     static func read(_ path: String) -> Int {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO there must not hold the start
         guard fd >= 0 else { return 0 }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        let n = bytes.withUnsafeMutableBytes { sysRead(fd, $0.baseAddress, 15) }
-        sysClose(fd)
-        guard n > 0 else { return 0 }
-        return parseInteger(String(decoding: bytes[0..<n], as: UTF8.self).trimmingCharacters()).map { max(0, $0) } ?? 0
+        // On the stack: no array for 15 bytes.
+        return withUnsafeTemporaryAllocation(byteCount: 16, alignment: 1) { bytes in
+            let n = sysRead(fd, bytes.baseAddress, 15)
+            sysClose(fd)
+            guard n > 0 else { return 0 }
+            return parseInteger(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<n]), as: UTF8.self).trimmingCharacters()).map { max(0, $0) } ?? 0
+        }
     }
 }

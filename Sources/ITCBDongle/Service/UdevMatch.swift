@@ -43,7 +43,7 @@ enum UdevMatch {
         let config = getenv("ITCB_DONGLES_FILE").map { UnsafePointer($0) }
             ?? UnsafeRawPointer(defaultConfig.utf8Start).assumingMemoryBound(to: CChar.self)
         if configured(config: config, vendor: UInt16(d[8]) | UInt16(d[9]) << 8, product: UInt16(d[10]) | UInt16(d[11]) << 8,
-                      path: String(decoding: kernelName, as: UTF8.self)) {
+                      path: kernelName) {
             _ = say("ITCB_CONFIGURED=1")
             path.cut(to: 0)
             path.append("ITCB_INSTANCE=")
@@ -85,7 +85,7 @@ enum UdevMatch {
 
     /// Lines of the dongles file: `VID:PID`, a bus-port path (`1-1.2`), or the
     /// same with the `usb:` prefix of --transport; `#` starts a comment.
-    static func configured(config: UnsafePointer<CChar>, vendor: UInt16, product: UInt16, path: String) -> Bool {
+    static func configured(config: UnsafePointer<CChar>, vendor: UInt16, product: UInt16, path: UnsafeRawBufferPointer) -> Bool {
         guard let file = readFileBytes(config, limit: fileLimit) else { return false }
         defer { file.deallocate() }
         let text = UnsafeRawBufferPointer(file)
@@ -94,7 +94,7 @@ enum UdevMatch {
         // the entry was written back out and compared).
         // Bus 0 when the name is not a path: no entry's bus is 0.
         var device = (bus: 0, ports: USBPorts())
-        if case .success(.usbPath(let bus, let ports)) = TransportSpec.parse("usb:" + path) { device = (bus, ports) }
+        if case .success(.usbPath(let bus, let ports)) = usbSpec(path) { device = (bus, ports) }
         // Line by line over the bytes; each entry (before any `#`) made text
         // to be trimmed and parsed as --transport's value is.
         var number = 0, start = 0
@@ -104,10 +104,11 @@ enum UdevMatch {
             var cut = start
             while cut < stop, text[cut] != 0x23 { cut += 1 }
             number += 1
-            let entry = String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<cut]), as: UTF8.self).trimmingCharacters()
+            var entry = String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<cut]), as: UTF8.self).trimmingCharacters()
             start = stop + 1
             if entry.isEmpty { continue }
-            switch TransportSpec.parse(entry.hasBytePrefix("usb:") ? entry : "usb:" + entry) {
+            let prefixed = entry.hasBytePrefix("usb:")
+            switch entry.withUTF8({ prefixed ? TransportSpec.parse($0) : usbSpec(UnsafeRawBufferPointer($0)) }) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
             case .success(.usbPath(let bus, let ports)) where device.bus == bus && device.ports == ports:
                 return true
@@ -116,6 +117,14 @@ enum UdevMatch {
             }
         }
         return false
+    }
+
+    /// `text` after "usb:", parsed as --transport's value is (no String concatenated).
+    @inline(never)
+    static func usbSpec(_ text: UnsafeRawBufferPointer) -> Result<TransportSpec, TransportSpecError> {
+        var value: BuiltText = "usb:"
+        value.bytes.append(contentsOf: text)
+        return value.bytes.withUnsafeBufferPointer { TransportSpec.parse($0) }
     }
 
     /// udev logs it (journalctl -u systemd-udevd): a typo must not go unseen.

@@ -80,16 +80,21 @@ enum USBController {
         // One buffer of NUL-ended cells, six a row: no String per cell, no array of them.
         var cells = BuiltText.Builder()
         cells.appendInterpolation("VID:PID\0PATH\0DRIVER\0FAMILY\0FIRMWARE\0PRODUCT\0" as StaticString)
+        // Appended piece by piece: no BuiltText made per row to be appended.
         for c in devices where c.isBluetooth {
-            cells.appendInterpolation("\(c.id)\(cellEnd)usb:\(c.path)\(cellEnd)\(c.kernelDriver ?? "(none)")\(cellEnd)" as BuiltText)
+            cells.appendInterpolation(hex4: c.vendor)
+            cells.appendLiteral(":")
+            cells.appendInterpolation(hex4: c.product)
+            cells.appendInterpolation("\0usb:" as StaticString)
+            cells.appendInterpolation(c.path)
+            cells.appendInterpolation(cellEnd)
+            cells.appendInterpolation(c.kernelDriver ?? "(none)")
+            cells.appendInterpolation(cellEnd)
             appendFirmwareColumns(&cells, c, firmwareDirectory)
-            cells.appendInterpolation("\(c.productName.escaped)\(cellEnd)" as BuiltText)
+            cells.appendInterpolation(escaped: c.productName)
+            cells.appendInterpolation(cellEnd)
         }
-        if board {
-            cells.appendInterpolation("UART\(cellEnd)serial:\(uart)\(cellEnd)(probed)\(cellEnd)" as BuiltText)
-            appendBoardUART(&cells, firmwareDirectory)
-            cells.appendInterpolation("the board's Bluetooth UART\(cellEnd)" as BuiltText)
-        }
+        if board { appendBoardUART(&cells, firmwareDirectory, uart: uart) }
         cells.bytes.withUnsafeBytes { forEachTableLine($0, columns: 6) { writeLine(1, nil, $0) } }
         return Exit.success
     }
@@ -187,9 +192,12 @@ func appendFirmwareColumns(_ cells: inout BuiltText.Builder, _ c: USBCandidate, 
 /// the serial:PATH given), when there: probed at start, where its chip names
 /// itself. With the board known from the device tree, the file the board's
 /// chip needs: the first of Linux's names that is there (symbolic links
-/// followed), for each chip the board is sold with. Its family and file, two cells.
+/// followed), for each chip the board is sold with. Its row's six cells.
 @inline(never)
-func appendBoardUART(_ cells: inout BuiltText.Builder, _ directory: String) {
+func appendBoardUART(_ cells: inout BuiltText.Builder, _ directory: String, uart: String) {
+    cells.appendInterpolation("UART\0serial:" as StaticString)
+    cells.appendInterpolation(uart)
+    cells.appendInterpolation("\0(probed)\0" as StaticString)
     let board = DeviceTree.current.boardText
     // The chips' files joined as they come, into one text (no array of them joined after).
     var files = BuiltText.Builder()
@@ -222,24 +230,28 @@ func appendBoardUART(_ cells: inout BuiltText.Builder, _ directory: String) {
             path.append(first.bytes)
         }
         if variant > 0 { files.appendLiteral(" or ") }
-        let state: StaticString = found ? "present" : "MISSING"
-        files.appendInterpolation("\(query.chip.model): \(bytes: path.bytes) (\(state))" as BuiltText)
+        files.appendInterpolation(query.chip.model)
+        files.appendLiteral(": ")
+        files.appendInterpolation(bytes: path.bytes)
+        files.appendLiteral(found ? " (present)" : " (MISSING)")
         variant += 1
     }
+    cells.appendInterpolation(family)
+    cells.appendInterpolation(cellEnd)
     if variant == 0 {
-        cells.appendInterpolation("\(family)\(cellEnd)\(directory)/brcm/BCM<chip>.hcd (the chip names it at start)\(cellEnd)" as BuiltText)
+        cells.appendInterpolation(directory)
+        cells.appendLiteral("/brcm/BCM<chip>.hcd (the chip names it at start)")
     } else {
-        cells.appendInterpolation("\(family)\(cellEnd)\(BuiltText(files))\(cellEnd)" as BuiltText)
+        cells.appendInterpolation(BuiltText(files))
     }
+    cells.appendInterpolation("\0the board's Bluetooth UART\0" as StaticString)
 }
 
 /// The board's UART row as its six cells, as --list-controllers prints it (the unit tests').
 func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
     guard access(path, F_OK) == 0 else { return nil }
     var cells = BuiltText.Builder()
-    cells.appendInterpolation("UART\(cellEnd)serial:\(path)\(cellEnd)(probed)\(cellEnd)" as BuiltText)
-    appendBoardUART(&cells, directory)
-    cells.appendInterpolation("the board's Bluetooth UART\(cellEnd)" as BuiltText)
+    appendBoardUART(&cells, directory, uart: path)
     return cells.bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
 }
 
