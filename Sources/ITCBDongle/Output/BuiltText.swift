@@ -33,8 +33,15 @@ struct BuiltText: ExpressibleByStringInterpolation {
         @inline(never) get { String(decoding: bytes, as: UTF8.self) }
     }
 
-    @inline(never)
+    /// Text with interpolations, appended (a plain literal takes the
+    /// StaticString overload below, which Swift prefers to this one).
+    @_disfavoredOverload @inline(never)
     mutating func append(_ more: consuming BuiltText) { bytes.append(contentsOf: more.bytes) }
+
+    /// A plain literal's bytes, appended: one call at each use, no BuiltText
+    /// made and released.
+    @inline(__always)
+    mutating func append(_ literal: StaticString) { bytes.appendTerminated(literal.utf8Start) }
 
     /// `count` spaces (none when it is not positive): columns.
     @inline(never)
