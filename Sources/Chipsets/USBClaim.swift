@@ -17,7 +17,8 @@ public struct USBClaim: ChipsetQuestion {
         return start != nil
     }
 
-    static func start<C: Chipset>(_ chipset: C.Type, vendor: UInt16, product: UInt16, vendorClass: Bool) -> USBStart? {
+    /// Out of line, one per chipset: `USBClaim` and `FindUSBModel` share it.
+    @inline(never) static func start<C: Chipset>(_ chipset: C.Type, vendor: UInt16, product: UInt16, vendorClass: Bool) -> USBStart? {
         if vendorClass, let start = C.usbVendorClass(vendor: vendor) { return start }
         return C.usbStart(vendor: vendor, product: product)
     }

@@ -59,8 +59,7 @@ public struct VendorSetup: ControllerSetup {
         case .none: return .done
         case .probe:
             probe = .reset
-            packet = .command(HCIOpcode.reset)
-            packet.finishCommand()
+            packet.setCommand(HCIOpcode.reset)
             return .send
         case .fromReset(let index):
             active = index
@@ -82,8 +81,7 @@ public struct VendorSetup: ControllerSetup {
         case .reset:
             guard opcode == HCIOpcode.reset else { return .wait }
             probe = .readLocalVersion
-            packet = .command(HCIOpcode.readLocalVersion)
-            packet.finishCommand()
+            packet.setCommand(HCIOpcode.readLocalVersion)
             return .send
         case .readLocalVersion:
             guard opcode == HCIOpcode.readLocalVersion else { return .wait }

@@ -65,8 +65,7 @@ public struct BroadcomLoader: SingleFileLoader {
         at = 0
         recordsSent = 0
         phase = .minidriver
-        packet = .command(BroadcomOpcode.downloadMinidriver)
-        packet.finishCommand()
+        packet.setCommand(BroadcomOpcode.downloadMinidriver)
         return .send
     }
 
@@ -91,13 +90,11 @@ public struct BroadcomLoader: SingleFileLoader {
             file = UnsafeRawBufferPointer(start: nil, count: 0)
             patched = true
             phase = .reset
-            packet = .command(HCIOpcode.reset)
-            packet.finishCommand()
+            packet.setCommand(HCIOpcode.reset)
             return .send
         case .resetPause:
             phase = .readVersion
-            packet = .command(HCIOpcode.readLocalVersion)
-            packet.finishCommand()
+            packet.setCommand(HCIOpcode.readLocalVersion)
             return .send
         default:
             return .wait
@@ -126,8 +123,7 @@ public struct BroadcomLoader: SingleFileLoader {
 
     mutating func readAddress(into packet: inout Capacity.HCIPacket) -> SetupStep {
         phase = .readAddress
-        packet = .command(HCIOpcode.readBDAddr)
-        packet.finishCommand()
+        packet.setCommand(HCIOpcode.readBDAddr)
         return .send
     }
 

@@ -47,8 +47,7 @@ public struct IntelLoader {
     public mutating func start(into packet: inout Capacity.HCIPacket) -> Step {
         phase = .reset
         commandsSent = 0
-        packet = .command(HCIOpcode.reset)
-        packet.finishCommand()
+        packet.setCommand(HCIOpcode.reset)
         return .send
     }
 
@@ -172,8 +171,7 @@ public struct IntelLoader {
             guard parsed.isSupported else { return fail(.unsupportedVariant) }
             if parsed.generation == .legacy {
                 phase = .readBootParams
-                packet = .command(IntelOpcode.readBootParams)
-                packet.finishCommand()
+                packet.setCommand(IntelOpcode.readBootParams)
                 return .send
             }
             guard parsed.limitedCCE == 0 else { return fail(.limitedCCE) }

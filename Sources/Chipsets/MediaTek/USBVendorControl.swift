@@ -49,8 +49,7 @@ public enum USBVendorControl {
     /// which the USB board sends as `answerRequest`, not as HCI. Only a USB
     /// board hands the steps a "nothing yet", so only it is ever asked this.
     public static func answerRead(into packet: inout Capacity.HCIPacket) {
-        packet = .command(MediaTekWMT.opcode)
-        packet.finishCommand()
+        packet.setCommand(MediaTekWMT.opcode)
     }
 
     /// Whether an H4 packet is the steps' `answerRead`.

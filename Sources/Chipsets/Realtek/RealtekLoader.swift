@@ -61,8 +61,7 @@ public struct RealtekLoader {
         phase = .reset
         chip = nil
         fragmentsSent = 0
-        packet = .command(HCIOpcode.reset)
-        packet.finishCommand()
+        packet.setCommand(HCIOpcode.reset)
         return .send
     }
 
@@ -85,8 +84,7 @@ public struct RealtekLoader {
         self.firmware = firmware
         self.config = config
         phase = .readROMVersion
-        packet = .command(RealtekOpcode.readROMVersion)
-        packet.finishCommand()
+        packet.setCommand(RealtekOpcode.readROMVersion)
         return .send
     }
 
@@ -113,8 +111,7 @@ public struct RealtekLoader {
         case .reset:
             guard opcode == HCIOpcode.reset else { return .wait }
             phase = .readLocalVersion
-            packet = .command(HCIOpcode.readLocalVersion)
-            packet.finishCommand()
+            packet.setCommand(HCIOpcode.readLocalVersion)
             return .send
         case .readLocalVersion:
             guard opcode == HCIOpcode.readLocalVersion else { return .wait }
@@ -160,15 +157,13 @@ public struct RealtekLoader {
                 return .send
             }
             phase = .readROMVersionAfter
-            packet = .command(RealtekOpcode.readROMVersion)
-            packet.finishCommand()
+            packet.setCommand(RealtekOpcode.readROMVersion)
             return .send
         case .readROMVersionAfter:
             guard opcode == RealtekOpcode.readROMVersion else { return .wait }
             if status == HCIStatus.success, rest.count >= 1 { romVersionAfter = rest[0] }
             phase = .finalReset
-            packet = .command(HCIOpcode.reset)
-            packet.finishCommand()
+            packet.setCommand(HCIOpcode.reset)
             return .send
         case .finalReset:
             guard opcode == HCIOpcode.reset else { return .wait }
