@@ -194,20 +194,34 @@ struct BoardUART: Equatable {
 
     /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).
     func overridden(baud: Int?, flow: Bool?) -> (choice: BoardUART, line: String) {
-        var choice = self
-        // Built into one buffer: no array of pieces joined.
-        var given: BuiltText = ""
-        if let baud {
-            choice.baud = baud
-            given.append("@\(baud)")
+        let choice = BoardUART(baud: baud ?? self.baud, flow: flow ?? self.flow, reason: reason)
+        // Built into one buffer: no String of each piece.
+        var line = BuiltText.Builder()
+        line.appendRate(choice)
+        line.appendLiteral(" once the chip is set up: ")
+        if baud == nil && flow == nil {
+            line.appendInterpolation(reason)
+        } else {
+            if let baud {
+                line.appendLiteral("@")
+                line.appendInterpolation(baud)
+            }
+            if let flow { line.appendLiteral(flow ? ",flow" : ",noflow") }
+            line.appendLiteral(" given; the board's own: ")
+            line.appendRate(self)
+            line.appendLiteral(" (")
+            line.appendInterpolation(reason)
+            line.appendLiteral(")")
         }
-        if let flow {
-            choice.flow = flow
-            given.append(flow ? ",flow" : ",noflow")
-        }
-        let rate = built("\(choice.baud) baud \(choice.flow ? "with RTS/CTS" : "without flow control")")
-        let why = baud == nil && flow == nil ? reason
-            : built("\(given.string) given; the board's own: \(self.baud) baud \(self.flow ? "with RTS/CTS" : "without flow control") (\(reason))")
-        return (choice, built("\(rate) once the chip is set up: \(why)"))
+        return (choice, BuiltText(line).string)
+    }
+}
+
+extension BuiltText.Builder {
+    /// "3000000 baud with RTS/CTS": the UART's rate and flow control. Out of line: two callers.
+    @inline(never)
+    fileprivate mutating func appendRate(_ uart: BoardUART) {
+        appendInterpolation(uart.baud)
+        appendLiteral(uart.flow ? " baud with RTS/CTS" : " baud without flow control")
     }
 }

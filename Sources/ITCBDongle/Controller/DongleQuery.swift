@@ -67,23 +67,40 @@ enum DongleQuery {
         }
 
         func putLine(_ text: inout BuiltText.Builder) {
-            text.appendInterpolation("\(hex4: vendor):\(hex4: product)  " as BuiltText)
+            text.appendInterpolation(hex4: vendor)
+            text.appendLiteral(":")
+            text.appendInterpolation(hex4: product)
+            text.appendLiteral("  ")
             if let chipset {
                 text.appendInterpolation(lower: chipset)
-                if let found { text.appendInterpolation(" \(found.model)" as BuiltText) }
+                if let found {
+                    text.appendLiteral(" ")
+                    text.appendInterpolation(found.model)
+                }
                 text.appendLiteral("; ")
             }
             text.appendLiteral(dependsOnClass ? "served when its interface 0 is vendor-specific FF/01/01"
                                : served ? "served" : "not served")
             if let found {
-                text.appendInterpolation("; firmware \(found.info.directory)/\(found.file) (" as BuiltText)
-                if let package { text.appendInterpolation("Debian package \(bytes: package))" as BuiltText) } else {
+                text.appendLiteral("; firmware ")
+                text.appendInterpolation(found.info.directory)
+                text.appendLiteral("/")
+                text.appendInterpolation(found.file)
+                text.appendLiteral(" (")
+                if let package {
+                    text.appendLiteral("Debian package ")
+                    text.appendInterpolation(bytes: package)
+                    text.appendLiteral(")")
+                } else {
                     text.appendLiteral("no Debian package ships it: from the vendor's Windows driver)")
                 }
             } else if served {
                 text.appendLiteral("; no firmware needed")
             }
-            if let reason { text.appendInterpolation("; \(reason)" as BuiltText) }
+            if let reason {
+                text.appendLiteral("; ")
+                text.appendInterpolation(reason)
+            }
             // A VID:PID row of its own decides whatever the interface class (btusb's quirks
             // table wins over its id table), so the vendor's class note is for the others only.
             if let byClass, chipset == nil || dependsOnClass {
@@ -95,9 +112,15 @@ enum DongleQuery {
 
         /// One object: the fields in their order, absent ones as null.
         func putJSON(_ text: inout BuiltText.Builder) {
-            text.appendInterpolation("{\"vid\":\"\(hex4: vendor)\",\"pid\":\"\(hex4: product)\",\"chipset\":" as BuiltText)
+            text.appendLiteral("{\"vid\":\"")
+            text.appendInterpolation(hex4: vendor)
+            text.appendLiteral("\",\"pid\":\"")
+            text.appendInterpolation(hex4: product)
+            text.appendLiteral("\",\"chipset\":")
             text.appendJSON(chipset, lower: true)
-            text.appendInterpolation(",\"served\":\(served),\"model\":" as BuiltText)
+            text.appendLiteral(",\"served\":")
+            text.appendInterpolation(served)
+            text.appendLiteral(",\"model\":")
             if let found {
                 found.model.withBytes { text.appendJSON($0) }
                 text.appendLiteral(",\"firmware\":")
@@ -114,7 +137,9 @@ enum DongleQuery {
             text.appendJSON(byClass, lower: true)
             text.appendLiteral(",\"reason\":")
             text.appendJSON(reason)
-            text.appendInterpolation(",\"depends_on_class\":\(dependsOnClass)}" as BuiltText)
+            text.appendLiteral(",\"depends_on_class\":")
+            text.appendInterpolation(dependsOnClass)
+            text.appendLiteral("}")
         }
     }
 
