@@ -57,9 +57,9 @@ import BLEHost
 @Suite struct USBEndpointTests {
     // The endpoint walk itself is the core's (BLEHostTests/USBDescriptorTests).
     @Test func reasonsInWords() {
-        #expect(describe(.missingEndpoints(interruptIn: true, bulkIn: true, bulkOut: false))
+        #expect(describing(.missingEndpoints(interruptIn: true, bulkIn: true, bulkOut: false)).string
             == "interface 0 lacks the bulk OUT endpoint(s) of a Bluetooth controller")
-        #expect(describe(.truncated(totalLength: 177, read: 100)) == "it announces 177 bytes (wTotalLength) but 100 came")
+        #expect(describing(.truncated(totalLength: 177, read: 100)).string == "it announces 177 bytes (wTotalLength) but 100 came")
     }
 
     @Test func endpointKinds() {

@@ -4,11 +4,7 @@ import BLEHost
 import Chipsets
 
 /// Why a configuration descriptor gave no controller endpoints, in words
-/// (BuiltText: one outlined call per piece; run once, at a failed open).
-@inline(never)
-func describe(_ error: USBDescriptorError) -> String { built(describing(error)) }
-
-/// The words as BuiltText, for the open's line.
+/// (BuiltText: one outlined call per piece; run once, at a failed open), for the open's line.
 func describing(_ error: USBDescriptorError) -> BuiltText {
     switch error {
     case .notAConfiguration:
