@@ -10,16 +10,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+controllers=  # the virtual controllers' pid: stopped after the programs that use them
+stop() {  # stop PID...: TERM, up to 0.5 s to exit, then KILL
+    (($#)) || return 0
+    kill -TERM "$@" 2>/dev/null || true
     for _ in 1 2 3 4 5; do
-        alive=0
-        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-        ((alive)) || break
+        kill -0 "$@" 2>/dev/null || return 0
         sleep 0.1
     done
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    kill -KILL "$@" 2>/dev/null || true
+}
+cleanup() {
+    # Every job still running, not only those recorded: a Ctrl-C in the instant
+    # the central is started can reach the script but not the central (bash
+    # ignores SIGINT in a background child until it execs). Ours first, the
+    # controllers last, so that no program of ours sees its controller go first
+    # and reports it as a failure.
+    local ours=() pid
+    for pid in $(jobs -p); do [ "$pid" = "$controllers" ] || ours+=("$pid"); done
+    stop "${ours[@]}"
+    stop $controllers
     rm -rf "$work"
 }
 stopped() {  # stopped STATUS: Ctrl-C (130) or SIGTERM (143)
@@ -43,7 +53,6 @@ fi
 # In the background with `wait`, so that Ctrl-C is handled at once.
 scripts/build-embedded.sh > "$log" 2>&1 &
 build=$!
-pids+=("$build")
 if ! wait "$build"; then
     grep -E "error:" "$log" | head -n 20 || tail -n 20 "$log"
     echo "demo: build failed; the whole output is in $log"
@@ -53,25 +62,22 @@ fi
 
 # Two virtual controllers on free loopback ports (the script prints "PORTS p1 p2").
 .venv/bin/python Tests/PythonSupport/controllers.py 2 > "$work/controllers.log" 2>&1 &
-pids+=($!)
+controllers=$!
 for _ in $(seq 100); do grep -q '^PORTS' "$work/controllers.log" && break; sleep 0.1; done
 read -r _ p1 p2 < <(grep '^PORTS' "$work/controllers.log") || { echo "demo: controllers did not start"; cat "$work/controllers.log"; exit 1; }
 
 "$bin" --role peripheral --transport "tcp:127.0.0.1:$p1" --name "Demo 8-Ball" --answers slug > "$work/peripheral.log" 2>&1 &
-pids+=($!)
 for _ in $(seq 100); do grep -q 'advertising' "$work/peripheral.log" && break; sleep 0.1; done
 
 echo "demo: our central asks our peripheral three questions over two Bumble virtual controllers"
-# In the background with `wait` as well: the INT trap runs at once, not after the central.
-# --foreground keeps the central in this process group: without it timeout moves
-# to a group of its own, Ctrl-C reaches the controllers but not the central, and
-# the central reads their closed sockets as a failure before our TERM arrives.
-timeout --foreground 60 "$bin" --role central --transport "tcp:127.0.0.1:$p2" --peer "Demo 8-Ball" \
+# In the background with `wait` as well: the INT trap runs at once, not after the
+# central. Started directly (no timeout(1) between: its --timeout bounds each
+# question), so that the cleanup's TERM reaches the central itself.
+"$bin" --role central --transport "tcp:127.0.0.1:$p2" --peer "Demo 8-Ball" \
     --question "Will the demo work?" \
     --question "Is Swift a good language for firmware?" \
     --question "Should I plug in a real dongle?" &
 central=$!
-pids+=("$central")
 status=0
 wait "$central" || status=$?
 echo "demo: central exited with $status; the peripheral's log:"

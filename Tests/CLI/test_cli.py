@@ -392,7 +392,7 @@ def test_controllers_helper_stops_quietly_on_ctrl_c():
 
 # --- the demo --------------------------------------------------------
 
-def demo(interrupt_at=None):
+def demo(interrupt_at=None, stop=signal.SIGINT, group=True):
     process = subprocess.Popen([os.path.join(REPO, "scripts", "demo.sh")], cwd=REPO, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True,
                                preexec_fn=ctrl_c_as_in_a_terminal)
@@ -401,8 +401,9 @@ def demo(interrupt_at=None):
         for line in process.stdout:
             lines.append(line)
             if interrupt_at and interrupt_at in line:
-                # What a terminal does on Ctrl-C: SIGINT to the whole foreground group.
-                os.killpg(process.pid, signal.SIGINT)
+                # What a terminal does on Ctrl-C: SIGINT to the whole foreground group;
+                # else `kill` of the script alone.
+                (os.killpg if group else os.kill)(process.pid, stop)
                 interrupted = time.time()
                 break
         rest = process.stdout.read()
@@ -434,6 +435,18 @@ def test_demo_ctrl_c_stops_at_once_quietly():
     assert code == 130, before + after
     assert time.time() - interrupted < 5
     assert after == "", after  # no "central exited with", no sed error, no answer line
+
+
+def test_demo_stopped_alone_stops_what_it_started_quietly():
+    # SIGTERM to the script only, just as it starts the central (the instant a
+    # Ctrl-C can miss the central too): it stops the central and the peripheral
+    # before their controllers, so neither reports a closed controller, and
+    # leaves nothing running (the pipe's read ends when every writer is gone).
+    code, before, after, interrupted = demo(interrupt_at="asks our peripheral", stop=signal.SIGTERM, group=False)
+    assert interrupted, before
+    assert code == 143, before + after
+    assert time.time() - interrupted < 5
+    assert after == "", after
 
 
 # --- README a user starts from, docs for the rest -----------------------------
