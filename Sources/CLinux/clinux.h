@@ -15,6 +15,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,6 +61,33 @@ static inline int clinux_is_journal_stream(int fd) {
     struct stat status;
     if (!value || sscanf(value, "%llu:%llu", &device, &inode) != 2 || fstat(fd, &status) != 0) return 0;
     return status.st_dev == device && status.st_ino == inode;
+}
+
+/// `host` as a numeric IPv4 or IPv6 address with `port`: one addrinfo, as
+/// getaddrinfo(3) gives it (kept here until the next call; not to be freed),
+/// found by inet_pton(3) alone, without the resolver's code. NULL for a name.
+static inline struct addrinfo *clinux_numeric_address(const char *host, unsigned short port) {
+    static struct sockaddr_storage address;
+    static struct addrinfo info;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
+    memset(&address, 0, sizeof address);
+    memset(&info, 0, sizeof info);
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        info.ai_addrlen = sizeof *v4;
+    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        info.ai_addrlen = sizeof *v6;
+    } else {
+        return NULL;
+    }
+    info.ai_family = address.ss_family;
+    info.ai_socktype = SOCK_STREAM;
+    info.ai_addr = (struct sockaddr *)&address;
+    return &info;
 }
 
 /// sigaction(2) with `handler` and no SA_RESTART: a call blocked when the
