@@ -55,11 +55,17 @@ static inline void clinux_ignore_signal(int number) { signal(number, SIG_IGN); }
 /// Whether `fd` is the stream systemd connected to the journal: JOURNAL_STREAM
 /// is its "DEVICE:INODE" (systemd.exec(5)); a child that inherited the variable
 /// but writes elsewhere (a terminal, a pipe) does not match.
+/// Read digit by digit: sscanf(3) would bring stdio's scanning code into the
+/// resident set of every service start.
 static inline int clinux_is_journal_stream(int fd) {
-    const char *value = getenv("JOURNAL_STREAM");
-    unsigned long long device, inode;
+    const char *p = getenv("JOURNAL_STREAM");
+    unsigned long long device = 0, inode = 0;
     struct stat status;
-    if (!value || sscanf(value, "%llu:%llu", &device, &inode) != 2 || fstat(fd, &status) != 0) return 0;
+    if (!p || *p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') device = device * 10 + (unsigned)(*p++ - '0');
+    if (*p++ != ':' || *p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') inode = inode * 10 + (unsigned)(*p++ - '0');
+    if (*p != 0 || fstat(fd, &status) != 0) return 0;
     return status.st_dev == device && status.st_ino == inode;
 }
 
