@@ -258,10 +258,11 @@ extension String {
 /// program reads: each `Int(…)`, `UInt16(…, radix:)` … is a specialisation of
 /// the standard library's generic parser of its own (about 7 KB of the shipped
 /// binary in all, 2026-11-28).
+/// Over a copy of the bytes: Substring's withUTF8 linked the standard
+/// library's slow path that makes a slice contiguous (2026-11-29).
 @inline(never)
 public func parseWhole(_ text: Substring, radix: UInt64 = 10) -> (negative: Bool, magnitude: UInt64)? {
-    var text = text
-    return text.withUTF8 { parseWhole(bytes: $0, radix: radix) }
+    Array(text.utf8).withUnsafeBufferPointer { parseWhole(bytes: $0, radix: radix) }
 }
 
 /// `parseWhole` over bytes where they lie (a transport spec's fields).
