@@ -145,32 +145,51 @@ extension Substring {
 
     /// Without leading and trailing white space: ASCII's (space, \t, \n, \v, \f,
     /// \r), and other scalars only as `isSpace` says (the platform asks libc).
-    /// Over a copy of the bytes, each scalar decoded only when it is not
-    /// ASCII (the UnicodeScalarView's walk was twice the code, 2026-11-28).
     @inline(never)
     public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> Substring {
-        let bytes = Array(utf8)
-        // One pass: from the first scalar that is not space to the end of the last (byte offsets).
-        var first = -1, end = 0, index = 0
-        while index < bytes.count {
-            let lead = bytes[index]
-            let space: Bool
-            var length = 1
-            if lead < 0x80 {
-                space = lead == 32 || (lead >= 9 && lead <= 13)
-            } else {
-                length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
-                var value = UInt32(lead) & (0x7F >> UInt32(length))
-                for next in (index + 1)..<Swift.min(index + length, bytes.count) { value = value << 6 | UInt32(bytes[next] & 0x3F) }
-                space = Unicode.Scalar(value).map(isSpace) ?? false
-            }
-            if !space {
-                if first < 0 { first = index }
-                end = Swift.min(index + length, bytes.count)
-            }
-            index += length
+        let (first, end) = Array(utf8).withUnsafeBufferPointer { whiteSpaceBounds($0, isSpace) }
+        return self[utf8.index(startIndex, offsetBy: first)..<utf8.index(startIndex, offsetBy: end)]
+    }
+}
+
+/// The byte offsets of the text between leading and trailing white space (as
+/// `trimmingWhiteSpace` says), from..<to. Over the bytes, each scalar decoded
+/// only when it is not ASCII (the UnicodeScalarView's walk was twice the
+/// code, 2026-11-28).
+func whiteSpaceBounds(_ bytes: UnsafeBufferPointer<UInt8>, _ isSpace: (Unicode.Scalar) -> Bool) -> (Int, Int) {
+    // One pass: from the first scalar that is not space to the end of the last.
+    var first = -1, end = 0, index = 0
+    while index < bytes.count {
+        let lead = bytes[index]
+        let space: Bool
+        var length = 1
+        if lead < 0x80 {
+            space = lead == 32 || (lead >= 9 && lead <= 13)
+        } else {
+            length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+            var value = UInt32(lead) & (0x7F >> UInt32(length))
+            for next in (index + 1)..<Swift.min(index + length, bytes.count) { value = value << 6 | UInt32(bytes[next] & 0x3F) }
+            space = Unicode.Scalar(value).map(isSpace) ?? false
         }
-        return self[utf8.index(startIndex, offsetBy: first < 0 ? end : first)..<utf8.index(startIndex, offsetBy: end)]
+        if !space {
+            if first < 0 { first = index }
+            end = Swift.min(index + length, bytes.count)
+        }
+        index += length
+    }
+    return (first < 0 ? end : first, end)
+}
+
+extension String {
+    /// `trimmingWhiteSpace` as a String, made from the bytes between: no
+    /// Substring indices moved by offsets (the standard library's
+    /// UTF8View.index(_:offsetBy:), 2026-11-29).
+    @inline(never)
+    public func trimmedWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool) -> String {
+        Array(utf8).withUnsafeBufferPointer { bytes in
+            let (first, end) = whiteSpaceBounds(bytes, isSpace)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
+        }
     }
 }
 
