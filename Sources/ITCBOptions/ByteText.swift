@@ -16,6 +16,17 @@ public func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Boo
     withBytes(a) { x in withBytes(b) { y in x.count == y.count && startsWith(x, y) } }
 }
 
+/// `a` and `b` as Strings: the form every caller in the program has. With
+/// `hasBytePrefix` one body, one pair of nested `withBytes`: the generic
+/// two were a specialisation and a closure each (2026-11-29).
+public func sameBytes(_ a: String, _ b: String) -> Bool { compareBytes(a, b, prefix: false) }
+
+/// `a` is `b`'s bytes (`prefix`: begins with them).
+@inline(never)
+func compareBytes(_ a: String, _ b: String, prefix: Bool) -> Bool {
+    withBytes(a) { x in withBytes(b) { y in (prefix || x.count == y.count) && startsWith(x, y) } }
+}
+
 /// The text's UTF-8 bytes where they lie (a native string's; a copy only for
 /// a foreign one, which Linux never has). Comparing over buffers: the
 /// stdlib's elementsEqual and starts(with:) over two UTF8Views were 1.2 KB of
@@ -194,6 +205,9 @@ extension String {
 }
 
 extension String {
+    /// `hasBytePrefix` for a String prefix (`compareBytes`).
+    public func hasBytePrefix(_ prefix: String) -> Bool { compareBytes(self, prefix, prefix: true) }
+
     // Through Substring: the stdlib's firstIndex(of:) then exists once, for
     // Substring's UTF8View, not for String's as well.
     @inline(__always)
