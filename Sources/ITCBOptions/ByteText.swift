@@ -17,14 +17,22 @@ public func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Boo
 }
 
 /// `a` and `b` as Strings: the form every caller in the program has. With
-/// `hasBytePrefix` one body, one pair of nested `withBytes`: the generic
-/// two were a specialisation and a closure each (2026-11-29).
-public func sameBytes(_ a: String, _ b: String) -> Bool { compareBytes(a, b, prefix: false) }
+/// `hasBytePrefix` and `hasByteSuffix` one body, one pair of nested
+/// `withBytes`: the generic ones were a specialisation and a closure each (2026-11-29).
+public func sameBytes(_ a: String, _ b: String) -> Bool { compareBytes(a, b, .same) }
 
-/// `a` is `b`'s bytes (`prefix`: begins with them).
+/// How `compareBytes` holds `a` to `b`.
+enum ByteMatch { case same, prefix, suffix }
+
+/// `a` is `b`'s bytes, begins with them or ends with them.
 @inline(never)
-func compareBytes(_ a: String, _ b: String, prefix: Bool) -> Bool {
-    withBytes(a) { x in withBytes(b) { y in (prefix || x.count == y.count) && startsWith(x, y) } }
+func compareBytes(_ a: String, _ b: String, _ match: ByteMatch) -> Bool {
+    withBytes(a) { x in
+        withBytes(b) { y in
+            guard match == .same ? x.count == y.count : x.count >= y.count else { return false }
+            return startsWith(UnsafeBufferPointer(rebasing: x[(match == .suffix ? x.count - y.count : 0)...]), y)
+        }
+    }
 }
 
 /// The text's UTF-8 bytes where they lie (a native string's; a copy only for
@@ -206,7 +214,10 @@ extension String {
 
 extension String {
     /// `hasBytePrefix` for a String prefix (`compareBytes`).
-    public func hasBytePrefix(_ prefix: String) -> Bool { compareBytes(self, prefix, prefix: true) }
+    public func hasBytePrefix(_ prefix: String) -> Bool { compareBytes(self, prefix, .prefix) }
+
+    /// `hasByteSuffix` for a String suffix (`compareBytes`).
+    public func hasByteSuffix(_ suffix: String) -> Bool { compareBytes(self, suffix, .suffix) }
 
     // Through Substring: the stdlib's firstIndex(of:) then exists once, for
     // Substring's UTF8View, not for String's as well.
