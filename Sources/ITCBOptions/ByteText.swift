@@ -27,12 +27,15 @@ enum ByteMatch { case same, prefix, suffix }
 /// `a` is `b`'s bytes, begins with them or ends with them.
 @inline(never)
 func compareBytes(_ a: String, _ b: String, _ match: ByteMatch) -> Bool {
-    withBytes(a) { x in
-        withBytes(b) { y in
-            guard match == .same ? x.count == y.count : x.count >= y.count else { return false }
-            return startsWith(UnsafeBufferPointer(rebasing: x[(match == .suffix ? x.count - y.count : 0)...]), y)
-        }
-    }
+    withBytes(a) { x in withBytes(b) { y in compareBuffers(x, y, match) } }
+}
+
+/// `compareBytes` over the bytes: not inlined, as the nested `withBytes` would
+/// have it four times (each text's bytes in place or, if foreign, copied).
+@inline(never)
+func compareBuffers(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>, _ match: ByteMatch) -> Bool {
+    guard match == .same ? x.count == y.count : x.count >= y.count else { return false }
+    return startsWith(UnsafeBufferPointer(rebasing: x[(match == .suffix ? x.count - y.count : 0)...]), y)
 }
 
 /// The text's UTF-8 bytes where they lie (a native string's; a copy only for
