@@ -80,10 +80,10 @@ extension String {
     /// Without leading and trailing white space: ASCII's, and Unicode's as libc
     /// (iswspace under C.UTF-8) says, cut on scalars (ByteText.swift).
     func trimmingCharacters() -> String {
-        String(trimmingWhiteSpace { scalar in
+        trimmedWhiteSpace { scalar in
             loadUnicodeLocale()
             return clinux_iswspace(scalar.value) != 0
-        })
+        }
     }
 }
 

@@ -16,6 +16,28 @@ public func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Boo
     withBytes(a) { x in withBytes(b) { y in x.count == y.count && startsWith(x, y) } }
 }
 
+/// `a` and `b` as Strings: the form every caller in the program has. With
+/// `hasBytePrefix` and `hasByteSuffix` one body, one pair of nested
+/// `withBytes`: the generic ones were a specialisation and a closure each (2026-11-29).
+public func sameBytes(_ a: String, _ b: String) -> Bool { compareBytes(a, b, .same) }
+
+/// How `compareBytes` holds `a` to `b`.
+enum ByteMatch { case same, prefix, suffix }
+
+/// `a` is `b`'s bytes, begins with them or ends with them.
+@inline(never)
+func compareBytes(_ a: String, _ b: String, _ match: ByteMatch) -> Bool {
+    withBytes(a) { x in withBytes(b) { y in compareBuffers(x, y, match) } }
+}
+
+/// `compareBytes` over the bytes: not inlined, as the nested `withBytes` would
+/// have it four times (each text's bytes in place or, if foreign, copied).
+@inline(never)
+func compareBuffers(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>, _ match: ByteMatch) -> Bool {
+    guard match == .same ? x.count == y.count : x.count >= y.count else { return false }
+    return startsWith(UnsafeBufferPointer(rebasing: x[(match == .suffix ? x.count - y.count : 0)...]), y)
+}
+
 /// The text's UTF-8 bytes where they lie (a native string's; a copy only for
 /// a foreign one, which Linux never has). Comparing over buffers: the
 /// stdlib's elementsEqual and starts(with:) over two UTF8Views were 1.2 KB of
@@ -145,36 +167,61 @@ extension Substring {
 
     /// Without leading and trailing white space: ASCII's (space, \t, \n, \v, \f,
     /// \r), and other scalars only as `isSpace` says (the platform asks libc).
-    /// Over a copy of the bytes, each scalar decoded only when it is not
-    /// ASCII (the UnicodeScalarView's walk was twice the code, 2026-11-28).
     @inline(never)
     public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> Substring {
-        let bytes = Array(utf8)
-        // One pass: from the first scalar that is not space to the end of the last (byte offsets).
-        var first = -1, end = 0, index = 0
-        while index < bytes.count {
-            let lead = bytes[index]
-            let space: Bool
-            var length = 1
-            if lead < 0x80 {
-                space = lead == 32 || (lead >= 9 && lead <= 13)
-            } else {
-                length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
-                var value = UInt32(lead) & (0x7F >> UInt32(length))
-                for next in (index + 1)..<Swift.min(index + length, bytes.count) { value = value << 6 | UInt32(bytes[next] & 0x3F) }
-                space = Unicode.Scalar(value).map(isSpace) ?? false
-            }
-            if !space {
-                if first < 0 { first = index }
-                end = Swift.min(index + length, bytes.count)
-            }
-            index += length
+        let (first, end) = Array(utf8).withUnsafeBufferPointer { whiteSpaceBounds($0, isSpace) }
+        return self[utf8.index(startIndex, offsetBy: first)..<utf8.index(startIndex, offsetBy: end)]
+    }
+}
+
+/// The byte offsets of the text between leading and trailing white space (as
+/// `trimmingWhiteSpace` says), from..<to. Over the bytes, each scalar decoded
+/// only when it is not ASCII (the UnicodeScalarView's walk was twice the
+/// code, 2026-11-28).
+func whiteSpaceBounds(_ bytes: UnsafeBufferPointer<UInt8>, _ isSpace: (Unicode.Scalar) -> Bool) -> (Int, Int) {
+    // One pass: from the first scalar that is not space to the end of the last.
+    var first = -1, end = 0, index = 0
+    while index < bytes.count {
+        let lead = bytes[index]
+        let space: Bool
+        var length = 1
+        if lead < 0x80 {
+            space = lead == 32 || (lead >= 9 && lead <= 13)
+        } else {
+            length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+            var value = UInt32(lead) & (0x7F >> UInt32(length))
+            for next in (index + 1)..<Swift.min(index + length, bytes.count) { value = value << 6 | UInt32(bytes[next] & 0x3F) }
+            space = Unicode.Scalar(value).map(isSpace) ?? false
         }
-        return self[utf8.index(startIndex, offsetBy: first < 0 ? end : first)..<utf8.index(startIndex, offsetBy: end)]
+        if !space {
+            if first < 0 { first = index }
+            end = Swift.min(index + length, bytes.count)
+        }
+        index += length
+    }
+    return (first < 0 ? end : first, end)
+}
+
+extension String {
+    /// `trimmingWhiteSpace` as a String, made from the bytes between: no
+    /// Substring indices moved by offsets (the standard library's
+    /// UTF8View.index(_:offsetBy:), 2026-11-29).
+    @inline(never)
+    public func trimmedWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool) -> String {
+        Array(utf8).withUnsafeBufferPointer { bytes in
+            let (first, end) = whiteSpaceBounds(bytes, isSpace)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
+        }
     }
 }
 
 extension String {
+    /// `hasBytePrefix` for a String prefix (`compareBytes`).
+    public func hasBytePrefix(_ prefix: String) -> Bool { compareBytes(self, prefix, .prefix) }
+
+    /// `hasByteSuffix` for a String suffix (`compareBytes`).
+    public func hasByteSuffix(_ suffix: String) -> Bool { compareBytes(self, suffix, .suffix) }
+
     // Through Substring: the stdlib's firstIndex(of:) then exists once, for
     // Substring's UTF8View, not for String's as well.
     @inline(__always)
@@ -258,10 +305,11 @@ extension String {
 /// program reads: each `Int(…)`, `UInt16(…, radix:)` … is a specialisation of
 /// the standard library's generic parser of its own (about 7 KB of the shipped
 /// binary in all, 2026-11-28).
+/// Over a copy of the bytes: Substring's withUTF8 linked the standard
+/// library's slow path that makes a slice contiguous (2026-11-29).
 @inline(never)
 public func parseWhole(_ text: Substring, radix: UInt64 = 10) -> (negative: Bool, magnitude: UInt64)? {
-    var text = text
-    return text.withUTF8 { parseWhole(bytes: $0, radix: radix) }
+    Array(text.utf8).withUnsafeBufferPointer { parseWhole(bytes: $0, radix: radix) }
 }
 
 /// `parseWhole` over bytes where they lie (a transport spec's fields).

@@ -55,7 +55,7 @@ extension OptionName {
             while table[end] != 0 { end += 1 }
             // This name begins with the given bytes (or is them).
             if end - start >= given.count, table[start..<(start + given.count)].elementsEqual(given) {
-                if end - start == given.count { return (allCases[index], true) }
+                if end - start == given.count { return (declared(index), true) }
                 found = index
                 candidates += 1
             }
@@ -63,7 +63,7 @@ extension OptionName {
             start = end + 1
         }
         guard let found, candidates == 1 else { return nil }
-        return (allCases[found], false)
+        return (declared(found), false)
     }
 
     /// Its name (the rawValue's bytes) in `names`: messages spell it from
@@ -71,7 +71,7 @@ extension OptionName {
     @inline(never)
     public var nameBytes: UnsafeBufferPointer<UInt8> {
         let table = UnsafeBufferPointer(start: Self.names.utf8Start, count: Self.names.utf8CodeUnitCount)
-        var remaining = Self.allCases.firstIndex(of: self) ?? 0
+        var remaining = declaredIndex
         var start = 0
         while remaining > 0 {
             if table[start] == 0 { remaining -= 1 }
@@ -81,6 +81,12 @@ extension OptionName {
         while table[end] != 0 { end += 1 }
         return UnsafeBufferPointer(rebasing: table[start..<end])
     }
+
+    /// The case declared `index`-th, and a case's place: a case without a
+    /// payload is stored as its place in the declaration, so no `allCases`
+    /// array is built to look one up (2026-11-29).
+    static func declared(_ index: Int) -> OptionName { unsafeBitCast(UInt8(truncatingIfNeeded: index), to: OptionName.self) }
+    var declaredIndex: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
 
     /// Every case's rawValue in the order of the cases, each ended by a 0 byte
     /// (CommandLineTests holds it to them).

@@ -91,7 +91,9 @@ func inapplicableOption(given options: [(name: OptionName, value: ArgText)], rol
 func repeatedOption(_ options: [(name: OptionName, value: ArgText)]) -> String? {
     // Names in the order they are first given; one pass over the rest for each.
     for (index, option) in options.enumerated() where !option.name.repeats {
-        guard !options[..<index].contains(where: { $0.name == option.name }) else { continue }
+        var before = false
+        for earlier in 0..<index where options[earlier].name == option.name { before = true }
+        guard !before else { continue }
         var count = 0
         var shown: BuiltText = ""
         for other in options where other.name == option.name {
