@@ -42,7 +42,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         if case .connected(let handle, let peer, false, _) = event {
-            let slot = askers.firstIndex { $0.handle == handle } ?? askers.firstIndex { $0.handle == 0xFFFF }
+            let slot = askerSlot(handle) ?? askerSlot(0xFFFF)
             if let slot {
                 askers[slot] = (handle, peer)
                 forgetTiming(slot)
