@@ -259,10 +259,7 @@ struct RunLoop<Logic: RoleLogic & ~Copyable>: ~Copyable {
                 peers += 1
             }
             if peers > 0 { status.appendLiteral(")") }
-            if let detail = driver.app.statusDetail {
-                status.appendLiteral(", ")
-                status.appendInterpolation(detail)
-            }
+            driver.app.appendStatusDetail(to: &status)
             status.appendLiteral(", uptime ")
             status.appendInterpolation(durationText(now - started))
             status.appendLiteral(", ")

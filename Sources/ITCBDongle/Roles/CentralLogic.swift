@@ -203,7 +203,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         // The scan settled with two 8-Balls of that name: none is asked.
         if namesakes.count > 1, !refusedPeer, !session.settings.listOnly, !session.isSettling { refusePeer(&host) }
         if source.pollsStdin { source.readStdin() }
-        while let event = session.nextEvent() { report(event, &host) }
+        reportEvents(&host)
         guard exitCode == nil, !session.settings.listOnly, Signals.stopReceived == 0 else { return }
         if session.isIdleForQuestion, !finishing {
             if let next = source.next() {
@@ -218,6 +218,12 @@ struct CentralLogic: RoleLogic, ~Copyable {
                 source.prompt()
             }
         }
+        reportEvents(&host)
+    }
+
+    /// The session's events so far, each reported. Out of line: `poll` drains them twice.
+    @inline(never)
+    mutating func reportEvents(_ host: inout Host) {
         while let event = session.nextEvent() { report(event, &host) }
     }
 
@@ -229,6 +235,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
         current = nil
     }
 
+    @inline(never)
     mutating func report(_ event: CentralEvent, _ host: inout Host) {
         // Stopped by a signal: the link is being closed on purpose; what the
         // session says about that is not an outcome of the question.

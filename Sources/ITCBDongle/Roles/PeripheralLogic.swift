@@ -7,10 +7,11 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     var ball: EightBallPeripheral
     /// Who is connected on which handle: the operator's lines name the asker
     /// by address (set when a central connects, so no allocation per question).
-    var askers = [(handle: UInt16, address: BDAddress)](repeating: (0xFFFF, .zero), count: Capacity.links)
+    /// In place, one slot per link: no arrays' uniqueness checks at each use.
+    var askers = Capacity.PerLink<(handle: UInt16, address: BDAddress)>(repeating: (0xFFFF, .zero))
     /// Each asker's last question, timed (by the same slot as `askers`), and
     /// how many answers wait for the controller to report them sent.
-    var timings = [AnswerTiming](repeating: AnswerTiming(), count: Capacity.links)
+    var timings = Capacity.PerLink<AnswerTiming>(repeating: AnswerTiming())
     var awaitingSent = 0
     /// Question write received → answer notification queued, and → sent
     /// (the controller's Number of Completed Packets for it).
@@ -42,7 +43,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
 
     mutating func handle(_ event: HostEvent, host: inout Host, now: UInt64) {
         if case .connected(let handle, let peer, false, _) = event {
-            let slot = askers.firstIndex { $0.handle == handle } ?? askers.firstIndex { $0.handle == 0xFFFF }
+            let slot = askerSlot(handle) ?? askerSlot(0xFFFF)
             if let slot {
                 askers[slot] = (handle, peer)
                 forgetTiming(slot)
@@ -57,15 +58,18 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     /// "E1:79:D7:39:10:19" (or the handle, for a link made before it was seen).
     /// `mutating` to be reached by address, as `log` (no copy of the role).
     mutating func asker(_ connection: UInt16, into line: inout LogLine) {
-        if let entry = askers.first(where: { $0.handle == connection }) {
-            line.address(entry.address)
+        if let slot = askerSlot(connection) {
+            line.address(askers[slot].address)
         } else {
             line.text("handle ")
             line.hex(connection)
         }
     }
 
-    func askerSlot(_ connection: UInt16) -> Int? { askers.firstIndex { $0.handle == connection } }
+    func askerSlot(_ connection: UInt16) -> Int? {
+        for slot in askers.indices where askers[slot].handle == connection { return slot }
+        return nil
+    }
 
     mutating func poll(host: inout Host, now: UInt64) {
         ball.poll(host: &host)
@@ -162,7 +166,11 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     }
 
     var isWaitingForRoom: Bool { ball.isWaitingForRoom }
-    var statusDetail: BuiltText? { "\(ball.answeredCount) question(s) answered" }
+    mutating func appendStatusDetail(to status: inout BuiltText.Builder) {
+        status.appendLiteral(", ")
+        status.appendInterpolation(ball.answeredCount)
+        status.appendLiteral(" question(s) answered")
+    }
     mutating func addCounts(to counts: inout MetricCounts) {
         counts.answered += ball.answeredCount
         counts.rejected += ball.rejectedCount

@@ -144,11 +144,11 @@ struct RoleDispatch: RoleLogic, ~Copyable {
         }
     }
 
-    var statusDetail: BuiltText? {
+    mutating func appendStatusDetail(to status: inout BuiltText.Builder) {
         switch role {
-        case .peripheral(let logic): logic.pointee.statusDetail
-        case .central(let logic): logic.pointee.statusDetail
-        case .info(let logic): logic.pointee.statusDetail
+        case .peripheral(let logic): logic.pointee.appendStatusDetail(to: &status)
+        case .central(let logic): logic.pointee.appendStatusDetail(to: &status)
+        case .info(let logic): logic.pointee.appendStatusDetail(to: &status)
         }
     }
 
