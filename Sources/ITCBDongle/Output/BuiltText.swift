@@ -46,7 +46,12 @@ struct BuiltText: ExpressibleByStringInterpolation {
     /// `count` spaces (none when it is not positive): columns.
     @inline(never)
     mutating func spaces(_ count: Int) {
-        for _ in 0 ..< max(0, count) { bytes.append(0x20) }
+        let blanks: StaticString = "                "
+        var rest = count
+        while rest > 0 {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: blanks.utf8Start, count: min(rest, 16)))
+            rest -= 16
+        }
     }
 
     struct Builder: StringInterpolationProtocol {

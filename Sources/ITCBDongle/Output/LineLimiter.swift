@@ -121,13 +121,25 @@ struct LineLimiter {
 
     @inline(never)
     private mutating func sumUp(_ slot: Int, now: UInt64, _ summary: (LogLevel, BuiltText) -> Void) {
-        guard let kind = bursts[slot].kind, bursts[slot].held > 0 else { return }
-        let seconds = (max(now, bursts[slot].last) - bursts[slot].lastLine + 999) / 1000
-        // Built as bytes (BuiltText): String appends are inlined at every use.
-        var text: BuiltText = "\(kind.label)"
-        if let subject = kind.subject { text.append(" (\(subject) 0x\(hex: bursts[slot].key))") }
-        text.append(": \(bursts[slot].held) more in the last \(max(seconds, 1)) s (at most one line a second)")
-        summary(bursts[slot].level, text)
+        let burst = bursts[slot]
+        guard let kind = burst.kind, burst.held > 0 else { return }
+        let seconds = (max(now, burst.last) - burst.lastLine + 999) / 1000
+        // Built as bytes, a piece at a time in one builder.
+        var text = BuiltText.Builder()
+        text.appendInterpolation(kind.label)
+        if let subject = kind.subject {
+            text.appendLiteral(" (")
+            text.appendInterpolation(subject)
+            text.appendLiteral(" 0x")
+            text.appendHex(UInt64(burst.key))
+            text.appendLiteral(")")
+        }
+        text.appendLiteral(": ")
+        text.appendInterpolation(burst.held)
+        text.appendLiteral(" more in the last ")
+        text.appendInterpolation(Int(max(seconds, 1)))
+        text.appendLiteral(" s (at most one line a second)")
+        summary(burst.level, BuiltText(text))
         bursts[slot].held = 0
         bursts[slot].lastLine = now
     }
