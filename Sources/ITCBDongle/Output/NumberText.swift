@@ -104,6 +104,23 @@ func writeDecimal(_ value: UInt64, to out: UnsafeMutableRawPointer) -> Int {
     return count
 }
 
+/// `value`'s lower-case hex digits, no leading zeros (as String(value,
+/// radix: 16)), written at `out`, up to 16; how many. The one hex writer of
+/// BuiltText and LogLine.
+@inline(never)
+func writeHex(_ value: UInt64, to out: UnsafeMutableRawPointer) -> Int {
+    let digits: StaticString = "0123456789abcdef"
+    var shift = 60
+    while shift > 0, (value >> UInt64(shift)) & 0xF == 0 { shift -= 4 }
+    var count = 0
+    while shift >= 0 {
+        out.storeBytes(of: digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)], toByteOffset: count, as: UInt8.self)
+        count += 1
+        shift -= 4
+    }
+    return count
+}
+
 /// Whether strtod(3) reads `mantissa`e`scale` as `value`'s magnitude.
 private func readsBack(_ mantissa: UInt64, _ scale: Int, _ value: Double, _ raw: UnsafeMutableRawBufferPointer) -> Bool {
     var end = decimal(mantissa, into: raw, at: 0)
