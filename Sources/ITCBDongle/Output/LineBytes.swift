@@ -41,8 +41,11 @@ func writeLine(_ fd: Int32, _ level: LogLevel?, _ text: UnsafeRawBufferPointer) 
     out.withUnsafeBytes { _ = sysWrite(fd, $0.baseAddress, $0.count) }
 }
 
+/// (The String's bytes taken by the builder's one String append: its
+/// `withUTF8`, inlined here, was 200 bytes of code.)
 @inline(never)
 func writeLine(_ fd: Int32, _ level: LogLevel?, _ text: String) {
-    var text = text
-    text.withUTF8 { writeLine(fd, level, UnsafeRawBufferPointer($0)) }
+    var line = BuiltText.Builder()
+    line.appendInterpolation(text)
+    line.bytes.withUnsafeBytes { writeLine(fd, level, $0) }
 }

@@ -64,9 +64,11 @@ func writeStandardError(_ text: String) {
     writeRaw(2, text)
 }
 
+/// (As `writeLine`'s String form: the bytes taken by the builder's String append.)
 func writeRaw(_ fd: Int32, _ text: String) {
-    var text = text
-    _ = text.withUTF8 { sysWrite(fd, $0.baseAddress, $0.count) }
+    var bytes = BuiltText.Builder()
+    bytes.appendInterpolation(text)
+    _ = bytes.bytes.withUnsafeBytes { sysWrite(fd, $0.baseAddress, $0.count) }
 }
 
 /// Writes a line straight to fd 1, so piped output (--json) streams as it happens.

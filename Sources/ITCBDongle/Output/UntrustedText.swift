@@ -61,8 +61,9 @@ enum UntrustedText {
 
     /// `text` escaped, for the lines built as String (start-up, errors, the central).
     static func escaped(_ text: String) -> String {
-        var text = text
-        return text.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+        var out = BuiltText.Builder()
+        out.appendInterpolation(escaped: text)
+        return BuiltText(out).string
     }
 
     /// A whole line of ours as it may be written: itself when nothing in it
