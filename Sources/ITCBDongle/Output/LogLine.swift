@@ -6,7 +6,12 @@ import BLEHost
 struct LogLine: ~Copyable {
     var buffer = Capacity.LogLineStore()
 
-    init(_ level: LogLevel) {
+    init(_ level: LogLevel) { prefix(level) }
+
+    /// "itcb-dongle: info: " ("<6>" first under systemd): outlined, not
+    /// inlined with its five names at each line begun.
+    @inline(never)
+    private mutating func prefix(_ level: LogLevel) {
         if Log.toJournal {
             text("<")
             decimal(level.priority)
