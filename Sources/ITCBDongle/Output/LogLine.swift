@@ -6,26 +6,11 @@ import BLEHost
 struct LogLine: ~Copyable {
     var buffer = Capacity.LogLineStore()
 
-    init(_ level: LogLevel) { prefix(level) }
-
-    /// "itcb-dongle: info: " ("<6>" first under systemd): outlined, not
-    /// inlined with its five names at each line begun.
-    @inline(never)
-    private mutating func prefix(_ level: LogLevel) {
-        if Log.toJournal {
-            text("<")
-            decimal(level.priority)
-            text(">")
+    /// Begun with the prefix (`writeLogPrefix`).
+    init(_ level: LogLevel) {
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { prefix in
+            _ = buffer.append(UnsafeRawBufferPointer(rebasing: prefix[0 ..< writeLogPrefix(level, to: prefix.baseAddress!)]))
         }
-        text("itcb-dongle: ")
-        switch level {
-        case .error: text("error")
-        case .warning: text("warning")
-        case .info: text("info")
-        case .debug: text("debug")
-        case .trace: text("trace")
-        }
-        text(": ")
     }
 
     @inline(never)
