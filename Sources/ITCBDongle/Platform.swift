@@ -65,13 +65,15 @@ extension String {
                     if lower < 0xD800 || (lower > 0xDFFF && lower <= 0x10FFFF) { scalar = lower }
                 }
                 index += length
-                // UTF-8 again, one append site: K (U+212A) lowers to a one-byte k.
+                // UTF-8 again, appended once: K (U+212A) lowers to a one-byte k.
                 let count = scalar < 0x80 ? 1 : scalar < 0x800 ? 2 : scalar < 0x10000 ? 3 : 4
                 let mark = count == 1 ? 0 : UInt8(truncatingIfNeeded: 0xFF00 >> count)  // 110…, 1110…, 11110…
+                var encoded: UInt32 = 0  // the first byte lowest
                 for i in 0 ..< count {
                     let bits = UInt8(truncatingIfNeeded: scalar >> UInt32(6 * (count - 1 - i)))
-                    out.append(i == 0 ? mark | bits : 0x80 | (bits & 0x3F))
+                    encoded |= UInt32(i == 0 ? mark | bits : 0x80 | (bits & 0x3F)) << UInt32(8 * i)
                 }
+                withUnsafeBytes(of: encoded.littleEndian) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0 ..< count])) }
             }
             return String(decoding: out, as: UTF8.self)
         }

@@ -121,6 +121,14 @@ import ITCBOptions
         #expect(" \u{301}x ".trimmingCharacters() == "\u{301}x")
     }
 
+    @Test func foldedCase() {
+        #expect("Magic 8-BALL".foldedCase() == "magic 8-ball")
+        // Each length of UTF-8: a two-, three- and four-byte letter, and K (U+212A) to a one-byte k.
+        #expect("\u{C9}COLE \u{3A3}\u{391}\u{3A3}".foldedCase() == "\u{E9}cole \u{3C3}\u{3B1}\u{3C3}")
+        #expect("\u{212A}\u{416}x\u{10400}\u{1F3B1}".foldedCase() == "k\u{436}x\u{10428}\u{1F3B1}")
+        #expect("".foldedCase().isEmpty)
+    }
+
     @Test func replacingIsByteWise() {
         #expect("raspberrypi,4/model".replacingOccurrences(of: "/", with: "-") == "raspberrypi,4-model")
         #expect("a/\u{301}".replacingOccurrences(of: "/", with: "-") == "a-\u{301}")

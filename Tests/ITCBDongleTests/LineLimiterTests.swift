@@ -18,7 +18,7 @@ import BLEHost
             occurrences += 1
             flush(at: now)
             var said: [(UInt64, String)] = []
-            if limiter.admit(kind, key: key, level: .warning, now: now, summary: { said.append((now, $1)) }) {
+            if limiter.admit(kind, key: key, level: .warning, now: now, summary: { said.append((now, $1.string)) }) {
                 said.append((now, "\(kind.label) (line)"))
             }
             lines += said
@@ -26,7 +26,7 @@ import BLEHost
 
         mutating func flush(at now: UInt64, everything: Bool = false) {
             var said: [(UInt64, String)] = []
-            limiter.flush(now: now, everything: everything) { said.append((now, $1)) }
+            limiter.flush(now: now, everything: everything) { said.append((now, $1.string)) }
             lines += said
         }
 

@@ -6,7 +6,7 @@ extension BuiltText.Builder {
     @inline(never)
     mutating func appendInterpolation(json value: consuming String?) {
         guard let value else { return appendLiteral("null") }
-        appendInterpolation(jsonString(value))
+        appendJSONString(value)
     }
 }
 

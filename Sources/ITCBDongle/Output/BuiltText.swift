@@ -46,7 +46,12 @@ struct BuiltText: ExpressibleByStringInterpolation {
     /// `count` spaces (none when it is not positive): columns.
     @inline(never)
     mutating func spaces(_ count: Int) {
-        for _ in 0 ..< max(0, count) { bytes.append(0x20) }
+        let blanks: StaticString = "                "
+        var rest = count
+        while rest > 0 {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: blanks.utf8Start, count: min(rest, 16)))
+            rest -= 16
+        }
     }
 
     struct Builder: StringInterpolationProtocol {
@@ -114,12 +119,9 @@ struct BuiltText: ExpressibleByStringInterpolation {
 
         @inline(never)
         mutating func appendHex(_ value: UInt64) {
-            let digits: StaticString = "0123456789abcdef"
-            var shift = 60
-            while shift > 0, (value >> UInt64(shift)) & 0xF == 0 { shift -= 4 }
-            while shift >= 0 {
-                bytes.append(digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)])
-                shift -= 4
+            withUnsafeTemporaryAllocation(byteCount: 16, alignment: 1) { digits in
+                let count = writeHex(value, to: digits.baseAddress!)
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[0 ..< count]))
             }
         }
 

@@ -58,41 +58,48 @@ enum JSONOutput {
     }
 }
 
+/// `s` as a JSON string, quotes included.
 @inline(never)
 func jsonString(_ s: String) -> String {
-    // Byte by byte (a scalar decoded only where it needs looking at), into one
-    // byte array: a third of the code of appending unicodeScalars to a String.
-    var s = s
-    return s.withUTF8 { utf8 in
-        let raw = UnsafeRawBufferPointer(utf8)
-        var out: [UInt8] = [0x22]
-        out.reserveCapacity(raw.count + 2)
-        var index = 0
-        while index < raw.count {
-            let length = max(UntrustedText.sequenceLength(raw, at: index), 1)
-            let scalar = UntrustedText.decode(raw, at: index, length: length)
-            // Each escape built on the stack and appended once (one append site).
-            var escape = UntrustedText.Escape()
-            switch scalar {
-            case 0x22, 0x5C: escape.put(UInt8(scalar))
-            case 0x0A: escape.put(UInt8(ascii: "n"))
-            case 0x0D: escape.put(UInt8(ascii: "r"))
-            case 0x09: escape.put(UInt8(ascii: "t"))
-            // Controls, DEL, C1 and bidi controls as \u escapes (RFC 8259 §7):
-            // the same string to a JSON reader, nothing a terminal acts on.
-            case _ where UntrustedText.needsEscape(scalar, wholeLine: true): escape.scalar(scalar)
-            default:
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[index ..< index + length]))
+    var out = BuiltText.Builder()
+    out.appendJSONString(s)
+    return BuiltText(out).string
+}
+
+extension BuiltText.Builder {
+    /// `s` as a JSON string, quotes included (`jsonString`), appended.
+    @inline(never)
+    mutating func appendJSONString(_ s: consuming String) {
+        // Byte by byte (a scalar decoded only where it needs looking at).
+        s.withUTF8 { utf8 in
+            let raw = UnsafeRawBufferPointer(utf8)
+            bytes.append(0x22)
+            var index = 0
+            while index < raw.count {
+                let length = max(UntrustedText.sequenceLength(raw, at: index), 1)
+                let scalar = UntrustedText.decode(raw, at: index, length: length)
+                // Each escape built on the stack and appended once (one append site).
+                var escape = UntrustedText.Escape()
+                switch scalar {
+                case 0x22, 0x5C: escape.put(UInt8(scalar))
+                case 0x0A: escape.put(UInt8(ascii: "n"))
+                case 0x0D: escape.put(UInt8(ascii: "r"))
+                case 0x09: escape.put(UInt8(ascii: "t"))
+                // Controls, DEL, C1 and bidi controls as \u escapes (RFC 8259 §7):
+                // the same string to a JSON reader, nothing a terminal acts on.
+                case _ where UntrustedText.needsEscape(scalar, wholeLine: true): escape.scalar(scalar)
+                default:
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[index ..< index + length]))
+                    index += length
+                    continue
+                }
+                _ = escape.withBytes { piece in
+                    bytes.append(contentsOf: piece)
+                    return true
+                }
                 index += length
-                continue
             }
-            _ = escape.withBytes { piece in
-                out.append(contentsOf: piece)
-                return true
-            }
-            index += length
+            bytes.append(0x22)
         }
-        out.append(0x22)
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -81,7 +81,7 @@ struct LineLimiter {
     /// Whether the line of `kind` for `key` is written now; when it is not, it is counted.
     /// `summary` receives the line of a burst that ended before this one.
     mutating func admit(_ kind: RepeatKind, key: UInt16, level: LogLevel, now: UInt64,
-                        summary: (LogLevel, String) -> Void) -> Bool {
+                        summary: (LogLevel, BuiltText) -> Void) -> Bool {
         var slot = 0
         var found = false
         for i in 0..<LineLimiter.slots where bursts[i].kind == kind && bursts[i].key == key {
@@ -111,7 +111,7 @@ struct LineLimiter {
     }
 
     /// The summaries due at `now` (all of them with `everything`).
-    mutating func flush(now: UInt64, everything: Bool = false, _ summary: (LogLevel, String) -> Void) {
+    mutating func flush(now: UInt64, everything: Bool = false, _ summary: (LogLevel, BuiltText) -> Void) {
         guard everything || now >= deadline else { return }
         for i in 0..<LineLimiter.slots where everything || now >= bursts[i].due {
             sumUp(i, now: now, summary)
@@ -119,14 +119,27 @@ struct LineLimiter {
         updateDeadline()
     }
 
-    private mutating func sumUp(_ slot: Int, now: UInt64, _ summary: (LogLevel, String) -> Void) {
-        guard let kind = bursts[slot].kind, bursts[slot].held > 0 else { return }
-        let seconds = (max(now, bursts[slot].last) - bursts[slot].lastLine + 999) / 1000
-        // Built as bytes (BuiltText): String appends are inlined at every use.
-        var text: BuiltText = "\(kind.label)"
-        if let subject = kind.subject { text.append(" (\(subject) 0x\(hex: bursts[slot].key))") }
-        text.append(": \(bursts[slot].held) more in the last \(max(seconds, 1)) s (at most one line a second)")
-        summary(bursts[slot].level, text.string)
+    @inline(never)
+    private mutating func sumUp(_ slot: Int, now: UInt64, _ summary: (LogLevel, BuiltText) -> Void) {
+        let burst = bursts[slot]
+        guard let kind = burst.kind, burst.held > 0 else { return }
+        let seconds = (max(now, burst.last) - burst.lastLine + 999) / 1000
+        // Built as bytes, a piece at a time in one builder.
+        var text = BuiltText.Builder()
+        text.appendInterpolation(kind.label)
+        if let subject = kind.subject {
+            text.appendLiteral(" (")
+            text.appendInterpolation(subject)
+            text.appendLiteral(" 0x")
+            text.appendHex(UInt64(burst.key))
+            text.appendLiteral(")")
+        }
+        text.appendLiteral(": ")
+        text.appendInterpolation(burst.held)
+        text.appendLiteral(" more in the last ")
+        text.appendInterpolation(Int(max(seconds, 1)))
+        text.appendLiteral(" s (at most one line a second)")
+        summary(burst.level, BuiltText(text))
         bursts[slot].held = 0
         bursts[slot].lastLine = now
     }

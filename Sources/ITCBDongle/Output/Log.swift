@@ -13,13 +13,6 @@ enum Log {
     /// a terminal or a pipe, no prefix.
     nonisolated(unsafe) static var toJournal = clinux_is_journal_stream(2) != 0
 
-    /// "<4>itcb-dongle: warning: " (the priority under systemd only).
-    static func prefix(_ level: LogLevel) -> String {
-        var bytes: [UInt8] = []
-        appendLogPrefix(level, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// Inlined where it is called: the message is built there only when the
     /// level is on, and the one `emit` writes it (an @autoclosure passed into
     /// an outlined function gets a copy of that function per call site).
@@ -71,9 +64,11 @@ func writeStandardError(_ text: String) {
     writeRaw(2, text)
 }
 
+/// (As `writeLine`'s String form: the bytes taken by the builder's String append.)
 func writeRaw(_ fd: Int32, _ text: String) {
-    var text = text
-    _ = text.withUTF8 { sysWrite(fd, $0.baseAddress, $0.count) }
+    var bytes = BuiltText.Builder()
+    bytes.appendInterpolation(text)
+    _ = bytes.bytes.withUnsafeBytes { sysWrite(fd, $0.baseAddress, $0.count) }
 }
 
 /// Writes a line straight to fd 1, so piped output (--json) streams as it happens.

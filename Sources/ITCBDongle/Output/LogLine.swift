@@ -6,21 +6,11 @@ import BLEHost
 struct LogLine: ~Copyable {
     var buffer = Capacity.LogLineStore()
 
+    /// Begun with the prefix (`writeLogPrefix`).
     init(_ level: LogLevel) {
-        if Log.toJournal {
-            text("<")
-            decimal(level.priority)
-            text(">")
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { prefix in
+            _ = buffer.append(UnsafeRawBufferPointer(rebasing: prefix[0 ..< writeLogPrefix(level, to: prefix.baseAddress!)]))
         }
-        text("itcb-dongle: ")
-        switch level {
-        case .error: text("error")
-        case .warning: text("warning")
-        case .info: text("info")
-        case .debug: text("debug")
-        case .trace: text("trace")
-        }
-        text(": ")
     }
 
     @inline(never)
@@ -30,19 +20,12 @@ struct LogLine: ~Copyable {
 
     /// "0x" and lower-case hex digits, as String(radix: 16) prints them.
     mutating func hex(_ value: UInt16) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x30, 0x78, 0, 0, 0, 0)
-        var count = 2
-        withUnsafeMutableBytes(of: &digits) { out in
-            var started = false
-            for shift in stride(from: 12, through: 0, by: -4) {
-                let digit = UInt8((value &>> UInt16(shift)) & 0xF)
-                if digit == 0, !started, shift > 0 { continue }
-                started = true
-                out[count] = digit < 10 ? 48 + digit : 87 + digit
-                count += 1
-            }
+        withUnsafeTemporaryAllocation(byteCount: 18, alignment: 1) { digits in
+            digits[0] = 0x30
+            digits[1] = 0x78
+            let count = 2 + writeHex(UInt64(value), to: digits.baseAddress! + 2)
+            _ = buffer.append(UnsafeRawBufferPointer(rebasing: digits[0 ..< count]))
         }
-        withUnsafeBytes(of: &digits) { _ = buffer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
     /// Bytes from a peer or a file, escaped (`UntrustedText`) straight into the

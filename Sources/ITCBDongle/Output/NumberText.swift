@@ -64,19 +64,15 @@ func doubleText(_ value: Double) -> String {
             put(exponent < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
             if exponent.magnitude < 10 { put(UInt8(ascii: "0")) }
             end += decimal(UInt64(exponent.magnitude), into: raw, at: end)
-        } else if exponent < 0 {
-            put(UInt8(ascii: "0"))
-            put(UInt8(ascii: "."))
-            for _ in 0 ..< -exponent - 1 { put(UInt8(ascii: "0")) }
-            for i in 0 ..< count { put(raw[i]) }
         } else {
-            for i in 0 ... max(exponent, count - 1) {
-                if i == exponent + 1 { put(UInt8(ascii: ".")) }
-                put(i < count ? raw[i] : UInt8(ascii: "0"))
-            }
-            if exponent + 1 >= count {
-                put(UInt8(ascii: "."))
-                put(UInt8(ascii: "0"))
+            // Place by place, 10^place, from the units (or the first digit) down
+            // to the last digit, or to the tenths ("0.05", "12.25", "100.0").
+            var place = max(exponent, 0)
+            while place >= min(exponent - count + 1, -1) {
+                let digit = exponent - place
+                put(digit >= 0 && digit < count ? raw[digit] : UInt8(ascii: "0"))
+                if place == 0 { put(UInt8(ascii: ".")) }
+                place -= 1
             }
         }
         return String(decoding: UnsafeRawBufferPointer(rebasing: raw[32 ..< end]), as: UTF8.self)
@@ -104,6 +100,23 @@ func writeDecimal(_ value: UInt64, to out: UnsafeMutableRawPointer) -> Int {
         index -= 1
         out.storeBytes(of: 0x30 + UInt8(rest % 10), toByteOffset: index, as: UInt8.self)
         rest /= 10
+    }
+    return count
+}
+
+/// `value`'s lower-case hex digits, no leading zeros (as String(value,
+/// radix: 16)), written at `out`, up to 16; how many. The one hex writer of
+/// BuiltText and LogLine.
+@inline(never)
+func writeHex(_ value: UInt64, to out: UnsafeMutableRawPointer) -> Int {
+    let digits: StaticString = "0123456789abcdef"
+    var shift = 60
+    while shift > 0, (value >> UInt64(shift)) & 0xF == 0 { shift -= 4 }
+    var count = 0
+    while shift >= 0 {
+        out.storeBytes(of: digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)], toByteOffset: count, as: UInt8.self)
+        count += 1
+        shift -= 4
     }
     return count
 }

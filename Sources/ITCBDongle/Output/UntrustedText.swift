@@ -23,6 +23,7 @@ enum UntrustedText {
     /// Hands `raw`, escaped, to `append` a piece at a time: runs of bytes that
     /// need nothing whole, each escape on its own. Stops where `append` says it
     /// has no room, so a full line ends between two characters, never inside one.
+    @inline(never)
     static func escape(_ raw: UnsafeRawBufferPointer, wholeLine: Bool = false,
                        _ append: (UnsafeRawBufferPointer) -> Bool) {
         var index = 0
@@ -32,16 +33,7 @@ enum UntrustedText {
             guard end < raw.count else { return }
             // `end` starts what needs an escape: an invalid byte, or a character.
             var escape = Escape()
-            let length = sequenceLength(raw, at: end)
-            let scalar = length > 0 ? decode(raw, at: end, length: length) : UInt32(raw[end])
-            if scalar == 0x5C {
-                escape.backslash()
-            } else if length <= 1 {
-                escape.byte(raw[end])
-            } else {
-                escape.scalar(scalar)
-            }
-            index = end + max(length, 1)
+            index = end + escape.make(raw, at: end)
             guard escape.withBytes(append) else { return }
         }
     }
@@ -69,8 +61,9 @@ enum UntrustedText {
 
     /// `text` escaped, for the lines built as String (start-up, errors, the central).
     static func escaped(_ text: String) -> String {
-        var text = text
-        return text.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+        var out = BuiltText.Builder()
+        out.appendInterpolation(escaped: text)
+        return BuiltText(out).string
     }
 
     /// A whole line of ours as it may be written: itself when nothing in it
@@ -136,6 +129,22 @@ enum UntrustedText {
         var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x5C, 0, 0, 0, 0, 0)
         var count = 1
 
+        /// The escape of the invalid byte or the character at `index`; how many bytes it takes.
+        /// Outlined: the one copy for every caller of `escape`, whatever its `append`.
+        @inline(never)
+        mutating func make(_ raw: UnsafeRawBufferPointer, at index: Int) -> Int {
+            let length = sequenceLength(raw, at: index)
+            let scalar = length > 0 ? decode(raw, at: index, length: length) : UInt32(raw[index])
+            if scalar == 0x5C {
+                backslash()
+            } else if length <= 1 {
+                byte(raw[index])
+            } else {
+                self.scalar(scalar)
+            }
+            return max(length, 1)
+        }
+
         mutating func backslash() { put(0x5C) }
 
         mutating func byte(_ value: UInt8) {
@@ -148,6 +157,7 @@ enum UntrustedText {
             digits(value, 4)
         }
 
+        @inline(never)
         mutating func digits(_ value: UInt32, _ n: Int) {
             for shift in stride(from: 4 * (n - 1), through: 0, by: -4) {
                 let digit = UInt8((value >> UInt32(shift)) & 0xF)
