@@ -261,7 +261,8 @@ final class MetricsFile {
         var reasons = MetricCounts.dropReasons.utf8Start
         for i in 0..<10 {
             begin(.dropped)
-            label("direction", i < 7 ? "in" : "out")
+            var direction = (i < 7 ? "in" as StaticString : "out").utf8Start
+            label("direction", &direction)
             label("reason", &reasons)
             end(i < 7 ? counts.droppedIn[i] : counts.droppedOut[i - 7])
         }
