@@ -354,9 +354,9 @@ def test_unit_links_the_file_only_where_node_exporter_reads(workdir):
 # --- The shipped alert rules and dashboard (monitoring/, installed in /usr/share/itcb-dongle) ---
 
 def written_families():
-    """Every metric family the program writes (MetricsFile.swift's `family(...)` and `one(...)` calls)."""
+    """Every metric family the program writes (MetricsFile.swift's `families`: a line each, its name first)."""
     source = open(os.path.join(REPO, "Sources", "ITCBDongle", "Service", "MetricsFile.swift"), encoding="utf-8").read()
-    families = set(re.findall(r'(?:family|one)\("(itcb_dongle_\w+)"', source))
+    families = set(re.findall(r'^ +(itcb_dongle_\w+) (?:gauge|counter|histogram) ', source, re.MULTILINE))
     assert "itcb_dongle_up" in families and "itcb_dongle_answer_latency_seconds" in families, families
     return families
 

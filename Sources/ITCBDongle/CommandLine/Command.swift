@@ -94,9 +94,9 @@ extension CommandLineSettings {
         // Said once, when the port first opens (a port that cannot be opened is the one line then).
         var boardLine: String? = nil
         if case .serial(let uartPath, let baud, let flow) = spec {
-            let (choice, line) = Outlined.decide(DeviceTree.current).overridden(baud: baud, flow: flow)
+            let (choice, line) = Outlined.decide(DeviceTree.current).overridden(baud: baud, flow: flow, port: uartPath)
             board = choice
-            boardLine = built("serial:\(escaped: uartPath): \(line)")
+            boardLine = line
         }
 
         var snoop: BTSnoopWriter? = nil

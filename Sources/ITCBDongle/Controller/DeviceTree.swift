@@ -192,11 +192,15 @@ struct BoardUART: Equatable {
         built("\(escapedBytes: model): \(what)")
     }
 
-    /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`).
-    func overridden(baud: Int?, flow: Bool?) -> (choice: BoardUART, line: String) {
+    /// The spec's explicit choices win over the board's (`@BAUD`, `,flow`/`,noflow`);
+    /// the line that says so for the UART at `port`.
+    func overridden(baud: Int?, flow: Bool?, port: String) -> (choice: BoardUART, line: String) {
         let choice = BoardUART(baud: baud ?? self.baud, flow: flow ?? self.flow, reason: reason)
         // Built into one buffer: no String of each piece.
         var line = BuiltText.Builder()
+        line.appendLiteral("serial:")
+        line.appendInterpolation(escaped: port)
+        line.appendLiteral(": ")
         line.appendRate(choice)
         line.appendLiteral(" once the chip is set up: ")
         if baud == nil && flow == nil {

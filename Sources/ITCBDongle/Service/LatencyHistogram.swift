@@ -8,9 +8,8 @@ struct LatencyHistogram {
     /// Upper bounds, microseconds; a last bucket (+Inf) takes the rest.
     static let bounds: InlineArray<10, Int> = [1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000,
                                                1_000_000]
-    /// The same bounds as the text format's `le` values, seconds.
-    static let boundText: InlineArray<10, StaticString> = ["0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1",
-                                                           "0.25", "0.5", "1"]
+    /// The same bounds as the text format's `le` values, seconds, and +Inf (space-separated).
+    static let boundText: StaticString = "0.001 0.0025 0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 +Inf"
     /// Observations per bucket (not cumulative; the text is), the last one +Inf only.
     var buckets = InlineArray<11, Int>(repeating: 0)
     var sum = 0

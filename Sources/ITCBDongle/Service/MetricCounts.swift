@@ -25,10 +25,13 @@ struct MetricCounts {
     /// The central's questions and their outcomes.
     var central = CentralCounts()
 
-    static let recoveryKinds: [StaticString] = ["command_timeout", "hardware_error", "framing_loss", "port_reset"]
-    static let inputReasons: [StaticString] = ["malformed_hci_event", "unknown_connection", "malformed_acl", "unknown_l2cap_channel",
-                               "malformed_att", "malformed_packet", "transport"]
-    static let outputReasons: [StaticString] = ["command_queue_full", "transmit_queue_full", "event_queue_full"]
+    /// The label values, space-separated in index order (MetricsFile reads them word by word):
+    /// `recoveries`'s kinds; `droppedIn`'s reasons, then `droppedOut`'s.
+    static let recoveryKinds: StaticString = "command_timeout hardware_error framing_loss port_reset"
+    static let dropReasons: StaticString = """
+        malformed_hci_event unknown_connection malformed_acl unknown_l2cap_channel malformed_att malformed_packet transport \
+        command_queue_full transmit_queue_full event_queue_full
+        """
 
     /// Every field, down to the histograms' buckets, is an Int count that adds
     /// to its own: added word by word (a field at a time was 500 bytes of code).

@@ -200,126 +200,173 @@ final class MetricsFile {
 
     // MARK: - The text
 
+    /// Every family written, one line each in `Family`'s order: its name, its
+    /// type and its help text, read from here as the file is built (a name,
+    /// type and help passed at each call were three registers each).
+    static let families: StaticString = """
+        itcb_dongle_up gauge 1 while the process runs; 0 written as it exits (the file stays, with its last counts).
+        itcb_dongle_info gauge The instance: its name, version, role, and its controller's chipset, firmware build (LMP subversion) and address; always 1.
+        itcb_dongle_controller_answering gauge 1 when the controller answered an HCI command within the last two probe periods (--health-check, the watchdog's, else 15 s).
+        itcb_dongle_advertising gauge 1 while the controller advertises the 8-Ball (it stops while --max-centrals are connected).
+        itcb_dongle_questions_answered_total counter Questions answered by the 8-Ball.
+        itcb_dongle_questions_rejected_total counter Writes rejected as not a question (ATT error 0x0E).
+        itcb_dongle_centrals_connected gauge Centrals connected now.
+        itcb_dongle_connections_total counter Centrals that connected, in all.
+        itcb_dongle_answer_latency_seconds histogram From a question's write received to its answer's notification queued (stage queued) and to the controller's Number of Completed Packets for it (stage sent).
+        itcb_dongle_central_questions_asked_total counter Central: questions asked (each then answered, rejected, timed out, refused otherwise, or no 8-Ball found).
+        itcb_dongle_central_questions_answered_total counter Central: questions answered.
+        itcb_dongle_central_questions_rejected_total counter Central: questions rejected (ATT error 0x0E).
+        itcb_dongle_central_questions_timed_out_total counter Central: questions with no answer in time (device offline).
+        itcb_dongle_central_not_found_total counter Central: searches that found no 8-Ball.
+        itcb_dongle_central_answer_latency_seconds histogram Central: from a question's write to its answer's notification.
+        itcb_dongle_controller_recoveries_total counter Times the controller was reset and brought up again, by what called for it (framing_loss: every time the H4 stream was out of sync).
+        itcb_dongle_dropped_packets_total counter Packets dropped, by direction (in: from the controller or a peer; out: a full queue) and reason.
+        itcb_dongle_usb_stalls_total counter USB endpoint stalls (halt cleared).
+        itcb_dongle_usb_babble_total counter USB transfers dropped for babble (the device sent too much).
+        itcb_dongle_firmware_loaded gauge 1 when the vendor set-up loaded firmware into the controller (vendor: the chipset's, lowercase, or none).
+        itcb_dongle_start_time_seconds gauge Start time of the process since the Unix epoch, seconds.
+        itcb_dongle_written_time_seconds gauge When this file was written, since the Unix epoch, seconds (every 15 s while running).
+        """
+
+    /// A line of `families`.
+    enum Family: Int {
+        case up, info, answering, advertising, answered, rejected, connected, connections, answerLatency
+        case centralAsked, centralAnswered, centralRejected, centralTimedOut, centralNotFound, centralLatency
+        case recoveries, dropped, usbStalls, usbBabble, firmwareLoaded, startTime, writtenTime
+    }
+
     func render(_ counts: MetricCounts, _ gauges: MetricGauges) {
         buffer.removeAll(keepingCapacity: true)
-        one("itcb_dongle_up", "gauge", "1 while the process runs; 0 written as it exits (the file stays, with its last counts).", gauges.up ? 1 : 0)
-        family("itcb_dongle_info", "gauge",
-               "The instance: its name, version, role, and its controller's chipset, firmware build (LMP subversion) and address; always 1.")
-        begin("itcb_dongle_info")
+        one(.up, gauges.up ? 1 : 0)
+        family(.info)
+        begin(.info)
         buffer.append(contentsOf: processInfo)
         buffer.append(contentsOf: controllerInfo)
         end(1)
-        one("itcb_dongle_controller_answering", "gauge", "1 when the controller answered an HCI command within the last two probe periods (--health-check, the watchdog's, else 15 s).", gauges.answering ? 1 : 0)
+        one(.answering, gauges.answering ? 1 : 0)
         if isCentral {
             renderCentral(counts.central)
         } else {
             renderPeripheral(counts, gauges)
         }
-        family("itcb_dongle_controller_recoveries_total", "counter",
-               "Times the controller was reset and brought up again, by what called for it (framing_loss: every time the H4 stream was out of sync).")
-        for (i, kind) in MetricCounts.recoveryKinds.enumerated() {
-            sample("itcb_dongle_controller_recoveries_total", counts.recoveries[i], "kind", kind)
+        family(.recoveries)
+        var kinds = MetricCounts.recoveryKinds.utf8Start
+        for i in 0..<4 {
+            begin(.recoveries)
+            label("kind", &kinds)
+            end(counts.recoveries[i])
         }
-        family("itcb_dongle_dropped_packets_total", "counter",
-               "Packets dropped, by direction (in: from the controller or a peer; out: a full queue) and reason.")
-        for (i, reason) in MetricCounts.inputReasons.enumerated() {
-            sample("itcb_dongle_dropped_packets_total", counts.droppedIn[i], "direction", "in", "reason", reason)
+        family(.dropped)
+        // The seven reasons in, then the three out.
+        var reasons = MetricCounts.dropReasons.utf8Start
+        for i in 0..<10 {
+            begin(.dropped)
+            var direction = (i < 7 ? "in" as StaticString : "out").utf8Start
+            label("direction", &direction)
+            label("reason", &reasons)
+            end(i < 7 ? counts.droppedIn[i] : counts.droppedOut[i - 7])
         }
-        for (i, reason) in MetricCounts.outputReasons.enumerated() {
-            sample("itcb_dongle_dropped_packets_total", counts.droppedOut[i], "direction", "out", "reason", reason)
-        }
-        one("itcb_dongle_usb_stalls_total", "counter", "USB endpoint stalls (halt cleared).", counts.usbStalls)
-        one("itcb_dongle_usb_babble_total", "counter", "USB transfers dropped for babble (the device sent too much).", counts.usbBabble)
-        family("itcb_dongle_firmware_loaded", "gauge",
-               "1 when the vendor set-up loaded firmware into the controller (vendor: the chipset's, lowercase, or none).")
-        begin("itcb_dongle_firmware_loaded")
+        one(.usbStalls, counts.usbStalls)
+        one(.usbBabble, counts.usbBabble)
+        family(.firmwareLoaded)
+        begin(.firmwareLoaded)
         label("vendor", firmwareVendor)
         end(firmwareLoaded ? 1 : 0)
-        one("itcb_dongle_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, seconds.", startTime)
+        one(.startTime, startTime)
         // A killed or hung instance cannot write up 0: its file stops being rewritten, which this says
         // beside the instance's own labels (node_textfile_mtime_seconds has only the file's name).
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        one("itcb_dongle_written_time_seconds", "gauge", "When this file was written, since the Unix epoch, seconds (every 15 s while running).", Int(now.tv_sec))
+        one(.writtenTime, Int(now.tv_sec))
     }
 
     func renderPeripheral(_ counts: MetricCounts, _ gauges: MetricGauges) {
-        one("itcb_dongle_advertising", "gauge", "1 while the controller advertises the 8-Ball (it stops while --max-centrals are connected).", gauges.advertising ? 1 : 0)
-        one("itcb_dongle_questions_answered_total", "counter", "Questions answered by the 8-Ball.", counts.answered)
-        one("itcb_dongle_questions_rejected_total", "counter", "Writes rejected as not a question (ATT error 0x0E).", counts.rejected)
-        one("itcb_dongle_centrals_connected", "gauge", "Centrals connected now.", gauges.connected)
-        one("itcb_dongle_connections_total", "counter", "Centrals that connected, in all.", counts.connections)
-        family("itcb_dongle_answer_latency_seconds", "histogram",
-               "From a question's write received to its answer's notification queued (stage queued) and to the controller's Number of Completed Packets for it (stage sent).")
-        histogram("itcb_dongle_answer_latency_seconds", counts.answerQueued, stage: "queued")
-        histogram("itcb_dongle_answer_latency_seconds", counts.answerSent, stage: "sent")
+        one(.advertising, gauges.advertising ? 1 : 0)
+        one(.answered, counts.answered)
+        one(.rejected, counts.rejected)
+        one(.connected, gauges.connected)
+        one(.connections, counts.connections)
+        family(.answerLatency)
+        histogram(.answerLatency, counts.answerQueued, stage: "queued")
+        histogram(.answerLatency, counts.answerSent, stage: "sent")
     }
 
     func renderCentral(_ counts: CentralCounts) {
-        one("itcb_dongle_central_questions_asked_total", "counter", "Central: questions asked (each then answered, rejected, timed out, refused otherwise, or no 8-Ball found).", counts.asked)
-        one("itcb_dongle_central_questions_answered_total", "counter", "Central: questions answered.", counts.answered)
-        one("itcb_dongle_central_questions_rejected_total", "counter", "Central: questions rejected (ATT error 0x0E).", counts.rejected)
-        one("itcb_dongle_central_questions_timed_out_total", "counter", "Central: questions with no answer in time (device offline).", counts.timedOut)
-        one("itcb_dongle_central_not_found_total", "counter", "Central: searches that found no 8-Ball.", counts.notFound)
-        family("itcb_dongle_central_answer_latency_seconds", "histogram", "Central: from a question's write to its answer's notification.")
-        histogram("itcb_dongle_central_answer_latency_seconds", counts.latency)
+        one(.centralAsked, counts.asked)
+        one(.centralAnswered, counts.answered)
+        one(.centralRejected, counts.rejected)
+        one(.centralTimedOut, counts.timedOut)
+        one(.centralNotFound, counts.notFound)
+        family(.centralLatency)
+        histogram(.centralLatency, counts.latency)
     }
 
-    // The names, types and help texts are literals passed as one pointer each
-    // (NUL-terminated, as Swift lays them out): a StaticString argument is three
-    // registers at each of the thirty uses.
-    @inline(__always)
-    func family(_ name: StaticString, _ type: StaticString, _ help: StaticString) {
-        familyText(name.utf8Start, type.utf8Start, help.utf8Start)
-    }
-
+    /// The start of `family`'s line in `families`: its name.
     @inline(never)
-    func familyText(_ name: UnsafePointer<UInt8>, _ type: UnsafePointer<UInt8>, _ help: UnsafePointer<UInt8>) {
+    func line(_ family: Family) -> UnsafePointer<UInt8> {
+        var p = MetricsFile.families.utf8Start
+        var lines = family.rawValue
+        while lines > 0 {
+            if p.pointee == UInt8(ascii: "\n") { lines -= 1 }
+            p += 1
+        }
+        return p
+    }
+
+    /// The bytes from `p` up to `stop` (or the text's end) appended; where they stopped.
+    @discardableResult
+    @inline(never)
+    func append(from p: UnsafePointer<UInt8>, to stop: UInt8) -> UnsafePointer<UInt8> {
+        var p = p
+        while p.pointee != stop && p.pointee != 0 {
+            buffer.append(p.pointee)
+            p += 1
+        }
+        return p
+    }
+
+    /// The word after the one at `p` (space-separated).
+    static func next(after p: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+        var p = p
+        while p.pointee != UInt8(ascii: " ") { p += 1 }
+        return p + 1
+    }
+
+    /// `# HELP name help` and `# TYPE name type`, from the family's line.
+    @inline(never)
+    func family(_ family: Family) {
+        let name = line(family), type = MetricsFile.next(after: name)
         append("# HELP ")
-        buffer.appendTerminated(name)
+        append(from: name, to: UInt8(ascii: " "))
         append(" ")
-        buffer.appendTerminated(help)
+        append(from: MetricsFile.next(after: type), to: UInt8(ascii: "\n"))
         append("\n# TYPE ")
-        buffer.appendTerminated(name)
+        append(from: name, to: UInt8(ascii: " "))
         append(" ")
-        buffer.appendTerminated(type)
+        append(from: type, to: UInt8(ascii: " "))
         append("\n")
     }
 
     /// A family of one sample without labels of its own: HELP, TYPE and `name{transport="…"} value`.
-    @inline(__always)
-    func one(_ name: StaticString, _ type: StaticString, _ help: StaticString, _ value: Int) {
-        oneText(name.utf8Start, type.utf8Start, help.utf8Start, value)
-    }
-
     @inline(never)
-    func oneText(_ name: UnsafePointer<UInt8>, _ type: UnsafePointer<UInt8>, _ help: UnsafePointer<UInt8>, _ value: Int) {
-        familyText(name, type, help)
-        beginText(name, nil)
-        end(value)
-    }
-
-    /// `name{transport="…",label="value",…} value` (the values the program's
-    /// own: static text, no String per sample).
-    func sample(_ name: StaticString, _ value: Int, _ label: StaticString? = nil, _ labelValue: StaticString = "",
-                _ label2: StaticString? = nil, _ value2: StaticString = "") {
-        begin(name)
-        if let label { self.label(label, labelValue) }
-        if let label2 { self.label(label2, value2) }
+    func one(_ family: Family, _ value: Int) {
+        self.family(family)
+        begin(family)
         end(value)
     }
 
     /// `name_bucket{…,le="…"}` for each bound and +Inf (cumulative), `name_sum` (seconds), `name_count`.
-    func histogram(_ name: StaticString, _ histogram: LatencyHistogram, stage: StaticString? = nil) {
+    func histogram(_ family: Family, _ histogram: LatencyHistogram, stage: StaticString? = nil) {
         var cumulative = 0
+        var bounds = LatencyHistogram.boundText.utf8Start
         for i in 0...LatencyHistogram.bucketCount {
             cumulative += histogram.buckets[i]
-            begin(name, "_bucket")
+            begin(family, "_bucket")
             if let stage { label("stage", stage) }
-            label("le", i < LatencyHistogram.bucketCount ? LatencyHistogram.boundText[i] : "+Inf")
+            label("le", &bounds)
             end(cumulative)
         }
-        begin(name, "_sum")
+        begin(family, "_sum")
         if let stage { label("stage", stage) }
         append("} ")
         appendDecimal(histogram.sum / 1_000_000)
@@ -333,21 +380,21 @@ final class MetricsFile {
             divisor /= 10
         }
         append("\n")
-        begin(name, "_count")
+        begin(family, "_count")
         if let stage { label("stage", stage) }
         end(histogram.count)
     }
 
     /// `name{transport="…"`: a sample's start.
     @inline(__always)
-    func begin(_ name: StaticString) { beginText(name.utf8Start, nil) }
+    func begin(_ family: Family) { beginText(family, nil) }
 
     @inline(__always)
-    func begin(_ name: StaticString, _ suffix: StaticString) { beginText(name.utf8Start, suffix.utf8Start) }
+    func begin(_ family: Family, _ suffix: StaticString) { beginText(family, suffix.utf8Start) }
 
     @inline(never)
-    func beginText(_ name: UnsafePointer<UInt8>, _ suffix: UnsafePointer<UInt8>?) {
-        buffer.appendTerminated(name)
+    func beginText(_ family: Family, _ suffix: UnsafePointer<UInt8>?) {
+        append(from: line(family), to: UInt8(ascii: " "))
         if let suffix { buffer.appendTerminated(suffix) }
         buffer.append(contentsOf: labels)
     }
@@ -374,6 +421,15 @@ final class MetricsFile {
         append(name)
         append("=\"")
         append(value)
+        append("\"")
+    }
+
+    /// `,name="word"`: the next of space-separated `words`, which then point past it.
+    func label(_ name: StaticString, _ words: inout UnsafePointer<UInt8>) {
+        append(",")
+        append(name)
+        append("=\"")
+        words = append(from: words, to: UInt8(ascii: " ")) + 1
         append("\"")
     }
 
