@@ -6,7 +6,7 @@ public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
     var head = 0
     public private(set) var count = 0
 
-    public init(filler: Element) { items = InlineArray(repeating: filler) }
+    public init(filler: Element) { items = InlineArray(filling: { filler }) }
 
     public var isEmpty: Bool { count == 0 }
     public var isFull: Bool { count == capacity }
