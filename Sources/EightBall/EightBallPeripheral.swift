@@ -10,7 +10,7 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
     public var style: AnswerStyle
     var picker: AnswerPicker
     var name = Capacity.DeviceName()
-    @usableFromInline var centrals: Capacity.PerLink<CentralState> = InlineArray(filling: { CentralState() })
+    @usableFromInline var centrals: Capacity.PerLink<CentralState> = InlineArray { _ in CentralState() }
     var events = Capacity.ApplicationEventRing<EightBallEvent>(filler: .questionAccepted(connection: 0))
     /// Answers notified since start (for status lines).
     public private(set) var answeredCount = 0
