@@ -20,7 +20,7 @@ public struct Host: ~Copyable {
     public internal(set) var server: ATTServer
     /// Our GATT client, its state per link (indexed as `connections`).
     public internal(set) var client = GATTClient()
-    public internal(set) var connections: Capacity.PerLink<Connection> = InlineArray(filling: { Connection() })
+    public internal(set) var connections: Capacity.PerLink<Connection> = InlineArray { _ in Connection() }
     public internal(set) var now: UInt64 = 0
 
     // HCI command flow (Vol 4 Part E §4.4).
@@ -43,7 +43,7 @@ public struct Host: ~Copyable {
     /// Answers each link is owed that found no room in the transmit queue,
     /// sent before anything else of the link (HostFlowControl.swift); beside
     /// `connections`, so a request is served into them with the bearer in hand.
-    var owed: Capacity.PerLink<OwedAnswers> = InlineArray(filling: { OwedAnswers() })
+    var owed: Capacity.PerLink<OwedAnswers> = InlineArray { _ in OwedAnswers() }
     /// Optional commands the controller left unanswered: not sent again.
     var unansweredOptional = false
     /// The identifier of our last L2CAP signalling request (never 0, Vol 3 Part A §4).
