@@ -6,7 +6,13 @@ public struct FixedQueue<let capacity: Int, Element>: ~Copyable {
     var head = 0
     public private(set) var count = 0
 
+    #if ITCB_FIRMWARE
+    /// The firmware's rings are short, and filled in place: `filling`'s loop
+    /// would build them in temporaries on `Host.init`'s frame (over its 2 KB).
     public init(filler: Element) { items = InlineArray(repeating: filler) }
+    #else
+    public init(filler: Element) { items = InlineArray(filling: { filler }) }
+    #endif
 
     public var isEmpty: Bool { count == 0 }
     public var isFull: Bool { count == capacity }

@@ -6,8 +6,7 @@
 /// a crowd of one-off advertisers.
 public struct ScanTable {
     public static var capacity: Int { Capacity.ScanEntries<UInt8>.count }
-    /// Each slot from one call, not 16 unrolled entry initialisers (1.4 KB of code).
-    public internal(set) var entries: Capacity.ScanEntries<ScanEntry> = InlineArray { _ in ScanEntry.blank() }
+    public internal(set) var entries: Capacity.ScanEntries<ScanEntry> = InlineArray(filling: { ScanEntry.blank() })
     public internal(set) var count = 0
     /// Report number that last touched each entry (least recently heard goes first).
     var lastHeard: Capacity.ScanEntries<UInt32> = InlineArray(repeating: 0)

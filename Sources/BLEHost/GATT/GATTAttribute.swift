@@ -20,8 +20,6 @@ public struct GATTAttribute: Sendable {
         writable: false, writableWithoutResponse: false, dynamic: false, cccdIndex: -1, groupEnd: 0,
         valueStart: 0, valueLength: 0)
 
-    @inline(never) static func emptySlot() -> GATTAttribute { empty }
-
     public var isCCCD: Bool { cccdIndex >= 0 }
     public var isServiceDeclaration: Bool {
         type.uuid16 == GATTType.primaryService || type.uuid16 == GATTType.secondaryService

@@ -10,10 +10,10 @@ public struct GATTClientLink: ~Copyable {
     var serviceUUID = BLEUUID(uuid16: 0)
     var rangeEnd: UInt16 = 0
     public internal(set) var characteristics: Capacity.DiscoveredCharacteristicSlots =
-        InlineArray(repeating: DiscoveredCharacteristic())
+        InlineArray(filling: { DiscoveredCharacteristic() })
     public internal(set) var characteristicCount = 0
     public internal(set) var descriptors: Capacity.DiscoveredDescriptorSlots =
-        InlineArray(repeating: DiscoveredDescriptor())
+        InlineArray(filling: { DiscoveredDescriptor() })
     public internal(set) var descriptorCount = 0
 
     // Writes and reads.

@@ -6,8 +6,7 @@ public struct GATTDatabase: ~Copyable {
     public static var capacity: Int { Capacity.AttributeSlots<UInt8>.count }
     public static var cccdCapacity: Int { Capacity.CCCDSlots<UInt8>.count }
 
-    /// Each slot from one out-of-line call: smaller than the 24 copies `InlineArray(repeating:)` unrolled.
-    var attributes: Capacity.AttributeSlots<GATTAttribute> = InlineArray { _ in GATTAttribute.emptySlot() }
+    var attributes: Capacity.AttributeSlots<GATTAttribute> = InlineArray(filling: { GATTAttribute.empty })
     public private(set) var count = 0
     public private(set) var cccdCount = 0
     var pool = Capacity.AttributeValuePool()
