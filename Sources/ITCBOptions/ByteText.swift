@@ -13,7 +13,7 @@
 
 /// `a` and `b` are the same bytes.
 public func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-    withBytes(a) { x in withBytes(b) { y in x.count == y.count && startsWith(x, y) } }
+    withBytes(a) { x in withBytes(b) { y in compareBuffers(x, y, .same) } }
 }
 
 /// `a` and `b` as Strings: the form every caller in the program has. With
@@ -90,7 +90,7 @@ extension CaseIterable where Self: RawRepresentable, RawValue == String {
 extension StringProtocol {
     /// The text begins with `prefix`'s bytes.
     public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool {
-        withBytes(self) { x in withBytes(prefix) { y in startsWith(x, y) } }
+        withBytes(self) { x in withBytes(prefix) { y in compareBuffers(x, y, .prefix) } }
     }
 
     /// Where the first `separator` (an ASCII character, so a byte of its own) is.
@@ -111,16 +111,11 @@ extension StringProtocol {
 // StringProtocol they were specialised twice, for String and for Substring
 // (both give Substring pieces), 2026-11-28.
 extension Substring {
-    /// The text ends with `suffix`'s bytes. Over copies of the bytes, as
-    /// `sameBytesIgnoringASCIICase`: dropFirst + elementsEqual over the views
-    /// was 1.2 KB of code; only names read at start come here.
+    /// The text ends with `suffix`'s bytes (`compareBuffers`, as every byte
+    /// comparison: dropFirst + elementsEqual over the views was 1.2 KB of code).
     @inline(never)
     public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
-        let text = Array(utf8), end = Array(suffix.utf8)
-        guard text.count >= end.count else { return false }
-        let start = text.count - end.count
-        for index in 0..<end.count where text[start + index] != end[index] { return false }
-        return true
+        withBytes(self) { x in withBytes(suffix) { y in compareBuffers(x, y, .suffix) } }
     }
 
     /// Where the last `separator` (an ASCII character) is.
