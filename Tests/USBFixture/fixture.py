@@ -194,13 +194,13 @@ class Guest:
         raise AssertionError(f"{text!r} not in {name} within {timeout} s:\n{self.file(name)[-3000:]}\n"
                              f"{self.dongle_report()}")
 
-    def dongle_report(self):
+    def dongle_report(self, gadget_chars=2000):
         """The emulated dongle's log and the kernel's last lines: what a failure needs to be read."""
         try:
             kernel = self.run("dmesg | tail -n 40", timeout=20)[1] if self.runner.poll() is None else "(guest gone)"
         except (RuntimeError, TimeoutError) as error:
             kernel = f"(no kernel log: {error})"
-        return f"--- gadget.log (last lines)\n{self.file('gadget.log')[-2000:]}\n--- kernel (last lines)\n{kernel}"
+        return f"--- gadget.log (last lines)\n{self.file('gadget.log')[-gadget_chars:]}\n--- kernel (last lines)\n{kernel}"
 
     def replug_if_gone(self):
         """Puts the dongle back on the bus when a test left it off (the host gave up

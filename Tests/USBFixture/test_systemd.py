@@ -17,7 +17,8 @@ from harness import Controllers, SLUGS
 @pytest.fixture(scope="module")
 def system():
     link = Controllers(2)
-    guest = Guest(link.ports[0], systemd=True, boot_timeout=180)
+    # --trace: every packet in gadget.log (a few hundred lines here), for a failure that depends on timing.
+    guest = Guest(link.ports[0], systemd=True, boot_timeout=180, gadget_options="--trace")
     yield guest, link
     guest.stop()
     link.stop()
