@@ -296,6 +296,6 @@ func parseConnectionInterval(_ text: ArgText) throws(UsageError) -> ConnectionPa
 @inline(never)
 func formatNumber(_ value: Double) -> String {
     // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
-    // BuiltText's decimal digits: String(Int64) is a generic conversion of its own.
-    abs(value) < 1e15 && value == Double(Int64(value)) ? built("\(Int(value))") : doubleText(value)
+    // doubleText's digits for those too, without the ".0" (0 and -0 are "0").
+    value == 0 ? "0" : doubleText(value, whole: abs(value) < 1e15 && value == Double(Int64(value)))
 }
