@@ -11,7 +11,8 @@ enum Main {
         for index in 0..<raw.count where raw[index].isBytes("--json") { JSONOutput.enabled = true }
         if let problem = invalidUTF8Argument(raw) { fail(problem) }
         if raw.count == 0 {
-            writeStandardError(usageText())
+            PromptLine.end()  // as writeStandardError does
+            writeBytes(2, usageText())
             return Exit.usage
         }
         // --help and --version win over anything else on the line.
@@ -19,7 +20,7 @@ enum Main {
             let argument = raw[index]
             if argument.isBytes("--") { break }
             if argument.isBytes("--help") || argument.isBytes("-h") {
-                writeRaw(1, helpText())
+                writeBytes(1, helpBytes())
                 return Exit.success
             }
             if argument.isBytes("--version") {
