@@ -20,8 +20,9 @@ struct CommandLineSettings {
     var address: ArgText? { self[.address] }
     var controllerInfo: Bool { self[.controllerInfo] != nil }
     var listControllers: Bool { self[.listControllers] != nil }
-    /// `--list-controllers usb:VID:PID …`: dongles asked about, plugged in or not.
-    var dongleQueries: [(vendor: UInt16, product: UInt16)] = []
+    /// `--list-controllers usb:VID:PID …`: dongles asked about, plugged in or
+    /// not, as given (each a usb:VID:PID, checked when read).
+    var dongleQueries: [ArgText] = []
     var healthCheck: Double?
     var udevMatch: ArgText? { self[.udevMatch] }
     // Peripheral
@@ -81,11 +82,11 @@ struct CommandLineSettings {
     private mutating func read(_ parsed: ParsedCommandLine) throws(UsageError) {
         if !parsed.positional.isEmpty, parsed.has(.listControllers) {
             for argument in parsed.positional {
-                guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument.bytes) else {
+                guard case .success(.usbID) = TransportSpec.parse(argument.bytes) else {
                     throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771", got: argument)
                 }
-                dongleQueries.append((vendor, product))
             }
+            dongleQueries = parsed.positional
         } else if let first = parsed.positional.first {
             if parsed.positional.count == 1 {
                 if RoleOption(first) != nil {
