@@ -88,17 +88,21 @@ struct CommandLineSettings {
             }
             dongleQueries = parsed.positional
         } else if let first = parsed.positional.first {
+            // One message built for one argument or several, its advice appended.
+            var message: BuiltText
             if parsed.positional.count == 1 {
+                message = "unexpected argument '\(escaped: first)'"
                 if RoleOption(first) != nil {
-                    throw UsageError("unexpected argument '\(escaped: first)'; did you mean '--role \(first)'?")
+                    message.append("; did you mean '--role \(first)'?")
+                    throw UsageError(message)
                 }
-                throw UsageError("unexpected argument '\(escaped: first)' (a value with spaces needs quotes: --question \"Will it rain?\")")
-            }
-            var message: BuiltText = "\(parsed.positional.count) unexpected arguments: "
-            var between: StaticString = ""
-            for argument in parsed.positional {
-                message.append("\(between)'\(escaped: argument)'")
-                between = ", "
+            } else {
+                message = "\(parsed.positional.count) unexpected arguments: "
+                var between: StaticString = ""
+                for argument in parsed.positional {
+                    message.append("\(between)'\(escaped: argument)'")
+                    between = ", "
+                }
             }
             message.append(" (a value with spaces needs quotes: --question \"Will it rain?\")")
             throw UsageError(message)
