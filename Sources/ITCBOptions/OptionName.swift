@@ -1,5 +1,5 @@
 /// Every option's long name, once: the table's rows, the parser's results and
-/// the settings' switch (`CommandLineSettings.init`, exhaustive) spell them from
+/// the settings (`CommandLineSettings.given`, by its place) spell them from
 /// here, so a misspelt name does not compile.
 public enum OptionName: String, CaseIterable, Sendable {
     case role
@@ -86,7 +86,7 @@ extension OptionName {
     /// payload is stored as its place in the declaration, so no `allCases`
     /// array is built to look one up (2026-11-29).
     static func declared(_ index: Int) -> OptionName { unsafeBitCast(UInt8(truncatingIfNeeded: index), to: OptionName.self) }
-    var declaredIndex: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
+    public var declaredIndex: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
 
     /// Every case's rawValue in the order of the cases, each ended by a 0 byte
     /// (CommandLineTests holds it to them).

@@ -107,7 +107,7 @@ public func wrap(_ text: [UInt8], indent: Int, width: Int = 80, into out: inout 
                 out.append(0x20)
                 column += 1
             } else if !(first && indented) {
-                for _ in 0..<indent { out.append(0x20) }
+                appendSpaces(indent, to: &out)
             }
             first = false
             text.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
@@ -116,4 +116,16 @@ public func wrap(_ text: [UInt8], indent: Int, width: Int = 80, into out: inout 
         start = end + 1
     }
     if column > 0 { out.append(0x0A) }
+}
+
+/// `count` spaces (none when it is not positive), appended a slice of blanks
+/// at a time: no growth check per byte.
+@inline(never)
+public func appendSpaces(_ count: Int, to out: inout [UInt8]) {
+    let blanks: StaticString = "                "
+    var rest = count
+    while rest > 0 {
+        out.append(contentsOf: UnsafeBufferPointer(start: blanks.utf8Start, count: min(rest, 16)))
+        rest -= 16
+    }
 }

@@ -35,6 +35,22 @@ import BLEHost
         }
     }
 
+    /// formatNumber: a whole number below 10^15 as Int prints it (0 for -0), anything else as doubleText.
+    @Test func formatNumberDropsWholeFraction() {
+        var values: [Double] = [0, -0.0, 5, -5, 100, 0.5, -0.5, 600.1, 86400, 123456789012345, -123456789012345, 1e15,
+                                1e16, 1e-7, -1e300, 9007199254740992, .nan, .infinity, -.infinity]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for _ in 0..<5_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            values.append(Double(state >> 40) / 8)
+            values.append(-Double(state >> 14))
+        }
+        for value in values {
+            let expected = abs(value) < 1e15 && value == Double(Int64(value)) ? String(Int(value)) : String(value)
+            #expect(formatNumber(value) == expected, "\(value)")
+        }
+    }
+
     @Test func joinedAndAddresses() {
         #expect(["a", "b", "c"].joined(separator: ", ") == "a, b, c")
         #expect([String]().joined(separator: ", ") == "")

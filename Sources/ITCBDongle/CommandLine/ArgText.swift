@@ -19,6 +19,9 @@ struct ArgText: Equatable, ExpressibleByStringLiteral {
         self.init(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: strlen(cString))
     }
 
+    /// No text at all (no pointer): an option not given (`CommandLineSettings.given`).
+    static var absent: ArgText { ArgText(start: nil, count: 0) }
+
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
     var isEmpty: Bool { count == 0 }
     subscript(index: Int) -> UInt8 { start.unsafelyUnwrapped[index] }

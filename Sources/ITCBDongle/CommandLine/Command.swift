@@ -11,7 +11,8 @@ enum Main {
         for index in 0..<raw.count where raw[index].isBytes("--json") { JSONOutput.enabled = true }
         if let problem = invalidUTF8Argument(raw) { fail(problem) }
         if raw.count == 0 {
-            writeStandardError(usageText())
+            PromptLine.end()  // as writeStandardError does
+            writeBytes(2, usageText())
             return Exit.usage
         }
         // --help and --version win over anything else on the line.
@@ -19,7 +20,7 @@ enum Main {
             let argument = raw[index]
             if argument.isBytes("--") { break }
             if argument.isBytes("--help") || argument.isBytes("-h") {
-                writeRaw(1, helpText())
+                writeBytes(1, helpBytes())
                 return Exit.success
             }
             if argument.isBytes("--version") {
@@ -27,28 +28,21 @@ enum Main {
                 return Exit.success
             }
         }
-        let parsed: ParsedCommandLine
-        switch parseCommandLine(raw) {
-        case .success(let result): parsed = result
-        case .failure(let error): fail(error.message)
-        }
+        // The first problem, in this order, is the one line (one `fail` for all).
         var command: CommandLineSettings
         do throws(UsageError) {
+            let parsed = try parseCommandLine(raw).get()
             command = try CommandLineSettings(parsed)
-        } catch {
-            fail(error.message)
-        }
-        if let repeated = repeatedOption(parsed.options) { fail(repeated) }
-        if let problem = command.applyEnvironment(given: parsed) { fail(problem) }
-        JSONOutput.enabled = command.json && command.role == .central
-        do throws(UsageError) {
+            if let repeated = repeatedOption(parsed.options) { throw UsageError(repeated) }
+            if let problem = command.applyEnvironment(given: parsed) { throw UsageError(problem) }
+            JSONOutput.enabled = command.json && command.role == .central
             try command.check()
+            if let problem = inapplicableOption(given: parsed.options, role: command.role, controllerInfo: command.controllerInfo,
+                                                listControllers: command.listControllers, scan: command.scan) {
+                throw UsageError(problem)
+            }
         } catch {
             fail(error.message)
-        }
-        if let problem = inapplicableOption(given: parsed.options, role: command.role, controllerInfo: command.controllerInfo,
-                                            listControllers: command.listControllers, scan: command.scan) {
-            fail(problem)
         }
         return JSONOutput.finish(command.execute())
     }

@@ -74,10 +74,15 @@ func inapplicableOption(given options: [(name: OptionName, value: ArgText)], rol
         case .any: continue
         }
         if listControllers, option.name == .json { continue }  // --list-controllers usb:VID:PID --json (checked in execute)
+        // "with --list-controllers", "with --controller-info" or "with --role central": one message.
+        var with: (StaticString, StaticString)? = nil
         if listControllers || controllerInfo {
-            return built("--\(name) is a \(owner.name) option: it does not apply with \(mode)")
+            with = (mode, "")
         } else if let role, role != owner {
-            return built("--\(name) is a \(owner.name) option: it does not apply with --role \(role.name)")
+            with = ("--role ", role.name)
+        }
+        if let (head, tail) = with {
+            return built("--\(name) is a \(owner.name) option: it does not apply with \(head)\(tail)")
         } else if scan, option.name == .question || option.name == .count {
             return built("--\(name) does not apply with --scan, which lists 8-Balls and asks nothing")
         }

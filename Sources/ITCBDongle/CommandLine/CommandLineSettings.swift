@@ -8,42 +8,62 @@ import EightBall
 struct CommandLineSettings {
     // The text values are views of argv or the environment (`ArgText`): the
     // settings are copied and dropped with nothing to retain or release.
+    /// Each option's text as given (a flag's is ""), by its place in `OptionName`;
+    /// `ArgText.absent` where not given. One store for every option, where a
+    /// field each took a case each of read()'s switch (2026-11-29).
+    var given = InlineArray<30, ArgText>(repeating: .absent)
     // Both roles
     var role: RoleOption?
-    var transport: ArgText = "usb"
-    var btsnoop: ArgText?
-    var logLevel: ArgText?
-    var address: ArgText?
-    var controllerInfo = false
-    var listControllers = false
-    /// `--list-controllers usb:VID:PID …`: dongles asked about, plugged in or not.
-    var dongleQueries: [(vendor: UInt16, product: UInt16)] = []
+    var transport: ArgText { self[.transport] ?? "usb" }
+    var btsnoop: ArgText? { self[.btsnoop] }
+    var logLevel: ArgText? { self[.logLevel] }
+    var address: ArgText? { self[.address] }
+    var controllerInfo: Bool { self[.controllerInfo] != nil }
+    var listControllers: Bool { self[.listControllers] != nil }
+    /// `--list-controllers usb:VID:PID …`: dongles asked about, plugged in or
+    /// not, as given (each a usb:VID:PID, checked when read).
+    var dongleQueries: [ArgText] = []
     var healthCheck: Double?
-    var udevMatch: ArgText?
+    var udevMatch: ArgText? { self[.udevMatch] }
     // Peripheral
-    var name: ArgText = "8-Ball"
+    var name: ArgText {
+        get { self[.name] ?? "8-Ball" }
+        set { self[.name] = newValue }
+    }
     var answers: AnswersOption = .slug
     var maxCentrals = 4
     var idleTimeout: Double?  // nil: 60 s
-    var connectionInterval: ArgText?  // nil: 15-30 ms
+    var connectionInterval: ArgText? { self[.connectionInterval] }  // nil: 15-30 ms
     var seed: UInt64?
-    var metricsFile: ArgText?
+    var metricsFile: ArgText? {
+        get { self[.metricsFile] }
+        set { self[.metricsFile] = newValue }
+    }
     // Central
     var question: [String] = []
     var rssiMin = -60
     var rssiMax = -20
     /// --rssi-min or --rssi-max was given (--scan judges the window only then).
-    var rssiGiven = false
+    var rssiGiven: Bool { self[.rssiMin] != nil || self[.rssiMax] != nil }
     var timeout: Double?
     var count = 1
-    var peerText: ArgText?
-    var scan = false
-    var json = false
+    var peerText: ArgText? { self[.peer] }
+    var scan: Bool { self[.scan] != nil }
+    var json: Bool { self[.json] != nil }
     // USB
-    var usbReset = false
-    var exitOnUnplug = false
-    var firmwareDir: ArgText?
-    var deviceTree: ArgText?
+    var usbReset: Bool { self[.usbReset] != nil }
+    var exitOnUnplug: Bool { self[.exitOnUnplug] != nil }
+    var firmwareDir: ArgText? { self[.firmwareDir] }
+    var deviceTree: ArgText? { self[.deviceTree] }
+
+    /// The text `option` was given, nil when it was not.
+    subscript(option: OptionName) -> ArgText? {
+        get {
+            let text = given[option.declaredIndex]
+            return text.start == nil ? nil : text
+        }
+        set { given[option.declaredIndex] = newValue ?? .absent }
+    }
 
     /// --peer for the central's code, which takes a String.
     var peer: String? { peerText?.string }
@@ -62,65 +82,50 @@ struct CommandLineSettings {
     private mutating func read(_ parsed: ParsedCommandLine) throws(UsageError) {
         if !parsed.positional.isEmpty, parsed.has(.listControllers) {
             for argument in parsed.positional {
-                guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument.bytes) else {
+                guard case .success(.usbID) = TransportSpec.parse(argument.bytes) else {
                     throw UsageError("--list-controllers asks about dongles given as usb:VID:PID, such as usb:0bda:8771", got: argument)
                 }
-                dongleQueries.append((vendor, product))
             }
+            dongleQueries = parsed.positional
         } else if let first = parsed.positional.first {
+            // One message built for one argument or several, its advice appended.
+            var message: BuiltText
             if parsed.positional.count == 1 {
+                message = "unexpected argument '\(escaped: first)'"
                 if RoleOption(first) != nil {
-                    throw UsageError("unexpected argument '\(escaped: first)'; did you mean '--role \(first)'?")
+                    message.append("; did you mean '--role \(first)'?")
+                    throw UsageError(message)
                 }
-                throw UsageError("unexpected argument '\(escaped: first)' (a value with spaces needs quotes: --question \"Will it rain?\")")
-            }
-            var message: BuiltText = "\(parsed.positional.count) unexpected arguments: "
-            var between: StaticString = ""
-            for argument in parsed.positional {
-                message.append("\(between)'\(escaped: argument)'")
-                between = ", "
+            } else {
+                message = "\(parsed.positional.count) unexpected arguments: "
+                var between: StaticString = ""
+                for argument in parsed.positional {
+                    message.append("\(between)'\(escaped: argument)'")
+                    between = ", "
+                }
             }
             message.append(" (a value with spaces needs quotes: --question \"Will it rain?\")")
             throw UsageError(message)
         }
         // Each value converted by its option's kind (one conversion, and one
-        // diagnostic, per kind: `OptionValue`), then stored.
+        // diagnostic, per kind: `OptionValue`), then stored: its text, and a
+        // typed field for those that have one.
         for (option, text) in parsed.options {
             let value = try OptionValue(option, text)
+            given[option.declaredIndex] = text
             switch option {
             case .role: role = value.role
-            case .transport: transport = value.text
-            case .btsnoop: btsnoop = value.text
-            case .logLevel: logLevel = value.text
-            case .address: address = value.text
-            case .controllerInfo: controllerInfo = true
-            case .listControllers: listControllers = true
             case .healthCheck: healthCheck = value.number
-            case .udevMatch: udevMatch = value.text
-            case .name: name = value.text
             case .answers: answers = value.answers
             case .maxCentrals: maxCentrals = value.integer
             case .idleTimeout: idleTimeout = value.number
-            case .connectionInterval: connectionInterval = value.text
             case .seed: seed = value.seed
-            case .metricsFile: metricsFile = value.text
-            case .question: question.append(value.text.string)
-            case .rssiMin:
-                rssiMin = value.integer
-                rssiGiven = true
-            case .rssiMax:
-                rssiMax = value.integer
-                rssiGiven = true
+            case .question: question.append(text.string)
+            case .rssiMin: rssiMin = value.integer
+            case .rssiMax: rssiMax = value.integer
             case .timeout: timeout = value.number
             case .count: count = value.integer
-            case .peer: peerText = value.text
-            case .scan: scan = true
-            case .json: json = true
-            case .usbReset: usbReset = true
-            case .exitOnUnplug: exitOnUnplug = true
-            case .firmwareDir: firmwareDir = value.text
-            case .deviceTree: deviceTree = value.text
-            case .version, .help: break  // handled before the settings are read
+            default: break  // its text (`given`) is its setting
             }
         }
     }
@@ -296,6 +301,6 @@ func parseConnectionInterval(_ text: ArgText) throws(UsageError) -> ConnectionPa
 @inline(never)
 func formatNumber(_ value: Double) -> String {
     // (Whole numbers without rounded(): the Embedded build then needs nothing from libm.)
-    // BuiltText's decimal digits: String(Int64) is a generic conversion of its own.
-    abs(value) < 1e15 && value == Double(Int64(value)) ? built("\(Int(value))") : doubleText(value)
+    // doubleText's digits for those too, without the ".0" (0 and -0 are "0").
+    value == 0 ? "0" : doubleText(value, whole: abs(value) < 1e15 && value == Double(Int64(value)))
 }

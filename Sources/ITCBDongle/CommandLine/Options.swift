@@ -148,10 +148,13 @@ func editDistance(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt
     return row[b.count]
 }
 
+/// --help as a String (the tests').
+func helpText() -> String { helpBytes().string }
+
 /// --help: built as bytes, one outlined append per piece (no BuiltText made
-/// per piece to be appended).
+/// per piece to be appended), and written as they are (no String made of them).
 @inline(never)
-func helpText() -> String {
+func helpBytes() -> BuiltText {
     var out = BuiltText.Builder()
     out.appendLiteral("OVERVIEW: ")
     out.appendInterpolation(Program.abstract)
@@ -175,7 +178,7 @@ func helpText() -> String {
         }
         let width = out.bytes.count - start
         let beside = width + 2 <= column
-        if beside { for _ in width..<column { out.bytes.append(0x20) } } else { out.appendLiteral("\n") }
+        if beside { appendSpaces(column - width, to: &out.bytes) } else { out.appendLiteral("\n") }
         // OptionSpec.fullHelp.
         var help = BuiltText.Builder()
         help.appendInterpolation(spec.help)
@@ -192,7 +195,7 @@ func helpText() -> String {
     wrap(exitCodes.bytes, indent: 0, into: &out.bytes)
     out.appendLiteral("\nExamples:\n")
     appendLines(Program.exampleLines, first: "  ", rest: "  ", into: &out.bytes)
-    return BuiltText(out).string
+    return BuiltText(out)
 }
 
 /// Each line of `text` after `first` (the first line's) or `rest` (the others'), each ended by a newline.
@@ -214,9 +217,15 @@ func appendLines(_ text: StaticString, first: StaticString, rest: StaticString, 
 
 /// The short usage of a bare run.
 @inline(never)
-func usageText() -> String {
+func usageText() -> BuiltText {
     var out = BuiltText(stringLiteral: "")
     appendLines(Program.usageLines, first: "usage: ", rest: "       ", into: &out.bytes)
     out.append("choose a role: --role peripheral (the 8-Ball) or --role central (the asker); --help lists every option\n")
-    return out.string
+    return out
+}
+
+/// Text written to `fd` as it is (--help's, the usage's: no String made of it).
+@inline(never)
+func writeBytes(_ fd: Int32, _ text: borrowing BuiltText) {
+    _ = text.bytes.withUnsafeBytes { sysWrite(fd, $0.baseAddress, $0.count) }
 }

@@ -7,9 +7,15 @@ import CLinux
 /// function that big spills more than the parts do on their own
 /// (x86_64: 1.2 KB less with the first seven apart, 2026-11-28).
 enum Outlined {
+    /// The dongles as given, each checked to be a usb:VID:PID when read
+    /// (`CommandLineSettings.dongleQueries`): no array of ids built for them.
     @inline(never)
-    static func dongleQuery(_ dongles: [(vendor: UInt16, product: UInt16)], json: Bool) -> Int32 {
-        DongleQuery.answer(dongles, json: json)
+    static func dongleQuery(_ dongles: [ArgText], json: Bool) -> Int32 {
+        for argument in dongles {
+            guard case .success(.usbID(let vendor, let product)) = TransportSpec.parse(argument.bytes) else { continue }
+            DongleQuery.Answer(vendor: vendor, product: product).print(json: json)
+        }
+        return Exit.success
     }
 
     @inline(never)

@@ -10,12 +10,8 @@ import Chipsets
 /// The answer is written straight into one buffer from the table's own texts
 /// (StaticStrings and fixed bytes): no String per field, no answer of Strings
 /// to copy and release.
+/// (`Outlined.dongleQuery` prints one `Answer` per dongle given.)
 enum DongleQuery {
-    static func answer(_ dongles: [(vendor: UInt16, product: UInt16)], json: Bool) -> Int32 {
-        for (vendor, product) in dongles { Answer(vendor: vendor, product: product).print(json: json) }
-        return Exit.success
-    }
-
     struct Answer {
         let vendor: UInt16, product: UInt16
         /// The family: a table's vendor name (printed in lower case) or a not-served one's.

@@ -6,8 +6,9 @@ import CLinux
 /// round trip, the nearest of that length), placed as Swift places them
 /// (exponential below 0.0001 and above 2^53). Swift's own formatter
 /// (`_Float64ToASCII`) is 3 KB of the binary, for the few numbers an option
-/// or a message shows.
-func doubleText(_ value: Double) -> String {
+/// or a message shows. `whole`: a whole number without its ".0" ("5";
+/// `formatNumber`'s, below 10^15, not 0).
+func doubleText(_ value: Double, whole: Bool = false) -> String {
     if value.isNaN { return "nan" }
     if value.isInfinite { return value < 0 ? "-inf" : "inf" }
     if value == 0 { return value.sign == .minus ? "-0.0" : "0.0" }
@@ -68,10 +69,11 @@ func doubleText(_ value: Double) -> String {
             // Place by place, 10^place, from the units (or the first digit) down
             // to the last digit, or to the tenths ("0.05", "12.25", "100.0").
             var place = max(exponent, 0)
-            while place >= min(exponent - count + 1, -1) {
+            let last = min(exponent - count + 1, whole ? 0 : -1)
+            while place >= last {
                 let digit = exponent - place
                 put(digit >= 0 && digit < count ? raw[digit] : UInt8(ascii: "0"))
-                if place == 0 { put(UInt8(ascii: ".")) }
+                if place == 0, last < 0 { put(UInt8(ascii: ".")) }
                 place -= 1
             }
         }
