@@ -218,8 +218,9 @@ extension Host {
         return sendClientProcedure(link, slot)
     }
 
-    /// A characteristic discovery found on a connection.
-    public func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+    /// A characteristic discovery found on a connection. Out of line: the
+    /// central asks for three, each inlined the search.
+    @inline(never) public func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
         guard let index = connectionIndex(connection) else { return nil }
         return client.links[index].characteristic(uuid)
     }
