@@ -5,10 +5,16 @@ struct Describe: ChipsetReader {
     let index: Int
     /// Out of line, one function per chipset (as `StepCall.visit`).
     @inline(never) func read<C: Chipset>(_ chipset: borrowing C) -> ChipsetDescription {
-        var description = ChipsetDescription(index: index, failure: chipset.failure, summaryLevel: .none)
+        var description = ChipsetDescription(blank: index)
+        description.failure = chipset.failure
         chipset.writeLabel(into: &description.label)
         chipset.files(&description.request)
         description.summaryLevel = chipset.writeSummary(into: &description.summary)
         return description
     }
+}
+
+extension ChipsetDescription {
+    /// Out of line: each chipset's `Describe.read` zeroed its own copy.
+    @inline(never) init(blank index: Int) { self.init(index: index, failure: "", summaryLevel: .none) }
 }

@@ -171,51 +171,56 @@ extension Host {
     /// Exchange MTU: asks for ATT.maxMTU (§4.3.1).
     @discardableResult
     public mutating func clientExchangeMTU(connection: UInt16) -> Bool {
-        startClientProcedure(connection) { client, link, _, request in client.exchangeMTU(link, into: &request) }
+        guard let (link, slot) = beginClientProcedure(connection) else { return false }
+        client.exchangeMTU(link, into: &aclQueue.pdus[slot].contents)
+        return sendClientProcedure(link, slot)
     }
 
     /// Discover Primary Service By Service UUID (§4.4.2).
     @discardableResult
     public mutating func clientDiscoverPrimaryService(connection: UInt16, uuid: BLEUUID) -> Bool {
-        startClientProcedure(connection) { client, link, _, request in
-            client.discoverPrimaryService(link, uuid, into: &request)
-        }
+        guard let (link, slot) = beginClientProcedure(connection) else { return false }
+        client.discoverPrimaryService(link, uuid, into: &aclQueue.pdus[slot].contents)
+        return sendClientProcedure(link, slot)
     }
 
     /// Discover All Characteristics of a Service (§4.6.1).
     @discardableResult
     public mutating func clientDiscoverCharacteristics(connection: UInt16, start: UInt16, end: UInt16) -> Bool {
-        startClientProcedure(connection) { client, link, _, request in
-            client.discoverCharacteristics(link, start: start, end: end, into: &request)
-        }
+        guard let (link, slot) = beginClientProcedure(connection) else { return false }
+        client.discoverCharacteristics(link, start: start, end: end, into: &aclQueue.pdus[slot].contents)
+        return sendClientProcedure(link, slot)
     }
 
     /// Discover All Characteristic Descriptors (§4.7.1).
     @discardableResult
     public mutating func clientDiscoverDescriptors(connection: UInt16, start: UInt16, end: UInt16) -> Bool {
-        startClientProcedure(connection) { client, link, _, request in
-            client.discoverDescriptors(link, start: start, end: end, into: &request)
-        }
+        guard let (link, slot) = beginClientProcedure(connection) else { return false }
+        client.discoverDescriptors(link, start: start, end: end, into: &aclQueue.pdus[slot].contents)
+        return sendClientProcedure(link, slot)
     }
 
     /// Write Characteristic Value (§4.9.3), long when it exceeds ATT_MTU - 3 (§4.9.4).
     @discardableResult
     public mutating func clientWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> Bool {
         guard value.count <= ATT.maxValueLength else { return false }
-        return startClientProcedure(connection) { client, link, mtu, request in
-            client.write(link, attribute: attribute, value, mtu: mtu, into: &request)
-        }
+        guard let (link, slot) = beginClientProcedure(connection) else { return false }
+        client.write(link, attribute: attribute, value, mtu: connections[link].bearer.mtu, into: &aclQueue.pdus[slot].contents)
+        return sendClientProcedure(link, slot)
     }
 
     /// Read (Long) Characteristic Value (§4.8.1, §4.8.3); the value is then in
     /// the link's `readValue`.
     @discardableResult
     public mutating func clientRead(connection: UInt16, attribute: UInt16) -> Bool {
-        startClientProcedure(connection) { client, link, _, request in client.read(link, attribute: attribute, into: &request) }
+        guard let (link, slot) = beginClientProcedure(connection) else { return false }
+        client.read(link, attribute: attribute, into: &aclQueue.pdus[slot].contents)
+        return sendClientProcedure(link, slot)
     }
 
-    /// A characteristic discovery found on a connection.
-    public func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
+    /// A characteristic discovery found on a connection. Out of line: the
+    /// central asks for three, each inlined the search.
+    @inline(never) public func clientCharacteristic(connection: UInt16, _ uuid: BLEUUID) -> DiscoveredCharacteristic? {
         guard let index = connectionIndex(connection) else { return nil }
         return client.links[index].characteristic(uuid)
     }
@@ -236,19 +241,23 @@ extension Host {
 
     /// One outstanding request per bearer (Vol 3 Part F §3.3.2): a procedure
     /// starts only on an idle link, and only when its first request is queued.
-    /// The request is built in its transmit slot (no temporary to clear and copy).
-    mutating func startClientProcedure(
-        _ connection: UInt16, _ build: (inout GATTClient, Int, UInt16, inout Capacity.ATTPDU) -> Void
-    ) -> Bool {
+    /// The request is built in its transmit slot (no temporary to clear and copy):
+    /// this reserves it (nil: not now), `sendClientProcedure` queues it. Out of
+    /// line, both: inlined into each of the six procedures, they were most of each.
+    @inline(never) mutating func beginClientProcedure(_ connection: UInt16) -> (link: Int, slot: Int)? {
         guard let index = connectionIndex(connection), !connections[index].disconnecting,
-              !client.links[index].isBusy else { return false }
+              !client.links[index].isBusy else { return nil }
         guard let slot = aclQueue.reserve(handle: connection, channel: L2CAPChannel.att) else {
             outputDropped(.transmitQueueFull)
-            return false
+            return nil
         }
-        build(&client, index, connections[index].bearer.mtu, &aclQueue.pdus[slot].contents)
+        return (index, slot)
+    }
+
+    /// Queues the request built in `slot` (`beginClientProcedure`): outstanding from now on.
+    @inline(never) mutating func sendClientProcedure(_ link: Int, _ slot: Int) -> Bool {
         aclQueue.commit()
-        client.sent(index, opcode: aclQueue.pdus[slot][0], deadline: now + ATT.transactionTimeout)
+        client.sent(link, opcode: aclQueue.pdus[slot][0], deadline: now + ATT.transactionTimeout)
         return true
     }
 }

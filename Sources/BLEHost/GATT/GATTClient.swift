@@ -8,7 +8,7 @@ public typealias GATTDelegate = GATTServerDelegate & GATTClientDelegate
 /// which the host calls by opcode (`Host.handleATT`) and whose step it follows.
 public struct GATTClient: ~Copyable {
     let pin = InPlacePin()
-    public internal(set) var links: Capacity.PerLink<GATTClientLink> = InlineArray { _ in GATTClientLink() }
+    public internal(set) var links: Capacity.PerLink<GATTClientLink> = InlineArray(filling: { GATTClientLink() })
 
     public init() {}
 

@@ -20,7 +20,7 @@ public struct Host: ~Copyable {
     public internal(set) var server: ATTServer
     /// Our GATT client, its state per link (indexed as `connections`).
     public internal(set) var client = GATTClient()
-    public internal(set) var connections: Capacity.PerLink<Connection> = InlineArray { _ in Connection() }
+    public internal(set) var connections: Capacity.PerLink<Connection> = InlineArray(filling: { Connection() })
     public internal(set) var now: UInt64 = 0
 
     // HCI command flow (Vol 4 Part E §4.4).

@@ -21,11 +21,16 @@ enum BroadcomNames {
 
     /// The board's name first (when there is one), then without it.
     static func addPair(_ stem: StaticString, _ context: ChipsetContext, _ request: inout FileRequest) {
-        if !context.board.isEmpty { request.addCandidate { write(stem, context, board: true, &$0) } }
-        request.addCandidate { write(stem, context, board: false, &$0) }
+        if !context.board.isEmpty { addName(stem, context, board: true, &request) }
+        addName(stem, context, board: false, &request)
     }
 
-    /// Out of line: each of `addPair`'s two candidates inlined a copy.
+    /// Out of line: each of `addPair`'s two candidates inlined the placing.
+    @inline(never) static func addName(_ stem: StaticString, _ context: ChipsetContext, board: Bool, _ request: inout FileRequest) {
+        request.addCandidate { write(stem, context, board: board, &$0) }
+    }
+
+    /// Out of line: the placing writes the first candidate or a later one.
     @inline(never) static func write(_ stem: StaticString, _ context: ChipsetContext, board: Bool, _ out: inout Capacity.ChipsetText) {
         append(stem, to: &out)
         if context.overUSB {

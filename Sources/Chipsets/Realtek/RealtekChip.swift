@@ -10,33 +10,30 @@ public enum RealtekChip: UInt8, Sendable {
     public static let count = 12
 
     /// The ROM's LMP subversion (the "ROM id" shared by a family).
-    public var romLMPSubversion: UInt16 {
-        switch self {
-        case .rtl8723b, .rtl8723d: 0x8723
-        case .rtl8821a, .rtl8821c: 0x8821
-        case .rtl8761a, .rtl8761bu, .rtl8761cu: 0x8761
-        case .rtl8822b, .rtl8822c: 0x8822
-        case .rtl8852a, .rtl8852b, .rtl8852c: 0x8852
-        }
-    }
+    public var romLMPSubversion: UInt16 { UInt16(truncatingIfNeeded: Self.romRows[Int(rawValue)] >> 16) }
 
     /// HCI revision and HCI version of the ROM; version 0 matches any.
     public var romHCI: (revision: UInt16, version: UInt8) {
-        switch self {
-        case .rtl8723b: (0x0B, 0x06)
-        case .rtl8723d: (0x0D, 0x08)
-        case .rtl8821a: (0x0A, 0x06)
-        case .rtl8821c: (0x0C, 0x08)
-        case .rtl8761a: (0x0A, 0x06)
-        case .rtl8761bu: (0x0B, 0x0A)
-        case .rtl8761cu: (0x0E, 0x00)
-        case .rtl8822b: (0x0B, 0x07)
-        case .rtl8822c: (0x0C, 0x0A)
-        case .rtl8852a: (0x0A, 0x0B)
-        case .rtl8852b: (0x0B, 0x0B)
-        case .rtl8852c: (0x0C, 0x0C)
-        }
+        let row = Self.romRows[Int(rawValue)]
+        return (UInt16(truncatingIfNeeded: row >> 8) & 0xFF, UInt8(truncatingIfNeeded: row))
     }
+
+    /// Each chip's ROM (by raw value) as LMP subversion << 16 | HCI revision << 8 | HCI
+    /// version: data walked by `match` (over `switch`es, its loop was unrolled into 450 bytes).
+    static let romRows: InlineArray<12, UInt32> = [
+        0x8723_0B06,  // RTL8723B
+        0x8723_0D08,  // RTL8723D
+        0x8821_0A06,  // RTL8821A
+        0x8821_0C08,  // RTL8821C
+        0x8761_0A06,  // RTL8761A
+        0x8761_0B0A,  // RTL8761B/BU
+        0x8761_0E00,  // RTL8761CU
+        0x8822_0B07,  // RTL8822B
+        0x8822_0C0A,  // RTL8822C
+        0x8852_0A0B,  // RTL8852A
+        0x8852_0B0B,  // RTL8852B
+        0x8852_0C0C   // RTL8852C
+    ]
 
     /// The chip refuses to run without its config file.
     public var configRequired: Bool {
@@ -101,12 +98,11 @@ public enum RealtekChip: UInt8, Sendable {
     /// The chip of an un-patched ROM, or nil (not Realtek, or already patched:
     /// a patched controller reports the patch's subversion instead).
     public static func match(lmpSubversion: UInt16, hciRevision: UInt16, hciVersion: UInt8) -> RealtekChip? {
-        var raw: UInt8 = 0
-        while let chip = RealtekChip(rawValue: raw) {
-            raw += 1
-            guard chip.romLMPSubversion == lmpSubversion else { continue }
-            let hci = chip.romHCI
-            if hci.revision == hciRevision && (hci.version == hciVersion || hci.version == 0) { return chip }
+        for index in romRows.indices {
+            let row = romRows[index]
+            guard row >> 16 == UInt32(lmpSubversion), (row >> 8) & 0xFF == UInt32(hciRevision) else { continue }
+            let version = UInt8(truncatingIfNeeded: row)
+            if version == hciVersion || version == 0 { return RealtekChip(rawValue: UInt8(index)) }
         }
         return nil
     }
