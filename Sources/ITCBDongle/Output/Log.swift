@@ -101,14 +101,43 @@ extension BDAddress {
 
     /// Parses "AA:BB:CC:DD:EE:FF".
     init?(string: String, type: UInt8) {
-        let parts = string.split(ascii: ":")
-        guard parts.count == 6 else { return nil }
-        var value: UInt64 = 0
-        for part in parts {
-            guard part.utf8.count == 2, let byte = parseUnsigned(part, radix: 16, maximum: 255) else { return nil }
+        var string = string
+        guard let value = string.withUTF8({ BDAddress.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+        self.init(value: value, type: type)
+    }
+
+    /// Six pieces between colons (empty ones skipped, as `split` leaves them
+    /// out), each two bytes that `UInt8(_, radix: 16)` reads: two hex digits,
+    /// or "+" and one, or "-0". Over the bytes: no array of Substrings.
+    @inline(never)
+    static func parse(_ text: UnsafeRawBufferPointer) -> UInt64? {
+        var value: UInt64 = 0, pieces = 0, start = 0
+        for end in 0 ... text.count where end == text.count || text[end] == 0x3A {
+            defer { start = end + 1 }
+            guard end > start else { continue }
+            pieces += 1
+            guard pieces <= 6, end - start == 2, let low = hexDigit(text[end - 1]) else { return nil }
+            let byte: UInt8
+            switch text[start] {
+            case 0x2B: byte = low  // "+A"
+            case 0x2D where low == 0: byte = 0  // "-0"
+            default:
+                guard let high = hexDigit(text[start]) else { return nil }
+                byte = high << 4 | low
+            }
             value = value << 8 | UInt64(byte)
         }
-        self.init(value: value, type: type)
+        return pieces == 6 ? value : nil
+    }
+
+    /// 0-9, A-F, a-f as their value; nil for anything else.
+    static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30 ... 0x39: byte - 0x30
+        case 0x41 ... 0x46: byte - 0x37
+        case 0x61 ... 0x66: byte - 0x57
+        default: nil
+        }
     }
 }
 

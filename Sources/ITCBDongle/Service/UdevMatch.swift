@@ -104,7 +104,9 @@ enum UdevMatch {
             var cut = start
             while cut < stop, text[cut] != 0x23 { cut += 1 }
             number += 1
-            var entry = String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<cut]), as: UTF8.self).trimmingCharacters()
+            // Made by ArgText's one outlined decoding (the same repair), not inlined here.
+            let bytes = text.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + start }
+            var entry = ArgText(start: bytes, count: cut - start).string.trimmingCharacters()
             start = stop + 1
             if entry.isEmpty { continue }
             let prefixed = entry.hasBytePrefix("usb:")

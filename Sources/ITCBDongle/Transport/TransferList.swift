@@ -11,6 +11,8 @@ struct TransferList {
     var head = 0
     private(set) var count = 0
 
+    /// Out of line: the transport makes six lists at open.
+    @inline(never)
     init(capacity: Int) {
         self.capacity = capacity
         slots = .allocate(capacity: capacity)

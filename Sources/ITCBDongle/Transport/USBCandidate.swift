@@ -22,7 +22,8 @@ struct USBCandidate {
 
     /// The sysfs name, e.g. "1-1.2" (bus 1, port 1, then port 2 of that hub).
     var path: String { usbPath(bus: bus, packed: ports, depth: depth) }
-    var id: String { built("\(hex4(vendor)):\(hex4(product))") }
+    /// "0a12:0001" (out of line: the open and its "no device" line use it).
+    var id: String { @inline(never) get { built("\(hex4(vendor)):\(hex4(product))") } }
 
     /// What sysfs says about it, readable without opening the device.
     var productName: String { readSmallFile(built("/sys/bus/usb/devices/\(path)/product")) ?? "?" }

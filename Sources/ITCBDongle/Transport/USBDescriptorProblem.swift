@@ -3,27 +3,41 @@ import CLinux
 import BLEHost
 import Chipsets
 
-/// Why a configuration descriptor gave no controller endpoints, in words
-/// (BuiltText: one outlined call per piece; run once, at a failed open), for the open's line.
-func describing(_ error: USBDescriptorError) -> BuiltText {
+/// Why a configuration descriptor gave no controller endpoints, in words, for
+/// the open's line: appended to it (one outlined call per piece; run once, at a failed open).
+func describing(_ error: USBDescriptorError, into text: inout BuiltText.Builder) {
     switch error {
     case .notAConfiguration:
-        return "what the device sent is not a configuration descriptor"
+        text.appendLiteral("what the device sent is not a configuration descriptor")
     case .truncated(let total, let read):
-        return "it announces \(total) bytes (wTotalLength) but \(read) came"
+        text.appendLiteral("it announces ")
+        text.appendInterpolation(total)
+        text.appendLiteral(" bytes (wTotalLength) but ")
+        text.appendInterpolation(read)
+        text.appendLiteral(" came")
     case .badDescriptor(let offset):
-        return "a descriptor at byte \(offset) has an impossible length"
+        text.appendLiteral("a descriptor at byte ")
+        text.appendInterpolation(offset)
+        text.appendLiteral(" has an impossible length")
     case .shortDescriptor(let offset):
-        return "the interface or endpoint descriptor at byte \(offset) is too short"
+        text.appendLiteral("the interface or endpoint descriptor at byte ")
+        text.appendInterpolation(offset)
+        text.appendLiteral(" is too short")
     case .noInterfaceZero:
-        return "it has no interface 0 (alternate setting 0)"
+        text.appendLiteral("it has no interface 0 (alternate setting 0)")
     case .missingEndpoints(let interruptIn, let bulkIn, let bulkOut):
-        var text: BuiltText = "interface 0 lacks the "
+        text.appendLiteral("interface 0 lacks the ")
         var separator: StaticString = ""
-        if !interruptIn { text.append("interrupt IN"); separator = ", " }
-        if !bulkIn { text.append("\(separator)bulk IN"); separator = ", " }
-        if !bulkOut { text.append("\(separator)bulk OUT") }
-        text.append(" endpoint(s) of a Bluetooth controller")
-        return text
+        if !interruptIn { text.appendLiteral("interrupt IN"); separator = ", " }
+        if !bulkIn { text.appendInterpolation(separator); text.appendLiteral("bulk IN"); separator = ", " }
+        if !bulkOut { text.appendInterpolation(separator); text.appendLiteral("bulk OUT") }
+        text.appendLiteral(" endpoint(s) of a Bluetooth controller")
     }
+}
+
+/// The words alone (the unit tests').
+func describing(_ error: USBDescriptorError) -> BuiltText {
+    var text = BuiltText.Builder()
+    describing(error, into: &text)
+    return BuiltText(text)
 }

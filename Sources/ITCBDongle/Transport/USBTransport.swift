@@ -161,9 +161,11 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             endpoints = found
         case .failure(let error):
             libusb_close(opened)
-            var text = usbOpenText("", name, " has no usable configuration descriptor: ")
-            text.append(describing(error))
-            throw .unavailable(text)
+            var text = BuiltText.Builder()
+            text.appendInterpolation(name)
+            text.appendLiteral(" has no usable configuration descriptor: ")
+            describing(error, into: &text)
+            throw .unavailable(BuiltText(text))
         }
         eventEndpoint = endpoints.event
         aclInEndpoint = endpoints.aclIn
