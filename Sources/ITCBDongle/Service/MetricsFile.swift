@@ -26,8 +26,9 @@ final class MetricsFile {
     let isCentral: Bool
     /// Every ended session's counts.
     var carried = MetricCounts()
-    /// The latest session's vendor set-up: which firmware it loaded, if any.
-    var firmwareVendor = "none"
+    /// The latest session's vendor set-up: which firmware it loaded, if any
+    /// (a C string: the label's writer reads bytes up to their end).
+    var firmwareVendor = "none".utf8CString
     var firmwareLoaded = false
     var failing = false
     /// itcb_dongle_info's labels after `transport`: the process's (name,
@@ -127,7 +128,7 @@ final class MetricsFile {
     /// table's facts; a chipset that says nothing at info level loaded nothing).
     func noteFirmware(_ description: ChipsetDescription?) {
         firmwareLoaded = description?.summaryLevel == .info
-        firmwareVendor = firmwareLoaded ? description.map { DongleQuery.family($0.info) } ?? "none" : "none"
+        firmwareVendor = (firmwareLoaded ? description.map { DongleQuery.family($0.info) } ?? "none" : "none").utf8CString
     }
 
     func write(_ gauges: MetricGauges, session: MetricCounts) {
@@ -261,8 +262,7 @@ final class MetricsFile {
         var reasons = MetricCounts.dropReasons.utf8Start
         for i in 0..<10 {
             begin(.dropped)
-            var direction = (i < 7 ? "in" as StaticString : "out").utf8Start
-            label("direction", &direction)
+            label("direction", (i < 7 ? "in" as StaticString : "out").utf8Start)
             label("reason", &reasons)
             end(i < 7 ? counts.droppedIn[i] : counts.droppedOut[i - 7])
         }
@@ -270,7 +270,7 @@ final class MetricsFile {
         one(.usbBabble, counts.usbBabble)
         family(.firmwareLoaded)
         begin(.firmwareLoaded)
-        label("vendor", firmwareVendor)
+        _ = firmwareVendor.withUnsafeBytes { label("vendor", $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
         end(firmwareLoaded ? 1 : 0)
         one(.startTime, startTime)
         // A killed or hung instance cannot write up 0: its file stops being rewritten, which this says
@@ -357,6 +357,7 @@ final class MetricsFile {
 
     /// `name_bucket{…,le="…"}` for each bound and +Inf (cumulative), `name_sum` (seconds), `name_count`.
     func histogram(_ family: Family, _ histogram: LatencyHistogram, stage: StaticString? = nil) {
+        let stage = stage?.utf8Start
         var cumulative = 0
         var bounds = LatencyHistogram.boundText.utf8Start
         for i in 0...LatencyHistogram.bucketCount {
@@ -406,32 +407,25 @@ final class MetricsFile {
         append("\n")
     }
 
-    /// `,name="value"` (values here are the program's own: nothing to escape).
-    func label(_ name: StaticString, _ value: String) {
-        append(",")
-        append(name)
-        append("=\"")
-        var value = value
-        value.withUTF8 { buffer.append(contentsOf: $0) }
-        append("\"")
-    }
+    /// `,name="value"`, the value's bytes up to a space or their end (values
+    /// here are the program's own: nothing to escape); where they stopped.
+    /// Every label of the file is written here.
+    @inline(__always) @discardableResult
+    func label(_ name: StaticString, _ value: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> { writeLabel(name.utf8Start, value) }
 
-    func label(_ name: StaticString, _ value: StaticString) {
+    @inline(never)
+    func writeLabel(_ name: UnsafePointer<UInt8>, _ value: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
         append(",")
-        append(name)
+        buffer.appendTerminated(name)
         append("=\"")
-        append(value)
+        let stop = append(from: value, to: UInt8(ascii: " "))
         append("\"")
+        return stop
     }
 
     /// `,name="word"`: the next of space-separated `words`, which then point past it.
-    func label(_ name: StaticString, _ words: inout UnsafePointer<UInt8>) {
-        append(",")
-        append(name)
-        append("=\"")
-        words = append(from: words, to: UInt8(ascii: " ")) + 1
-        append("\"")
-    }
+    @inline(__always)
+    func label(_ name: StaticString, _ words: inout UnsafePointer<UInt8>) { words = label(name, words) + 1 }
 
     @inline(__always)
     func append(_ text: StaticString) { buffer.appendTerminated(text.utf8Start) }
