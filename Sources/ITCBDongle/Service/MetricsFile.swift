@@ -50,7 +50,7 @@ final class MetricsFile {
         self.temporary = [CChar](unsafeUninitializedCapacity: file.count + 5) { out, count in
             for i in 0..<file.count - 1 { out[i < slash ? i : i + 1] = file[i] }
             out[slash] = 0x2E
-            for i in 0..<5 { out[file.count + i] = CChar(bitPattern: suffix.utf8Start[i]) }  // ".tmp" and its NUL
+            UnsafeMutableRawPointer(out.baseAddress! + file.count).copyMemory(from: suffix.utf8Start, byteCount: 5)  // ".tmp" and its NUL
             count = file.count + 5
         }
         labels = MetricsFile.labelText("{transport", transport)
