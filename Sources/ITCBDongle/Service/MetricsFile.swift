@@ -237,7 +237,7 @@ final class MetricsFile {
     }
 
     func render(_ counts: MetricCounts, _ gauges: MetricGauges) {
-        buffer.removeAll(keepingCapacity: true)
+        buffer.removeSubrange(0 ..< buffer.count)  // capacity kept (one replaceSubrange call)
         one(.up, gauges.up ? 1 : 0)
         family(.info)
         begin(.info)
