@@ -124,21 +124,22 @@ public struct EightBallPeripheral: GATTServerDelegate, ~Copyable {
 
     public mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
         guard attribute == handles.questionHandle else { return ATTError.writeNotPermitted }
-        guard Question.isValid(value) else {
+        let valid = Question.isValid(value)
+        // The central's slot looked up (or claimed) and the text kept (for the log
+        // line) once for both outcomes; a write that is no question leaves the
+        // buffer alone while an answer still waits for the question it holds.
+        let index = slot(connection) ?? claimSlot(connection)
+        if let index, valid || !centrals[index].pending {
+            centrals[index].question.removeAll()
+            centrals[index].question.append(value)
+        }
+        guard valid else {
             // ATT 0x0E: the ITCB central shows "Please rephrase as a question" (rule 1).
-            // The text is kept for the log line unless an answer still waits for
-            // the question the buffer holds.
-            if let index = slot(connection) ?? claimSlot(connection), !centrals[index].pending {
-                centrals[index].question.removeAll()
-                centrals[index].question.append(value)
-            }
             rejectedCount += 1
             events.push(.questionRejected(connection: connection, length: value.count))
             return ATTError.unlikelyError
         }
-        guard let index = slot(connection) ?? claimSlot(connection) else { return ATTError.unlikelyError }
-        centrals[index].question.removeAll()
-        centrals[index].question.append(value)
+        guard let index else { return ATTError.unlikelyError }
         centrals[index].answer = picker.next()
         centrals[index].pending = true
         centrals[index].reportedWaiting = false

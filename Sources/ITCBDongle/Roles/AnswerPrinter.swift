@@ -36,41 +36,66 @@ final class AnswerPrinter {
             phrase.removeAll()
             Answers.phrase(answer, into: &phrase)
         }
+        var line = begin(question)
         if json {
             // The phrase written as JSON from its bytes, as `jsonString` would (no String made of it).
-            var line = BuiltText.Builder()
-            line.appendLiteral("{\"question\":")
-            line.appendInterpolation(json: question)
-            line.appendLiteral(",\"slug\":")
+            line.appendLiteral("\"slug\":")
             line.appendInterpolation(slug: answer)
             line.appendLiteral(",\"phrase\":")
             phrase.withBytes { line.appendJSON($0) }
-            line.appendLiteral(",\"peer\":")
-            line.appendInterpolation(json: peerName)
-            line.appendLiteral(",\"address\":\"")
-            line.appendInterpolation(jsonAddress: peerAddress)
+            appendPeer(&line)
             line.appendLiteral("\",\"rssi\":")
             line.appendInterpolation(rssi)
             line.appendLiteral(",\"latency_ms\":")
             line.appendInterpolation(Int(latency))
             line.appendLiteral("}")
-            printText(BuiltText(line))
         } else {
-            printText("\(escaped: question) -> \(escaped: phrase)")
+            line.appendInterpolation(escaped: phrase)
         }
+        printText(BuiltText(line))
     }
 
     /// `error` and `message` are the program's own: as JSON strings they need no escapes.
     func problem(question: String, error: StaticString, message: consuming BuiltText) {
+        var line = begin(question)
         if json {
-            printText("""
-                {"question":\(json: question),"error":"\(error)","message":"\(message)",\
-                "peer":\(json: peerName),"address":"\(jsonAddress: peerAddress)"}
-                """)
+            line.appendLiteral("\"error\":\"")
+            line.appendInterpolation(error)
+            line.appendLiteral("\",\"message\":\"")
+            line.appendInterpolation(message)
+            line.appendLiteral("\"")
+            appendPeer(&line)
+            line.appendLiteral("\"}")
             JSONOutput.failureShown = true
         } else {
-            printText("\(escaped: question) -> \(message)")
+            line.appendInterpolation(message)
         }
+        printText(BuiltText(line))
+    }
+
+    /// A question's line up to its outcome, for both outcomes' lines:
+    /// `{"question":"…",` (JSON) or `question -> `.
+    @inline(never)
+    func begin(_ question: String) -> BuiltText.Builder {
+        var line = BuiltText.Builder()
+        if json {
+            line.appendLiteral("{\"question\":")
+            line.appendInterpolation(json: question)
+            line.appendLiteral(",")
+        } else {
+            line.appendInterpolation(escaped: question)
+            line.appendLiteral(" -> ")
+        }
+        return line
+    }
+
+    /// `,"peer":"…","address":"…` (the address's closing quote is the caller's).
+    @inline(never)
+    func appendPeer(_ line: inout BuiltText.Builder) {
+        line.appendLiteral(",\"peer\":")
+        line.appendInterpolation(json: peerName)
+        line.appendLiteral(",\"address\":\"")
+        line.appendInterpolation(jsonAddress: peerAddress)
     }
 
     /// One 8-Ball --scan found; a name it advertises shortened (past 29 bytes)

@@ -135,28 +135,28 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
             // asked, what, and the phrase (whatever --answers sent on the air:
             // a slug is for apps).
             guard LogLevel.info <= Log.level else { return }
+            // One writer for both: who, then the text (once, from where the
+            // 8-Ball keeps it), then the outcome.
+            var answer: Int? = nil, length = 0
+            if case .answered(_, let index) = event { answer = index }
+            if case .questionRejected(_, let count) = event { length = count }
             var line = LogLine(.info)
-            if case .answered(_, let answer) = event {
-                line.text("answer to ")
-                asker(connection, into: &line)
-                line.text(": \"")
-                ball.withQuestion(connection: connection) { line.value($0) }
-                line.text("\" -> ")
-                line.text(Answers.phrase(answer))
-            } else if case .questionRejected(_, let length) = event {
-                line.text("rejected from ")
-                asker(connection, into: &line)
-                ball.withQuestion(connection: connection) { text in
-                    if text.count == length, length > 0 {
-                        line.text(": \"")
-                        line.value(text)
-                        line.text("\" is not a question")
-                    } else {
-                        line.text(": a write that is not a question (")
-                        line.decimal(length)
-                        line.text(" bytes)")
-                    }
+            line.text(answer != nil ? "answer to " : "rejected from ")
+            asker(connection, into: &line)
+            ball.withQuestion(connection: connection) { text in
+                if answer != nil || (text.count == length && length > 0) {
+                    line.text(": \"")
+                    line.value(text)
+                    line.text(answer != nil ? "\" -> " : "\" is not a question")
+                } else {
+                    line.text(": a write that is not a question (")
+                    line.decimal(length)
+                    line.text(" bytes)")
                 }
+            }
+            if let answer {
+                line.text(Answers.phrase(answer))
+            } else {
                 line.text(" -> ATT error 0x0E (please rephrase as a question)")
             }
             line.write()

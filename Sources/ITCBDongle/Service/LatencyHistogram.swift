@@ -24,9 +24,6 @@ struct LatencyHistogram {
         count += 1
     }
 
-    mutating func add(_ other: LatencyHistogram) {
-        for i in 0...LatencyHistogram.bucketCount { buckets[i] += other.buckets[i] }
-        sum += other.sum
-        count += other.count
-    }
+    /// Ints only, as MetricCounts: added word by word (`addInts`).
+    mutating func add(_ other: LatencyHistogram) { addCounts(&self, other) }
 }

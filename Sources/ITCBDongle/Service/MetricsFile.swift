@@ -20,14 +20,16 @@ final class MetricsFile {
     let temporary: [CChar]
     /// `{transport="usb:1-1.2"`, the instance's label, without the closing brace.
     let labels: [UInt8]
-    var buffer: [UInt8] = []
+    /// Made empty with its room (16 KB) at once: a reserveCapacity after inlined its copy path.
+    var buffer = [UInt8](unsafeUninitializedCapacity: 16384) { _, count in count = 0 }
     /// Unix time the process started, seconds.
     let startTime: Int
     let isCentral: Bool
     /// Every ended session's counts.
     var carried = MetricCounts()
-    /// The latest session's vendor set-up: which firmware it loaded, if any.
-    var firmwareVendor = "none"
+    /// The latest session's vendor set-up: which firmware it loaded, if any
+    /// (a C string: the label's writer reads bytes up to their end).
+    var firmwareVendor = "none".utf8CString
     var firmwareLoaded = false
     var failing = false
     /// itcb_dongle_info's labels after `transport`: the process's (name,
@@ -49,7 +51,7 @@ final class MetricsFile {
         self.temporary = [CChar](unsafeUninitializedCapacity: file.count + 5) { out, count in
             for i in 0..<file.count - 1 { out[i < slash ? i : i + 1] = file[i] }
             out[slash] = 0x2E
-            for i in 0..<5 { out[file.count + i] = CChar(bitPattern: suffix.utf8Start[i]) }  // ".tmp" and its NUL
+            UnsafeMutableRawPointer(out.baseAddress! + file.count).copyMemory(from: suffix.utf8Start, byteCount: 5)  // ".tmp" and its NUL
             count = file.count + 5
         }
         labels = MetricsFile.labelText("{transport", transport)
@@ -63,7 +65,6 @@ final class MetricsFile {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         startTime = Int(now.tv_sec)
-        buffer.reserveCapacity(16384)
     }
 
     /// `name="value"` (name given with its leading `,` or `{`), the value escaped.
@@ -127,7 +128,7 @@ final class MetricsFile {
     /// table's facts; a chipset that says nothing at info level loaded nothing).
     func noteFirmware(_ description: ChipsetDescription?) {
         firmwareLoaded = description?.summaryLevel == .info
-        firmwareVendor = firmwareLoaded ? description.map { DongleQuery.family($0.info) } ?? "none" : "none"
+        firmwareVendor = (firmwareLoaded ? description.map { DongleQuery.family($0.info) } ?? "none" : "none").utf8CString
     }
 
     func write(_ gauges: MetricGauges, session: MetricCounts) {
@@ -236,7 +237,7 @@ final class MetricsFile {
     }
 
     func render(_ counts: MetricCounts, _ gauges: MetricGauges) {
-        buffer.removeAll(keepingCapacity: true)
+        buffer.removeSubrange(0 ..< buffer.count)  // capacity kept (one replaceSubrange call)
         one(.up, gauges.up ? 1 : 0)
         family(.info)
         begin(.info)
@@ -261,8 +262,7 @@ final class MetricsFile {
         var reasons = MetricCounts.dropReasons.utf8Start
         for i in 0..<10 {
             begin(.dropped)
-            var direction = (i < 7 ? "in" as StaticString : "out").utf8Start
-            label("direction", &direction)
+            label("direction", (i < 7 ? "in" as StaticString : "out").utf8Start)
             label("reason", &reasons)
             end(i < 7 ? counts.droppedIn[i] : counts.droppedOut[i - 7])
         }
@@ -270,7 +270,7 @@ final class MetricsFile {
         one(.usbBabble, counts.usbBabble)
         family(.firmwareLoaded)
         begin(.firmwareLoaded)
-        label("vendor", firmwareVendor)
+        _ = firmwareVendor.withUnsafeBytes { label("vendor", $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
         end(firmwareLoaded ? 1 : 0)
         one(.startTime, startTime)
         // A killed or hung instance cannot write up 0: its file stops being rewritten, which this says
@@ -357,6 +357,7 @@ final class MetricsFile {
 
     /// `name_bucket{…,le="…"}` for each bound and +Inf (cumulative), `name_sum` (seconds), `name_count`.
     func histogram(_ family: Family, _ histogram: LatencyHistogram, stage: StaticString? = nil) {
+        let stage = stage?.utf8Start
         var cumulative = 0
         var bounds = LatencyHistogram.boundText.utf8Start
         for i in 0...LatencyHistogram.bucketCount {
@@ -406,32 +407,25 @@ final class MetricsFile {
         append("\n")
     }
 
-    /// `,name="value"` (values here are the program's own: nothing to escape).
-    func label(_ name: StaticString, _ value: String) {
-        append(",")
-        append(name)
-        append("=\"")
-        var value = value
-        value.withUTF8 { buffer.append(contentsOf: $0) }
-        append("\"")
-    }
+    /// `,name="value"`, the value's bytes up to a space or their end (values
+    /// here are the program's own: nothing to escape); where they stopped.
+    /// Every label of the file is written here.
+    @inline(__always) @discardableResult
+    func label(_ name: StaticString, _ value: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> { writeLabel(name.utf8Start, value) }
 
-    func label(_ name: StaticString, _ value: StaticString) {
+    @inline(never)
+    func writeLabel(_ name: UnsafePointer<UInt8>, _ value: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
         append(",")
-        append(name)
+        buffer.appendTerminated(name)
         append("=\"")
-        append(value)
+        let stop = append(from: value, to: UInt8(ascii: " "))
         append("\"")
+        return stop
     }
 
     /// `,name="word"`: the next of space-separated `words`, which then point past it.
-    func label(_ name: StaticString, _ words: inout UnsafePointer<UInt8>) {
-        append(",")
-        append(name)
-        append("=\"")
-        words = append(from: words, to: UInt8(ascii: " ")) + 1
-        append("\"")
-    }
+    @inline(__always)
+    func label(_ name: StaticString, _ words: inout UnsafePointer<UInt8>) { words = label(name, words) + 1 }
 
     @inline(__always)
     func append(_ text: StaticString) { buffer.appendTerminated(text.utf8Start) }
