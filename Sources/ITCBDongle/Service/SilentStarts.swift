@@ -21,7 +21,7 @@ enum SilentStarts {
     /// inlined into the driver's event loop they cost 350 B.
     @inline(never)
     static func path() -> CPathBuffer? {
-        guard let directory = getenv("RUNTIME_DIRECTORY"), directory[0] != 0 else { return nil }
+        guard let directory = environment("RUNTIME_DIRECTORY"), directory[0] != 0 else { return nil }
         // The unit configures one directory (several would be listed with ':' between them).
         var path = CPathBuffer()
         path.append(terminated: UnsafeRawPointer(directory).assumingMemoryBound(to: UInt8.self))
