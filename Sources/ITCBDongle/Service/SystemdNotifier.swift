@@ -96,11 +96,11 @@ final class SystemdNotifier {
     func observe(_ event: HostEvent, host: borrowing Host, role: Role) {
         switch event {
         case .advertising(true) where role == .peripheral:
-            ready("advertising, \(host.connectionCount) central(s) connected, \(host.recoveries) controller recoveries")
+            ready(SystemdNotifier.counts("advertising, ", host.connectionCount, " central(s) connected, ", host.recoveries))
         case .ready where role == .central:
             ready("controller \(host.controller.address) ready")
         case .connected, .disconnected:
-            if readySent { status("\(host.connectionCount) connection(s), \(host.recoveries) controller recoveries") }
+            if readySent { status(SystemdNotifier.counts("", host.connectionCount, " connection(s), ", host.recoveries)) }
         case .controllerTimeout, .hardwareError:
             status("controller not responding; re-initialising (recovery \(host.recoveries))")
         case .shutdownComplete:
@@ -108,6 +108,12 @@ final class SystemdNotifier {
         default:
             break
         }
+    }
+
+    /// "advertising, 1 central(s) connected, 0 controller recoveries": the two status lines' one form.
+    @inline(never)
+    static func counts(_ lead: StaticString, _ connections: Int, _ middle: StaticString, _ recoveries: Int) -> BuiltText {
+        "\(lead)\(connections)\(middle)\(recoveries) controller recoveries"
     }
 
     func close() { sysClose(fd) }
