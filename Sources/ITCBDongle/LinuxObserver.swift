@@ -38,16 +38,22 @@ struct LinuxObserver: HostLoopObserver {
     }
 
     /// Line noise can go on for as long as it likes: one line a second at most (`LineLimiter`).
+    /// (Its reason appended into the line: a String made of it cost String's joins.)
     mutating func framingLost(_ why: FramingLoss) {
-        Log.repeated(.framingLoss, .warning, "H4 stream from \(transport.description) out of sync (\(why.reason)); resetting the controller")
-    }
-}
-
-extension FramingLoss {
-    var reason: String {
-        switch self {
-        case .notHCI(let count): "\(count) byte(s) or packet(s) that are not HCI"
-        case .stalled: "a packet began and never finished"
-        }
+        Log.repeated(.framingLoss, .warning, {
+            var line = BuiltText.Builder()
+            line.appendLiteral("H4 stream from ")
+            line.appendInterpolation(transport.description)
+            line.appendLiteral(" out of sync (")
+            switch why {
+            case .notHCI(let count):
+                line.appendInterpolation(count)
+                line.appendLiteral(" byte(s) or packet(s) that are not HCI")
+            case .stalled:
+                line.appendLiteral("a packet began and never finished")
+            }
+            line.appendLiteral("); resetting the controller")
+            return BuiltText(line)
+        }())
     }
 }

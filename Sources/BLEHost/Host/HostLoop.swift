@@ -183,7 +183,9 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
 
     // MARK: - Input
 
-    /// One whole HCI packet (USB: a transfer's packet, where it lies).
+    /// One whole HCI packet (USB: a transfer's packet, where it lies). Out of
+    /// line: a board's loop reaches it from several call sites (2 KB each on Linux).
+    @inline(never)
     public mutating func receive<O: HostLoopObserver & ~Copyable>(
         type: UInt8, _ packet: UnsafeRawBufferPointer, now: UInt64, observer: inout O
     ) {

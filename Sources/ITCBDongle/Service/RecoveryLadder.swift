@@ -36,43 +36,55 @@ extension RunLoop where Logic: ~Copyable {
     @inline(never)
     mutating func ladderStep(_ end: HostLoopEnd) -> SessionEnd? {
         switch (end, driver.recoveryRung) {
-        case (.portResetWanted, .portReset?) where driver.setup.context.resetFirst:
-            // The chip's own reset done: the port reset Linux queues after it
-            // (MediaTek: `btusb_mtk_reset`), re-enumeration, a fresh set-up.
-            RecoveryLadder.portResets += 1
-            let step = beginPortReset()
-            // The chipset's label and what its reset did (escaped: they may carry
-            // what the controller reported), read from its description.
-            let chipset = driver.setup.describe()
-            // (Escaped straight into the line; decoded first, as `text` repairs what is not UTF-8.)
-            var line = BuiltText.Builder()
-            if let chipset { line.appendInterpolation(escaped: text(chipset.label)) } else { line.appendLiteral("controller") }
-            line.appendLiteral(" at ")
-            line.appendInterpolation(transport.description)
-            line.appendLiteral(": ")
-            if let chipset, !chipset.summary.isEmpty {
-                line.appendInterpolation(escaped: text(chipset.summary))
-                line.appendLiteral("; ")
-            }
-            line.appendInterpolation(step)
-            line.appendLiteral(" and bringing it up afresh, as Linux does after that reset (recovery step 2 of 3, port reset ")
-            line.appendInterpolation(RecoveryLadder.portResets)
-            line.appendLiteral(")")
-            // Its own kind: it follows the chip reset's line within the second, and
-            // the two halves of one step must both be said (each at most once a second).
-            Log.repeated(.chipPortReset, .warning, BuiltText(line))
-            RecoveryLadder.stepBegins("controller reset; \(step) (port reset \(RecoveryLadder.portResets))")
-            return .reopenWithPortReset(ladder: true)
-        case (.portResetWanted, .portReset?) where driver.setup.status.quirks.ownReset && !driver.setup.context.resetFirst:
-            Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; resetting the chip with its own reset, then its USB port, then bringing it up afresh (recovery step 2 of 3)")
-            RecoveryLadder.stepBegins("controller not responding; resetting the chip")
-            return .reopenWithChipReset
         case (.portResetWanted, .portReset?):
-            RecoveryLadder.portResets += 1
-            // USB: its port reset; a Raspberry Pi's UART radio: a power cycle (SerialTransport).
-            let step = beginPortReset()
-            Log.repeated(.recoveryStep, .warning, "controller at \(transport.description) did not answer after its HCI Reset either; \(step) and bringing it up afresh (recovery step 2 of 3, port reset \(RecoveryLadder.portResets))")
-            RecoveryLadder.stepBegins("controller not responding; \(step) (port reset \(RecoveryLadder.portResets))")
+            // Step 2, one line and one status in three forms: after the chip's own
+            // reset, the port reset Linux queues after it (MediaTek:
+            // `btusb_mtk_reset`); a chip with its own reset, that reset first; else
+            // the port reset (USB) or power cycle (a Raspberry Pi's UART radio,
+            // SerialTransport). Each ends in re-enumeration and a fresh set-up.
+            let afterChipReset = driver.setup.context.resetFirst
+            let chipResetFirst = !afterChipReset && driver.setup.status.quirks.ownReset
+            var step = ""
+            if !chipResetFirst {
+                RecoveryLadder.portResets += 1
+                step = beginPortReset()
+            }
+            var line = BuiltText.Builder()
+            if afterChipReset {
+                // The chipset's label and what its reset did (escaped: they may carry
+                // what the controller reported), read from its description.
+                // (Escaped straight into the line; decoded first, as `text` repairs what is not UTF-8.)
+                let chipset = driver.setup.describe()
+                if let chipset { line.appendInterpolation(escaped: text(chipset.label)) } else { line.appendLiteral("controller") }
+                line.appendLiteral(" at ")
+                line.appendInterpolation(transport.description)
+                line.appendLiteral(": ")
+                if let chipset, !chipset.summary.isEmpty {
+                    line.appendInterpolation(escaped: text(chipset.summary))
+                    line.appendLiteral("; ")
+                }
+            } else {
+                line.appendLiteral("controller at ")
+                line.appendInterpolation(transport.description)
+                line.appendLiteral(" did not answer after its HCI Reset either; ")
+            }
+            if chipResetFirst {
+                line.appendLiteral("resetting the chip with its own reset, then its USB port, then bringing it up afresh (recovery step 2 of 3)")
+            } else {
+                line.appendInterpolation(step)
+                line.appendLiteral(afterChipReset ? " and bringing it up afresh, as Linux does after that reset" : " and bringing it up afresh")
+                line.appendLiteral(" (recovery step 2 of 3, port reset ")
+                line.appendInterpolation(RecoveryLadder.portResets)
+                line.appendLiteral(")")
+            }
+            // Its own kind after the chip's reset: it follows that reset's line within the
+            // second, and the two halves of one step must both be said (each at most once a second).
+            Log.repeated(afterChipReset ? .chipPortReset : .recoveryStep, .warning, BuiltText(line))
+            if chipResetFirst {
+                RecoveryLadder.stepBegins("controller not responding; resetting the chip")
+                return .reopenWithChipReset
+            }
+            RecoveryLadder.stepBegins("\(afterChipReset ? "controller reset" : "controller not responding"); \(step) (port reset \(RecoveryLadder.portResets))")
             return .reopenWithPortReset(ladder: true)
         case (.controllerSilent, .exit?), (.notReady, .exit?):
             let tried: BuiltText = driver.settings.offersPortResetRung ? "an HCI Reset and \(transport.portRecovery?.portResetName ?? "")" : "an HCI Reset"

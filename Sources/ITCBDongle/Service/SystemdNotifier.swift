@@ -17,7 +17,7 @@ final class SystemdNotifier {
     /// nil when NOTIFY_SOCKET is not set (not started by systemd with Type=notify).
     init?() {
         // The path's bytes as the environment has them (no String made of them).
-        guard let path = getenv("NOTIFY_SOCKET") else { return nil }
+        guard let path = environment("NOTIFY_SOCKET") else { return nil }
         let length = strlen(path)
         guard length > 0, length < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -45,7 +45,7 @@ final class SystemdNotifier {
     /// An environment variable's value as a whole number (`parseWhole`), nil when unset or not one.
     @inline(never)
     static func whole(_ name: StaticString) -> (negative: Bool, magnitude: UInt64)? {
-        guard let text = getenv(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) else { return nil }
+        guard let text = environment(name) else { return nil }
         return parseWhole(bytes: UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text)))
     }
 
@@ -96,11 +96,11 @@ final class SystemdNotifier {
     func observe(_ event: HostEvent, host: borrowing Host, role: Role) {
         switch event {
         case .advertising(true) where role == .peripheral:
-            ready("advertising, \(host.connectionCount) central(s) connected, \(host.recoveries) controller recoveries")
+            ready(SystemdNotifier.counts("advertising, ", host.connectionCount, " central(s) connected, ", host.recoveries))
         case .ready where role == .central:
             ready("controller \(host.controller.address) ready")
         case .connected, .disconnected:
-            if readySent { status("\(host.connectionCount) connection(s), \(host.recoveries) controller recoveries") }
+            if readySent { status(SystemdNotifier.counts("", host.connectionCount, " connection(s), ", host.recoveries)) }
         case .controllerTimeout, .hardwareError:
             status("controller not responding; re-initialising (recovery \(host.recoveries))")
         case .shutdownComplete:
@@ -110,5 +110,18 @@ final class SystemdNotifier {
         }
     }
 
+    /// "advertising, 1 central(s) connected, 0 controller recoveries": the two status lines' one form.
+    @inline(never)
+    static func counts(_ lead: StaticString, _ connections: Int, _ middle: StaticString, _ recoveries: Int) -> BuiltText {
+        "\(lead)\(connections)\(middle)\(recoveries) controller recoveries"
+    }
+
     func close() { sysClose(fd) }
+}
+
+/// getenv(3) with the name's bytes where they lie: a String literal handed to
+/// getenv is copied into a C string first (String's utf8CString, an allocation).
+@inline(__always)
+func environment(_ name: StaticString) -> UnsafeMutablePointer<CChar>? {
+    getenv(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self))
 }
