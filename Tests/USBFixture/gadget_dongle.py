@@ -614,8 +614,13 @@ class Dongle:
     def setup(self, request_type, request, value, index, length):
         if request_type == 0x00 and request == 9:  # SET_CONFIGURATION (cannot be stalled)
             if value:
-                if self.configuration is None:
-                    self.configure()
+                if self.configuration is not None:
+                    # Configured already: the host reset the port and its DISCONNECT event was
+                    # purged by the CONNECT after it (GadgetFS keeps no event across a
+                    # reconnection; seen in a loaded guest, where a fault flag then outlived
+                    # the port reset that must clear it).
+                    self.bus_reset()
+                self.configure()
             else:
                 self.deconfigure("configuration 0")
             os.read(self.control, 0)
@@ -809,16 +814,17 @@ class Dongle:
                     try:
                         self.setup(*request)
                     except OSError as error:
+                        # EIDRM: the host moved on before this request was served, with a new
+                        # SETUP (GadgetFS's setup_abort) or a disconnect. Not a reset by itself:
+                        # closing the endpoints here left a configured dongle dead to the host
+                        # (seen: an aborted HCI command in btusb's set-up). A reset shows as
+                        # DISCONNECT or, when a reconnection purged that, as SET_CONFIGURATION
+                        # while configured (setup()).
                         log(f"ep0: request {request} failed ({os.strerror(error.errno)})")
-                        if error.errno == errno.EIDRM:
-                            # GadgetFS aborts a request with EIDRM only for a disconnect or a
-                            # reset, whose event a reconnection may purge from the queue before
-                            # it is read (seen in a loaded guest: the hang flag then outlived
-                            # the port reset that must clear it).
-                            self.bus_reset()
 
     def bus_reset(self):
-        """A disconnect or a port reset by the host (idempotent: EIDRM and the event may both say so)."""
+        """A disconnect or a port reset by the host (idempotent: the event and a
+        SET_CONFIGURATION while configured may both say so)."""
         self.deconfigure("disconnect or reset by the host")
         if flags.drop(HANG_FLAG):
             log("port reset: the controller answers HCI Reset again")
