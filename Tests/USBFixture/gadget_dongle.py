@@ -790,7 +790,20 @@ class Dongle:
                 configuration.deliver(0x04, event, 0x82 if endpoint == "bulk" else 0x81)
 
     def ep0_loop(self):
+        aborted_at = None  # when GadgetFS aborted a request (EIDRM) with no disconnect seen since
         while True:
+            if aborted_at is not None and not select.select([self.control], [], [], 0.5)[0]:
+                if time.monotonic() - aborted_at > ABORT_LIMIT:
+                    # No disconnect or connection followed: the host sent a new SETUP before the
+                    # aborted request's data was read (GadgetFS's setup_abort; seen in btusb's
+                    # set-up in a loaded guest, right after an enumeration), and GadgetFS's
+                    # control endpoint answers nothing sensible after that (not HCI commands,
+                    # not even the configuration descriptor). Plugged in again, as a
+                    # power-cycled dongle.
+                    log(f"ep0: no disconnect within {ABORT_LIMIT} s of an aborted request: the emulation's"
+                        " control endpoint is wedged; plugging in again")
+                    os._exit(0)
+                continue
             try:
                 data = os.read(self.control, 12 * 8)
             except OSError as error:
@@ -802,6 +815,8 @@ class Dongle:
             for offset in range(0, len(data) - 11, 12):
                 event = data[offset:offset + 12]
                 kind = struct.unpack_from("<I", event, 8)[0]
+                if kind in (CONNECT, DISCONNECT):
+                    aborted_at = None  # the abort was this reset's
                 if kind == CONNECT:
                     self.speed = struct.unpack_from("<I", event)[0]
                     log(f"connected at {SPEEDS.get(self.speed, self.speed)} speed")
@@ -814,13 +829,12 @@ class Dongle:
                     try:
                         self.setup(*request)
                     except OSError as error:
-                        # EIDRM: the host moved on before this request was served, with a new
-                        # SETUP (GadgetFS's setup_abort) or a disconnect. Not a reset by itself:
-                        # closing the endpoints here left a configured dongle dead to the host
-                        # (seen: an aborted HCI command in btusb's set-up). A reset shows as
-                        # DISCONNECT or, when a reconnection purged that, as SET_CONFIGURATION
-                        # while configured (setup()).
                         log(f"ep0: request {request} failed ({os.strerror(error.errno)})")
+                        if error.errno == errno.EIDRM:
+                            # GadgetFS aborted the request: a disconnect or a reset (its event
+                            # follows, or a reconnection purged it and CONNECT follows), or a
+                            # new SETUP first (nothing follows: see above).
+                            aborted_at = time.monotonic()
 
     def bus_reset(self):
         """A disconnect or a port reset by the host (idempotent: the event and a
@@ -837,6 +851,8 @@ class Dongle:
 
 
 DATA_STAGE_LIMIT = 2.0
+# Seconds after an aborted control request (EIDRM) within which a reset's event must come.
+ABORT_LIMIT = 2.0
 # MediaTek WMT answers held once each (vendor_request) per plug-in.
 HELD_ANSWERS = 40
 

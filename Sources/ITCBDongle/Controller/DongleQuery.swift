@@ -160,7 +160,7 @@ extension BuiltText.Builder {
 
     /// A JSON string of `text` (and `more`, after a "/"), as `jsonString` writes
     /// it; null for none. Plain printable ASCII is copied; anything else goes
-    /// through its escaping (`appendJSONEscaped`).
+    /// through `jsonString` itself.
     @inline(never)
     mutating func appendJSON(_ text: UnsafeRawBufferPointer?, more: UnsafeRawBufferPointer? = nil, lower: Bool = false) {
         guard let text else { return appendLiteral("null") }
@@ -177,7 +177,10 @@ extension BuiltText.Builder {
     mutating func appendJSONBody(_ piece: UnsafeRawBufferPointer, lower: Bool) {
         var plain = true
         for byte in piece where byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C { plain = false }
-        guard plain else { return appendJSONEscaped(piece) }  // the table's texts: valid UTF-8
+        guard plain else {
+            var quoted = jsonString(String(decoding: piece, as: UTF8.self))
+            return quoted.withUTF8 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[1 ..< $0.count - 1])) }
+        }
         for byte in piece { bytes.append(lower && byte >= 65 && byte <= 90 ? byte + 32 : byte) }
     }
 }

@@ -70,39 +70,36 @@ extension BuiltText.Builder {
     /// `s` as a JSON string, quotes included (`jsonString`), appended.
     @inline(never)
     mutating func appendJSONString(_ s: consuming String) {
-        bytes.append(0x22)
-        s.withUTF8 { appendJSONEscaped(UnsafeRawBufferPointer($0)) }
-        bytes.append(0x22)
-    }
-
-    /// UTF-8 text as the inside of a JSON string (no quotes), appended.
-    @inline(never)
-    mutating func appendJSONEscaped(_ raw: UnsafeRawBufferPointer) {
         // Byte by byte (a scalar decoded only where it needs looking at).
-        var index = 0
-        while index < raw.count {
-            let length = max(UntrustedText.sequenceLength(raw, at: index), 1)
-            let scalar = UntrustedText.decode(raw, at: index, length: length)
-            // Each escape built on the stack and appended once (one append site).
-            var escape = UntrustedText.Escape()
-            switch scalar {
-            case 0x22, 0x5C: escape.put(UInt8(scalar))
-            case 0x0A: escape.put(UInt8(ascii: "n"))
-            case 0x0D: escape.put(UInt8(ascii: "r"))
-            case 0x09: escape.put(UInt8(ascii: "t"))
-            // Controls, DEL, C1 and bidi controls as \u escapes (RFC 8259 §7):
-            // the same string to a JSON reader, nothing a terminal acts on.
-            case _ where UntrustedText.needsEscape(scalar, wholeLine: true): escape.scalar(scalar)
-            default:
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[index ..< index + length]))
+        s.withUTF8 { utf8 in
+            let raw = UnsafeRawBufferPointer(utf8)
+            bytes.append(0x22)
+            var index = 0
+            while index < raw.count {
+                let length = max(UntrustedText.sequenceLength(raw, at: index), 1)
+                let scalar = UntrustedText.decode(raw, at: index, length: length)
+                // Each escape built on the stack and appended once (one append site).
+                var escape = UntrustedText.Escape()
+                switch scalar {
+                case 0x22, 0x5C: escape.put(UInt8(scalar))
+                case 0x0A: escape.put(UInt8(ascii: "n"))
+                case 0x0D: escape.put(UInt8(ascii: "r"))
+                case 0x09: escape.put(UInt8(ascii: "t"))
+                // Controls, DEL, C1 and bidi controls as \u escapes (RFC 8259 §7):
+                // the same string to a JSON reader, nothing a terminal acts on.
+                case _ where UntrustedText.needsEscape(scalar, wholeLine: true): escape.scalar(scalar)
+                default:
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[index ..< index + length]))
+                    index += length
+                    continue
+                }
+                _ = escape.withBytes { piece in
+                    bytes.append(contentsOf: piece)
+                    return true
+                }
                 index += length
-                continue
             }
-            _ = escape.withBytes { piece in
-                bytes.append(contentsOf: piece)
-                return true
-            }
-            index += length
+            bytes.append(0x22)
         }
     }
 }

@@ -32,7 +32,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     mutating func serverWrite(connection: UInt16, attribute: UInt16, value: UnsafeRawBufferPointer) -> UInt8 {
         let status = ball.serverWrite(connection: connection, attribute: attribute, value: value)
         if timed, status == 0, attribute == ball.handles.questionHandle, let slot = askerSlot(connection) {
-            forgetTiming(slot)  // a question before the last answer went out: that answer is not timed
+            // The last answer may still wait for its completed packets: it keeps its own time.
             timings[slot].received = monotonicMicroseconds()
         }
         return status
@@ -90,6 +90,8 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         queuedLatency.observe(microseconds: Int(monotonicMicroseconds() &- timings[slot].received))
         guard let mark = host.completionMark(connection: connection) else { return forgetTiming(slot) }
         if !timings[slot].waiting { awaitingSent += 1 }
+        timings[slot].queued = timings[slot].received
+        timings[slot].received = 0
         timings[slot].mark = mark
         timings[slot].waiting = true
     }
@@ -105,8 +107,9 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
             }
             guard done >= timings[slot].mark else { continue }
             if now == 0 { now = monotonicMicroseconds() }
-            sentLatency.observe(microseconds: Int(now &- timings[slot].received))
-            forgetTiming(slot)
+            sentLatency.observe(microseconds: Int(now &- timings[slot].queued))
+            awaitingSent -= 1
+            timings[slot].waiting = false
         }
     }
 
@@ -180,10 +183,14 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     var exitCode: Int32? { nil }
 }
 
-/// One asker's last question: when its write was accepted (µs, 0: none timed)
-/// and the completed-packet count its answer waits for.
+/// One asker's timed question and answer: when its question's write was
+/// accepted (µs, 0: none timed), and the answer queued last: its question's
+/// time and the completed-packet count it waits for. Apart, so that the next
+/// question, written before the controller reported the last answer sent,
+/// does not cost that answer its time.
 struct AnswerTiming {
     var received: UInt64 = 0
+    var queued: UInt64 = 0
     var mark = 0
     var waiting = false
 }
