@@ -139,7 +139,9 @@ public struct VendorSetup: ControllerSetup {
     /// The chipset running the set-up, described; nil while probing or when none took the controller.
     public func describe() -> ChipsetDescription? {
         guard let active else { return nil }
-        return table.read(active, Describe(index: active))
+        var description = ChipsetDescription(index: active, failure: "", summaryLevel: .none)
+        let read = withUnsafeMutablePointer(to: &description) { table.read(active, Describe(out: $0)) }
+        return read == nil ? nil : description
     }
 
     /// More about the active chipset's failure (`Chipset.writeFailureDetail`)
