@@ -139,14 +139,16 @@ public struct VendorSetup: ControllerSetup {
     /// The chipset running the set-up, described; nil while probing or when none took the controller.
     public func describe() -> ChipsetDescription? {
         guard let active else { return nil }
-        return table.read(active, Describe(index: active))
+        var description = ChipsetDescription(index: active, failure: "", summaryLevel: .none)
+        let read = withUnsafeMutablePointer(to: &description) { table.read(active, Describe(out: $0)) }
+        return read == nil ? nil : description
     }
 
-    /// More about the active chipset's failure (`Chipset.writeFailureDetail`):
-    /// empty when it has nothing to add; nil when none took the controller.
-    public func failureDetail() -> Capacity.ChipsetText? {
-        guard let active else { return nil }
-        return table.read(active, DescribeFailure())
+    /// More about the active chipset's failure (`Chipset.writeFailureDetail`)
+    /// into `detail`: left empty when it has nothing to add or none took the controller.
+    public func writeFailureDetail(into detail: inout Capacity.ChipsetText) {
+        guard let active else { return }
+        withUnsafeMutablePointer(to: &detail) { _ = table.read(active, DescribeFailure(out: $0)) }
     }
 
     /// The probe: 10 s per answer (as the Realtek ROM's check always had).

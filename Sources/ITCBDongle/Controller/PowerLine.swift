@@ -47,12 +47,12 @@ struct PowerLine {
     static func lookUp(path: String, tree: DeviceTree) {
         guard !lookedUp else { return }
         lookedUp = true
-        var why: BuiltText = ""
+        var why = BuiltText.Builder()
         if let line = search(tree: tree, why: &why) {
             found = line
             finding = "serial:\(escaped: path): the radio's power line is \(line.description): a chip silent at both rates is power-cycled (low \(settle) ms, high, \(settle) ms) and brought up afresh"
         } else {
-            finding = "serial:\(escaped: path): no power line to cycle (\(why)); a chip silent at both rates ends in exit \(Exit.controller)"
+            finding = "serial:\(escaped: path): no power line to cycle (\(BuiltText(why))); a chip silent at both rates ends in exit \(Exit.controller)"
         }
     }
 
@@ -65,20 +65,26 @@ struct PowerLine {
 
     /// The board's `BT_ON` line: on a Raspberry Pi only (elsewhere a line of
     /// that name need not power this radio), the first free one by name; nil
-    /// with why not in `why`. The texts go straight into `why` (no error
-    /// values with Strings, no list of chip names: 5 KB of code before).
-    static func search(tree: DeviceTree, why: inout BuiltText) -> PowerLine? {
+    /// with why not in `why`. The texts go straight into `why`, piece by
+    /// piece (no error values with Strings, no list of chip names: 5 KB of
+    /// code before; no builder made per text and copied in).
+    static func search(tree: DeviceTree, why: inout BuiltText.Builder) -> PowerLine? {
         guard tree.isRaspberryPi else {
             if let board = tree.boardName {
-                why = "\(escapedBytes: tree.model ?? board) is not a Raspberry Pi"
+                why.appendInterpolation(escapedBytes: tree.model ?? board)
+                why.appendLiteral(" is not a Raspberry Pi")
             } else {
-                why = "no device tree at \(escaped: tree.directory)"
+                why.appendLiteral("no device tree at ")
+                why.appendInterpolation(escaped: tree.directory)
             }
             return nil
         }
         let dir = directory
         guard let handle = opendir(dir) else {
-            why = "cannot read \(escapedC: dir): \(errnoText)"
+            why.appendLiteral("cannot read ")
+            why.appendInterpolation(escapedC: dir)
+            why.appendLiteral(": ")
+            why.appendInterpolation(errnoText)
             return nil
         }
         defer { closedir(handle) }
@@ -110,7 +116,9 @@ struct PowerLine {
         }
         // A chip that could not be read, or a line held by another, says more than "none".
         if why.bytes.isEmpty {
-            why = any ? "no GPIO line named BT_ON on \(escapedC: dir)/gpiochip*" : "no gpiochip in \(escapedC: dir)"
+            why.appendLiteral(any ? "no GPIO line named BT_ON on " : "no gpiochip in ")
+            why.appendInterpolation(escapedC: dir)
+            if any { why.appendLiteral("/gpiochip*") }
         }
         return nil
     }
@@ -124,19 +132,27 @@ struct PowerLine {
 
     /// The offset of the line called `BT_ON` on the chip at `path`; nil when
     /// it has none, or when the chip cannot say (then why, after a "; " if
-    /// `problems` has some already).
-    static func lineNamed(in path: UnsafePointer<CChar>, problems: inout BuiltText) -> UInt32? {
+    /// `problems` has some already), written into `problems` piece by piece.
+    static func lineNamed(in path: UnsafePointer<CChar>, problems: inout BuiltText.Builder) -> UInt32? {
         let fd = clinux_open(path, O_RDWR | O_CLOEXEC, 0)
         var failure = errnoText
-        // Each problem one literal (no text put together and then appended).
         guard fd >= 0 else {
             let hint: StaticString = failure.code == EACCES || failure.code == EPERM ? " (the service needs DeviceAllow=char-gpiochip rw)" : ""
-            return problem("cannot open \(escapedC: path): \(failure)\(hint)", &problems)
+            nextProblem(&problems, "cannot open ", path)
+            problems.appendLiteral(": ")
+            problems.appendInterpolation(failure)
+            problems.appendLiteral(hint)
+            return nil
         }
         defer { sysClose(fd) }
         let lines = clinux_gpiochip_lines(fd)
         failure = errnoText
-        guard lines >= 0 else { return problem("\(escapedC: path) is not a gpiochip: \(failure)", &problems) }
+        guard lines >= 0 else {
+            nextProblem(&problems, "", path)
+            problems.appendLiteral(" is not a gpiochip: ")
+            problems.appendInterpolation(failure)
+            return nil
+        }
         // The line's name, then its holder, NUL-ended each (GPIO_MAX_NAME_SIZE).
         let size = Int(GPIO_MAX_NAME_SIZE)
         let lineName = UnsafeMutablePointer<CChar>.allocate(capacity: 2 * size)
@@ -145,12 +161,24 @@ struct PowerLine {
         for offset in 0..<UInt32(lines) {
             var used: Int32 = 0
             guard clinux_gpio_line_info(fd, offset, lineName, holder, &used) == 0 else {
-                return problem("\(escapedC: path) line \(offset): \(errnoText)", &problems)
+                failure = errnoText
+                nextProblem(&problems, "", path)
+                problems.appendLiteral(" line ")
+                problems.appendInterpolation(offset)
+                problems.appendLiteral(": ")
+                problems.appendInterpolation(failure)
+                return nil
             }
             guard strcmp(lineName, cText("BT_ON")) == 0 else { continue }
             guard used != 0 else { return offset }
             let by = holder[0] == 0 ? cText("another consumer") : UnsafePointer(holder)
-            return problem("BT_ON on \(escapedC: path) line \(offset) is held by \(escapedC: by) (the kernel's Bluetooth driver still has the radio?)", &problems)
+            nextProblem(&problems, "BT_ON on ", path)
+            problems.appendLiteral(" line ")
+            problems.appendInterpolation(offset)
+            problems.appendLiteral(" is held by ")
+            problems.appendInterpolation(escapedC: by)
+            problems.appendLiteral(" (the kernel's Bluetooth driver still has the radio?)")
+            return nil
         }
         return nil
     }
@@ -161,12 +189,12 @@ struct PowerLine {
         UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 
-    /// Adds one chip's problem to the others (nil: no line from this chip).
+    /// Starts one chip's problem after the others: "; " if any, `lead`, the chip.
     @inline(never)
-    static func problem(_ text: consuming BuiltText, _ problems: inout BuiltText) -> UInt32? {
-        if !problems.bytes.isEmpty { problems.append("; ") }
-        problems.append(text)
-        return nil
+    static func nextProblem(_ problems: inout BuiltText.Builder, _ lead: StaticString, _ path: UnsafePointer<CChar>) {
+        if !problems.bytes.isEmpty { problems.appendLiteral("; ") }
+        problems.appendLiteral(lead)
+        problems.appendInterpolation(escapedC: path)
     }
 
     /// Off, Linux's wait, on, its wait again. Nil when done, else why not.

@@ -155,7 +155,9 @@ struct VendorFiles {
         text.appendLiteral(": ")
         text.appendInterpolation(facts.failure)
         // It may name what the controller reported (a firmware id): escaped.
-        if let detail = setup.failureDetail(), !detail.isEmpty {
+        var detail = Capacity.ChipsetText()
+        setup.writeFailureDetail(into: &detail)
+        if !detail.isEmpty {
             text.appendLiteral(": ")
             text.appendInterpolation(escapedText: detail)
         }
