@@ -145,10 +145,8 @@ public struct ATTServer: ~Copyable {
         var value = Capacity.AttributeValue()
         while handle <= end, Int(handle) <= database.count {
             defer { handle = handle == UInt16.max ? handle : handle + 1 }
-            let attribute = database.attributes[Int(handle) - 1]
-            guard attribute.type == type else { continue }
-            let status = attribute.readable
-                ? readValue(handle, attribute, request.connection, bearer, &delegate, &value) : ATTError.readNotPermitted
+            guard database.attributes[Int(handle) - 1].type == type else { continue }
+            let status = readValue(handle, request.connection, bearer, &delegate, &value)
             if status != 0 {
                 // An error on the first match is the response; later ones end the list.
                 if entryLength == 0 { return request.error(status, handle, &response) }
@@ -207,13 +205,16 @@ public struct ATTServer: ~Copyable {
 
     // MARK: - Reading (§3.4.4)
 
-    /// Reads an attribute value: static, CCCD (per bearer) or from the delegate.
-    /// Out of line: three requests read values, each inlined the delegate's read.
+    /// Reads an attribute value: static, CCCD (per bearer) or from the delegate;
+    /// 0 or the error (Invalid Handle, Read Not Permitted, the delegate's).
+    /// Out of line: three requests read values, each inlined the checks and the read.
     @inline(never) mutating func readValue<D: GATTServerDelegate & ~Copyable>(
-        _ handle: UInt16, _ attribute: GATTAttribute, _ connection: UInt16, _ bearer: borrowing ATTBearer,
+        _ handle: UInt16, _ connection: UInt16, _ bearer: borrowing ATTBearer,
         _ delegate: inout D, _ value: inout Capacity.AttributeValue
     ) -> UInt8 {
         value.removeAll()
+        guard let attribute = database.attribute(handle) else { return ATTError.invalidHandle }
+        guard attribute.readable else { return ATTError.readNotPermitted }
         if attribute.isCCCD {
             value.appendUInt16(bearer.cccd[attribute.cccdIndex])
             return 0
@@ -230,12 +231,8 @@ public struct ATTServer: ~Copyable {
         guard request.pdu.count == (isBlob ? 5 : 3) else { return request.error(ATTError.invalidPDU, 0, &response) }
         let handle = readUInt16(request.pdu, 1)
         let offset = isBlob ? Int(readUInt16(request.pdu, 3)) : 0
-        guard let attribute = database.attribute(handle) else {
-            return request.error(ATTError.invalidHandle, handle, &response)
-        }
-        guard attribute.readable else { return request.error(ATTError.readNotPermitted, handle, &response) }
         var value = Capacity.AttributeValue()
-        let status = readValue(handle, attribute, request.connection, bearer, &delegate, &value)
+        let status = readValue(handle, request.connection, bearer, &delegate, &value)
         guard status == 0 else { return request.error(status, handle, &response) }
         guard offset <= value.count else { return request.error(ATTError.invalidOffset, handle, &response) }
         response.append(isBlob ? ATTOpcode.readBlobResponse : ATTOpcode.readResponse)
@@ -255,11 +252,7 @@ public struct ATTServer: ~Copyable {
         while index < pdu.count {
             let handle = readUInt16(pdu, index)
             index += 2
-            guard let attribute = database.attribute(handle) else {
-                return request.error(ATTError.invalidHandle, handle, &response)
-            }
-            guard attribute.readable else { return request.error(ATTError.readNotPermitted, handle, &response) }
-            let status = readValue(handle, attribute, request.connection, bearer, &delegate, &value)
+            let status = readValue(handle, request.connection, bearer, &delegate, &value)
             guard status == 0 else { return request.error(status, handle, &response) }
             let room = request.mtu - response.count
             let length = min(value.count, max(0, room))

@@ -161,8 +161,7 @@ extension Host {
     mutating func tickClients() {
         for i in 0..<linkSlots where connections[i].inUse && client.links[i].deadline != nil {
             guard let request = client.timedOut(i, now: now) else { continue }
-            push(.gattClient(.timeout(connection: connections[i].handle, request: request)))
-            disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+            closeLink(i, .gattClient(.timeout(connection: connections[i].handle, request: request)))
         }
     }
 

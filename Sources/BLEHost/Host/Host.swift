@@ -157,10 +157,16 @@ public struct Host: ~Copyable {
         }
         for i in 0..<linkSlots where connections[i].inUse && !connections[i].disconnecting {
             guard let deadline = idleDeadline(i), now >= deadline else { continue }
-            push(.idleDisconnect(connection: connections[i].handle, peer: connections[i].peer))
-            disconnect(connection: connections[i].handle, reason: HCIStatus.remoteUserTerminated)
+            closeLink(i, .idleDisconnect(connection: connections[i].handle, peer: connections[i].peer))
         }
         tickCentral()
+    }
+
+    /// Reports why a link is closed, then closes it. Out of line: the idle and
+    /// ATT timeouts of `tick` each inlined both calls.
+    @inline(never) mutating func closeLink(_ index: Int, _ event: HostEvent) {
+        push(event)
+        disconnect(connection: connections[index].handle, reason: HCIStatus.remoteUserTerminated)
     }
 
     /// When an idle link of a central (we are its peripheral) is due to be closed.
