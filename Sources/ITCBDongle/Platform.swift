@@ -12,7 +12,21 @@ var errno: Int32 {
 
 /// open(2) (variadic in C).
 func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-    clinux_open(path, flags, mode)
+    clinux_open(cPath(path), flags, mode)
+}
+
+/// A String's bytes and a NUL, for a C call taking a path or a name: not the
+/// stdlib's utf8CString (a String handed to a C pointer), about 1 KB of code.
+@inline(never)
+func cPath(_ text: String) -> [CChar] {
+    var text = text
+    return text.withUTF8 { bytes in
+        [CChar](unsafeUninitializedCapacity: bytes.count + 1) { out, count in
+            if let from = bytes.baseAddress { UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: from, byteCount: bytes.count) }
+            out[bytes.count] = 0
+            count = bytes.count + 1
+        }
+    }
 }
 
 /// fcntl(2) with an int argument (variadic in C).
@@ -36,7 +50,8 @@ nonisolated(unsafe) var unicodeLocaleLoaded = false
 func loadUnicodeLocale() {
     guard !unicodeLocaleLoaded else { return }
     unicodeLocaleLoaded = true
-    _ = setlocale(LC_CTYPE, "C.UTF-8")
+    let name: StaticString = "C.UTF-8"
+    _ = setlocale(LC_CTYPE, UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self))
 }
 
 extension String {

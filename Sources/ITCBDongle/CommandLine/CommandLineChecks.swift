@@ -141,7 +141,7 @@ extension CommandLineSettings {
             guard let value = getenv(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) else { return nil }
             let text = ArgText(cString: value)
             guard !text.isEmpty else { return nil }
-            return isValidUTF8(text) ? text : ArgText(cString: strdup(text.string)!)
+            return isValidUTF8(text) ? text : ArgText(cString: strdup(cPath(text.string))!)
         }
         switch role {
         case .peripheral?:

@@ -15,7 +15,7 @@ enum ChipsetSetup {
         return context
     }
 
-    static func fileExists(_ path: String) -> Bool { access(path, R_OK) == 0 }
+    static func fileExists(_ path: String) -> Bool { access(cPath(path), R_OK) == 0 }
 
     /// A file the caller owns, or no bytes.
     static func bytes(_ file: UnsafeMutableRawBufferPointer?) -> UnsafeRawBufferPointer {

@@ -34,7 +34,7 @@ struct PowerLine {
 
     /// As a C string: opened and printed, never kept.
     static var directory: UnsafePointer<CChar> {
-        if let value = getenv("ITCB_GPIOCHIP_DIR"), value[0] != 0 { return UnsafePointer(value) }
+        if let value = environment("ITCB_GPIOCHIP_DIR"), value[0] != 0 { return UnsafePointer(value) }
         return cText("/dev")
     }
 
@@ -200,7 +200,7 @@ struct PowerLine {
     /// Off, Linux's wait, on, its wait again. Nil when done, else why not.
     func cycle() -> String? {
         if PowerLine.lineFD < 0 {
-            let fd = clinux_open(chip, O_RDWR | O_CLOEXEC, 0)
+            let fd = clinux_open(cPath(chip), O_RDWR | O_CLOEXEC, 0)
             guard fd >= 0 else { return built("cannot open \(escaped: chip): \(errnoText)") }
             let line = clinux_gpio_request_output(fd, offset, 0, PowerLine.cText(PowerLine.consumer))
             let failure = errnoText  // before the close

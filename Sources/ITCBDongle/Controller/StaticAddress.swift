@@ -34,7 +34,7 @@ func derivedStaticAddress(role: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPo
 /// fopen and fgets put about 100 kB more of libc in the resident set
 /// (docs/PERFORMANCE.md, "A numeric address needs no resolver").
 func readSmallFile(_ path: String) -> String? {
-    let fd = clinux_open(path, O_RDONLY | O_CLOEXEC, 0)
+    let fd = clinux_open(cPath(path), O_RDONLY | O_CLOEXEC, 0)
     guard fd >= 0 else { return nil }
     defer { sysClose(fd) }
     // In a buffer on the stack: no array. Its 256th byte stays the NUL.

@@ -60,7 +60,7 @@ struct VendorFiles {
         var companionProblem = FileProblem.missing
         if !request.companion.isEmpty {
             do throws(FileProblem) {
-                companionFile = try readRegularFile(companionPath, limit: limit)
+                companionFile = try readRegularFile(cPath(companionPath), limit: limit)
             } catch {
                 companionProblem = error
             }
@@ -115,7 +115,7 @@ struct VendorFiles {
         tried.appendInterpolation(path)
         count += 1
         do throws(FileProblem) {
-            firmwareFile = try readRegularFile(path, limit: limit)
+            firmwareFile = try readRegularFile(cPath(path), limit: limit)
             firmwarePath = path
         } catch {
             if error != .missing, refused == nil { refused = (path, error) }

@@ -18,7 +18,7 @@ final class BTSnoopWriter {
         // A regular file only: a FIFO would hold the start (and SIGTERM) in open(2)
         // until a reader came, and a torn record cannot be cut back off a pipe or a device.
         do throws(FileProblem) {
-            fd = try openRegularFile(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            fd = try openRegularFile(cPath(path), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         } catch {
             throw .unavailable("cannot write btsnoop file \(path): \(error.reason)")
         }

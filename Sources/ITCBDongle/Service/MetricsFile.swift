@@ -29,7 +29,7 @@ final class MetricsFile {
     var carried = MetricCounts()
     /// The latest session's vendor set-up: which firmware it loaded, if any
     /// (a C string: the label's writer reads bytes up to their end).
-    var firmwareVendor = "none".utf8CString
+    var firmwareVendor = cPath("none")
     var firmwareLoaded = false
     var failing = false
     /// itcb_dongle_info's labels after `transport`: the process's (name,
@@ -40,7 +40,7 @@ final class MetricsFile {
     var identified = false
 
     init(path: String, transport: String, name: String, role: RoleOption) {
-        let file = Array(path.utf8CString)
+        let file = cPath(path)
         self.path = file
         // Hidden and not *.prom: the collector never reads a half-written one.
         // `dir/.file.prom.tmp`: the bytes up to the last "/", a dot, the rest, ".tmp".
@@ -128,7 +128,7 @@ final class MetricsFile {
     /// table's facts; a chipset that says nothing at info level loaded nothing).
     func noteFirmware(_ description: ChipsetDescription?) {
         firmwareLoaded = description?.summaryLevel == .info
-        firmwareVendor = (firmwareLoaded ? description.map { DongleQuery.family($0.info) } ?? "none" : "none").utf8CString
+        firmwareVendor = cPath(firmwareLoaded ? description.map { DongleQuery.family($0.info) } ?? "none" : "none")
     }
 
     func write(_ gauges: MetricGauges, session: MetricCounts) {
@@ -502,7 +502,7 @@ func checkMetricsFile(_ path: String, from source: String = "--metrics-file") th
         throw UsageError("\(source) must name a file ending in .prom, which node_exporter's textfile collector reads", got: path)
     }
     var status = stat()
-    if stat(path, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) {
+    if stat(cPath(path), &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) {
         throw UsageError("\(source) must name a file, not a directory", got: path)
     }
 }

@@ -40,7 +40,7 @@ enum UdevMatch {
         var start = end
         while start > 0, devpath[start - 1] != 0x2F { start -= 1 }
         let kernelName = UnsafeRawBufferPointer(rebasing: devpath[start..<end])
-        let config = getenv("ITCB_DONGLES_FILE").map { UnsafePointer($0) }
+        let config = environment("ITCB_DONGLES_FILE").map { UnsafePointer($0) }
             ?? UnsafeRawPointer(defaultConfig.utf8Start).assumingMemoryBound(to: CChar.self)
         if configured(config: config, vendor: UInt16(d[8]) | UInt16(d[9]) << 8, product: UInt16(d[10]) | UInt16(d[11]) << 8,
                       path: kernelName) {

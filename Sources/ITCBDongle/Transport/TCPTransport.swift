@@ -8,14 +8,14 @@ final class TCPTransport: DescriptorTransport {
         // A numeric address (127.0.0.1, ::1: the usual virtual controller)
         // needs no resolver: getaddrinfo's name-service code put about 200 kB
         // more of libc in the resident set (docs/PERFORMANCE.md).
-        var result = clinux_numeric_address(host, port)
+        var result = clinux_numeric_address(cPath(host), port)
         let resolved = result == nil
         var status: Int32 = 0
         if resolved {
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            status = getaddrinfo(host, String(port), &hints, &result)
+            status = getaddrinfo(cPath(host), cPath(String(port)), &hints, &result)
         }
         guard status == 0, let first = result else {
             throw .unavailable("cannot resolve \(host): \(String(cString: gai_strerror(status)))")

@@ -72,7 +72,7 @@ enum USBController {
         // Counted, not filtered into an array of their own.
         var controllers = 0
         for c in devices where c.isBluetooth { controllers += 1 }
-        let board = access(uart, F_OK) == 0
+        let board = access(cPath(uart), F_OK) == 0
         if controllers == 0 {
             Log.warning("no USB Bluetooth controllers found (\(devices.count) USB devices seen)")
             if !board { return Exit.success }
@@ -249,7 +249,7 @@ func appendBoardUART(_ cells: inout BuiltText.Builder, _ directory: String, uart
 
 /// The board's UART row as its six cells, as --list-controllers prints it (the unit tests').
 func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String]? {
-    guard access(path, F_OK) == 0 else { return nil }
+    guard access(cPath(path), F_OK) == 0 else { return nil }
     var cells = BuiltText.Builder()
     appendBoardUART(&cells, directory, uart: path)
     return cells.bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }

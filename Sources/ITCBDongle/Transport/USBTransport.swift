@@ -397,7 +397,7 @@ func libusbEventDescriptor(_ context: OpaquePointer) -> Int32 {
     let fd = first.pointee.fd
     let eventfd: StaticString = "anon_inode:[eventfd]"
     return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { target in
-        let length = readlink(built("/proc/self/fd/\(fd)"), target.baseAddress!.assumingMemoryBound(to: CChar.self), 63)
+        let length = readlink(cPath(built("/proc/self/fd/\(fd)")), target.baseAddress!.assumingMemoryBound(to: CChar.self), 63)
         // The link's text is exactly eventfd's name (compared as bytes).
         guard length == eventfd.utf8CodeUnitCount else { return -1 }
         for i in 0 ..< length where target[i] != eventfd.utf8Start[i] { return -1 }
