@@ -1,15 +1,20 @@
 import BLEHost
 
-/// Written in place through `out`, made blank once by the caller: no
-/// description zeroed by each chipset's read and copied up through each
-/// level of the table.
 struct Describe: ChipsetReader {
-    let out: UnsafeMutablePointer<ChipsetDescription>
+    /// The entry read (`ChipsetDescription.index`).
+    let index: Int
     /// Out of line, one function per chipset (as `StepCall.visit`).
-    @inline(never) func read<C: Chipset>(_ chipset: borrowing C) {
-        out.pointee.failure = chipset.failure
-        chipset.writeLabel(into: &out.pointee.label)
-        chipset.files(&out.pointee.request)
-        out.pointee.summaryLevel = chipset.writeSummary(into: &out.pointee.summary)
+    @inline(never) func read<C: Chipset>(_ chipset: borrowing C) -> ChipsetDescription {
+        var description = ChipsetDescription(blank: index)
+        description.failure = chipset.failure
+        chipset.writeLabel(into: &description.label)
+        chipset.files(&description.request)
+        description.summaryLevel = chipset.writeSummary(into: &description.summary)
+        return description
     }
+}
+
+extension ChipsetDescription {
+    /// Out of line: each chipset's `Describe.read` zeroed its own copy.
+    @inline(never) init(blank index: Int) { self.init(index: index, failure: "", summaryLevel: .none) }
 }

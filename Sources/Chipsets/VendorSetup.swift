@@ -139,9 +139,7 @@ public struct VendorSetup: ControllerSetup {
     /// The chipset running the set-up, described; nil while probing or when none took the controller.
     public func describe() -> ChipsetDescription? {
         guard let active else { return nil }
-        var description = ChipsetDescription(index: active, failure: "", summaryLevel: .none)
-        let read = withUnsafeMutablePointer(to: &description) { table.read(active, Describe(out: $0)) }
-        return read == nil ? nil : description
+        return table.read(active, Describe(index: active))
     }
 
     /// More about the active chipset's failure (`Chipset.writeFailureDetail`)
