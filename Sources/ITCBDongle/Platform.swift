@@ -19,8 +19,7 @@ func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
 /// stdlib's utf8CString (a String handed to a C pointer), about 1 KB of code.
 @inline(never)
 func cPath(_ text: String) -> [CChar] {
-    var text = text
-    return text.withUTF8 { bytes in
+    return withBytes(text) { bytes in
         [CChar](unsafeUninitializedCapacity: bytes.count + 1) { out, count in
             if let from = bytes.baseAddress { UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: from, byteCount: bytes.count) }
             out[bytes.count] = 0
@@ -40,7 +39,7 @@ func sysWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { c
 func sysClose(_ fd: Int32) { _ = clinux_close(fd) }
 
 /// The text of errno's current value.
-func errnoString() -> String { String(cString: strerror(errno)) }
+func errnoString() -> String { String(repairingCString: strerror(errno)) }
 
 /// libc's Unicode character classes (C.UTF-8), loaded the first time a
 /// non-ASCII character is folded or trimmed: the locale files stay unmapped
@@ -59,8 +58,7 @@ extension String {
     /// of Unicode's simple case mapping, without Swift's case tables).
     /// Built as UTF-8 bytes (a String's are valid: decoded without checks).
     func foldedCase() -> String {
-        var text = self
-        return text.withUTF8 { raw in
+        withBytes(self) { raw in
             var out: [UInt8] = []
             out.reserveCapacity(raw.count)
             var index = 0
@@ -90,7 +88,7 @@ extension String {
                 }
                 withUnsafeBytes(of: encoded.littleEndian) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0 ..< count])) }
             }
-            return String(decoding: out, as: UTF8.self)
+            return String(repairingUTF8: out)
         }
     }
 
@@ -103,9 +101,6 @@ extension String {
         }
     }
 }
-
-/// A whole number in decimal ("-70", "4"); nil for anything else.
-func parseInteger(_ text: String) -> Int? { parseInteger(text[...]) }
 
 /// A decimal number as strtod(3) reads it in the C locale ("5", "0.5", "-1",
 /// "1e2"); nil unless the whole text is one.

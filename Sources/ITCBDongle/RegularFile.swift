@@ -31,8 +31,8 @@ enum FileProblem: Error, Equatable {
     /// The same after "PATH: ": errno's own text, or "it is …".
     var reason: String {
         switch self {
-        case .missing: String(cString: strerror(ENOENT))
-        case .failed(let code): String(cString: strerror(code))
+        case .missing: String(repairingCString: strerror(ENOENT))
+        case .failed(let code): String(repairingCString: strerror(code))
         default: built("it \(clause)")
         }
     }

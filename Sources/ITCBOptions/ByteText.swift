@@ -12,7 +12,7 @@
 // for all their callers, not a copy in each (1.6 KB less, x86_64, 2026-11-28).
 
 /// `a` and `b` are the same bytes.
-public func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+public func sameBytes(_ a: some BytesInPlace, _ b: some BytesInPlace) -> Bool {
     withBytes(a) { x in withBytes(b) { y in compareBuffers(x, y, .same) } }
 }
 
@@ -38,15 +38,52 @@ func compareBuffers(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UI
     return startsWith(UnsafeBufferPointer(rebasing: x[(match == .suffix ? x.count - y.count : 0)...]), y)
 }
 
-/// The text's UTF-8 bytes where they lie (a native string's; a copy only for
-/// a foreign one, which Linux never has). Comparing over buffers: the
-/// stdlib's elementsEqual and starts(with:) over two UTF8Views were 1.2 KB of
-/// code each (2026-11-28).
+/// The text's UTF-8 bytes where they lie. Every String here is native UTF-8
+/// (a small one's bytes are copied to the stack): only a bridged ("foreign")
+/// string, which Embedded Swift and Linux never have, has none, so there is no
+/// copying path. `String.withUTF8`, `Array(text.utf8)` and a Substring's
+/// `withContiguousStorageIfAvailable` (a Slice's, which measures its offsets
+/// through the foreign-string code) carry one, and it kept the standard
+/// library's foreign-string code linked (RepairedText.swift, 2026-11-29).
+/// Comparing over buffers: the stdlib's elementsEqual and starts(with:) over
+/// two UTF8Views were 1.2 KB of code each (2026-11-28).
 @inline(__always)
-func withBytes<R>(_ text: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-    return Array(text.utf8).withUnsafeBufferPointer(body)
+public func withBytes<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    guard let result = text.utf8.withContiguousStorageIfAvailable(body) else { preconditionFailure("foreign string") }
+    return result
 }
+
+/// A Substring's bytes where they lie: its UTF-8 view's span, whose offsets
+/// are the String's own (no foreign-string path, as `withBytes(String)`).
+@inline(__always)
+public func withBytes<R>(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    text.utf8.span.withUnsafeBufferPointer(body)
+}
+
+/// String and Substring, for the byte helpers that take either: their bytes in place.
+public protocol BytesInPlace: StringProtocol {
+    func withBytesInPlace<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R
+}
+
+extension String: BytesInPlace {
+    @inline(__always)
+    public func withBytesInPlace<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { withBytes(self, body) }
+}
+
+extension Substring: BytesInPlace {
+    @inline(__always)
+    public func withBytesInPlace<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { withBytes(self, body) }
+}
+
+@inline(__always)
+public func withBytes<R>(_ text: some BytesInPlace, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    text.withBytesInPlace(body)
+}
+
+/// The text's UTF-8 bytes as an array (`Array(text.utf8)` without its copying
+/// path for foreign strings: `withBytes`).
+@inline(__always)
+public func utf8Array(_ text: some BytesInPlace) -> [UInt8] { withBytes(text) { Array($0) } }
 
 /// `a` begins with `b`'s bytes.
 @inline(never)
@@ -60,8 +97,8 @@ public func startsWith(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer
 /// Over copies of the bytes: stepping two UTF8Views' indices in step was 1 KB
 /// of code (2026-11-28); only names read at start come here.
 @inline(never)
-public func sameBytesIgnoringASCIICase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-    let a = Array(a.utf8), b = Array(b.utf8)
+public func sameBytesIgnoringASCIICase(_ a: some BytesInPlace, _ b: some BytesInPlace) -> Bool {
+    let a = utf8Array(a), b = utf8Array(b)
     guard a.count == b.count else { return false }
     for index in 0..<a.count where asciiLower(a[index]) != asciiLower(b[index]) { return false }
     return true
@@ -74,22 +111,22 @@ public func bytesPrecede(_ a: some StringProtocol, _ b: some StringProtocol) -> 
 
 @inline(__always) func asciiLower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
 
-extension Sequence where Element: StringProtocol {
+extension Sequence where Element: BytesInPlace {
     /// One of the elements is `text`'s bytes.
-    public func containsBytes(_ text: some StringProtocol) -> Bool { contains { sameBytes($0, text) } }
+    public func containsBytes(_ text: some BytesInPlace) -> Bool { contains { sameBytes($0, text) } }
 }
 
 extension CaseIterable where Self: RawRepresentable, RawValue == String {
     /// The case whose raw value is `text`'s bytes; `init?(rawValue:)` would switch over the strings.
-    public init?(bytes text: some StringProtocol) {
+    public init?(bytes text: some BytesInPlace) {
         guard let found = Self.allCases.first(where: { sameBytes($0.rawValue, text) }) else { return nil }
         self = found
     }
 }
 
-extension StringProtocol {
+extension BytesInPlace {
     /// The text begins with `prefix`'s bytes.
-    public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool {
+    public func hasBytePrefix(_ prefix: some BytesInPlace) -> Bool {
         withBytes(self) { x in withBytes(prefix) { y in compareBuffers(x, y, .prefix) } }
     }
 
@@ -114,7 +151,7 @@ extension Substring {
     /// The text ends with `suffix`'s bytes (`compareBuffers`, as every byte
     /// comparison: dropFirst + elementsEqual over the views was 1.2 KB of code).
     @inline(never)
-    public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
+    public func hasByteSuffix(_ suffix: some BytesInPlace) -> Bool {
         withBytes(self) { x in withBytes(suffix) { y in compareBuffers(x, y, .suffix) } }
     }
 
@@ -164,7 +201,7 @@ extension Substring {
     /// \r), and other scalars only as `isSpace` says (the platform asks libc).
     @inline(never)
     public func trimmingWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool = { _ in false }) -> Substring {
-        let (first, end) = Array(utf8).withUnsafeBufferPointer { whiteSpaceBounds($0, isSpace) }
+        let (first, end) = withBytes(self) { whiteSpaceBounds($0, isSpace) }
         return self[utf8.index(startIndex, offsetBy: first)..<utf8.index(startIndex, offsetBy: end)]
     }
 }
@@ -203,9 +240,9 @@ extension String {
     /// UTF8View.index(_:offsetBy:), 2026-11-29).
     @inline(never)
     public func trimmedWhiteSpace(_ isSpace: (Unicode.Scalar) -> Bool) -> String {
-        Array(utf8).withUnsafeBufferPointer { bytes in
+        withBytes(self) { bytes in
             let (first, end) = whiteSpaceBounds(bytes, isSpace)
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
+            return String(repairingUTF8: UnsafeBufferPointer(rebasing: bytes[first..<end]))
         }
     }
 }
@@ -229,12 +266,12 @@ extension String {
     public func prefix(beforeASCII separator: Unicode.Scalar) -> Substring { self[...].prefix(beforeASCII: separator) }
 
     @inline(__always)
-    public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool { self[...].hasByteSuffix(suffix) }
+    public func hasByteSuffix(_ suffix: some BytesInPlace) -> Bool { self[...].hasByteSuffix(suffix) }
 
     /// What follows `prefix`'s bytes; nil when the text does not begin with them.
     /// (On String alone: every caller has one, and Substring's was the larger.)
     @inline(never)
-    public func afterBytePrefix(_ prefix: some StringProtocol) -> Substring? {
+    public func afterBytePrefix(_ prefix: some BytesInPlace) -> Substring? {
         guard hasBytePrefix(prefix) else { return nil }
         return self[utf8.index(startIndex, offsetBy: prefix.utf8.count)...]
     }
@@ -262,34 +299,34 @@ extension String {
 extension String {
     /// Every occurrence of `target`'s bytes replaced by `replacement`'s.
     public func replacingOccurrences(of target: String, with replacement: String) -> String {
-        let bytes = Array(utf8), pattern = Array(target.utf8)
+        let bytes = utf8Array(self), pattern = utf8Array(target)
         guard !pattern.isEmpty else { return self }
         var out: [UInt8] = []
         var i = 0
         while i < bytes.count {
             if i + pattern.count <= bytes.count, bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
-                out += replacement.utf8
+                out += utf8Array(replacement)
                 i += pattern.count
             } else {
                 out.append(bytes[i])
                 i += 1
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return String(repairingUTF8: out)
     }
 
     /// a-z to A-Z, every other byte as it is (no Unicode tables: Embedded Swift keeps them out).
     public func uppercasedASCII() -> String {
-        String(decoding: utf8.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF8.self)
+        String(repairingUTF8: utf8Array(self).map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 })
     }
 
     /// A-Z to a-z, every other byte as it is (String.lowercased() would link the
     /// Unicode case tables, about 16 KB of the shipped binary).
     /// Changed in place in one copy of the bytes: `utf8.map` was a specialisation of its own.
     public func lowercasedASCII() -> String {
-        var bytes = Array(utf8)
+        var bytes = utf8Array(self)
         for index in bytes.indices { bytes[index] = asciiLower(bytes[index]) }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(repairingUTF8: bytes)
     }
 }
 
@@ -300,11 +337,11 @@ extension String {
 /// program reads: each `Int(…)`, `UInt16(…, radix:)` … is a specialisation of
 /// the standard library's generic parser of its own (about 7 KB of the shipped
 /// binary in all, 2026-11-28).
-/// Over a copy of the bytes: Substring's withUTF8 linked the standard
-/// library's slow path that makes a slice contiguous (2026-11-29).
+/// Over the bytes in place (`withBytes`): Substring's withUTF8 linked the
+/// standard library's slow path that makes a slice contiguous (2026-11-29).
 @inline(never)
 public func parseWhole(_ text: Substring, radix: UInt64 = 10) -> (negative: Bool, magnitude: UInt64)? {
-    Array(text.utf8).withUnsafeBufferPointer { parseWhole(bytes: $0, radix: radix) }
+    withBytes(text) { parseWhole(bytes: $0, radix: radix) }
 }
 
 /// `parseWhole` over bytes where they lie (a transport spec's fields).
@@ -333,8 +370,16 @@ public func parseWhole(bytes: UnsafeBufferPointer<UInt8>, radix: UInt64 = 10) ->
 
 /// A whole number as `Int(text)` reads it; nil for anything else.
 @inline(never)
-public func parseInteger(_ text: Substring) -> Int? {
-    guard let (negative, magnitude) = parseWhole(text) else { return nil }
+public func parseInteger(_ text: Substring) -> Int? { integerValue(parseWhole(text)) }
+
+/// The same over a String's bytes (no Substring of it made: `text[...]`
+/// linked String's foreign-string index checks, RepairedText.swift).
+@inline(never)
+public func parseInteger(_ text: String) -> Int? { integerValue(withBytes(text) { parseWhole(bytes: $0) }) }
+
+/// A parsed whole number as an Int, nil when it does not fit.
+func integerValue(_ parsed: (negative: Bool, magnitude: UInt64)?) -> Int? {
+    guard let (negative, magnitude) = parsed else { return nil }
     if negative { return magnitude <= 1 << 63 ? Int(truncatingIfNeeded: 0 &- magnitude) : nil }
     return magnitude <= UInt64(Int.max) ? Int(magnitude) : nil
 }

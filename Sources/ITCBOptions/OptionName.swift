@@ -40,8 +40,7 @@ extension OptionName {
     /// Read as bytes from `names` (comparing each case's rawValue, a String
     /// made by a switch, was 2 KB of code, 2026-11-28).
     public static func named(_ name: Substring) -> (option: OptionName, exact: Bool)? {
-        var name = name
-        return name.withUTF8 { named(bytes: $0) }
+        withBytes(name) { named(bytes: $0) }
     }
 
     /// The same over the name's bytes (the parser's, over the arguments as given).

@@ -36,5 +36,5 @@ public enum Program {
 
 /// A StaticString's text as a String.
 func string(_ text: StaticString) -> String {
-    String(decoding: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), as: UTF8.self)
+    String(repairingUTF8: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
 }

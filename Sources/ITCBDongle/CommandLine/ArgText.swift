@@ -37,7 +37,7 @@ struct ArgText: Equatable, ExpressibleByStringLiteral {
 
     /// As a String, where a value leaves for code that takes one.
     var string: String {
-        @inline(never) get { String(decoding: bytes, as: UTF8.self) }
+        @inline(never) get { String(repairingUTF8: bytes) }
     }
 
     /// The same bytes as `literal`.

@@ -170,8 +170,7 @@ extension CommandLineSettings {
 /// flags and the 128-bit UUID, the scan response 29 (Core Vol 3 Part C §11;
 /// docs/COMMAND-LINE.md, `--name`).
 func advertisedNameNote(_ name: String) -> String? {
-    var name = name
-    return name.withUTF8 { advertisedNameNote(ArgText(start: $0.baseAddress, count: $0.count)) }
+    return withBytes(name) { advertisedNameNote(ArgText(start: $0.baseAddress, count: $0.count)) }
 }
 
 /// The same over the name where argv or the environment keeps it.

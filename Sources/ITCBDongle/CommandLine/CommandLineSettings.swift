@@ -175,8 +175,9 @@ struct CommandLineSettings {
             guard !q.trimmingCharacters().isEmpty else {
                 throw UsageError("--question must not be empty: ask something, ending in '?'")
             }
-            guard q.utf8.count <= Question.maxLength else {
-                throw UsageError("--question is longer than \(Question.maxLength) bytes (got \(q.utf8.count))")
+            let length = withBytes(q) { $0.count }  // utf8.count links String's foreign-string code
+            guard length <= Question.maxLength else {
+                throw UsageError("--question is longer than \(Question.maxLength) bytes (got \(length))")
             }
         }
         if let address {

@@ -101,8 +101,7 @@ func unknownShortOption(_ byte: UInt8) -> UsageError {
 /// the only one it begins), nil when none is near. Over the token's and the
 /// names' bytes in place: no array per option (2026-11-29).
 func closestOption(to token: String) -> OptionName? {
-    var token = token
-    return token.withUTF8 { closestOption(bytes: $0) }
+    return withBytes(token) { closestOption(bytes: $0) }
 }
 
 /// The same over the token's bytes.
@@ -159,7 +158,7 @@ func helpBytes() -> BuiltText {
     out.appendLiteral("OVERVIEW: ")
     out.appendInterpolation(Program.abstract)
     out.appendLiteral("\n\n")
-    wrap(Array(Program.description.utf8), indent: 0, into: &out.bytes)
+    wrap(utf8Array(Program.description), indent: 0, into: &out.bytes)
     out.appendLiteral("\n")
     appendLines(Program.usageLines, first: "USAGE: ", rest: "       ", into: &out.bytes)
     out.appendLiteral("\nOPTIONS:\n")

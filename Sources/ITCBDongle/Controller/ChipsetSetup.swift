@@ -47,7 +47,7 @@ struct VendorControlQuestion: ChipsetQuestion {
 }
 
 func text(_ bytes: Capacity.ChipsetText) -> String {
-    bytes.withBytes { String(decoding: $0, as: UTF8.self) }
+    bytes.withBytes { String(repairingUTF8: $0) }
 }
 
 extension VendorSetup {

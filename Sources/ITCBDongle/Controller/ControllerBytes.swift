@@ -61,8 +61,7 @@ struct CPathBuffer: ~Copyable {
 
     @inline(never)
     mutating func append(string text: String) {
-        var text = text
-        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        withBytes(text) { append(UnsafeRawBufferPointer($0)) }
     }
 }
 
@@ -109,7 +108,7 @@ extension BuiltText.Builder {
 
     /// `\(escapedC: path)`: a C string as `String(cString:).escaped` shows it.
     @inline(never)
-    mutating func appendInterpolation(escapedC value: UnsafePointer<CChar>) { appendInterpolation(escaped: String(cString: value)) }
+    mutating func appendInterpolation(escapedC value: UnsafePointer<CChar>) { appendInterpolation(escaped: String(repairingCString: value)) }
 
     /// `\(text)`: a chipset's text (a model, a file name), no String made.
     @inline(never)

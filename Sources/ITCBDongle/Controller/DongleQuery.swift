@@ -178,8 +178,8 @@ extension BuiltText.Builder {
         var plain = true
         for byte in piece where byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C { plain = false }
         guard plain else {
-            var quoted = jsonString(String(decoding: piece, as: UTF8.self))
-            return quoted.withUTF8 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[1 ..< $0.count - 1])) }
+            let quoted = jsonString(String(repairingUTF8: piece))
+            return withBytes(quoted) { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[1 ..< $0.count - 1])) }
         }
         for byte in piece { bytes.append(lower && byte >= 65 && byte <= 90 ? byte + 32 : byte) }
     }

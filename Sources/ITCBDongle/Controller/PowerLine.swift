@@ -112,7 +112,7 @@ struct PowerLine {
             path.append(terminated: UnsafeRawPointer(dir).assumingMemoryBound(to: UInt8.self))
             path.append("/")
             path.append(terminated: UnsafeRawPointer(next).assumingMemoryBound(to: UInt8.self))
-            if let offset = lineNamed(in: path.pointer, problems: &why) { return PowerLine(chip: String(cString: path.pointer), offset: offset) }
+            if let offset = lineNamed(in: path.pointer, problems: &why) { return PowerLine(chip: String(repairingCString: path.pointer), offset: offset) }
         }
         // A chip that could not be read, or a line held by another, says more than "none".
         if why.bytes.isEmpty {

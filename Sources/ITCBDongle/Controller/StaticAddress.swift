@@ -7,8 +7,7 @@ import BLEHost
 /// it again; docs/COMMAND-LINE.md, `--address`), and differs between kiosks.
 /// A static device address: the two top bits set (Core Vol 6 Part B §1.3.2.1).
 func derivedStaticAddress(role: String, name: String) -> BDAddress {
-    var role = role, name = name
-    return role.withUTF8 { role in name.withUTF8 { name in derivedStaticAddress(role: role, name: name) } }
+    return withBytes(role) { role in withBytes(name) { name in derivedStaticAddress(role: role, name: name) } }
 }
 
 /// The same over the role's and the name's bytes (the command line's, where they lie).
@@ -20,8 +19,8 @@ func derivedStaticAddress(role: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPo
             hash = hash &* 0x0000_0100_0000_01B3
         }
     }
-    var machine = readSmallFile("/etc/machine-id") ?? hostName()
-    machine.withUTF8 { mix($0) }
+    let machine = readSmallFile("/etc/machine-id") ?? hostName()
+    withBytes(machine) { mix($0) }
     hash = hash &* 0x0000_0100_0000_01B3  // a 0 byte between
     mix(role)
     hash = hash &* 0x0000_0100_0000_01B3
@@ -73,5 +72,5 @@ private func withCBuffer<R>(_ body: (UnsafeMutablePointer<CChar>) -> R) -> R {
 func string(fromCString buffer: UnsafePointer<CChar>) -> String {
     var end = 0
     while end < 256, buffer[end] != 0 { end += 1 }
-    return String(decoding: UnsafeRawBufferPointer(start: buffer, count: end), as: UTF8.self)
+    return String(repairingUTF8: UnsafeRawBufferPointer(start: buffer, count: end))
 }

@@ -64,7 +64,7 @@ final class BTSnoopWriter {
     func writeFailed(_ code: Int32) {
         guard !failed else { return }
         failed = true
-        let reason = code == ENOSPC ? "disk full" : String(cString: strerror(code))
+        let reason = code == ENOSPC ? "disk full" : String(repairingCString: strerror(code))
         Log.warning("btsnoop: cannot write \(path) (\(reason)); packet logging stopped at the last whole record, still serving")
     }
 

@@ -6,7 +6,7 @@ extension BuiltText.Builder {
     /// `\(escaped: path)`: the value as `String.escaped` shows it (UntrustedText).
     @inline(never)
     mutating func appendInterpolation(escaped value: consuming String) {
-        value.withUTF8 { raw in
+        withBytes(value) { raw in
             UntrustedText.escape(UnsafeRawBufferPointer(raw)) { piece in
                 bytes.append(contentsOf: piece)
                 return true

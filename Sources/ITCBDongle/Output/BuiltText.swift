@@ -30,7 +30,7 @@ struct BuiltText: ExpressibleByStringInterpolation {
     init(stringInterpolation: Builder) { bytes = stringInterpolation.bytes }
 
     var string: String {
-        @inline(never) get { String(decoding: bytes, as: UTF8.self) }
+        @inline(never) get { String(repairingUTF8: bytes) }
     }
 
     /// Text with interpolations, appended (a plain literal takes the
@@ -77,12 +77,12 @@ struct BuiltText: ExpressibleByStringInterpolation {
 
         @inline(never)
         mutating func appendInterpolation(_ value: consuming String) {
-            value.withUTF8 { bytes.append(contentsOf: $0) }
+            withBytes(value) { bytes.append(contentsOf: $0) }
         }
 
         @inline(never)
         mutating func appendInterpolation(_ value: consuming Substring) {
-            value.withUTF8 { bytes.append(contentsOf: $0) }
+            withBytes(value) { bytes.append(contentsOf: $0) }
         }
 
         @inline(never)

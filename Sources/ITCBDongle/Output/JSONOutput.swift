@@ -71,7 +71,7 @@ extension BuiltText.Builder {
     @inline(never)
     mutating func appendJSONString(_ s: consuming String) {
         // Byte by byte (a scalar decoded only where it needs looking at).
-        s.withUTF8 { utf8 in
+        withBytes(s) { utf8 in
             let raw = UnsafeRawBufferPointer(utf8)
             bytes.append(0x22)
             var index = 0

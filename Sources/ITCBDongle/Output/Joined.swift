@@ -11,6 +11,6 @@ extension Array where Element == String {
             if index > 0 { text.appendInterpolation(separator) }
             text.appendInterpolation(part)
         }
-        return String(decoding: text.bytes, as: UTF8.self)
+        return String(repairingUTF8: text.bytes)
     }
 }

@@ -80,7 +80,7 @@ extension BDAddress {
         @inline(never) get {
             withUnsafeTemporaryAllocation(byteCount: 17, alignment: 1) { out in
                 writeText(to: out.baseAddress!)
-                return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
+                return String(repairingUTF8: UnsafeRawBufferPointer(out))
             }
         }
     }
@@ -101,8 +101,7 @@ extension BDAddress {
 
     /// Parses "AA:BB:CC:DD:EE:FF".
     init?(string: String, type: UInt8) {
-        var string = string
-        guard let value = string.withUTF8({ BDAddress.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+        guard let value = withBytes(string, { BDAddress.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
         self.init(value: value, type: type)
     }
 
@@ -146,7 +145,7 @@ extension BDAddress {
 func hex(_ byte: UInt8) -> String {
     let digits: StaticString = "0123456789ABCDEF"
     var text: (UInt8, UInt8) = (digits.utf8Start[Int(byte >> 4)], digits.utf8Start[Int(byte & 0xF)])
-    return withUnsafeBytes(of: &text) { String(decoding: $0, as: UTF8.self) }
+    return withUnsafeBytes(of: &text) { String(repairingUTF8: $0) }
 }
 
 func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -157,12 +156,12 @@ func hexDump(_ bytes: UnsafeRawBufferPointer) -> String {
         text[3 * index] = digits.utf8Start[Int(byte >> 4)]
         text[3 * index + 1] = digits.utf8Start[Int(byte & 0xF)]
     }
-    return String(decoding: text, as: UTF8.self)
+    return String(repairingUTF8: text)
 }
 
 extension FixedBytes {
     var array: [UInt8] { withBytes { Array($0) } }
-    var string: String { String(decoding: array, as: UTF8.self) }
+    var string: String { String(repairingUTF8: array) }
 }
 
 /// HCI error codes by name (Core Vol 1 Part F), for disconnection reasons and failures.

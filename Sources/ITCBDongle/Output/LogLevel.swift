@@ -34,8 +34,7 @@ enum LogLevel: Int, Comparable, CaseIterable {
 
     /// The same, for a String (the unit tests').
     init?(name: String) {
-        var copy = name
-        guard let level = copy.withUTF8({ LogLevel(name: $0) }) else { return nil }
+        guard let level = withBytes(name, { LogLevel(name: $0) }) else { return nil }
         self = level
     }
 

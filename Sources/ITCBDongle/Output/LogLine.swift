@@ -94,8 +94,7 @@ extension LogLine: LogSink {
     }
 
     mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { _ = buffer.append(UnsafeRawBufferPointer($0)) }
+        withBytes(value) { _ = buffer.append(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func commandName(_ opcode: UInt16) { string(hciCommandName(opcode)) }

@@ -22,7 +22,7 @@ func upperHex4(_ value: UInt16) -> String {
     var text: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
     return withUnsafeMutableBytes(of: &text) { out in
         for i in 0 ..< 4 { out[i] = digits.utf8Start[Int((value >> UInt16(12 - 4 * i)) & 0xF)] }
-        return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
+        return String(repairingUTF8: UnsafeRawBufferPointer(out))
     }
 }
 
@@ -43,7 +43,7 @@ func tableName(_ table: StaticString, _ key: UInt16) -> String? {
         index += 1
         let start = index
         while index < bytes.count, bytes[index] != 0x0A { index += 1 }
-        if value == key { return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start ..< index]), as: UTF8.self) }
+        if value == key { return String(repairingUTF8: UnsafeRawBufferPointer(rebasing: bytes[start ..< index])) }
         index += 1
     }
     return nil

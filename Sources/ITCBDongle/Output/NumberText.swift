@@ -77,7 +77,7 @@ func doubleText(_ value: Double, whole: Bool = false) -> String {
                 place -= 1
             }
         }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[32 ..< end]), as: UTF8.self)
+        return String(repairingUTF8: UnsafeRawBufferPointer(rebasing: raw[32 ..< end]))
     }
 }
 

@@ -2,5 +2,5 @@
 /// outlined call, where `"\(name)"` inlines a whole String interpolation.
 @inline(never)
 func staticText(_ text: StaticString) -> String {
-    String(decoding: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), as: UTF8.self)
+    String(repairingUTF8: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
 }

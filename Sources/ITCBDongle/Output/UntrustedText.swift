@@ -71,8 +71,7 @@ enum UntrustedText {
     static func line(_ text: String) -> String {
         // A copy either way (only a usage error's line comes here): escaping a
         // clean line copies it unchanged.
-        var text = text
-        return text.withUTF8 { escaped(UnsafeRawBufferPointer($0), wholeLine: true) }
+        return withBytes(text) { escaped(UnsafeRawBufferPointer($0), wholeLine: true) }
     }
 
     @inline(never)
@@ -83,7 +82,7 @@ enum UntrustedText {
             out.append(contentsOf: piece)
             return true
         }
-        return String(decoding: out, as: UTF8.self)
+        return String(repairingUTF8: out)
     }
 
     /// The length of the well-formed UTF-8 sequence at `index` (Unicode §3.9,

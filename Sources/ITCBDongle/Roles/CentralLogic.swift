@@ -148,7 +148,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
     mutating func nameRead(_ connection: UInt16, found: Bool, _ host: inout Host, now: UInt64) {
         // Both read in one look-up of the link, from its bytes where they lie (no copies of the value).
         let (name, nameShown) = (found ? host.withClientLink(connection: connection) { link in
-            link.readValue.withBytes { (String(decoding: $0, as: UTF8.self), UntrustedText.escaped($0)) }
+            link.readValue.withBytes { (String(repairingUTF8: $0), UntrustedText.escaped($0)) }
         } : nil) ?? ("", "")
         let heard = session.target.summary.nameString
         let wanted: Bool
@@ -209,7 +209,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             if let next = source.next() {
                 current = next
                 counts.asked += 1
-                _ = Array(next.utf8).withUnsafeBytes { session.ask($0, host: &host, now: now) }
+                _ = withBytes(next) { session.ask(UnsafeRawBufferPointer($0), host: &host, now: now) }
             } else if source.exhausted {
                 finishing = true
                 session.finish(host: &host)

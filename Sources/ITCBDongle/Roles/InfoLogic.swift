@@ -60,6 +60,6 @@ func hex4(_ value: UInt16) -> String {
     var text: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
     return withUnsafeMutableBytes(of: &text) { out in
         for i in 0..<4 { out[i] = digits.utf8Start[Int((value >> UInt16(12 - 4 * i)) & 0xF)] }
-        return String(decoding: UnsafeRawBufferPointer(out), as: UTF8.self)
+        return String(repairingUTF8: UnsafeRawBufferPointer(out))
     }
 }

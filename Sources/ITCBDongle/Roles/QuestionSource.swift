@@ -65,7 +65,7 @@ final class QuestionSource {
 
     func take(_ line: ArraySlice<UInt8>) {
         let bytes = line.last == 0x0D ? line.dropLast() : line
-        let text = String(decoding: bytes, as: UTF8.self)
+        let text = String(repairingUTF8: bytes)
         if interactive { PromptLine.answered() }  // Enter ended the line; an empty one gets the prompt again
         guard !text.trimmingCharacters().isEmpty else { return }
         taken += 1

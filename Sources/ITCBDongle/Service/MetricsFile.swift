@@ -86,8 +86,7 @@ final class MetricsFile {
     /// A label value as the text format wants it: backslash, quote and newline escaped.
     static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
         // Over its bytes where they lie: iterating `utf8` inlines String's slow paths.
-        var text = text
-        text.withUTF8 { utf8 in
+        withBytes(text) { utf8 in
             for byte in utf8 {
                 let newline = byte == UInt8(ascii: "\n")
                 if newline || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }

@@ -84,7 +84,7 @@ enum SilentStarts {
             let n = sysRead(fd, bytes.baseAddress, 15)
             sysClose(fd)
             guard n > 0 else { return 0 }
-            return parseInteger(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<n]), as: UTF8.self).trimmingCharacters()).map { max(0, $0) } ?? 0
+            return parseInteger(String(repairingUTF8: UnsafeRawBufferPointer(rebasing: bytes[0..<n])).trimmingCharacters()).map { max(0, $0) } ?? 0
         }
     }
 }

@@ -14,8 +14,7 @@ enum UdevMatch {
     static let fileLimit = 65_536
 
     static func run(devpath: String) -> Int32 {
-        var devpath = devpath
-        return devpath.withUTF8 { run(bytes: UnsafeRawBufferPointer($0)) }
+        return withBytes(devpath) { run(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     @inline(never)
@@ -106,11 +105,11 @@ enum UdevMatch {
             number += 1
             // Made by ArgText's one outlined decoding (the same repair), not inlined here.
             let bytes = text.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + start }
-            var entry = ArgText(start: bytes, count: cut - start).string.trimmingCharacters()
+            let entry = ArgText(start: bytes, count: cut - start).string.trimmingCharacters()
             start = stop + 1
             if entry.isEmpty { continue }
             let prefixed = entry.hasBytePrefix("usb:")
-            switch entry.withUTF8({ prefixed ? TransportSpec.parse($0) : usbSpec(UnsafeRawBufferPointer($0)) }) {
+            switch withBytes(entry, { prefixed ? TransportSpec.parse($0) : usbSpec(UnsafeRawBufferPointer($0)) }) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
             case .success(.usbPath(let bus, let ports)) where device.bus == bus && device.ports == ports:
                 return true
@@ -133,7 +132,7 @@ enum UdevMatch {
     @inline(never)
     static func warn(_ config: UnsafePointer<CChar>, _ number: Int, _ entry: String) {
         Log.warning("""
-            \(String(cString: config)) line \(number): '\(escaped: entry)' is not a dongle \
+            \(String(repairingCString: config)) line \(number): '\(escaped: entry)' is not a dongle \
             (VID:PID such as 0a12:0001, or a bus-port path such as 1-1.2); ignored
             """)
     }

@@ -18,7 +18,7 @@ final class TCPTransport: DescriptorTransport {
             status = getaddrinfo(cPath(host), cPath(String(port)), &hints, &result)
         }
         guard status == 0, let first = result else {
-            throw .unavailable("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+            throw .unavailable("cannot resolve \(host): \(String(repairingCString: gai_strerror(status)))")
         }
         defer { if resolved { freeaddrinfo(result) } }
         var lastError = "no address"
@@ -73,7 +73,7 @@ final class TCPTransport: DescriptorTransport {
                 var error: Int32 = 0
                 var size = socklen_t(MemoryLayout<Int32>.size)
                 guard getsockopt(s, SOL_SOCKET, SO_ERROR, &error, &size) == 0 else { return .failed(errnoString()) }
-                return error == 0 ? .connected : .failed(String(cString: strerror(error)))
+                return error == 0 ? .connected : .failed(String(repairingCString: strerror(error)))
             }
         }
     }

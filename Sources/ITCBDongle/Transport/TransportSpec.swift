@@ -15,8 +15,7 @@ enum TransportSpec: Equatable {
     /// indices (no Substrings, no Unicode comparison in the shipped binary):
     /// every cut is at an ASCII byte, so each piece is valid UTF-8 again.
     static func parse(_ text: String) -> Result<TransportSpec, TransportSpecError> {
-        var value = text
-        return value.withUTF8 { parse($0) }
+        withBytes(text) { parse($0) }
     }
 
     /// The same over the value's bytes (an argument's where argv keeps them).

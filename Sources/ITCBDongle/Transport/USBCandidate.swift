@@ -42,7 +42,7 @@ struct USBCandidate {
             var start = end
             while start > 0, buffer[start - 1] != 0x2F { start -= 1 }
             guard start < end else { return nil }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start ..< end]), as: UTF8.self)
+            return String(repairingUTF8: UnsafeRawBufferPointer(rebasing: buffer[start ..< end]))
         }
     }
 

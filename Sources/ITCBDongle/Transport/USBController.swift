@@ -14,7 +14,7 @@ func isBluetoothClass(_ base: UInt8, _ sub: UInt8, _ proto: UInt8, vendor: UInt1
     return base == 0xFF && ChipsetTable.first(&claim) != nil
 }
 
-func libusbError(_ code: Int32) -> String { String(cString: libusb_strerror(code)) }
+func libusbError(_ code: Int32) -> String { String(repairingCString: libusb_strerror(code)) }
 
 /// Device enumeration, listing and opening (the USB transport's selection rules).
 enum USBController {
@@ -252,14 +252,14 @@ func boardUARTRow(_ directory: String, path: String = "/dev/serial1") -> [String
     guard access(cPath(path), F_OK) == 0 else { return nil }
     var cells = BuiltText.Builder()
     appendBoardUART(&cells, directory, uart: path)
-    return cells.bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+    return cells.bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(repairingUTF8: $0) }
 }
 
 /// Rows of `cells` (`columns` a row) as `forEachTableLine` lays them out (the unit tests').
 func columnLines(_ cells: [String], columns: Int, _ line: (String) -> Void) {
     var table: [UInt8] = []
-    for cell in cells { table += Array(cell.utf8) + [0] }
-    table.withUnsafeBytes { forEachTableLine($0, columns: columns) { line(String(decoding: $0, as: UTF8.self)) } }
+    for cell in cells { table += utf8Array(cell) + [0] }
+    table.withUnsafeBytes { forEachTableLine($0, columns: columns) { line(String(repairingUTF8: $0)) } }
 }
 
 /// The chipset family, model and typical firmware file (under the firmware directory) of a USB dongle.

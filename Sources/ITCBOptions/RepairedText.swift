@@ -1,0 +1,79 @@
+// Text made from bytes, as `String(decoding:as: UTF8.self)` and `String(cString:)`
+// make it: each ill-formed sequence becomes U+FFFD, one per maximal subpart
+// (Unicode 15, §3.9, "U+FFFD Substitution of Maximal Subparts"). The standard
+// library's own repair grows its result through the code that also serves
+// bridged ("foreign") strings, which Embedded Swift never has; with it and
+// String's other foreign-string paths (String.withUTF8's copy, Array(text.utf8))
+// out of the program, about 4 KB of that code leaves the shipped binary
+// (2026-11-29). RepairedTextTests holds the two to the same bytes.
+
+extension String {
+    /// The bytes as text, each ill-formed sequence replaced by U+FFFD.
+    @inline(never)
+    public init(repairingUTF8 bytes: UnsafeRawBufferPointer) {
+        if let text = String(validating: bytes, as: UTF8.self) {
+            self = text
+            return
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        var index = 0
+        while index < bytes.count {
+            let (length, wellFormed) = utf8Sequence(bytes, at: index)
+            if wellFormed {
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index ..< index + length]))
+            } else {
+                out.append(0xEF)  // U+FFFD
+                out.append(0xBF)
+                out.append(0xBD)
+            }
+            index += length
+        }
+        self = out.withUnsafeBytes { String(validating: $0, as: UTF8.self) } ?? ""
+    }
+
+    @inline(__always)
+    public init(repairingUTF8 bytes: UnsafeBufferPointer<UInt8>) { self.init(repairingUTF8: UnsafeRawBufferPointer(bytes)) }
+
+    @inline(__always)
+    public init(repairingUTF8 bytes: [UInt8]) { self = bytes.withUnsafeBytes { String(repairingUTF8: $0) } }
+
+    @inline(__always)
+    public init(repairingUTF8 bytes: ArraySlice<UInt8>) { self = bytes.withUnsafeBytes { String(repairingUTF8: $0) } }
+
+    /// A C string's text (`String(cString:)`).
+    @inline(never)
+    public init(repairingCString pointer: UnsafePointer<CChar>) {
+        var count = 0
+        while pointer[count] != 0 { count += 1 }
+        self.init(repairingUTF8: UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
+
+/// The sequence starting at `index`: its length and whether it is well-formed
+/// (Unicode §3.9, Table 3-7); when it is not, the length of its maximal
+/// subpart (at least 1 byte), which one U+FFFD replaces.
+func utf8Sequence(_ bytes: UnsafeRawBufferPointer, at index: Int) -> (length: Int, wellFormed: Bool) {
+    let lead = bytes[index]
+    var low: UInt8 = 0x80, high: UInt8 = 0xBF
+    let count: Int
+    switch lead {
+    case 0x00 ... 0x7F: return (1, true)
+    case 0xC2 ... 0xDF: count = 2
+    case 0xE0: count = 3; low = 0xA0
+    case 0xED: count = 3; high = 0x9F
+    case 0xE1 ... 0xEF: count = 3
+    case 0xF0: count = 4; low = 0x90
+    case 0xF4: count = 4; high = 0x8F
+    case 0xF1 ... 0xF3: count = 4
+    default: return (1, false)
+    }
+    for offset in 1 ..< count {
+        guard index + offset < bytes.count, bytes[index + offset] >= low, bytes[index + offset] <= high else {
+            return (offset, false)
+        }
+        low = 0x80
+        high = 0xBF
+    }
+    return (count, true)
+}
