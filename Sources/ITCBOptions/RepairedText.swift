@@ -9,8 +9,9 @@
 
 extension String {
     /// The bytes as text, each ill-formed sequence replaced by U+FFFD.
+    /// (Over typed bytes: String(validating:) over raw ones was 1.3 KB more.)
     @inline(never)
-    public init(repairingUTF8 bytes: UnsafeRawBufferPointer) {
+    public init(repairingUTF8 bytes: UnsafeBufferPointer<UInt8>) {
         if let text = String(validating: bytes, as: UTF8.self) {
             self = text
             return
@@ -21,7 +22,7 @@ extension String {
         while index < bytes.count {
             let (length, wellFormed) = utf8Sequence(bytes, at: index)
             if wellFormed {
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index ..< index + length]))
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index ..< index + length]))
             } else {
                 out.append(0xEF)  // U+FFFD
                 out.append(0xBF)
@@ -29,17 +30,17 @@ extension String {
             }
             index += length
         }
-        self = out.withUnsafeBytes { String(validating: $0, as: UTF8.self) } ?? ""
+        self = out.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) } ?? ""
     }
 
     @inline(__always)
-    public init(repairingUTF8 bytes: UnsafeBufferPointer<UInt8>) { self.init(repairingUTF8: UnsafeRawBufferPointer(bytes)) }
+    public init(repairingUTF8 bytes: UnsafeRawBufferPointer) { self.init(repairingUTF8: bytes.assumingMemoryBound(to: UInt8.self)) }
 
     @inline(__always)
-    public init(repairingUTF8 bytes: [UInt8]) { self = bytes.withUnsafeBytes { String(repairingUTF8: $0) } }
+    public init(repairingUTF8 bytes: [UInt8]) { self = bytes.withUnsafeBufferPointer { String(repairingUTF8: $0) } }
 
     @inline(__always)
-    public init(repairingUTF8 bytes: ArraySlice<UInt8>) { self = bytes.withUnsafeBytes { String(repairingUTF8: $0) } }
+    public init(repairingUTF8 bytes: ArraySlice<UInt8>) { self = bytes.withUnsafeBufferPointer { String(repairingUTF8: $0) } }
 
     /// A C string's text (`String(cString:)`).
     @inline(never)
@@ -53,7 +54,7 @@ extension String {
 /// The sequence starting at `index`: its length and whether it is well-formed
 /// (Unicode §3.9, Table 3-7); when it is not, the length of its maximal
 /// subpart (at least 1 byte), which one U+FFFD replaces.
-func utf8Sequence(_ bytes: UnsafeRawBufferPointer, at index: Int) -> (length: Int, wellFormed: Bool) {
+func utf8Sequence(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (length: Int, wellFormed: Bool) {
     let lead = bytes[index]
     var low: UInt8 = 0x80, high: UInt8 = 0xBF
     let count: Int
