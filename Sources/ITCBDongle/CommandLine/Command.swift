@@ -217,7 +217,7 @@ extension CommandLineSettings {
             let style: AnswerStyle = answers == .text ? .text : .slug
             // The closure keeps these values, not a copy of every setting.
             return { [name, maxCentrals, answers, healthCheck] session in
-                Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
+                Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.name)s, up to \(maxCentrals) centrals")
                 if let note = advertisedNameNote(name) { Log.info(note) }
                 var loop = session.runLoop(configuration: configuration) { host in
                     // The 8-Ball's services are built into the one database the host keeps.

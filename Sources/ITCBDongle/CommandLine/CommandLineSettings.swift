@@ -100,7 +100,7 @@ struct CommandLineSettings {
                 message = "\(parsed.positional.count) unexpected arguments: "
                 var between: StaticString = ""
                 for argument in parsed.positional {
-                    message.append("\(between)'\(escaped: argument)'")
+                    message.appendQuoted(between, argument)
                     between = ", "
                 }
             }
@@ -175,8 +175,9 @@ struct CommandLineSettings {
             guard !q.trimmingCharacters().isEmpty else {
                 throw UsageError("--question must not be empty: ask something, ending in '?'")
             }
-            guard q.utf8.count <= Question.maxLength else {
-                throw UsageError("--question is longer than \(Question.maxLength) bytes (got \(q.utf8.count))")
+            let length = q.utf8.count
+            guard length <= Question.maxLength else {
+                throw UsageError("--question is longer than \(Question.maxLength) bytes (got \(length))")
             }
         }
         if let address {

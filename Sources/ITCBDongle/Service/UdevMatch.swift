@@ -106,11 +106,10 @@ enum UdevMatch {
             number += 1
             // Made by ArgText's one outlined decoding (the same repair), not inlined here.
             let bytes = text.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + start }
-            var entry = ArgText(start: bytes, count: cut - start).string.trimmingCharacters()
+            let entry = ArgText(start: bytes, count: cut - start).string.trimmingCharacters()
             start = stop + 1
             if entry.isEmpty { continue }
-            let prefixed = entry.hasBytePrefix("usb:")
-            switch entry.withUTF8({ prefixed ? TransportSpec.parse($0) : usbSpec(UnsafeRawBufferPointer($0)) }) {
+            switch entrySpec(entry) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
             case .success(.usbPath(let bus, let ports)) where device.bus == bus && device.ports == ports:
                 return true
@@ -127,6 +126,15 @@ enum UdevMatch {
         var value: BuiltText = "usb:"
         value.bytes.append(contentsOf: text)
         return value.bytes.withUnsafeBufferPointer { TransportSpec.parse($0) }
+    }
+
+    /// An entry parsed as --transport's value is, "usb:" put before it unless
+    /// it has its own (one text built, no String's bytes borrowed here).
+    @inline(never)
+    static func entrySpec(_ entry: String) -> Result<TransportSpec, TransportSpecError> {
+        let skip = entry.hasBytePrefix("usb:") ? 4 : 0
+        let value: BuiltText = "usb:\(entry)"
+        return value.bytes.withUnsafeBufferPointer { TransportSpec.parse(UnsafeBufferPointer(rebasing: $0[skip...])) }
     }
 
     /// udev logs it (journalctl -u systemd-udevd): a typo must not go unseen.
