@@ -82,7 +82,8 @@ extension CommandLineSettings {
         if listControllers {
             return Outlined.listControllers(firmwareDir: firmwareDir, spec: spec)
         }
-        if let udevMatch { return Outlined.udevMatch(udevMatch.string) }
+        // Over the argument's bytes (valid UTF-8 by now): no String made of them.
+        if let udevMatch { return UdevMatch.run(bytes: UnsafeRawBufferPointer(udevMatch.bytes)) }
         Outlined.installSignals()
         var board = BoardUART.standard("not a UART")
         // Said once, when the port first opens (a port that cannot be opened is the one line then).
