@@ -72,9 +72,12 @@ struct Arguments {
         count = arguments.count
     }
 
+    /// Not inlined: a strlen at each of the parser's reads.
     subscript(index: Int) -> ArgText {
-        guard let pointer = base[index] else { return "" }
-        return ArgText(cString: pointer)
+        @inline(never) get {
+            guard let pointer = base[index] else { return "" }
+            return ArgText(cString: pointer)
+        }
     }
 }
 
@@ -83,10 +86,28 @@ extension BuiltText.Builder {
     mutating func appendInterpolation(_ value: ArgText) { bytes.append(contentsOf: value.bytes) }
 
     /// `\(escaped: value)`, as for a String (UntrustedText).
+    @inline(__always)
+    mutating func appendInterpolation(escaped value: ArgText) { bytes.appendEscaped(value) }
+}
+
+extension BuiltText {
+    /// BEFORE'VALUE', the value escaped, appended in place: no text built
+    /// for the piece to be appended (the messages' lists and "(got '…')").
     @inline(never)
-    mutating func appendInterpolation(escaped value: ArgText) {
+    mutating func appendQuoted(_ before: StaticString, _ value: ArgText) {
+        append(before)
+        bytes.append(0x27)
+        bytes.appendEscaped(value)
+        bytes.append(0x27)
+    }
+}
+
+extension [UInt8] {
+    /// The value's bytes as `UntrustedText` escapes them.
+    @inline(never)
+    mutating func appendEscaped(_ value: ArgText) {
         UntrustedText.escape(UnsafeRawBufferPointer(value.bytes)) { piece in
-            bytes.append(contentsOf: piece)
+            append(contentsOf: piece)
             return true
         }
     }

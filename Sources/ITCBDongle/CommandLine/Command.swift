@@ -82,7 +82,8 @@ extension CommandLineSettings {
         if listControllers {
             return Outlined.listControllers(firmwareDir: firmwareDir, spec: spec)
         }
-        if let udevMatch { return Outlined.udevMatch(udevMatch.string) }
+        // Over the argument's bytes (valid UTF-8 by now): no String made of them.
+        if let udevMatch { return UdevMatch.run(bytes: UnsafeRawBufferPointer(udevMatch.bytes)) }
         Outlined.installSignals()
         var board = BoardUART.standard("not a UART")
         // Said once, when the port first opens (a port that cannot be opened is the one line then).
@@ -217,7 +218,7 @@ extension CommandLineSettings {
             let style: AnswerStyle = answers == .text ? .text : .slug
             // The closure keeps these values, not a copy of every setting.
             return { [name, maxCentrals, answers, healthCheck] session in
-                Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.rawValue)s, up to \(maxCentrals) centrals")
+                Log.info("peripheral \"\(name)\" on \(session.transport.description), answers as \(answers.name)s, up to \(maxCentrals) centrals")
                 if let note = advertisedNameNote(name) { Log.info(note) }
                 var loop = session.runLoop(configuration: configuration) { host in
                     // The 8-Ball's services are built into the one database the host keeps.

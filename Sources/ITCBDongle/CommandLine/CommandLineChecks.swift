@@ -102,8 +102,7 @@ func repeatedOption(_ options: [(name: OptionName, value: ArgText)]) -> String? 
         var count = 0
         var shown: BuiltText = ""
         for other in options where other.name == option.name {
-            let between: StaticString = count == 0 ? " ('" : ", '"
-            shown.append("\(between)\(escaped: other.value)'")
+            shown.appendQuoted(count == 0 ? " (" : ", ", other.value)
             count += 1
         }
         guard count > 1 else { continue }

@@ -100,7 +100,7 @@ struct CommandLineSettings {
                 message = "\(parsed.positional.count) unexpected arguments: "
                 var between: StaticString = ""
                 for argument in parsed.positional {
-                    message.append("\(between)'\(escaped: argument)'")
+                    message.appendQuoted(between, argument)
                     between = ", "
                 }
             }

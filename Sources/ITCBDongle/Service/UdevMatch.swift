@@ -108,8 +108,7 @@ enum UdevMatch {
             let entry = ArgText(start: bytes, count: cut - start).string.trimmingCharacters()
             start = stop + 1
             if entry.isEmpty { continue }
-            let prefixed = entry.hasBytePrefix("usb:")
-            switch withBytes(entry, { prefixed ? TransportSpec.parse($0) : usbSpec(UnsafeRawBufferPointer($0)) }) {
+            switch entrySpec(entry) {
             case .success(.usbID(let v, let p)) where v == vendor && p == product: return true
             case .success(.usbPath(let bus, let ports)) where device.bus == bus && device.ports == ports:
                 return true
@@ -126,6 +125,15 @@ enum UdevMatch {
         var value: BuiltText = "usb:"
         value.bytes.append(contentsOf: text)
         return value.bytes.withUnsafeBufferPointer { TransportSpec.parse($0) }
+    }
+
+    /// An entry parsed as --transport's value is, "usb:" put before it unless
+    /// it has its own (one text built, no String's bytes borrowed here).
+    @inline(never)
+    static func entrySpec(_ entry: String) -> Result<TransportSpec, TransportSpecError> {
+        let skip = entry.hasBytePrefix("usb:") ? 4 : 0
+        let value: BuiltText = "usb:\(entry)"
+        return value.bytes.withUnsafeBufferPointer { TransportSpec.parse(UnsafeBufferPointer(rebasing: $0[skip...])) }
     }
 
     /// udev logs it (journalctl -u systemd-udevd): a typo must not go unseen.
