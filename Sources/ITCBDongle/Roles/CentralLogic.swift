@@ -470,7 +470,13 @@ extension CommandLineSettings {
         let printer = AnswerPrinter(json: json, interactive: source.interactive)
         return { [scan] session in
             let transport = session.transport
-            Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
+            if LogLevel.info <= Log.level {  // one builder for both roles' first line
+                var line = BuiltText.Builder()
+                line.appendLiteral(scan ? "scanning for 8-Balls on " : "central on ")
+                line.appendInterpolation(transport.description)
+                if scan, scanSeconds == nil { line.appendLiteral(" until Ctrl-C") }
+                Log.emit(.info, BuiltText(line))
+            }
             var loop = session.runLoop(configuration: configuration) { host in
                 host.buildDatabase { database in
                     let name: StaticString = "itcb-dongle"
