@@ -66,7 +66,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// one while the scan settles makes the choice the user's (`refusePeer`).
     @inline(never)
     mutating func noteAdvertiser(_ report: AdvertisingReport) {
-        let entry = seen.entries[seen.add(report)]
+        let index = seen.add(report)
+        let entry = seen.entries[index]
         guard let peerName, session.isCandidate(entry) else { return }
         let (same, beginsLike) = CentralLogic.compareNames(entry.summary.nameString, peerName)
         let address = entry.address.value
