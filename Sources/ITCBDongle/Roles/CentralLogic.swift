@@ -102,12 +102,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             --peer "\(escaped: peerName ?? "")" matches \(namesakes.count) 8-Balls, so none was asked; \
             give the one you mean by its address (--peer ADDRESS)\(shortened ? " or its full name" : "")
             """)
-        for entry in namesakes {
-            var line = BuiltText.Builder()
-            line.appendLiteral("candidate: ")
-            describe(entry, into: &line)
-            Log.emit(.error, BuiltText(line))
-        }
+        for entry in namesakes { logEntry(.error, "candidate: ", entry, whyNot: false) }
         JSONOutput.errorKind = "ambiguous"
         printer.fail(Exit.notFound)
         current = nil
@@ -359,15 +354,21 @@ struct CentralLogic: RoleLogic, ~Copyable {
         if seen.count == 0 {
             Log.emit(level, "seen: nothing at all; is the 8-Ball on, in range, and this the right controller?" as BuiltText)
         }
-        for index in 0..<seen.count {
-            let entry = seen.entries[index]
-            var line = BuiltText.Builder()
-            line.appendLiteral("seen: ")
-            describe(entry, into: &line)
+        for index in 0..<seen.count { logEntry(level, "seen: ", seen.entries[index], whyNot: true) }
+    }
+
+    /// An advertiser's line, "candidate: …" or "seen: …: why not", logged as
+    /// it is built: one writer for refusePeer's and logNotFound's lines.
+    @inline(never)
+    func logEntry(_ level: LogLevel, _ label: StaticString, _ entry: ScanEntry, whyNot: Bool) {
+        var line = BuiltText.Builder()
+        line.appendLiteral(label)
+        describe(entry, into: &line)
+        if whyNot {
             line.appendLiteral(": ")
-            whyNot(entry, into: &line)
-            Log.emit(level, BuiltText(line))
+            self.whyNot(entry, into: &line)
         }
+        Log.emit(level, BuiltText(line))
     }
 
     /// " within 5 s": how long the scan looked (nothing when it ran until stopped).
