@@ -66,7 +66,8 @@ struct CentralLogic: RoleLogic, ~Copyable {
     /// one while the scan settles makes the choice the user's (`refusePeer`).
     @inline(never)
     mutating func noteAdvertiser(_ report: AdvertisingReport) {
-        let entry = seen.entries[seen.add(report)]
+        let index = seen.add(report)
+        let entry = seen.entries[index]
         guard let peerName, session.isCandidate(entry) else { return }
         let (same, beginsLike) = CentralLogic.compareNames(entry.summary.nameString, peerName)
         let address = entry.address.value
@@ -101,12 +102,7 @@ struct CentralLogic: RoleLogic, ~Copyable {
             --peer "\(escaped: peerName ?? "")" matches \(namesakes.count) 8-Balls, so none was asked; \
             give the one you mean by its address (--peer ADDRESS)\(shortened ? " or its full name" : "")
             """)
-        for entry in namesakes {
-            var line = BuiltText.Builder()
-            line.appendLiteral("candidate: ")
-            describe(entry, into: &line)
-            Log.emit(.error, BuiltText(line))
-        }
+        for entry in namesakes { logEntry(.error, "candidate: ", entry, whyNot: false) }
         JSONOutput.errorKind = "ambiguous"
         printer.fail(Exit.notFound)
         current = nil
@@ -358,15 +354,21 @@ struct CentralLogic: RoleLogic, ~Copyable {
         if seen.count == 0 {
             Log.emit(level, "seen: nothing at all; is the 8-Ball on, in range, and this the right controller?" as BuiltText)
         }
-        for index in 0..<seen.count {
-            let entry = seen.entries[index]
-            var line = BuiltText.Builder()
-            line.appendLiteral("seen: ")
-            describe(entry, into: &line)
+        for index in 0..<seen.count { logEntry(level, "seen: ", seen.entries[index], whyNot: true) }
+    }
+
+    /// An advertiser's line, "candidate: …" or "seen: …: why not", logged as
+    /// it is built: one writer for refusePeer's and logNotFound's lines.
+    @inline(never)
+    func logEntry(_ level: LogLevel, _ label: StaticString, _ entry: ScanEntry, whyNot: Bool) {
+        var line = BuiltText.Builder()
+        line.appendLiteral(label)
+        describe(entry, into: &line)
+        if whyNot {
             line.appendLiteral(": ")
-            whyNot(entry, into: &line)
-            Log.emit(level, BuiltText(line))
+            self.whyNot(entry, into: &line)
         }
+        Log.emit(level, BuiltText(line))
     }
 
     /// " within 5 s": how long the scan looked (nothing when it ran until stopped).
@@ -470,7 +472,13 @@ extension CommandLineSettings {
         let printer = AnswerPrinter(json: json, interactive: source.interactive)
         return { [scan] session in
             let transport = session.transport
-            Log.info(scan ? "scanning for 8-Balls on \(transport.description)\(scanSeconds == nil ? " until Ctrl-C" : "")" : "central on \(transport.description)")
+            if LogLevel.info <= Log.level {  // one builder for both roles' first line
+                var line = BuiltText.Builder()
+                line.appendLiteral(scan ? "scanning for 8-Balls on " : "central on ")
+                line.appendInterpolation(transport.description)
+                if scan, scanSeconds == nil { line.appendLiteral(" until Ctrl-C") }
+                Log.emit(.info, BuiltText(line))
+            }
             var loop = session.runLoop(configuration: configuration) { host in
                 host.buildDatabase { database in
                     let name: StaticString = "itcb-dongle"

@@ -25,9 +25,9 @@ struct InfoLogic: RoleLogic {
 
 @inline(never)
 func controllerInfoBytes(_ info: ControllerInfo) -> BuiltText {
-    // Built as bytes in one builder: String appends are inlined at every use.
-    var text = BuiltText.Builder()
-    text.appendInterpolation("""
+    // Built as bytes in one builder (String appends are inlined at every use),
+    // begun with the literal's bytes (no second buffer to copy them from).
+    var text = BuiltText.Builder(beginning: """
     HCI version:    \(coreVersionName(info.hciVersion)) (revision 0x\(hex: info.hciRevision))
     LMP version:    \(coreVersionName(info.lmpVersion)) (subversion 0x\(hex: info.lmpSubversion))
     Manufacturer:   \(companyName(info.manufacturer))
@@ -35,7 +35,7 @@ func controllerInfoBytes(_ info: ControllerInfo) -> BuiltText {
     Address in use: \(info.address) (\(info.address.typeName))
     ACL buffers:    \(info.aclDataLength) bytes x \(info.aclPackets) (\(info.leBuffers ? "LE" : "shared BR/EDR"))
     LE features:    0x\(hex: info.leFeatures)\(info.leFeatures == 0 ? " (none)" : "")
-    """ as BuiltText)
+    """)
     // `leFeatureList`'s names, each appended as it is found (no array of Strings):
     // the one name two bits share (33 and 34) comes in a row, and is shown once.
     var last: String? = nil
@@ -51,6 +51,11 @@ func controllerInfoBytes(_ info: ControllerInfo) -> BuiltText {
         text.appendInterpolation(chipset)
     }
     return BuiltText(text)
+}
+
+extension BuiltText.Builder {
+    /// A builder that goes on from `text` (its bytes taken, not copied).
+    init(beginning text: consuming BuiltText) { bytes = text.bytes }
 }
 
 /// "002a": four lower-case hex digits (a small String: no allocation).

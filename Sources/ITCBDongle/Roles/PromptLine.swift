@@ -7,8 +7,8 @@ import BLEHost
 enum PromptLine {
     nonisolated(unsafe) static var showing = false
 
-    static func show(_ prompt: String) {
-        writeRaw(2, prompt)
+    static func show(_ prompt: StaticString) {
+        write(prompt)
         showing = true
     }
 
@@ -19,6 +19,12 @@ enum PromptLine {
     static func end() {
         guard showing else { return }
         showing = false
-        writeRaw(2, "\n")
+        write("\n")
+    }
+
+    /// A literal straight to fd 2 (no String, no buffer made of it).
+    @inline(never)
+    private static func write(_ text: StaticString) {
+        _ = sysWrite(2, text.utf8Start, text.utf8CodeUnitCount)
     }
 }

@@ -5,8 +5,10 @@ import CLinux
 /// Where the central's questions come from: --question (each --count times) or
 /// standard input, one per line (a prompt when it is a terminal).
 final class QuestionSource {
-    /// The questions still to ask, each once (`next` repeats each --count times).
+    /// The questions, each once (`next` repeats each --count times); those
+    /// before `head` are asked (no removal from the front per question).
     var queue: [String]
+    var head = 0
     let interactive: Bool
     let fromStdin: Bool
     var stdinBuffer: [UInt8] = []
@@ -27,12 +29,12 @@ final class QuestionSource {
     /// an array of one pollfd made at each wake-up).
     var pollsStdin: Bool { fromStdin && !stdinClosed }
 
-    var exhausted: Bool { queue.isEmpty && (!fromStdin || stdinClosed) }
+    var exhausted: Bool { head == queue.count && (!fromStdin || stdinClosed) }
 
     /// Shows the prompt unless it is on screen already (PromptLine: anything
     /// written below it ends its line, and the next pass shows it again).
     func prompt() {
-        guard interactive, !PromptLine.showing, queue.isEmpty, !stdinClosed else { return }
+        guard interactive, !PromptLine.showing, head == queue.count, !stdinClosed else { return }
         PromptLine.show("Ask the 8-Ball: ")
     }
 
@@ -75,9 +77,13 @@ final class QuestionSource {
     /// The first question, asked --count times before it leaves the queue (each kept
     /// once: no array of copies made by generic code).
     func next() -> String? {
-        guard let first = queue.first else { return nil }
+        guard head < queue.count else { return nil }
+        let first = queue[head]
         asksLeft = (asksLeft == 0 ? count : asksLeft) - 1
-        if asksLeft <= 0 { queue.removeFirst() }  // <= : a count below 1 (refused by the command line) still ends
+        if asksLeft <= 0 {  // <= : a count below 1 (refused by the command line) still ends
+            head += 1
+            if head == queue.count { queue = []; head = 0 }  // all asked: their Strings freed
+        }
         return first
     }
     /// Times the first question is still to be asked after this one; 0: not asked yet.
