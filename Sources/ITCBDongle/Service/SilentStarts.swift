@@ -84,7 +84,12 @@ enum SilentStarts {
             let n = sysRead(fd, bytes.baseAddress, 15)
             sysClose(fd)
             guard n > 0 else { return 0 }
-            return parseInteger(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<n]), as: UTF8.self).trimmingCharacters()).map { max(0, $0) } ?? 0
+            // Trimmed as ever (libc's white space too), then read over its bytes:
+            // `parseInteger(String)` sliced it with a Range (String's slow index paths).
+            var text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<n]), as: UTF8.self).trimmingCharacters()
+            // At most 15 digits: no overflow; a negative count is 0.
+            guard let (negative, magnitude) = text.withUTF8({ parseWhole(bytes: $0) }), !negative else { return 0 }
+            return Int(magnitude)
         }
     }
 }
