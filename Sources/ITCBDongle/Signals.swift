@@ -20,14 +20,18 @@ enum Signals {
     nonisolated(unsafe) static var wakeFD: Int32 = -1
 
     static func install() {
-        var fds: [Int32] = [0, 0]
-        _ = pipe(&fds)
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        // The two ends on the stack (an array for them was an allocation and its code).
+        var fds: (Int32, Int32) = (0, 0)
+        withUnsafeMutableBytes(of: &fds) { raw in
+            let ends = raw.baseAddress!.assumingMemoryBound(to: Int32.self)
+            _ = pipe(ends)
+            for i in 0..<2 {
+                _ = fcntl(ends[i], F_SETFL, fcntl(ends[i], F_GETFL) | O_NONBLOCK)
+                _ = fcntl(ends[i], F_SETFD, FD_CLOEXEC)
+            }
         }
-        readFD = fds[0]
-        writeFD = fds[1]
+        readFD = fds.0
+        writeFD = fds.1
         let handler: @convention(c) (Int32) -> Void = { signal in
             if signal != SIGHUP, Signals.stopReceived == 0 { Signals.stopReceived = signal }
             Signals.arrived = true
@@ -40,7 +44,9 @@ enum Signals {
         }
         // Without SA_RESTART: a blocking call the program still makes returns
         // EINTR and the stop is seen, instead of waiting for the call's own end.
-        for s in [SIGINT, SIGTERM, SIGHUP] { _ = clinux_catch_signal(s, handler) }
+        _ = clinux_catch_signal(SIGINT, handler)
+        _ = clinux_catch_signal(SIGTERM, handler)
+        _ = clinux_catch_signal(SIGHUP, handler)
         clinux_ignore_signal(SIGPIPE)
     }
 

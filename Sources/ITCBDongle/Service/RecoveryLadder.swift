@@ -55,12 +55,12 @@ extension RunLoop where Logic: ~Copyable {
                 // what the controller reported), read from its description.
                 // (Escaped straight into the line; decoded first, as `text` repairs what is not UTF-8.)
                 let chipset = driver.setup.describe()
-                if let chipset { line.appendInterpolation(escaped: text(chipset.label)) } else { line.appendLiteral("controller") }
+                if let chipset { line.appendInterpolation(escapedText: chipset.label) } else { line.appendLiteral("controller") }
                 line.appendLiteral(" at ")
                 line.appendInterpolation(transport.description)
                 line.appendLiteral(": ")
                 if let chipset, !chipset.summary.isEmpty {
-                    line.appendInterpolation(escaped: text(chipset.summary))
+                    line.appendInterpolation(escapedText: chipset.summary)
                     line.appendLiteral("; ")
                 }
             } else {
@@ -80,15 +80,33 @@ extension RunLoop where Logic: ~Copyable {
             // Its own kind after the chip's reset: it follows that reset's line within the
             // second, and the two halves of one step must both be said (each at most once a second).
             Log.repeated(afterChipReset ? .chipPortReset : .recoveryStep, .warning, BuiltText(line))
+            // The status: "controller not responding; resetting the chip", or what
+            // came before and "STEP (port reset N)". One builder for the three.
+            var status = BuiltText.Builder()
+            status.appendLiteral(afterChipReset ? "controller reset; " : "controller not responding; ")
             if chipResetFirst {
-                RecoveryLadder.stepBegins("controller not responding; resetting the chip")
-                return .reopenWithChipReset
+                status.appendLiteral("resetting the chip")
+            } else {
+                status.appendInterpolation(step)
+                status.appendLiteral(" (port reset ")
+                status.appendInterpolation(RecoveryLadder.portResets)
+                status.appendLiteral(")")
             }
-            RecoveryLadder.stepBegins("\(afterChipReset ? "controller reset" : "controller not responding"); \(step) (port reset \(RecoveryLadder.portResets))")
-            return .reopenWithPortReset(ladder: true)
+            RecoveryLadder.stepBegins(BuiltText(status))
+            return chipResetFirst ? .reopenWithChipReset : .reopenWithPortReset(ladder: true)
         case (.controllerSilent, .exit?), (.notReady, .exit?):
-            let tried: BuiltText = driver.settings.offersPortResetRung ? "an HCI Reset and \(transport.portRecovery?.portResetName ?? "")" : "an HCI Reset"
-            Log.error("controller at \(transport.description) still silent after \(tried); exiting with code \(Exit.controller) for the service to restart it (recovery step 3 of 3)")
+            var line = BuiltText.Builder()
+            line.appendLiteral("controller at ")
+            line.appendInterpolation(transport.description)
+            line.appendLiteral(" still silent after an HCI Reset")
+            if driver.settings.offersPortResetRung {
+                line.appendLiteral(" and ")
+                line.appendInterpolation(transport.portRecovery?.portResetName ?? "")
+            }
+            line.appendLiteral("; exiting with code ")
+            line.appendInterpolation(Exit.controller)
+            line.appendLiteral(" for the service to restart it (recovery step 3 of 3)")
+            Log.error(BuiltText(line))
             return .exit(Exit.controller)
         default:
             return nil
