@@ -59,8 +59,7 @@ extension String {
     /// of Unicode's simple case mapping, without Swift's case tables).
     /// Built as UTF-8 bytes (a String's are valid: decoded without checks).
     func foldedCase() -> String {
-        var text = self
-        return text.withUTF8 { raw in
+        withBytes { raw in
             var out: [UInt8] = []
             out.reserveCapacity(raw.count)
             var index = 0

@@ -72,10 +72,10 @@ struct DeviceTree {
         var start = 0
         for index in 0...file.count where index == file.count || file[index] == 0 {
             if index > start {
-                var text = String(decoding: UnsafeRawBufferPointer(rebasing: file[start..<index]), as: UTF8.self)
-                return text.withUTF8 { bytes in
+                let text = String(decoding: UnsafeRawBufferPointer(rebasing: file[start..<index]), as: UTF8.self)
+                return text.withBytes { bytes in
                     let kept = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-                    kept.copyMemory(from: UnsafeRawBufferPointer(bytes))
+                    kept.copyMemory(from: bytes)
                     return UnsafeRawBufferPointer(kept)
                 }
             }

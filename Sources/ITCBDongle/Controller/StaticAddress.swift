@@ -7,8 +7,7 @@ import BLEHost
 /// it again; docs/COMMAND-LINE.md, `--address`), and differs between kiosks.
 /// A static device address: the two top bits set (Core Vol 6 Part B §1.3.2.1).
 func derivedStaticAddress(role: String, name: String) -> BDAddress {
-    var role = role, name = name
-    return role.withUTF8 { role in name.withUTF8 { name in derivedStaticAddress(role: role, name: name) } }
+    role.withBytes { role in name.withBytes { name in derivedStaticAddress(role: role.assumingMemoryBound(to: UInt8.self), name: name.assumingMemoryBound(to: UInt8.self)) } }
 }
 
 /// The same over the role's and the name's bytes (the command line's, where they lie).
@@ -20,8 +19,8 @@ func derivedStaticAddress(role: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPo
             hash = hash &* 0x0000_0100_0000_01B3
         }
     }
-    var machine = readSmallFile("/etc/machine-id") ?? hostName()
-    machine.withUTF8 { mix($0) }
+    let machine = readSmallFile("/etc/machine-id") ?? hostName()
+    machine.withBytes { mix($0.assumingMemoryBound(to: UInt8.self)) }
     hash = hash &* 0x0000_0100_0000_01B3  // a 0 byte between
     mix(role)
     hash = hash &* 0x0000_0100_0000_01B3

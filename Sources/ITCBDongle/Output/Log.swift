@@ -101,8 +101,7 @@ extension BDAddress {
 
     /// Parses "AA:BB:CC:DD:EE:FF".
     init?(string: String, type: UInt8) {
-        var string = string
-        guard let value = string.withUTF8({ BDAddress.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+        guard let value = string.withBytes({ BDAddress.parse($0) }) else { return nil }
         self.init(value: value, type: type)
     }
 

@@ -34,8 +34,7 @@ enum LogLevel: Int, Comparable, CaseIterable {
 
     /// The same, for a String (the unit tests').
     init?(name: String) {
-        var copy = name
-        guard let level = copy.withUTF8({ LogLevel(name: $0) }) else { return nil }
+        guard let level = name.withBytes({ LogLevel(name: $0.assumingMemoryBound(to: UInt8.self)) }) else { return nil }
         self = level
     }
 
