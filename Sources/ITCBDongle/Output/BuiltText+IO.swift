@@ -6,7 +6,7 @@ extension BuiltText.Builder {
     /// `\(escaped: path)`: the value as `String.escaped` shows it (UntrustedText).
     @inline(never)
     mutating func appendInterpolation(escaped value: consuming String) {
-        value.withUTF8 { UntrustedText.append(escaped: UnsafeRawBufferPointer($0), to: &bytes) }
+        value.withBytes { UntrustedText.append(escaped: $0, to: &bytes) }
     }
 
     /// `\(errnoText)`: errno's text, as `errnoString()` gives it.

@@ -77,12 +77,12 @@ struct BuiltText: ExpressibleByStringInterpolation {
 
         @inline(never)
         mutating func appendInterpolation(_ value: consuming String) {
-            value.withUTF8 { bytes.append(contentsOf: $0) }
+            value.withBytes { bytes.append(contentsOf: $0) }
         }
 
         @inline(never)
         mutating func appendInterpolation(_ value: consuming Substring) {
-            value.withUTF8 { bytes.append(contentsOf: $0) }
+            value.withBytes { bytes.append(contentsOf: $0) }
         }
 
         @inline(never)
