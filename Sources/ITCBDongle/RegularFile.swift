@@ -4,16 +4,29 @@ import CLinux
 /// not opened, said as what it is: a FIFO or a device could hold open(2) until
 /// a peer comes (and with it SIGTERM), a directory or a loop is not a file.
 enum FileProblem: Error, Equatable {
+    // Every payload a literal or a number: a problem is copied and dropped
+    // with no reference counting (a String kind made each copy retain it).
     /// ENOENT: nothing there.
     case missing
     /// Something other than a regular file: "a directory", "a FIFO", ….
-    case notRegular(String)
+    case notRegular(StaticString)
     /// ELOOP: the symbolic links lead back to themselves.
     case symlinkLoop
     /// Larger than the reader takes; both in bytes.
     case tooLarge(size: Int, limit: Int)
     /// Any other errno of open(2), stat(2) or read(2).
     case failed(Int32)
+
+    static func == (a: FileProblem, b: FileProblem) -> Bool {
+        switch (a, b) {
+        case (.missing, .missing), (.symlinkLoop, .symlinkLoop): true
+        case let (.notRegular(x), .notRegular(y)): strcmp(UnsafeRawPointer(x.utf8Start).assumingMemoryBound(to: CChar.self),
+                                                          UnsafeRawPointer(y.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+        case let (.tooLarge(x, l), .tooLarge(y, m)): x == y && l == m
+        case let (.failed(x), .failed(y)): x == y
+        default: false
+        }
+    }
 
     /// What is wrong, to follow the path in a line: "… is a FIFO, not a regular file".
     var clause: String {
@@ -48,7 +61,7 @@ enum FileProblem: Error, Equatable {
     }
 
     /// What a stat(2) mode names in words; nil for a regular file.
-    static func kind(of mode: mode_t) -> String? {
+    static func kind(of mode: mode_t) -> StaticString? {
         switch mode & mode_t(S_IFMT) {
         case mode_t(S_IFREG): nil
         case mode_t(S_IFDIR): "a directory"

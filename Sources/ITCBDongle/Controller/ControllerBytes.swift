@@ -100,10 +100,7 @@ extension BuiltText.Builder {
     /// `\(escapedBytes: raw)`: UTF-8 bytes as `String.escaped` shows them (UntrustedText).
     @inline(never)
     mutating func appendInterpolation(escapedBytes raw: UnsafeRawBufferPointer) {
-        UntrustedText.escape(raw) { piece in
-            bytes.append(contentsOf: piece)
-            return true
-        }
+        UntrustedText.append(escaped: raw, to: &bytes)
     }
 
     /// `\(escapedC: path)`: a C string as `String(cString:).escaped` shows it.

@@ -48,13 +48,9 @@ struct VendorFiles {
             // Only a file that is not there is "missing"; one that is there says what is wrong with it.
             // Names made from what the controller reported: printed escaped (UntrustedText), where printed.
             let (path, problem) = refused ?? (BuiltText(tried).string, .missing)
-            let line = VendorFiles.line(facts, "firmware file", path, problem, fromROM: request.optional)
-            if request.optional {
-                Log.warning(line)
-                return true
-            }
-            Log.error(line)
-            return false
+            // Built either way: one emit at the line's level (Log.write's test is emit's own).
+            Log.emit(request.optional ? .warning : .error, VendorFiles.line(facts, "firmware file", path, problem, fromROM: request.optional))
+            return request.optional
         }
         let companionPath = request.companion.withBytes { VendorFiles.path(folder, $0) }
         var companionProblem = FileProblem.missing

@@ -43,10 +43,7 @@ func writeLine(_ fd: Int32, _ level: LogLevel?, _ text: UnsafeRawBufferPointer) 
     var out: [UInt8] = []
     out.reserveCapacity(text.count + 32)
     if let level { appendLogPrefix(level, to: &out) }
-    UntrustedText.escape(text, wholeLine: true) { piece in
-        out.append(contentsOf: piece)
-        return true
-    }
+    UntrustedText.append(escaped: text, wholeLine: true, to: &out)
     out.append(0x0A)
     PromptLine.end()
     out.withUnsafeBytes { _ = sysWrite(fd, $0.baseAddress, $0.count) }

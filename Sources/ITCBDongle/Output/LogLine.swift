@@ -33,13 +33,17 @@ struct LogLine: ~Copyable {
     /// the buffer stays free for the newline; a value too long for the line is
     /// cut between two characters (an escape is kept whole or left out).
     mutating func value(_ raw: UnsafeRawBufferPointer) {
-        UntrustedText.escape(raw) { piece in
-            let room = buffer.freeSpace - 1
-            if piece.count <= room { return buffer.append(piece) }
-            var cut = piece[0] == 0x5C ? 0 : max(0, room)
-            while cut > 0, piece[cut] & 0xC0 == 0x80 { cut -= 1 }
-            _ = buffer.append(UnsafeRawBufferPointer(rebasing: piece[0..<cut]))
-            return false
+        withUnsafeMutablePointer(to: &buffer) { buffer in
+            UntrustedText.escape(raw, wholeLine: false, into: buffer) { buffer, start, count in
+                let buffer = buffer.assumingMemoryBound(to: Capacity.LogLineStore.self)
+                let piece = UnsafeRawBufferPointer(start: start, count: count)
+                let room = buffer.pointee.freeSpace - 1
+                if piece.count <= room { return buffer.pointee.append(piece) }
+                var cut = piece[0] == 0x5C ? 0 : max(0, room)
+                while cut > 0, piece[cut] & 0xC0 == 0x80 { cut -= 1 }
+                _ = buffer.pointee.append(UnsafeRawBufferPointer(rebasing: piece[0..<cut]))
+                return false
+            }
         }
     }
 

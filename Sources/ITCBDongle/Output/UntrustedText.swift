@@ -20,22 +20,51 @@ import BLEHost
 /// backslashes and tabs (the columns of --scan) alone: a value escaped once
 /// passes unchanged, and one that was missed still cannot forge a line.
 enum UntrustedText {
-    /// Hands `raw`, escaped, to `append` a piece at a time: runs of bytes that
-    /// need nothing whole, each escape on its own. Stops where `append` says it
+    /// Where `escape` hands its pieces: a C function over a context pointer,
+    /// not a closure, so the one body serves every caller (a closure made
+    /// the compiler copy the body for the callers that append to an array).
+    typealias Sink = @convention(c) (_ context: UnsafeMutableRawPointer, _ start: UnsafeRawPointer?, _ count: Int) -> Bool
+
+    /// Hands `raw`, escaped, to `take` a piece at a time: runs of bytes that
+    /// need nothing whole, each escape on its own. Stops where `take` says it
     /// has no room, so a full line ends between two characters, never inside one.
     @inline(never)
-    static func escape(_ raw: UnsafeRawBufferPointer, wholeLine: Bool = false,
-                       _ append: (UnsafeRawBufferPointer) -> Bool) {
+    static func escape(_ raw: UnsafeRawBufferPointer, wholeLine: Bool, into context: UnsafeMutableRawPointer, _ take: Sink) {
         var index = 0
         while index < raw.count {
             let end = safeRun(raw, from: index, wholeLine: wholeLine)
-            guard end == index || append(UnsafeRawBufferPointer(rebasing: raw[index..<end])) else { return }
+            guard end == index || take(context, raw.baseAddress! + index, end - index) else { return }
             guard end < raw.count else { return }
             // `end` starts what needs an escape: an invalid byte, or a character.
             var escape = Escape()
             index = end + escape.make(raw, at: end)
-            guard escape.withBytes(append) else { return }
+            let count = escape.count
+            guard withUnsafeBytes(of: &escape.bytes, { take(context, $0.baseAddress, count) }) else { return }
         }
+    }
+
+    /// `raw` escaped, appended to `out`.
+    @inline(never)
+    static func append(escaped raw: UnsafeRawBufferPointer, wholeLine: Bool = false, to out: inout [UInt8]) {
+        // The sink gets a local's address, not `out`'s: an address handed on
+        // would give every caller up the chain a stack protector.
+        var local: [UInt8] = []
+        swap(&local, &out)
+        withUnsafeMutablePointer(to: &local) { local in
+            escape(raw, wholeLine: wholeLine, into: local) { out, start, count in
+                out.assumingMemoryBound(to: [UInt8].self).pointee.append(contentsOf: UnsafeRawBufferPointer(start: start, count: count))
+                return true
+            }
+        }
+        swap(&local, &out)
+    }
+
+    /// The pieces appended together, then handed to `append` at once (for
+    /// callers that keep every piece).
+    static func escape(_ raw: UnsafeRawBufferPointer, _ append: (UnsafeRawBufferPointer) -> Bool) {
+        var out: [UInt8] = []
+        UntrustedText.append(escaped: raw, to: &out)
+        _ = out.withUnsafeBytes { append($0) }
     }
 
     /// Where the run of bytes from `start` that need no escape ends: `raw.count`
@@ -78,10 +107,7 @@ enum UntrustedText {
     static func escaped(_ raw: UnsafeRawBufferPointer, wholeLine: Bool = false) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
-        escape(raw, wholeLine: wholeLine) { piece in
-            out.append(contentsOf: piece)
-            return true
-        }
+        append(escaped: raw, wholeLine: wholeLine, to: &out)
         return String(repairingUTF8: out)
     }
 

@@ -183,9 +183,16 @@ func appendFirmwareColumns(_ cells: inout BuiltText.Builder, _ c: USBCandidate, 
     // The package's name, without "(component …)".
     let package = UnsafeRawBufferPointer(start: found.info.usbPackage.utf8Start, count: terminatedCount(found.info.usbPackage.utf8Start))
     let name = UnsafeRawBufferPointer(rebasing: package[..<(package.firstIndex(of: 0x20) ?? package.count)])
-    cells.appendInterpolation("\(found.info.vendor)\(cellEnd)\(bytes: file) (\(present), " as BuiltText)
+    // Into the cells piece by piece (no BuiltText made and copied in).
+    cells.appendInterpolation(found.info.vendor)
+    cells.appendInterpolation(cellEnd)
+    cells.appendInterpolation(bytes: file)
+    cells.appendLiteral(" (")
+    cells.appendInterpolation(present)
+    cells.appendLiteral(", ")
     if name.isEmpty { cells.appendLiteral("no Debian package ships it") } else { cells.appendInterpolation(bytes: name) }
-    cells.appendInterpolation(")\(cellEnd)" as BuiltText)
+    cells.appendLiteral(")")
+    cells.appendInterpolation(cellEnd)
 }
 
 /// The board's own Bluetooth UART (Raspberry Pi OS names it /dev/serial1, or
