@@ -20,15 +20,15 @@ extension String {
         out.reserveCapacity(bytes.count + 8)
         var index = 0
         while index < bytes.count {
-            let (length, wellFormed) = utf8Sequence(bytes, at: index)
-            if wellFormed {
+            let length = utf8Sequence(bytes, at: index)
+            if length > 0 {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index ..< index + length]))
             } else {
                 out.append(0xEF)  // U+FFFD
                 out.append(0xBF)
                 out.append(0xBD)
             }
-            index += length
+            index += abs(length)
         }
         self = out.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) } ?? ""
     }
@@ -51,15 +51,16 @@ extension String {
     }
 }
 
-/// The sequence starting at `index`: its length and whether it is well-formed
-/// (Unicode §3.9, Table 3-7); when it is not, the length of its maximal
-/// subpart (at least 1 byte), which one U+FFFD replaces.
-func utf8Sequence(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (length: Int, wellFormed: Bool) {
+/// The length of the well-formed sequence starting at `index` (Unicode §3.9,
+/// Table 3-7); when it is not one, minus the length of its maximal subpart
+/// (at least 1 byte), which one U+FFFD replaces. UntrustedText's escapes walk
+/// text with it too.
+public func utf8Sequence(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
     let lead = bytes[index]
     var low: UInt8 = 0x80, high: UInt8 = 0xBF
     let count: Int
     switch lead {
-    case 0x00 ... 0x7F: return (1, true)
+    case 0x00 ... 0x7F: return 1
     case 0xC2 ... 0xDF: count = 2
     case 0xE0: count = 3; low = 0xA0
     case 0xED: count = 3; high = 0x9F
@@ -67,14 +68,14 @@ func utf8Sequence(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (length
     case 0xF0: count = 4; low = 0x90
     case 0xF4: count = 4; high = 0x8F
     case 0xF1 ... 0xF3: count = 4
-    default: return (1, false)
+    default: return -1
     }
     for offset in 1 ..< count {
         guard index + offset < bytes.count, bytes[index + offset] >= low, bytes[index + offset] <= high else {
-            return (offset, false)
+            return -offset
         }
         low = 0x80
         high = 0xBF
     }
-    return (count, true)
+    return count
 }

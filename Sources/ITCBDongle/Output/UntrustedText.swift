@@ -114,23 +114,7 @@ enum UntrustedText {
     /// The length of the well-formed UTF-8 sequence at `index` (Unicode §3.9,
     /// table 3-7), or 0 when the byte there does not start one.
     static func sequenceLength(_ raw: UnsafeRawBufferPointer, at index: Int) -> Int {
-        let lead = raw[index]
-        let length: Int
-        var low: UInt8 = 0x80, high: UInt8 = 0xBF  // the second byte's range
-        switch lead {
-        case 0x00...0x7F: return 1
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xED: length = 3; high = 0x9F  // no UTF-16 surrogates
-        case 0xE1...0xEF: length = 3
-        case 0xF0: length = 4; low = 0x90
-        case 0xF4: length = 4; high = 0x8F  // nothing past U+10FFFF
-        case 0xF1...0xF3: length = 4
-        default: return 0
-        }
-        guard index + length <= raw.count, raw[index + 1] >= low, raw[index + 1] <= high else { return 0 }
-        for i in 2..<length where raw[index + i] & 0xC0 != 0x80 { return 0 }
-        return length
+        max(utf8Sequence(raw.assumingMemoryBound(to: UInt8.self), at: index), 0)
     }
 
     static func decode(_ raw: UnsafeRawBufferPointer, at index: Int, length: Int) -> UInt32 {
