@@ -26,6 +26,18 @@ func appendHex<let n: Int>(_ value: UInt32, digits: Int, to out: inout FixedByte
     }
 }
 
+/// `text`, then `value` in decimal: the summaries' "label, number" pairs, one call each.
+@inline(__always)
+func append<let n: Int>(_ text: StaticString, decimal value: UInt32, to out: inout FixedBytes<n>) {
+    appendTerminated(text.utf8Start, decimal: value, to: &out)
+}
+
+@inline(never)
+func appendTerminated<let n: Int>(_ start: UnsafePointer<UInt8>, decimal value: UInt32, to out: inout FixedBytes<n>) {
+    appendTerminated(start, to: &out)
+    appendDecimal(value, to: &out)
+}
+
 func appendHex4<let n: Int>(_ value: UInt16, to out: inout FixedBytes<n>) {
     appendHex(UInt32(value), digits: 4, to: &out)
 }

@@ -97,15 +97,11 @@ public struct BroadcomChipset: LoaderChipset {
 
     public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
         guard loader.phase == .done, loader.patched else { return .none }
-        append("patchram loaded (", to: &out)
-        appendDecimal(UInt32(loader.records), to: &out)
-        append(" records, build ", to: &out)
-        appendDecimal(UInt32(loader.romBuild), to: &out)
-        append(" -> ", to: &out)
-        appendDecimal(UInt32(loader.patchedBuild), to: &out)
+        append("patchram loaded (", decimal: UInt32(loader.records), to: &out)
+        append(" records, build ", decimal: UInt32(loader.romBuild), to: &out)
+        append(" -> ", decimal: UInt32(loader.patchedBuild), to: &out)
         if loader.baudRate > 0 {
-            append(", UART at ", to: &out)
-            appendDecimal(loader.baudRate, to: &out)
+            append(", UART at ", decimal: loader.baudRate, to: &out)
             append(" baud", to: &out)
         }
         append(")", to: &out)

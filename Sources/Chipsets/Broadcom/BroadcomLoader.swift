@@ -113,7 +113,7 @@ public struct BroadcomLoader: SingleFileLoader {
     mutating func writeRecord(into packet: inout Capacity.HCIPacket) {
         let opcode = UInt16(file[at]) | UInt16(file[at + 1]) << 8
         let length = Int(file[at + 2])
-        packet = .command(opcode)
+        packet.startCommand(opcode)
         lastOpcode = opcode
         _ = packet.append(UnsafeRawBufferPointer(rebasing: file[(at + 3)..<(at + 3 + length)]))
         packet.finishCommand()
@@ -163,13 +163,9 @@ public struct BroadcomLoader: SingleFileLoader {
             let current = baudRate > 0 ? baudRate : uartBaud
             guard targetBaud > 0, targetBaud != current else { return readAddress(into: &packet) }
             phase = .baudRate
-            packet = .command(BroadcomOpcode.updateUARTBaudRate)
+            packet.startCommand(BroadcomOpcode.updateUARTBaudRate)
             _ = packet.appendUInt16(0)
-            var rate = targetBaud
-            for _ in 0..<4 {
-                _ = packet.append(UInt8(truncatingIfNeeded: rate))
-                rate >>= 8
-            }
+            packet.appendLE32(targetBaud)
             packet.finishCommand()
             return .send
         case .baudRate:

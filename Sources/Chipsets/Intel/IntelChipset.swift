@@ -139,12 +139,10 @@ public struct IntelChipset: Chipset {
         }
         append("firmware loaded (", to: &out)
         loader.version.writeBaseName(into: &out)
-        append(".sfi, ", to: &out)
-        appendDecimal(UInt32(loader.commandsSent), to: &out)
+        append(".sfi, ", decimal: UInt32(loader.commandsSent), to: &out)
         append(" vendor commands, boot address 0x", to: &out)
         appendHex(loader.bootAddress, digits: 8, to: &out)
-        append(", ", to: &out)
-        appendDecimal(UInt32(loader.ddcRecords), to: &out)
+        append(", ", decimal: UInt32(loader.ddcRecords), to: &out)
         append(" DDC records)", to: &out)
         return .info
     }

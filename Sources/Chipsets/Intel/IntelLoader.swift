@@ -108,7 +108,7 @@ public struct IntelLoader {
     mutating func writeSecureSend(into packet: inout Capacity.HCIPacket) {
         let type = section < 3 ? layout.sections[section].type : 0x01
         let length = min(end - at, Self.fragmentLength)
-        packet = .command(IntelOpcode.secureSend)
+        packet.startCommand(IntelOpcode.secureSend)
         _ = packet.append(type)
         _ = packet.append(UnsafeRawBufferPointer(rebasing: firmware[at..<(at + length)]))
         packet.finishCommand()
@@ -136,7 +136,7 @@ public struct IntelLoader {
 
     mutating func writeDDCRecord(into packet: inout Capacity.HCIPacket) {
         let length = 1 + Int(ddc[at])
-        packet = .command(IntelOpcode.writeDeviceConfig)
+        packet.startCommand(IntelOpcode.writeDeviceConfig)
         _ = packet.append(UnsafeRawBufferPointer(rebasing: ddc[at..<(at + length)]))
         packet.finishCommand()
         at += length

@@ -130,19 +130,17 @@ public struct IntelVersion: Equatable {
     ///   `ibt-<cnvi>-<cnvr>-<fw_id>`; without one, the plain name.
     /// A pure function of the parsed Read Version.
     public func writeBaseName<let n: Int>(into out: inout FixedBytes<n>) {
-        append("ibt-", to: &out)
         switch generation {
         case .legacy:
-            appendDecimal(UInt32(variant), to: &out)
-            _ = out.append(UInt8(ascii: "-"))
+            append("ibt-", decimal: UInt32(variant), to: &out)
             if variant == 0x0B || variant == 0x0C {
-                appendDecimal(UInt32(deviceRevision), to: &out)
+                append("-", decimal: UInt32(deviceRevision), to: &out)
             } else {
-                appendDecimal(UInt32(hardwareRevision), to: &out)
-                _ = out.append(UInt8(ascii: "-"))
-                appendDecimal(UInt32(firmwareRevision), to: &out)
+                append("-", decimal: UInt32(hardwareRevision), to: &out)
+                append("-", decimal: UInt32(firmwareRevision), to: &out)
             }
         case .tlv:
+            append("ibt-", to: &out)
             appendHex4(Self.packCNV(cnviTop), to: &out)
             _ = out.append(UInt8(ascii: "-"))
             appendHex4(Self.packCNV(cnvrTop), to: &out)

@@ -77,12 +77,9 @@ public struct MediaTekChipset: LoaderChipset {
             append("RAM code already running; Bluetooth on", to: &out)
             return .debug
         }
-        append("RAM code loaded (", to: &out)
-        appendDecimal(UInt32(loader.sectionsLoaded), to: &out)
-        append(" of ", to: &out)
-        appendDecimal(UInt32(loader.sections), to: &out)
-        append(" sections, ", to: &out)
-        appendDecimal(UInt32(loader.commandsSent), to: &out)
+        append("RAM code loaded (", decimal: UInt32(loader.sectionsLoaded), to: &out)
+        append(" of ", decimal: UInt32(loader.sections), to: &out)
+        append(" sections, ", decimal: UInt32(loader.commandsSent), to: &out)
         append(" WMT commands); Bluetooth on", to: &out)
         return .info
     }

@@ -90,17 +90,12 @@ public struct MediaTekLoader: SingleFileLoader {
         _ = packet.append(flag)
     }
 
-    static func appendUInt32(_ value: UInt32, to packet: inout Capacity.HCIPacket) {
-        _ = packet.appendUInt16(UInt16(truncatingIfNeeded: value))
-        _ = packet.appendUInt16(UInt16(truncatingIfNeeded: value >> 16))
-    }
-
     @inline(never)
     mutating func register(_ kind: UInt8, _ address: UInt32, value: UInt32?, space: UInt8, _ next: Phase, into packet: inout Capacity.HCIPacket) -> SetupStep {
         Self.wmt(MediaTekWMT.register, flag: space, length: value == nil ? 5 : 9, into: &packet)
         _ = packet.append(kind)
-        Self.appendUInt32(address, to: &packet)
-        if let value { Self.appendUInt32(value, to: &packet) }
+        packet.appendLE32(address)
+        if let value { packet.appendLE32(value) }
         packet.finishCommand()
         phase = next
         return .send

@@ -93,10 +93,8 @@ public struct RealtekChipset: Chipset {
         guard loader.chip != nil, loader.phase == .done else { return .none }
         append("firmware loaded (version 0x", to: &out)
         appendHex(loader.payload.firmwareVersion, digits: 8, to: &out)
-        append(", ", to: &out)
-        appendDecimal(UInt32(loader.fragmentCount), to: &out)
-        append(" fragments, ROM version ", to: &out)
-        appendDecimal(UInt32(loader.romVersion), to: &out)
+        append(", ", decimal: UInt32(loader.fragmentCount), to: &out)
+        append(" fragments, ROM version ", decimal: UInt32(loader.romVersion), to: &out)
         append(")", to: &out)
         return .info
     }
