@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The shipped binary's footprint, measured and gated:
 #   stripped size   strip -o FILE BINARY; its size                   <= 276 KB
-#   linked          readelf NEEDED: libc, libm, libusb-1.0 only (and their loader)
+#   linked          readelf NEEDED: libc, libm, libusb-1.0 only (and their loader);
+#                   not String's foreign-string code (_slowEnsureMatchingEncoding:
+#                   Sources/ITCBOptions/RepairedText.swift says what brings it in)
 #   start-up        exec → the peripheral's "advertising" line, over a Bumble
 #                   virtual controller, 15 starts: the process's own time on
 #                   CPU until then (median; waiting for a busy core is not
@@ -50,6 +52,9 @@ if stripped > max_stripped:
 extra = [n for n in needed if not re.match(r"^(libc\.so\.6|libm\.so\.6|libusb-1\.0\.so\.0|ld-linux.*)$", n)]
 if extra:
     failures.append(f"links more than libc, libm and libusb: {extra}")
+if "slowEnsureMatchingEncoding" in subprocess.run(["nm", binary], capture_output=True, text=True).stdout:
+    failures.append("links String's foreign-string code (about 4 KB): a withUTF8, Array(text.utf8), utf8.count, "
+                    "String[range] or String(decoding:) crept in (use withBytes, utf8Array, String(repairingUTF8:))")
 
 controllers = subprocess.Popen([sys.executable, "Tests/PythonSupport/controllers.py", "2"], stdout=subprocess.PIPE, text=True,
                                start_new_session=True)
