@@ -112,9 +112,12 @@ public struct FixedBytes<let capacity: Int> {
     }
 }
 
+/// Callers checked the length (`at + 1 < bytes.count`): no nil base, no overflow.
 @inlinable
 func readUInt16(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt16 {
-    UInt16(bytes[at]) | UInt16(bytes[at + 1]) &<< 8
+    let base = unsafe bytes.baseAddress.unsafelyUnwrapped
+    return unsafe UInt16(base.load(fromByteOffset: at, as: UInt8.self))
+        | UInt16(base.load(fromByteOffset: at &+ 1, as: UInt8.self)) &<< 8
 }
 
 // Widening to UInt64 through the generic BinaryInteger initialisers allocates on
