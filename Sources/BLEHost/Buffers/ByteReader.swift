@@ -12,20 +12,20 @@ public struct ByteReader {
     public func has(_ n: Int) -> Bool { n >= 0 && remaining >= n }
 
     public mutating func u8() -> UInt8 {
-        let value = byte(offset)
+        let value = byteAt(bytes, offset)
         offset &+= 1
         return value
     }
 
     public mutating func u16() -> UInt16 {
-        let value = UInt16(byte(offset)) | UInt16(byte(offset &+ 1)) &<< 8
+        let value = UInt16(byteAt(bytes, offset)) | UInt16(byteAt(bytes, offset &+ 1)) &<< 8
         offset &+= 2
         return value
     }
 
     public mutating func u64(_ width: Int = 8) -> UInt64 {
         var value: UInt64 = 0
-        for i in 0..<width { value |= wide(byte(offset &+ i)) &<< wide(8 &* i) }
+        for i in 0..<width { value |= wide(byteAt(bytes, offset &+ i)) &<< wide(8 &* i) }
         offset &+= width
         return value
     }
@@ -35,11 +35,6 @@ public struct ByteReader {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset &+ n)])
         offset &+= n
         return slice
-    }
-
-    /// The byte at `at` (< bytes.count, so the base is not nil).
-    @inline(__always) func byte(_ at: Int) -> UInt8 {
-        unsafe bytes.baseAddress.unsafelyUnwrapped.load(fromByteOffset: at, as: UInt8.self)
     }
 
     /// Everything not read yet.
