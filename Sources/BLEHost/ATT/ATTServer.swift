@@ -73,6 +73,9 @@ public struct ATTServer: ~Copyable {
     }
 
     // MARK: - Discovery (Vol 3 Part F §3.4.3, §3.4.4)
+    // Sums and differences here wrap (&+, &-): they are of PDU lengths (≤ ATT_MTU)
+    // and handles (1...65,535, never 0: `rangeError`), so they cannot overflow,
+    // and each trap was a jump in the one specialised `receive` they inline into.
 
     /// Validates a handle range (§3.4.3.1): start 0 or start > end is Invalid Handle.
     static func rangeError(_ start: UInt16, _ end: UInt16) -> Bool { start == 0 || start > end }
@@ -86,17 +89,17 @@ public struct ATTServer: ~Copyable {
         var format = 0
         var handle = start
         while handle <= end, Int(handle) <= database.count {
-            let attribute = database.attributes[Int(handle) - 1]
+            let attribute = database.attributes[Int(handle) &- 1]
             let size = attribute.type.wireSize
             if format == 0 {
                 format = size
                 response[1] = size == 2 ? 1 : 2
             }
-            if size != format || response.count + 2 + size > request.mtu { break }
+            if size != format || response.count &+ 2 &+ size > request.mtu { break }
             response.appendUInt16(handle)
             attribute.type.write(to: &response)
             if handle == UInt16.max { break }
-            handle += 1
+            handle &+= 1
         }
         if format == 0 { request.error(ATTError.attributeNotFound, start, &response) }
     }
@@ -111,15 +114,15 @@ public struct ATTServer: ~Copyable {
         response.append(ATTOpcode.findByTypeValueResponse)
         var handle = start
         while handle <= end, Int(handle) <= database.count {
-            let attribute = database.attributes[Int(handle) - 1]
+            let attribute = database.attributes[Int(handle) &- 1]
             if attribute.type == type, !attribute.dynamic, !attribute.isCCCD,
                database.staticValueEquals(handle, wanted) {
-                if response.count + 4 > request.mtu { break }
+                if response.count &+ 4 > request.mtu { break }
                 response.appendUInt16(handle)
                 response.appendUInt16(attribute.isServiceDeclaration ? attribute.groupEnd : handle)
             }
             if handle == UInt16.max { break }
-            handle += 1
+            handle &+= 1
         }
         if response.count == 1 { request.error(ATTError.attributeNotFound, start, &response) }
     }
@@ -144,8 +147,8 @@ public struct ATTServer: ~Copyable {
         var handle = start
         var value = Capacity.AttributeValue()
         while handle <= end, Int(handle) <= database.count {
-            defer { handle = handle == UInt16.max ? handle : handle + 1 }
-            guard database.attributes[Int(handle) - 1].type == type else { continue }
+            defer { handle = handle == UInt16.max ? handle : handle &+ 1 }
+            guard database.attributes[Int(handle) &- 1].type == type else { continue }
             let status = readValue(handle, request.connection, bearer, &delegate, &value)
             if status != 0 {
                 // An error on the first match is the response; later ones end the list.
@@ -153,11 +156,11 @@ public struct ATTServer: ~Copyable {
                 break
             }
             // Each entry's value is cut to what fits: MTU - 4 and the 1-byte length field.
-            let length = min(min(value.count, request.mtu - 4), 253)
+            let length = min(min(value.count, request.mtu &- 4), 253)
             if entryLength == 0 {
-                entryLength = length + 2
+                entryLength = length &+ 2
                 response[1] = UInt8(entryLength)
-            } else if length + 2 != entryLength || response.count + entryLength > request.mtu {
+            } else if length &+ 2 != entryLength || response.count &+ entryLength > request.mtu {
                 break
             }
             response.appendUInt16(handle)
@@ -180,14 +183,14 @@ public struct ATTServer: ~Copyable {
         var entryLength = 0
         var handle = start
         while handle <= end, Int(handle) <= database.count {
-            let attribute = database.attributes[Int(handle) - 1]
+            let attribute = database.attributes[Int(handle) &- 1]
             if attribute.type == type {
-                let length = database.staticValueLength(handle) + 4
+                let length = database.staticValueLength(handle) &+ 4
                 var fits = true
                 if entryLength == 0 {
                     entryLength = length
                     response[1] = UInt8(length)
-                } else if length != entryLength || response.count + length > request.mtu {
+                } else if length != entryLength || response.count &+ length > request.mtu {
                     fits = false
                 }
                 if fits {
@@ -198,7 +201,7 @@ public struct ATTServer: ~Copyable {
                 if !fits { break }
             }
             if handle == UInt16.max { break }
-            handle += 1
+            handle &+= 1
         }
         if entryLength == 0 { request.error(ATTError.attributeNotFound, start, &response) }
     }
@@ -236,8 +239,8 @@ public struct ATTServer: ~Copyable {
         guard status == 0 else { return request.error(status, handle, &response) }
         guard offset <= value.count else { return request.error(ATTError.invalidOffset, handle, &response) }
         response.append(isBlob ? ATTOpcode.readBlobResponse : ATTOpcode.readResponse)
-        let length = min(value.count - offset, request.mtu - 1)
-        value.withBytes { response.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)])) }
+        let length = min(value.count &- offset, request.mtu &- 1)
+        value.withBytes { response.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset &+ length)])) }
     }
 
     mutating func readMultiple<D: GATTServerDelegate & ~Copyable>(
@@ -251,10 +254,10 @@ public struct ATTServer: ~Copyable {
         var index = 1
         while index < pdu.count {
             let handle = readUInt16(pdu, index)
-            index += 2
+            index &+= 2
             let status = readValue(handle, request.connection, bearer, &delegate, &value)
             guard status == 0 else { return request.error(status, handle, &response) }
-            let room = request.mtu - response.count
+            let room = request.mtu &- response.count
             let length = min(value.count, max(0, room))
             value.withBytes { response.append(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         }
@@ -349,7 +352,7 @@ public struct ATTServer: ~Copyable {
                 var earlier = 0
                 while earlier < entry {
                     if bearer.prepareQueue.handles[earlier] == handle { seenBefore = true }
-                    earlier += 1
+                    earlier &+= 1
                 }
                 if !seenBefore {
                     var value = Capacity.AttributeValue()
@@ -359,7 +362,7 @@ public struct ATTServer: ~Copyable {
                         if bearer.prepareQueue.handles[part] == handle {
                             status = bearer.prepareQueue.place(part, into: &value)
                         }
-                        part += 1
+                        part &+= 1
                     }
                     if status == 0 {
                         status = value.withBytes { applyWrite(handle, $0, request.connection, &bearer, &delegate, &note) }
@@ -369,7 +372,7 @@ public struct ATTServer: ~Copyable {
                         return note
                     }
                 }
-                entry += 1
+                entry &+= 1
             }
         }
         response.append(ATTOpcode.executeWriteResponse)

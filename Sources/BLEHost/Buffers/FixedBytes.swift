@@ -57,12 +57,15 @@ public struct FixedBytes<let capacity: Int> {
     /// Appends with one bulk copy (memcpy), not byte by byte.
     @discardableResult
     @inlinable public mutating func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard length + bytes.count <= capacity else { return false }
+        // Both counts are sizes in memory (0 ≤ length ≤ capacity): the sums cannot overflow.
+        guard length &+ bytes.count <= capacity else { return false }
         guard let source = bytes.baseAddress, bytes.count > 0 else { return true }
         let start = length
         var span = storage.mutableSpan
-        span.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: start).copyMemory(from: source, byteCount: bytes.count) }
-        length += bytes.count
+        span.withUnsafeMutableBytes {
+            unsafe $0.baseAddress.unsafelyUnwrapped.advanced(by: start).copyMemory(from: source, byteCount: bytes.count)
+        }
+        length &+= bytes.count
         return true
     }
 
@@ -74,7 +77,7 @@ public struct FixedBytes<let capacity: Int> {
     /// Appends `zeros` zero bytes (padding of fixed-size HCI parameters).
     @discardableResult
     @inlinable public mutating func appendZeros(_ zeros: Int) -> Bool {
-        guard zeros >= 0, length + zeros <= capacity else { return false }
+        guard zeros >= 0, length &+ zeros <= capacity else { return false }
         for _ in 0..<zeros { append(0) }
         return true
     }
@@ -112,9 +115,17 @@ public struct FixedBytes<let capacity: Int> {
     }
 }
 
+/// The byte at `at`, which the caller checked is below `bytes.count` (so the
+/// base is not nil): the subscript's nil-base trap, at every inlined read, is not needed.
+@usableFromInline @inline(__always)
+func byteAt(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt8 {
+    unsafe bytes.baseAddress.unsafelyUnwrapped.load(fromByteOffset: at, as: UInt8.self)
+}
+
+/// Callers checked the length (`at + 1 < bytes.count`): no nil base, no overflow.
 @inlinable
 func readUInt16(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt16 {
-    UInt16(bytes[at]) | UInt16(bytes[at + 1]) &<< 8
+    UInt16(byteAt(bytes, at)) | UInt16(byteAt(bytes, at &+ 1)) &<< 8
 }
 
 // Widening to UInt64 through the generic BinaryInteger initialisers allocates on

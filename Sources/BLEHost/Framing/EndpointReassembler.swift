@@ -57,6 +57,8 @@ public struct EndpointReassembler: ~Copyable {
     /// (without an H4 indicator) before the call returns.
     public mutating func feed(_ transfer: UnsafeRawBufferPointer, deliver: (UInt8, UnsafeRawBufferPointer) -> Void) {
         let short = transfer.count < packetSize
+        // Offsets stay within the transfer and lengths within a packet's 4 + 65,535
+        // bytes: the arithmetic below cannot overflow (no trap per step).
         var offset = 0
         if discarding {
             if short { discarding = false }
@@ -65,46 +67,46 @@ public struct EndpointReassembler: ~Copyable {
         while offset < transfer.count {
             if buffer.isEmpty {
                 // A packet begins: whole here, or gathered.
-                let rest = transfer.count - offset
+                let rest = transfer.count &- offset
                 if rest >= headerLength {
-                    let length = headerLength + payloadLength(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
+                    let length = headerLength &+ payloadLength(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
                     if length > EndpointReassembler.capacity {
                         droppedPackets += 1
                         discarding = !short
                         return
                     }
                     if rest >= length {
-                        deliver(type, UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + length)]))
-                        offset += length
+                        deliver(type, UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset &+ length)]))
+                        offset &+= length
                         continue
                     }
-                    missing = length - rest
+                    missing = length &- rest
                 }
                 buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset...]))
                 offset = transfer.count
             } else {
-                let rest = transfer.count - offset
+                let rest = transfer.count &- offset
                 if missing == 0 {
                     // The header itself was split: complete it first.
-                    let take = min(headerLength - buffer.count, rest)
-                    buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
-                    offset += take
+                    let take = min(headerLength &- buffer.count, rest)
+                    buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset &+ take)]))
+                    offset &+= take
                     guard buffer.count == headerLength else { continue }
-                    let length = headerLength + payloadLength()
+                    let length = headerLength &+ payloadLength()
                     if length > EndpointReassembler.capacity {
                         droppedPackets += 1
                         buffer.removeAll()
                         discarding = !short
                         return
                     }
-                    missing = length - headerLength
+                    missing = length &- headerLength
                     if missing == 0 { finish(deliver) }
                     continue
                 }
                 let take = min(missing, rest)
-                buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset + take)]))
-                offset += take
-                missing -= take
+                buffer.append(UnsafeRawBufferPointer(rebasing: transfer[offset..<(offset &+ take)]))
+                offset &+= take
+                missing &-= take
                 if missing == 0 { finish(deliver) }
             }
         }

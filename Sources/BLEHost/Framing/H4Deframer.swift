@@ -25,22 +25,24 @@ public struct H4Deframer: ~Copyable {
     /// (`.inPlace`), without a copy; only a packet split across reads is gathered
     /// in the buffer (`.buffered`: read it with `withPacket` before the next call).
     public mutating func next(_ input: UnsafeRawBufferPointer, offset: inout Int) -> H4Frame {
+        // 0 ≤ offset < input.count and lengths of a few hundred bytes: the
+        // arithmetic below cannot overflow and the base is not nil.
         if state == .indicator, offset < input.count {
-            let type = input[offset]
+            let type = byteAt(input, offset)
             let header = HCIPacketLength.header(type)
-            if header > 0, input.count - offset > header {
-                let payload = HCIPacketLength.payload(type, UnsafeRawBufferPointer(rebasing: input[(offset + 1)...]))
-                let length = header + payload
-                if length <= H4Deframer.capacity, input.count - offset - 1 >= length {
-                    let start = offset + 1
-                    offset = start + length
+            if header > 0, input.count &- offset > header {
+                let start = offset &+ 1
+                let payload = HCIPacketLength.payload(type, UnsafeRawBufferPointer(rebasing: input[start...]))
+                let length = header &+ payload
+                if length <= H4Deframer.capacity, input.count &- start >= length {
+                    offset = start &+ length
                     return .inPlace(type: type, start: start, count: length)
                 }
             }
         }
         while offset < input.count {
-            let byte = input[offset]
-            offset += 1
+            let byte = byteAt(input, offset)
+            offset &+= 1
             if consume(byte) {
                 let packetType = type
                 state = .indicator  // the buffer keeps the packet until the next one begins

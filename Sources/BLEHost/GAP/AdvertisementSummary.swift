@@ -18,7 +18,7 @@ public struct AdvertisementSummary {
         var index = 0
         while index < serviceCount {
             if services[index] == uuid { return true }
-            index += 1
+            index &+= 1
         }
         return false
     }
@@ -26,7 +26,7 @@ public struct AdvertisementSummary {
     mutating func addService(_ uuid: BLEUUID) {
         guard serviceCount < 4, !hasService(uuid) else { return }
         services[serviceCount] = uuid
-        serviceCount += 1
+        serviceCount &+= 1  // < 4
     }
 
     /// Parses AD structures (Core Vol 3 Part C §11) and merges them into this
@@ -35,16 +35,17 @@ public struct AdvertisementSummary {
     /// stops; a UUID list whose length is not a multiple of the UUID size keeps
     /// the whole UUIDs only.
     public mutating func merge(_ data: UnsafeRawBufferPointer) {
+        // Offsets and lengths are within the data (a length is one byte): sums wrap, never overflow.
         var offset = 0
         while offset < data.count {
             let length = Int(data[offset])
             if length == 0 { return }
-            guard offset + 1 + length <= data.count else {
+            guard offset &+ 1 &+ length <= data.count else {
                 truncated = true
                 return
             }
-            let type = data[offset + 1]
-            let value = UnsafeRawBufferPointer(rebasing: data[(offset + 2)..<(offset + 1 + length)])
+            let type = data[offset &+ 1]
+            let value = UnsafeRawBufferPointer(rebasing: data[(offset &+ 2)..<(offset &+ 1 &+ length)])
             switch type {
             case ADType.flags:
                 if let first = value.first {
@@ -67,17 +68,17 @@ public struct AdvertisementSummary {
             default:
                 break
             }
-            offset += 1 + length
+            offset &+= 1 &+ length
         }
     }
 
     mutating func addUUIDs(_ value: UnsafeRawBufferPointer, size: Int) {
         var offset = 0
-        while offset + size <= value.count {
-            if let uuid = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: value[offset..<(offset + size)])) {
+        while offset &+ size <= value.count {
+            if let uuid = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: value[offset..<(offset &+ size)])) {
                 addService(uuid)
             }
-            offset += size
+            offset &+= size
         }
     }
 }

@@ -49,7 +49,7 @@ public struct GATTClient: ~Copyable {
         links[link].value.removeAll()
         links[link].value.append(value)
         links[link].offset = 0
-        guard value.count <= Int(mtu) - 3 else { return prepareWrite(link, mtu: mtu, into: &request) }
+        guard value.count <= Int(mtu) &- 3 else { return prepareWrite(link, mtu: mtu, into: &request) }
         request.append(ATTOpcode.writeRequest)
         request.appendUInt16(attribute)
         request.append(value)
@@ -92,13 +92,13 @@ public struct GATTClient: ~Copyable {
 
     mutating func prepareWrite(_ link: Int, mtu: UInt16, into request: inout Capacity.ATTPDU) {
         let offset = links[link].offset
-        let chunk = min(links[link].value.count - offset, Int(mtu) - 5)
+        let chunk = min(links[link].value.count &- offset, Int(mtu) &- 5)
         links[link].chunk = chunk
         request.append(ATTOpcode.prepareWriteRequest)
         request.appendUInt16(links[link].attribute)
         request.appendUInt16(UInt16(offset))
         _ = links[link].value.withBytes {
-            request.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + chunk)]))
+            request.append(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset &+ chunk)]))
         }
         links[link].procedure = .prepareWrite
     }
@@ -133,6 +133,9 @@ public struct GATTClient: ~Copyable {
     }
 
     // MARK: - Responses (Vol 3 Part F §3.4), one entry point per PDU
+    // Offsets, lengths and counts below wrap (&+, &-): they are bounded by the
+    // PDU (≤ ATT_MTU), the tables' capacities and the MTU (≥ 23), and handles
+    // by `discoveryContinues` (never 0xFFFF before + 1), so none can overflow.
 
     /// Error Response (§3.4.1.1). Attribute Not Found ends a discovery normally
     /// (Vol 3 Part G §4.4–4.7); an error during a long write first clears the
@@ -185,29 +188,29 @@ public struct GATTClient: ~Copyable {
                                      into request: inout Capacity.ATTPDU) -> GATTClientStep {
         guard pdu.count >= 2 else { return malformed(link, connection) }
         let length = Int(pdu[1])
-        guard length == 7 || length == 21, (pdu.count - 2) % length == 0, pdu.count > 2 else {
+        guard length == 7 || length == 21, (pdu.count &- 2) % length == 0, pdu.count > 2 else {
             return malformed(link, connection)
         }
         var offset = 2
         var last: UInt16 = 0
-        while offset + length <= pdu.count {
+        while offset &+ length <= pdu.count {
             var found = DiscoveredCharacteristic()
             found.declarationHandle = readUInt16(pdu, offset)
-            found.properties = CharacteristicProperties(rawValue: pdu[offset + 2])
-            found.valueHandle = readUInt16(pdu, offset + 3)
-            found.uuid = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: pdu[(offset + 5)..<(offset + length)])) ?? found.uuid
+            found.properties = CharacteristicProperties(rawValue: pdu[offset &+ 2])
+            found.valueHandle = readUInt16(pdu, offset &+ 3)
+            found.uuid = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: pdu[(offset &+ 5)..<(offset &+ length)])) ?? found.uuid
             last = found.declarationHandle
             let count = links[link].characteristicCount
             if count < links[link].characteristics.count {
                 links[link].characteristics[count] = found
-                links[link].characteristicCount += 1
+                links[link].characteristicCount &+= 1
             }
-            offset += length
+            offset &+= length
         }
         guard discoveryContinues(link, after: last) else {
             return .finished(.characteristicsDiscovered(connection: connection, count: links[link].characteristicCount))
         }
-        readByType(link, start: last + 1, into: &request)
+        readByType(link, start: last &+ 1, into: &request)
         return .send(otherwise: nil)
     }
 
@@ -216,25 +219,25 @@ public struct GATTClient: ~Copyable {
                                           into request: inout Capacity.ATTPDU) -> GATTClientStep {
         guard pdu.count >= 2, pdu[1] == 1 || pdu[1] == 2 else { return malformed(link, connection) }
         let size = pdu[1] == 1 ? 2 : 16
-        guard (pdu.count - 2) % (2 + size) == 0, pdu.count > 2 else { return malformed(link, connection) }
+        guard (pdu.count &- 2) % (2 &+ size) == 0, pdu.count > 2 else { return malformed(link, connection) }
         var offset = 2
         var last: UInt16 = 0
-        while offset + 2 + size <= pdu.count {
+        while offset &+ 2 &+ size <= pdu.count {
             var found = DiscoveredDescriptor()
             found.handle = readUInt16(pdu, offset)
-            found.uuid = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: pdu[(offset + 2)..<(offset + 2 + size)])) ?? found.uuid
+            found.uuid = BLEUUID(wire: UnsafeRawBufferPointer(rebasing: pdu[(offset &+ 2)..<(offset &+ 2 &+ size)])) ?? found.uuid
             last = found.handle
             let count = links[link].descriptorCount
             if count < links[link].descriptors.count {
                 links[link].descriptors[count] = found
-                links[link].descriptorCount += 1
+                links[link].descriptorCount &+= 1
             }
-            offset += 2 + size
+            offset &+= 2 &+ size
         }
         guard discoveryContinues(link, after: last) else {
             return .finished(.descriptorsDiscovered(connection: connection, count: links[link].descriptorCount))
         }
-        findInformation(link, start: last + 1, into: &request)
+        findInformation(link, start: last &+ 1, into: &request)
         return .send(otherwise: nil)
     }
 
@@ -249,17 +252,17 @@ public struct GATTClient: ~Copyable {
     mutating func prepareWriteResponse(_ link: Int, _ connection: UInt16, _ pdu: UnsafeRawBufferPointer, mtu: UInt16,
                                        into request: inout Capacity.ATTPDU) -> GATTClientStep {
         let offset = links[link].offset, chunk = links[link].chunk
-        let echoed = pdu.count == 5 + chunk && readUInt16(pdu, 1) == links[link].attribute
+        let echoed = pdu.count == 5 &+ chunk && readUInt16(pdu, 1) == links[link].attribute
             && Int(readUInt16(pdu, 3)) == offset
             && links[link].value.withBytes {
                 valuesEqual(UnsafeRawBufferPointer(rebasing: pdu[5...]),
-                            UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + chunk)]))
+                            UnsafeRawBufferPointer(rebasing: $0[offset..<(offset &+ chunk)]))
             }
         guard echoed else {
             return cancelLongWrite(link, connection, request: ATTOpcode.prepareWriteRequest, code: ATTError.invalidPDU,
                                    into: &request)
         }
-        links[link].offset += chunk
+        links[link].offset &+= chunk
         if links[link].offset < links[link].value.count {
             prepareWrite(link, mtu: mtu, into: &request)
         } else {
@@ -282,7 +285,7 @@ public struct GATTClient: ~Copyable {
         let part = UnsafeRawBufferPointer(rebasing: pdu[1...])
         links[link].readValue.append(part)
         let total = links[link].readValue.count
-        guard part.count == Int(mtu) - 1, total < ATT.maxValueLength else {
+        guard part.count == Int(mtu) &- 1, total < ATT.maxValueLength else {
             return .finished(.readCompleted(connection: connection, attribute: links[link].attribute))
         }
         request.append(ATTOpcode.readBlobRequest)

@@ -59,7 +59,7 @@ public struct ACLTransmitQueue: ~Copyable {
     }
 
     /// Queues the PDU written into the slot `reserve` returned.
-    mutating func commit() { count += 1 }
+    mutating func commit() { count &+= 1 }  // after `reserve`: < capacity
 
     /// Queues a copy of a payload (the paths that did not build in place).
     public mutating func enqueue(handle: UInt16, channel: UInt16, payload: UnsafeRawBufferPointer) -> Bool {
@@ -73,8 +73,9 @@ public struct ACLTransmitQueue: ~Copyable {
         guard count > 0, maxLength > 0 else { return nil }
         let handle = handles[head]
         let payloadLength = pdus[head].count
-        let total = 4 + payloadLength
-        let length = min(maxLength, total - sent)
+        // Lengths of one PDU (0 ≤ sent < total ≤ 4 + ATT_MTU): no sum or difference here overflows.
+        let total = 4 &+ payloadLength
+        let length = min(maxLength, total &- sent)
         // First fragment: PB 0b00 (host to controller, non-flushable start); then 0b01.
         let boundary: UInt16 = sent == 0 ? 0x0000 : 0x1000
         packet.removeAll()
@@ -87,18 +88,18 @@ public struct ACLTransmitQueue: ~Copyable {
             var header = FixedBytes<4>()
             header.appendUInt16(UInt16(payloadLength))
             header.appendUInt16(channels[head])
-            header.withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[from..<min(4, from + length)])) }
-            from = min(4, from + length)
+            header.withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[from..<min(4, from &+ length)])) }
+            from = min(4, from &+ length)
         }
-        let end = sent + length
+        let end = sent &+ length
         if end > from {
-            pdus[head].withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[(from - 4)..<(end - 4)])) }
+            pdus[head].withBytes { packet.append(UnsafeRawBufferPointer(rebasing: $0[(from &- 4)..<(end &- 4)])) }
         }
         sent = end
         if sent == total {
             sent = 0
             head = slotIndex(1)
-            count -= 1
+            count &-= 1
         }
         return handle
     }

@@ -13,13 +13,14 @@ public enum HCIPacketLength {
         }
     }
 
-    /// The payload length declared by `header` (at least `header(type)` bytes).
+    /// The payload length declared by `header` (at least `header(type)` bytes,
+    /// which every caller checked).
     public static func payload(_ type: UInt8, _ header: UnsafeRawBufferPointer) -> Int {
         switch type {
-        case H4PacketType.event: Int(header[1])
-        case H4PacketType.acl: Int(header[2]) | Int(header[3]) &<< 8
-        case H4PacketType.sco, H4PacketType.command: Int(header[2])
-        default: (Int(header[2]) | Int(header[3]) &<< 8) & 0x3FFF  // ISO: 14-bit length
+        case H4PacketType.event: Int(byteAt(header, 1))
+        case H4PacketType.acl: Int(byteAt(header, 2)) | Int(byteAt(header, 3)) &<< 8
+        case H4PacketType.sco, H4PacketType.command: Int(byteAt(header, 2))
+        default: (Int(byteAt(header, 2)) | Int(byteAt(header, 3)) &<< 8) & 0x3FFF  // ISO: 14-bit length
         }
     }
 
@@ -27,6 +28,6 @@ public enum HCIPacketLength {
     public static func isWhole(type: UInt8, _ packet: UnsafeRawBufferPointer) -> Bool {
         guard type == H4PacketType.event || type == H4PacketType.acl else { return false }
         let header = header(type)
-        return packet.count >= header && packet.count == header + payload(type, packet)
+        return packet.count >= header && packet.count == header &+ payload(type, packet)
     }
 }

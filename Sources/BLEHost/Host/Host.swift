@@ -208,7 +208,7 @@ public struct Host: ~Copyable {
     public mutating func nextOutgoing(into packet: inout Capacity.HCIPacket) -> Bool {
         if outstandingOpcode == nil, commandCredits > 0, let command = commandQueue.pop() {
             packet = command
-            commandCredits -= 1
+            commandCredits &-= 1  // > 0
             let opcode = readOpcode(command)
             outstandingOpcode = opcode
             outstandingParameter = command.count > 4 ? command[4] : 0
@@ -222,9 +222,9 @@ public struct Host: ~Copyable {
             return false
         }
         if aclQueue.count < queued { transmitRoomFreed = true }
-        aclCredits -= 1
+        aclCredits &-= 1  // > 0
         if let index = connectionIndex(handle) {
-            connections[index].inFlight += 1
+            connections[index].inFlight &+= 1  // ≤ the controller's packets
             connections[index].fragmentsSent &+= 1
         }
         return true

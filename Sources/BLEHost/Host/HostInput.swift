@@ -64,9 +64,10 @@ extension Host {
                 let handle = reader.u16() & 0x0FFF, completed = Int(reader.u16())
                 if let index = connectionIndex(handle) {
                     let credited = min(completed, connections[index].inFlight)
-                    connections[index].inFlight -= credited
+                    // credited ≤ inFlight ≤ the controller's packets: no overflow.
+                    connections[index].inFlight &-= credited
                     connections[index].fragmentsCompleted &+= credited
-                    aclCredits = min(aclCredits + credited, Int(controller.aclPackets))
+                    aclCredits = min(aclCredits &+ credited, Int(controller.aclPackets))
                 }
             }
         case HCIEventCode.hardwareError:

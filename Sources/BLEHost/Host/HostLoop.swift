@@ -340,7 +340,7 @@ public struct HostLoop<App: HostApplication & ~Copyable, Setup: ControllerSetup 
         for _ in polled..<HostLoop.pollRounds {
             var budget = Capacity.EventRing.capacityCount
             while budget > 0, let event = host.nextEvent() {
-                budget -= 1
+                budget &-= 1  // > 0
                 observer.observe(event, host: host)
                 note(event)
                 app.handle(event, host: &host, now: now)
