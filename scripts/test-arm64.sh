@@ -4,7 +4,7 @@
 # (scripts/build-deb.sh --arch arm64, which cross-builds the Embedded Swift
 # binary with scripts/build-embedded.sh --arch arm64), checks what it holds
 # (Architecture: arm64; an aarch64 PIE for /lib/ld-linux-aarch64.so.1 of at most
-# 276 KB; lintian clean, Debian 12's and 13's), then runs the packaged binary in user-mode QEMU
+# 256 KB; lintian clean, Debian 12's and 13's), then runs the packaged binary in user-mode QEMU
 # (qemu-aarch64-static, with Debian's arm64 glibc and libusb from multiarch)
 # against Bumble over H4 on loopback TCP: the peripheral interop suite (Tests/Interop) and the central's
 # twenty questions to a Bumble 8-Ball and a hundred to our own arm64 peripheral; and
@@ -27,7 +27,7 @@ fail() { echo "test-arm64: $deb: $*" >&2; exit 1; }
 kind=$(file -b "$binary")
 [[ "$kind" == "ELF 64-bit LSB pie executable, ARM aarch64,"*"interpreter /lib/ld-linux-aarch64.so.1"* ]] || fail "/usr/bin/itcb-dongle is $kind"
 size=$(stat -c %s "$binary")
-((size <= 276 * 1024)) || fail "/usr/bin/itcb-dongle is $size bytes stripped (276 KB allowed)"
+((size <= 256 * 1024)) || fail "/usr/bin/itcb-dongle is $size bytes stripped (256 KB allowed)"
 # As the amd64 package (Tests/Deployment): no lintian error or warning.
 findings=$(lintian --tag-display-limit 0 "$deb" 2>&1 | grep -v "root privileges is not recommended" || true)
 ! grep -q '^[EW]:' <<< "$findings" || fail "lintian: $findings"
