@@ -89,32 +89,38 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         guard let slot = askerSlot(connection), timings[slot].received != 0 else { return }
         queuedLatency.observe(microseconds: Int(monotonicMicroseconds() &- timings[slot].received))
         guard let mark = host.completionMark(connection: connection) else { return forgetTiming(slot) }
-        if !timings[slot].waiting { awaitingSent += 1 }
-        timings[slot].queued = timings[slot].received
+        if timings[slot].waiting == AnswerTiming.depth { timings[slot].dropFirst(1) }  // a central that never lets one finish
+        else { awaitingSent += 1 }
+        let index = timings[slot].waiting
+        timings[slot].queued[index] = timings[slot].received
+        timings[slot].marks[index] = mark
+        timings[slot].waiting = index + 1
         timings[slot].received = 0
-        timings[slot].mark = mark
-        timings[slot].waiting = true
     }
 
     /// Answers whose packets the controller reported completed since: their second latency.
     @inline(never)
     mutating func checkSent(_ host: borrowing Host) {
         var now: UInt64 = 0
-        for slot in 0..<timings.count where timings[slot].waiting {
+        for slot in 0..<timings.count where timings[slot].waiting > 0 {
             guard let done = host.completedFragments(connection: askers[slot].handle) else {
                 forgetTiming(slot)
                 continue
             }
-            guard done >= timings[slot].mark else { continue }
-            if now == 0 { now = monotonicMicroseconds() }
-            sentLatency.observe(microseconds: Int(now &- timings[slot].queued))
-            awaitingSent -= 1
-            timings[slot].waiting = false
+            // Oldest first: one report of completed packets may cover several answers.
+            var sent = 0
+            while sent < timings[slot].waiting, done >= timings[slot].marks[sent] {
+                if now == 0 { now = monotonicMicroseconds() }
+                sentLatency.observe(microseconds: Int(now &- timings[slot].queued[sent]))
+                sent += 1
+            }
+            timings[slot].dropFirst(sent)
+            awaitingSent -= sent
         }
     }
 
     mutating func forgetTiming(_ slot: Int) {
-        if timings[slot].waiting { awaitingSent -= 1 }
+        awaitingSent -= timings[slot].waiting
         timings[slot] = AnswerTiming()
     }
 
@@ -183,14 +189,26 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
     var exitCode: Int32? { nil }
 }
 
-/// One asker's timed question and answer: when its question's write was
-/// accepted (µs, 0: none timed), and the answer queued last: its question's
-/// time and the completed-packet count it waits for. Apart, so that the next
-/// question, written before the controller reported the last answer sent,
-/// does not cost that answer its time.
+/// One asker's timed question and answers: when its question's write was
+/// accepted (µs, 0: none timed), and the answers queued and not yet reported
+/// sent, oldest first: each its question's time and the completed-packet count
+/// it waits for. Several, so that the next question, written (and answered)
+/// before the controller reported the last answer's packets, costs no answer
+/// its time (the controller may report them late, and several at once).
 struct AnswerTiming {
+    static let depth = 4
     var received: UInt64 = 0
-    var queued: UInt64 = 0
-    var mark = 0
-    var waiting = false
+    var queued = InlineArray<4, UInt64>(repeating: 0)
+    var marks = InlineArray<4, Int>(repeating: 0)
+    var waiting = 0
+
+    /// The `count` oldest answers are done with.
+    mutating func dropFirst(_ count: Int) {
+        guard count > 0 else { return }
+        for index in 0 ..< waiting - count {
+            queued[index] = queued[index + count]
+            marks[index] = marks[index + count]
+        }
+        waiting -= count
+    }
 }
