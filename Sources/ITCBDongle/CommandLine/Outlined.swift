@@ -25,9 +25,6 @@ enum Outlined {
     }
 
     @inline(never)
-    static func udevMatch(_ devpath: String) -> Int32 { UdevMatch.run(devpath: devpath) }
-
-    @inline(never)
     static func deviceTree(_ directory: ArgText?) -> DeviceTree { DeviceTree.load(directory?.string ?? DeviceTree.defaultDirectory) }
 
     @inline(never)

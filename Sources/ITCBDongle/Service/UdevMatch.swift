@@ -13,10 +13,6 @@ enum UdevMatch {
     /// The most of a file read (the descriptors: a configuration is at most 64 KB).
     static let fileLimit = 65_536
 
-    static func run(devpath: String) -> Int32 {
-        return withBytes(devpath) { run(bytes: UnsafeRawBufferPointer($0)) }
-    }
-
     @inline(never)
     static func run(bytes devpath: UnsafeRawBufferPointer) -> Int32 {
         // udev gives %p (/devices/…); tests give a whole path to a fake sysfs tree.
