@@ -299,13 +299,13 @@ extension String {
 extension String {
     /// Every occurrence of `target`'s bytes replaced by `replacement`'s.
     public func replacingOccurrences(of target: String, with replacement: String) -> String {
-        let bytes = utf8Array(self), pattern = utf8Array(target)
+        let bytes = utf8Array(self), pattern = utf8Array(target), replacementBytes = utf8Array(replacement)
         guard !pattern.isEmpty else { return self }
         var out: [UInt8] = []
         var i = 0
         while i < bytes.count {
             if i + pattern.count <= bytes.count, bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
-                out += utf8Array(replacement)
+                out += replacementBytes
                 i += pattern.count
             } else {
                 out.append(bytes[i])
@@ -317,7 +317,9 @@ extension String {
 
     /// a-z to A-Z, every other byte as it is (no Unicode tables: Embedded Swift keeps them out).
     public func uppercasedASCII() -> String {
-        String(repairingUTF8: utf8Array(self).map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 })
+        var bytes = utf8Array(self)
+        for index in bytes.indices where bytes[index] >= 97 && bytes[index] <= 122 { bytes[index] -= 32 }
+        return String(repairingUTF8: bytes)
     }
 
     /// A-Z to a-z, every other byte as it is (String.lowercased() would link the

@@ -106,10 +106,7 @@ extension [UInt8] {
     /// The value's bytes as `UntrustedText` escapes them.
     @inline(never)
     mutating func appendEscaped(_ value: ArgText) {
-        UntrustedText.escape(UnsafeRawBufferPointer(value.bytes)) { piece in
-            append(contentsOf: piece)
-            return true
-        }
+        UntrustedText.append(escaped: UnsafeRawBufferPointer(value.bytes), to: &self)
     }
 }
 

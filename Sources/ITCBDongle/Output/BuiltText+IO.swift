@@ -6,12 +6,7 @@ extension BuiltText.Builder {
     /// `\(escaped: path)`: the value as `String.escaped` shows it (UntrustedText).
     @inline(never)
     mutating func appendInterpolation(escaped value: consuming String) {
-        withBytes(value) { raw in
-            UntrustedText.escape(UnsafeRawBufferPointer(raw)) { piece in
-                bytes.append(contentsOf: piece)
-                return true
-            }
-        }
+        withBytes(value) { UntrustedText.append(escaped: UnsafeRawBufferPointer($0), to: &bytes) }
     }
 
     /// `\(errnoText)`: errno's text, as `errnoString()` gives it.

@@ -59,14 +59,6 @@ enum UntrustedText {
         swap(&local, &out)
     }
 
-    /// The pieces appended together, then handed to `append` at once (for
-    /// callers that keep every piece).
-    static func escape(_ raw: UnsafeRawBufferPointer, _ append: (UnsafeRawBufferPointer) -> Bool) {
-        var out: [UInt8] = []
-        UntrustedText.append(escaped: raw, to: &out)
-        _ = out.withUnsafeBytes { append($0) }
-    }
-
     /// Where the run of bytes from `start` that need no escape ends: `raw.count`
     /// when none does (every line, unless a value was missed).
     static func safeRun(_ raw: UnsafeRawBufferPointer, from start: Int, wholeLine: Bool) -> Int {

@@ -89,7 +89,7 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
         guard let slot = askerSlot(connection), timings[slot].received != 0 else { return }
         queuedLatency.observe(microseconds: Int(monotonicMicroseconds() &- timings[slot].received))
         guard let mark = host.completionMark(connection: connection) else { return forgetTiming(slot) }
-        if timings[slot].waiting == AnswerTiming.depth { timings[slot].dropFirst(1) }  // a central that never lets one finish
+        if timings[slot].waiting == timings[slot].queued.count { timings[slot].dropFirst(1) }  // a central that never lets one finish
         else { awaitingSent += 1 }
         let index = timings[slot].waiting
         timings[slot].queued[index] = timings[slot].received
@@ -196,7 +196,6 @@ struct PeripheralLogic: RoleLogic, ~Copyable {
 /// before the controller reported the last answer's packets, costs no answer
 /// its time (the controller may report them late, and several at once).
 struct AnswerTiming {
-    static let depth = 4
     var received: UInt64 = 0
     var queued = InlineArray<4, UInt64>(repeating: 0)
     var marks = InlineArray<4, Int>(repeating: 0)
