@@ -99,6 +99,10 @@ endif
 # names the function, not the check.
 SHIPPED_FLAGS := $(EMBEDDED) -target $(STDLIB_TARGET) $(CROSS) -Osize -lto=llvm-full -Xfrontend -function-sections \
     -Xllvm -enable-machine-outliner=always -enforce-exclusivity=unchecked -Xfrontend -mergeable-traps
+# The LLVM half of SHIPPED_FLAGS, for the frontend's pass over a module's edited IR.
+SHIPPED_IR_FLAGS := -target $(STDLIB_TARGET) -enable-experimental-feature Embedded -Osize -lto=llvm-full \
+    -function-sections -mergeable-traps
+LITERALS_ALIGNED := SHIPPED_FLAGS PLATFORM_FLAGS
 # The platform layer inlines less than -Osize's default: its code is mostly strings
 # (log lines, messages, --help), which Swift otherwise inlines at every use.
 PLATFORM_FLAGS := $(SHIPPED_FLAGS) -I Sources/CLinux -I Sources/CLibUSB \
@@ -124,12 +128,23 @@ SHIPPED_LDFLAGS := -flto=full -Wl,-mllvm,-enable-machine-outliner=always -lusb-1
 # DIR/NAME.o and DIR/NAME.swiftmodule, whole-module. The object is removed first:
 # swiftc may leave a stale one in place when it fails.
 define module
-$(1)/$(2).o $(1)/$(2).swiftmodule &: $(3) $(foreach m,$(5),$(1)/$(m).swiftmodule) $(6) Makefile
+$(1)/$(2).o $(1)/$(2).swiftmodule &: $(3) $(foreach m,$(5),$(1)/$(m).swiftmodule) $(6) Makefile $(if $(filter $(4),$(LITERALS_ALIGNED)),scripts/literal-align.awk)
 	@mkdir -p $(1)
 	@rm -f $(1)/$(2).o
 	@echo "make: swiftc $(2) ($(4)) → $(1)" >&2
-	$$(SWIFTC) $$($(4)) -module-name $(2) -I $(1) $(3) -emit-module -emit-module-path $(1)/$(2).swiftmodule -c -o $(1)/$(2).o
+	$(if $(filter $(4),$(LITERALS_ALIGNED)),$(call literals_aligned,$(1)/$(2),$$(SWIFTC) $$($(4)) -module-name $(2) -I $(1) $(3) -emit-module -emit-module-path $(1)/$(2).swiftmodule),$$(SWIFTC) $$($(4)) -module-name $(2) -I $(1) $(3) -emit-module -emit-module-path $(1)/$(2).swiftmodule -c -o $(1)/$(2).o)
 $(1)/$(2).o $(1)/$(2).swiftmodule: MODULE := $(2)
+endef
+
+# $(call literals_aligned,DIR/NAME,SWIFTC COMMAND): the shipped modules' objects, with
+# their string literals byte-aligned (scripts/literal-align.awk says why). swiftc emits
+# the module's IR before LLVM's passes; the frontend then runs the same LLVM pipeline
+# on the edited IR that -c runs (the same binary without the edit, 2026-11-29).
+define literals_aligned
+$(2) -emit-ir -Xfrontend -disable-llvm-optzns -o $(1).ll
+	awk -f scripts/literal-align.awk $(1).ll $(1).ll > $(1).aligned.ll || { rm -f $(1).aligned.ll; exit 1; }
+	$$(SWIFTC) -frontend -emit-bc $(1).aligned.ll $$(SHIPPED_IR_FLAGS) -o $(1).o
+	@rm -f $(1).ll $(1).aligned.ll
 endef
 
 # $(call core,DIR,FLAGS VARIABLE,MODULES): BLEHost and those of EightBall, Chipsets built over it.
