@@ -399,3 +399,17 @@ public func unsignedValue(_ parsed: (negative: Bool, magnitude: UInt64)?, maximu
     if negative { return magnitude == 0 ? 0 : nil }
     return magnitude <= maximum ? magnitude : nil
 }
+
+// Bytes appended to a byte array take one path whatever holds them: the standard
+// library's generic append(contentsOf:) is otherwise specialised once per source
+// type (array, typed and raw buffer), 860 B of the same loop three times. These
+// overloads win over the generic one wherever ITCBOptions is imported.
+extension Array where Element == UInt8 {
+    @inline(__always) public mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+    }
+
+    @inline(__always) public mutating func append(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
+    }
+}
