@@ -23,7 +23,8 @@
 #     the last line on stdout is the binary's path. Nothing is rebuilt when no
 #     source changed since the last build (--force rebuilds).
 # Needs: the Swift 6.3 toolchain (its embedded stdlib for
-# x86_64-unknown-linux-gnu), clang (the toolchain's), libusb-1.0-0-dev.
+# x86_64-unknown-linux-gnu), clang (the toolchain's), libusb-1.0-0-dev, awk (every
+# Debian has one: scripts/literal-align.awk edits each module's IR).
 #
 # --arch arm64 (Raspberry Pi kiosks, Debian arm64; default: x86_64) cross-builds
 # the same binary on this machine. The toolchain has no Embedded stdlib for
