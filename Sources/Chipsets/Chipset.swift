@@ -59,7 +59,7 @@ public protocol Chipset {
     /// The files `.needFiles` asks for, by name under `info.directory`.
     func files(_ request: inout FileRequest)
     /// Why the set-up failed (after `.failed`).
-    var failure: StaticString { get }
+    var failure: ListedText { get }
     /// More about the failure, printed after `failure` when not empty (e.g. the
     /// file the controller needs). May carry what the controller reported: the
     /// board escapes it.

@@ -9,7 +9,7 @@ public struct ChipsetDescription {
     /// "Realtek RTL8761B/BU".
     public var label = Capacity.ChipsetText()
     public var request = FileRequest()
-    public var failure: StaticString
+    public var failure: ListedText
     public var summaryLevel: SummaryLevel
     public var summary = Capacity.ChipsetText()
 }

@@ -16,5 +16,5 @@ struct Describe: ChipsetReader {
 
 extension ChipsetDescription {
     /// Out of line: each chipset's `Describe.read` zeroed its own copy.
-    @inline(never) init(blank index: Int) { self.init(index: index, failure: "", summaryLevel: .none) }
+    @inline(never) init(blank index: Int) { self.init(index: index, failure: ListedText("", 0), summaryLevel: .none) }
 }

@@ -187,7 +187,7 @@ import TestSupport
             _ = Self.complete(IntelOpcode.readVersion, rp).withRaw { driver.handle(event: $0, into: &packet) }
             var out = Capacity.ChipsetText()
             driver.writeFailureDetail(into: &out)
-            return "\(driver.failure): " + out.withBytes { String(decoding: $0, as: UTF8.self) }
+            return String(decoding: driver.failure.bytes, as: UTF8.self) + ": " + out.withBytes { String(decoding: $0, as: UTF8.self) }
         }
         #expect(detail(blazar) == "this chip boots an intermediate loader before its firmware, a step not supported yet: "
                 + "it needs intel/ibt-0190-0041-iml.sfi first, then the firmware file that loader names")

@@ -93,7 +93,7 @@ public struct BroadcomChipset: LoaderChipset {
         return true
     }
 
-    public var failure: StaticString { loader.error?.text ?? "unexpected answer" }
+    public var failure: ListedText { loader.error?.text ?? .unexpectedAnswer }
 
     public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
         guard loader.phase == .done, loader.patched else { return .none }

@@ -4,16 +4,17 @@ public enum BroadcomError: UInt8, Error, Equatable {
     case emptyFile, fileTooLarge, truncatedRecord, notVendorCommand, noLaunchRAM
     case commandFailed, versionFailed, baudRateRefused
 
-    public var text: StaticString {
-        switch self {
-        case .emptyFile: "patchram file is empty"
-        case .fileTooLarge: "patchram file larger than any Broadcom patch"
-        case .truncatedRecord: "patchram file truncated or corrupt (a record runs past its end)"
-        case .notVendorCommand: "patchram file corrupt (a record is not a vendor command)"
-        case .noLaunchRAM: "patchram file corrupt (its last record is not Launch RAM)"
-        case .commandFailed: "controller refused a patchram command"
-        case .versionFailed: "controller did not answer Read Local Version after the restart"
-        case .baudRateRefused: "controller refused Update UART Baud Rate"
-        }
+    /// Each case's text, in the order of the cases (ListedText).
+    public var text: ListedText {
+        ListedText("""
+            patchram file is empty\0\
+            patchram file larger than any Broadcom patch\0\
+            patchram file truncated or corrupt (a record runs past its end)\0\
+            patchram file corrupt (a record is not a vendor command)\0\
+            patchram file corrupt (its last record is not Launch RAM)\0\
+            controller refused a patchram command\0\
+            controller did not answer Read Local Version after the restart\0\
+            controller refused Update UART Baud Rate\0
+            """, rawValue)
     }
 }

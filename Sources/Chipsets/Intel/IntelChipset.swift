@@ -104,7 +104,7 @@ public struct IntelChipset: Chipset {
         append(".ddc", to: &request.companion)
     }
 
-    public var failure: StaticString { error?.text ?? "unexpected answer" }
+    public var failure: ListedText { error?.text ?? .unexpectedAnswer }
 
     /// The file Linux would load at the step this loader does not take: the
     /// intermediate loader a boot loader of variant 0x1e on boots first, or the

@@ -7,26 +7,27 @@ public enum IntelError: UInt8, Error, Equatable {
     case badDDC, commandFailed, downloadRejected
     case intermediateLoaderStep
 
-    public var text: StaticString {
-        switch self {
-        case .notIntel: "Read Version did not describe an Intel controller"
-        case .unsupportedVariant: "hardware variant not supported"
-        case .intermediateLoader: "controller is in its intermediate loader (not supported)"
-        case .intermediateLoaderStep: "this chip boots an intermediate loader before its firmware, a step not supported yet"
-        case .limitedCCE: "boot loader does not acknowledge every fragment (limited CCE, not supported)"
-        case .unknownEngine: "secure boot engine type missing or unknown"
-        case .missingCNV: "Read Version lacks the CNVi/CNVr ids that name the firmware file"
-        case .fileTooShort: "firmware file truncated (shorter than its headers)"
-        case .fileTooLarge: "firmware file larger than any Intel firmware"
-        case .badCSSHeader: "not an Intel firmware file for this secure boot engine (CSS header)"
-        case .commandOutOfBounds: "firmware file truncated or corrupt (a command runs past its end)"
-        case .unalignedEnd: "firmware file corrupt (payload does not end on a 4-byte boundary)"
-        case .emptyPayload: "firmware file has no payload"
-        case .notVendorCommand: "firmware file corrupt (a payload command is not a vendor command)"
-        case .noBootAddress: "firmware file corrupt (no Write Boot Params command with a boot address)"
-        case .badDDC: "DDC file corrupt (a record runs past its end)"
-        case .commandFailed: "controller refused a vendor command"
-        case .downloadRejected: "controller rejected the firmware (secure boot check failed)"
-        }
+    /// Each case's text, in the order of the cases (ListedText).
+    public var text: ListedText {
+        ListedText("""
+            Read Version did not describe an Intel controller\0\
+            hardware variant not supported\0\
+            controller is in its intermediate loader (not supported)\0\
+            boot loader does not acknowledge every fragment (limited CCE, not supported)\0\
+            secure boot engine type missing or unknown\0\
+            Read Version lacks the CNVi/CNVr ids that name the firmware file\0\
+            firmware file truncated (shorter than its headers)\0\
+            firmware file larger than any Intel firmware\0\
+            not an Intel firmware file for this secure boot engine (CSS header)\0\
+            firmware file truncated or corrupt (a command runs past its end)\0\
+            firmware file corrupt (payload does not end on a 4-byte boundary)\0\
+            firmware file has no payload\0\
+            firmware file corrupt (a payload command is not a vendor command)\0\
+            firmware file corrupt (no Write Boot Params command with a boot address)\0\
+            DDC file corrupt (a record runs past its end)\0\
+            controller refused a vendor command\0\
+            controller rejected the firmware (secure boot check failed)\0\
+            this chip boots an intermediate loader before its firmware, a step not supported yet\0
+            """, rawValue)
     }
 }

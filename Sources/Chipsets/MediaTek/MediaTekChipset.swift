@@ -64,7 +64,7 @@ public struct MediaTekChipset: LoaderChipset {
         MediaTekChip.writeFileName(id: loader.chipID, version: loader.firmwareVersion, flavour: loader.flavour, into: &request.firmware)
     }
 
-    public var failure: StaticString { loader.error?.text ?? "unexpected answer" }
+    public var failure: ListedText { loader.error?.text ?? .unexpectedAnswer }
 
     public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
         if loader.phase == .portReset {

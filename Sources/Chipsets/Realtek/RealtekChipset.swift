@@ -87,7 +87,7 @@ public struct RealtekChipset: Chipset {
         request.companionRequired = chip.configRequired
     }
 
-    public var failure: StaticString { error?.text ?? "unexpected answer" }
+    public var failure: ListedText { error?.text ?? .unexpectedAnswer }
 
     public func writeSummary<let n: Int>(into out: inout FixedBytes<n>) -> SummaryLevel {
         guard loader.chip != nil, loader.phase == .done else { return .none }

@@ -9,27 +9,28 @@ public enum RealtekError: UInt8, Error, Equatable {
     case configBadMagic, configTruncated, payloadTooLarge
     case commandFailed, unexpectedEvent, configMissing
 
-    public var text: StaticString {
-        switch self {
-        case .fileTooShort: "firmware file truncated"
-        case .fileTooLarge: "firmware file larger than any Realtek patch"
-        case .unknownSignature: "not a Realtek patch (no Realtech/RTBTCore signature)"
-        case .missingExtensionSignature: "extension signature missing at the end"
-        case .badExtensionInstruction: "corrupt extension section"
-        case .projectIDNotFound: "project id missing from the extension section"
-        case .projectMismatch: "patch is for another chip (project id does not match)"
-        case .tableOutOfBounds: "patch table runs past the end of the file"
-        case .patchOutOfBounds: "patch runs past the end of the file"
-        case .patchTooShort: "patch shorter than its trailer"
-        case .noPatchForROMVersion: "no patch for this ROM version"
-        case .v2BadSection: "corrupt section in v2 patch"
-        case .v2NoPatch: "no patch for this ROM version in v2 file"
-        case .configBadMagic: "config file has a bad magic"
-        case .configTruncated: "config file truncated"
-        case .payloadTooLarge: "patch and config exceed the download limit"
-        case .commandFailed: "controller refused a vendor command"
-        case .unexpectedEvent: "unexpected event during firmware download"
-        case .configMissing: "config file required but missing"
-        }
+    /// Each case's text, in the order of the cases (ListedText).
+    public var text: ListedText {
+        ListedText("""
+            firmware file truncated\0\
+            firmware file larger than any Realtek patch\0\
+            not a Realtek patch (no Realtech/RTBTCore signature)\0\
+            extension signature missing at the end\0\
+            corrupt extension section\0\
+            project id missing from the extension section\0\
+            patch is for another chip (project id does not match)\0\
+            patch table runs past the end of the file\0\
+            patch runs past the end of the file\0\
+            patch shorter than its trailer\0\
+            no patch for this ROM version\0\
+            corrupt section in v2 patch\0\
+            no patch for this ROM version in v2 file\0\
+            config file has a bad magic\0\
+            config file truncated\0\
+            patch and config exceed the download limit\0\
+            controller refused a vendor command\0\
+            unexpected event during firmware download\0\
+            config file required but missing\0
+            """, rawValue)
     }
 }

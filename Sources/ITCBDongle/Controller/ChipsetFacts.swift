@@ -9,8 +9,8 @@ import Chipsets
 struct ChipsetFacts {
     var label: Capacity.ChipsetText
     var info: ChipsetInfo
-    /// A literal of the chipset's: interpolated as it is, no String made.
-    var failure: StaticString
+    /// One of the chipset's literals: interpolated as it is, no String made.
+    var failure: ListedText
     var summaryLevel: SummaryLevel
     var summary: Capacity.ChipsetText
 

@@ -149,7 +149,7 @@ struct VendorFiles {
         text.appendLiteral(": ")
         text.appendInterpolation(facts.info.failureVerb)
         text.appendLiteral(": ")
-        text.appendInterpolation(facts.failure)
+        text.appendInterpolation(bytes: UnsafeRawBufferPointer(facts.failure.bytes))
         // It may name what the controller reported (a firmware id): escaped.
         var detail = Capacity.ChipsetText()
         setup.writeFailureDetail(into: &detail)
