@@ -139,9 +139,13 @@ $(1)/$(2).o $(1)/$(2).swiftmodule &: $(3) $(foreach m,$(5),$(1)/$(m).swiftmodule
 	@mkdir -p $(1)
 	@rm -f $(1)/$(2).o
 	@echo "make: swiftc $(2) ($(4)) → $(1)" >&2
-	$(if $(filter $(4),$(LITERALS_ALIGNED)),$(call literals_aligned,$(1)/$(2),$$(SWIFTC) $$($(4)) -module-name $(2) -I $(1) $(3) -emit-module -emit-module-path $(1)/$(2).swiftmodule),$$(SWIFTC) $$($(4)) -module-name $(2) -I $(1) $(3) -emit-module -emit-module-path $(1)/$(2).swiftmodule -c -o $(1)/$(2).o)
+	$(if $(filter $(4),$(LITERALS_ALIGNED)),$(call literals_aligned,$(1)/$(2),$(call swiftc_module,$(1),$(2),$(3),$(4))),$(call swiftc_module,$(1),$(2),$(3),$(4)) -c -o $(1)/$(2).o)
 $(1)/$(2).o $(1)/$(2).swiftmodule: MODULE := $(2)
 endef
+
+# $(call swiftc_module,DIR,NAME,SOURCES,FLAGS VARIABLE): swiftc for the module and
+# its .swiftmodule, less the object's output.
+swiftc_module = $$(SWIFTC) $$($(4)) -module-name $(2) -I $(1) $(3) -emit-module -emit-module-path $(1)/$(2).swiftmodule
 
 # $(call literals_aligned,DIR/NAME,SWIFTC COMMAND): the shipped modules' objects, with
 # their string literals byte-aligned (scripts/literal-align.awk says why). swiftc emits
