@@ -12,16 +12,17 @@
 # another line (a getelementptr, a phi) is not followed; in swiftc's IR every such
 # use is a byte load (`align 1`; every use traced, 2026-11-29). A literal written
 # in a form the pattern does not know fails the build too, rather than staying padded.
-function name_at(s) { return match(s, /^@("[^"]*"|[-A-Za-z0-9_.$]+)/) ? substr(s, 1, RLENGTH) : "" }
+BEGIN { name = "@(\"[^\"]*\"|[-A-Za-z0-9_.$]+)" }  # a global's name, quoted or not
+function name_at(s) { return match(s, "^" name) ? substr(s, 1, RLENGTH) : "" }
 NR == FNR {
-    if ($0 ~ /^@("[^"]*"|[-A-Za-z0-9_.$]+) = private unnamed_addr constant \[[0-9]+ x i8\] (c"[^"]*"|zeroinitializer)$/)
+    if ($0 ~ ("^" name " = private unnamed_addr constant \\[[0-9]+ x i8\\] (c\"[^\"]*\"|zeroinitializer)$"))
         literal[name_at($0)] = 1
     next
 }
 /^ / && /align ([2-9]|[0-9][0-9]+)/ {
     rest = $0
-    gsub(/ptrtoint \(ptr @("[^"]*"|[-A-Za-z0-9_.$]+) to i64\)/, "", rest)
-    while (match(rest, /@("[^"]*"|[-A-Za-z0-9_.$]+)/)) {
+    gsub("ptrtoint \\(ptr " name " to i64\\)", "", rest)
+    while (match(rest, name)) {
         ref = substr(rest, RSTART, RLENGTH)
         rest = substr(rest, RSTART + RLENGTH)
         if (ref in literal) {
