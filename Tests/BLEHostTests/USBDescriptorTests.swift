@@ -55,6 +55,28 @@ import TestSupport
         #expect((try? endpoints(Self.csr8510 + [0, 0, 0]).get()) == csr)
     }
 
+    /// The emulated dongle's device descriptor (0a12:0001, class E0/01/01, bcdDevice 88.91, one configuration).
+    static let fixtureDevice = hex("12 01 00 02 e0 01 01 40 12 0a 01 00 91 88 01 02 03 01")
+
+    @Test func linuxCopyStartsWithTheDeviceDescriptor() throws {
+        func cached(_ bytes: [UInt8]) -> Result<USBEndpoints, USBDescriptorError> {
+            bytes.withRaw { raw in
+                do throws(USBDescriptorError) { return .success(try USBConfigurationDescriptor.endpoints(deviceDescriptors: raw)) }
+                catch { return .failure(error) }
+            }
+        }
+        // sysfs `descriptors`: the device descriptor, then the configuration.
+        let fixture = try endpoints(Self.fixtureDongle).get()
+        #expect((try? cached(Self.fixtureDevice + Self.fixtureDongle).get()) == fixture)
+        #expect((try? cached(Self.fixtureDevice + Self.csr8510).get()) == (try? endpoints(Self.csr8510).get()))
+        // A configuration alone is walked as it is; the device descriptor alone is no configuration.
+        #expect((try? cached(Self.fixtureDongle).get()) == fixture)
+        #expect(cached(Self.fixtureDevice) == .failure(.notAConfiguration))
+        #expect(cached([]) == .failure(.notAConfiguration))
+        // Cut inside the configuration: its wTotalLength says so.
+        #expect(cached(Self.fixtureDevice + Self.fixtureDongle.dropLast(7)) == .failure(.truncated(totalLength: 39, read: 32)))
+    }
+
     @Test func byTypeAndDirectionOfInterfaceZeroAltZeroOnly() throws {
         // Unusual addresses (as FunctionFS gadgets pick them), high-speed sizes, a class
         // descriptor in between; interface 0 alt 1 and interface 1 endpoints are not the controller's.

@@ -3,6 +3,7 @@ free loopback ports, a controllable H4 proxy, our binary, a Bumble GATT client
 that asks the 8-Ball, a sd_notify listener and a BTSnoop reader. Everything has
 timeouts and is stopped at teardown."""
 import asyncio
+import collections
 import contextlib
 import os
 import signal
@@ -53,7 +54,7 @@ def start_link(script, *arguments):
     """Starts a script that serves Bumble controllers and prints "PORTS p1 p2 …" once they listen
     (controllers.py, the USB fixture's bumble_link.py) -> (its process, the ports)."""
     process = subprocess.Popen([sys.executable, script, *arguments], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                               stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
     deadline = time.time() + 60
     line = ""
     while time.time() < deadline:
@@ -63,6 +64,11 @@ def start_link(script, *arguments):
     if not line.startswith("PORTS"):
         stop_process(process)
         raise RuntimeError(f"Bumble controllers did not start: {line!r}")
+    # What the controllers print from now on (Bumble warns on every command it does
+    # not support) is read as it comes, its last lines kept in `output_tail`: a pipe
+    # nobody reads fills at 64 KB, and the controllers would stop in their next write.
+    process.output_tail = collections.deque(maxlen=200)
+    threading.Thread(target=lambda: process.output_tail.extend(process.stdout), daemon=True).start()
     return process, [int(p) for p in line.split()[1:]]
 
 

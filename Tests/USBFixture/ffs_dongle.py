@@ -193,6 +193,10 @@ class FfsDongle(g.Dongle):
             if data is None:
                 return
             g.trace(f"command: {data.hex()}")
+            problem = g.command_problem(data, length)
+            if problem is not None:  # never forwarded: it would throw the H4 stream out of step
+                g.log(f"ep0: HCI command data {data[:12].hex()} is not one command ({problem}); dropped")
+                return
             self.command(data)
         elif hasattr(self.personality, "read_register") and self.vendor_request(request_type, request, value, index,
                                                                                 length):

@@ -637,6 +637,18 @@ class Dongle:
             if data is None:
                 return
             trace(f"command: {data.hex()}")
+            problem = command_problem(data, length)
+            if problem is not None:
+                # GadgetFS handed this read another request's buffer: a request it serves
+                # itself (GET_DESCRIPTOR) came between this one's SETUP and the read of its
+                # data (inode.c's gadgetfs_setup points dev->req at the descriptor), and
+                # ep0_read's clean_req then freed that buffer, so the host reads garbage as
+                # the configuration descriptor from then on. Forwarded, the bytes would also
+                # throw the H4 stream to the controller out of step. A real dongle never
+                # sees this: plugged in again, as a power-cycled one.
+                log(f"ep0: HCI command data {data[:12].hex()} is not one command ({problem}): GadgetFS"
+                    " mixed two requests; plugging in again")
+                os._exit(0)
             self.command(data)
         elif hasattr(self.personality, "read_register") and self.vendor_request(request_type, request, value, index, length):
             pass
@@ -848,6 +860,17 @@ class Dongle:
             # The supervisor plugs in a new plug-in process a second later.
             log("port reset: leaving the bus to enumerate again as a new device")
             os._exit(0)
+
+
+def command_problem(data, length):
+    """Why `data`, read as the data stage of a `length`-byte HCI command request,
+    is not that one whole command (Core Vol 4 Part E §5.4.1: opcode, parameter
+    length, parameters); None when it is."""
+    if len(data) != length:
+        return f"{len(data)} bytes for a {length}-byte request"
+    if 3 + data[2] != length:
+        return f"its parameter length makes {3 + data[2]} bytes, the request {length}"
+    return None
 
 
 DATA_STAGE_LIMIT = 2.0

@@ -43,7 +43,9 @@ if [ -e $W/fleet ]; then
     for n in 1 2 3 4; do kill "$(cat /run/gadget$n.pid)" 2>/dev/null; done
     exit 0
 fi
-for m in dummy_hcd gadgetfs btusb; do modprobe $m || echo "modprobe $m failed"; done
+for m in dummy_hcd gadgetfs btusb usbmon; do modprobe $m || echo "modprobe $m failed"; done
+# usbmon's text capture of bus 1 (/sys/kernel/debug/usb/usbmon/1u): what went over the bus.
+grep -q " /sys/kernel/debug " /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
 mkdir -p /dev/gadget
 grep -q " /dev/gadget " /proc/mounts || mount -t gadgetfs gadgetfs /dev/gadget
 port=""

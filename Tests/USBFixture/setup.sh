@@ -109,6 +109,6 @@ kernel() {
 
 wanted="ecc ecdh_generic bluetooth rfkill btbcm btintel btmtk btrtl btusb virtio virtio_ring virtio_pci
     virtio_pci_legacy_dev virtio_pci_modern_dev virtio_console usb-common usbcore udc-core dummy_hcd
-    gadgetfs libcomposite configfs usb_f_fs 9pnet 9pnet_virtio 9p netfs fscache crc16"
+    gadgetfs libcomposite configfs usb_f_fs usbmon 9pnet 9pnet_virtio 9p netfs fscache crc16"
 kernel 6.1 "$cache"
 kernel 6.12 "$cache-6.12"

@@ -203,6 +203,28 @@ def test_controller_info_over_usb_after_reset(guest):
     assert_btusb_back(guest, "info")
 
 
+def test_taken_while_btusb_is_setting_it_up(guest):
+    """As udev starts the service: the program opens the dongle as soon as it is
+    enumerated, while btusb binds it and sends its set-up commands. The open puts
+    no request on the bus (usbmon, bus 1: no GET_DESCRIPTOR of a configuration
+    while the program runs; the kernel read the descriptors before the device
+    showed up): its endpoints come from Linux's copy. A GET_DESCRIPTOR of ours
+    between two of btusb's commands made GadgetFS mix the two requests and free
+    the dongle's configuration descriptor (the emulated dongle now says so and
+    plugs itself in again). Four plug-ins: each answers, nothing mixed."""
+    mixed = guest.file("gadget.log").count("mixed two requests")
+    for attempt in range(4):
+        code, out = guest.run("unplug && plug || exit 9; cat /sys/kernel/debug/usb/usbmon/1u > usbmon.txt & m=$!;"
+                              " sleep 0.2; ./itcb-dongle --controller-info --transport usb:0a12:0001 > info.txt 2>&1;"
+                              " rc=$?; sleep 0.2; kill $m; cat info.txt; echo '--- usbmon';"
+                              " grep -E ' S Ci:1:[0-9]+:0 s 80 06 02' usbmon.txt; exit $rc", timeout=60)
+        info, _, requests = out.partition("--- usbmon")
+        assert code == 0 and "HCI version:" in info, f"plug-in {attempt + 1}:\n{out}\n{guest.dongle_report()}"
+        assert not requests.strip(), f"plug-in {attempt + 1}: GET_DESCRIPTOR on the bus while the program ran:\n{out}"
+    assert guest.file("gadget.log").count("mixed two requests") == mixed, guest.dongle_report(gadget_chars=6000)
+    guest.check("wait_btusb", timeout=60)
+
+
 def test_fixture_survives_controller_restart(guest, link):
     """The virtio serial link to Bumble drops and comes back (QEMU reconnects):
     the gadget keeps running and the dongle answers again."""

@@ -9,6 +9,14 @@ public enum USBConfigurationDescriptor {
     public static let interfaceType: UInt8 = 4
     public static let endpointType: UInt8 = 5
 
+    /// Linux's copy of a device's descriptors, as it read them at enumeration
+    /// (sysfs `descriptors`: the device descriptor, USB 2.0 §9.6.1, then each
+    /// configuration's as the device sent it): the first configuration's endpoints.
+    public static func endpoints(deviceDescriptors raw: UnsafeRawBufferPointer) throws(USBDescriptorError) -> USBEndpoints {
+        let device = raw.count >= 18 && raw[0] == 18 && raw[1] == 1 ? 18 : 0
+        return try endpoints(UnsafeRawBufferPointer(rebasing: raw[device...]))
+    }
+
     public static func endpoints(_ raw: UnsafeRawBufferPointer) throws(USBDescriptorError) -> USBEndpoints {
         guard raw.count >= 9, raw[0] >= 9, raw[1] == configurationType else { throw .notAConfiguration }
         let total = Int(raw[2]) | Int(raw[3]) << 8

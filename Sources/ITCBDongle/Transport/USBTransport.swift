@@ -137,23 +137,27 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             throw .unavailable(usbOpenFailure("cannot open ", name, ": ", status))
         }
         handle = opened
-        // Endpoints come from interface 0's descriptors (Vol 4 Part B §2.1.1),
-        // read raw from the device (GET_DESCRIPTOR, configuration 0) and walked
-        // by the core's sans-IO parser (fuzzed, tested on real devices' bytes).
-        var raw = [UInt8](repeating: 0, count: 1024)  // once, at open
-        let read = raw.withUnsafeMutableBufferPointer { buffer in
-            libusb_get_descriptor(opened, UInt8(LIBUSB_DT_CONFIG.rawValue), 0, buffer.baseAddress, Int32(buffer.count))
-        }
-        guard read >= 0 else {
+        // Endpoints come from interface 0's descriptors (Vol 4 Part B §2.1.1):
+        // the raw bytes Linux read at enumeration (sysfs `descriptors`: the
+        // device descriptor, then configuration 0's, USB 2.0 §9.6), walked by
+        // the core's sans-IO parser (fuzzed, tested on real devices' bytes).
+        // Not a GET_DESCRIPTOR of our own: just after a plug-in btusb is still
+        // sending its set-up commands on the same control endpoint, and a
+        // request of ours in between them is bus traffic the kernel already did.
+        var descriptorsPath = CPathBuffer()
+        descriptorsPath.append("/sys/bus/usb/devices/")
+        descriptorsPath.append(string: candidate.path)
+        descriptorsPath.append("/descriptors")
+        guard let cached = readFileBytes(descriptorsPath.pointer, limit: 4096) else {
             libusb_close(opened)
-            throw .unavailable(usbOpenFailure("", name, " has no usable configuration descriptor: reading it failed (", read, ")"))
+            throw .unavailable(usbOpenText("", name, " has no usable configuration descriptor: Linux's copy of it (sysfs) cannot be read"))
         }
-        let walked = raw.withUnsafeBytes { bytes -> Result<USBEndpoints, USBDescriptorError> in
-            do throws(USBDescriptorError) {
-                return .success(try USBConfigurationDescriptor.endpoints(UnsafeRawBufferPointer(rebasing: bytes[0..<Int(read)])))
-            } catch {
-                return .failure(error)
-            }
+        defer { cached.deallocate() }
+        let walked: Result<USBEndpoints, USBDescriptorError>
+        do throws(USBDescriptorError) {
+            walked = .success(try USBConfigurationDescriptor.endpoints(deviceDescriptors: UnsafeRawBufferPointer(cached)))
+        } catch {
+            walked = .failure(error)
         }
         let endpoints: USBEndpoints
         switch walked {
