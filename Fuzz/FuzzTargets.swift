@@ -388,10 +388,12 @@ func fuzzMediaTek(_ file: UnsafeRawBufferPointer) -> CInt {
     return 0
 }
 
-/// A configuration descriptor as a device sends it: endpoints found are of the
-/// right type and direction with a packet size a transfer can use, or a reason.
+/// Linux's copy of a device's descriptors as the USB open reads it (the device
+/// descriptor, then configurations; a configuration alone is walked as it is):
+/// endpoints found are of the right type and direction with a packet size a
+/// transfer can use, or a reason.
 func fuzzUSBDescriptor(_ raw: UnsafeRawBufferPointer) -> CInt {
-    guard let e = try? USBConfigurationDescriptor.endpoints(raw) else { return 0 }
+    guard let e = try? USBConfigurationDescriptor.endpoints(deviceDescriptors: raw) else { return 0 }
     precondition(e.event & 0x80 != 0 && e.aclIn & 0x80 != 0 && e.aclOut & 0x80 == 0, "an endpoint of the wrong direction")
     for size in [e.eventMaxPacket, e.aclInMaxPacket, e.aclOutMaxPacket] {
         precondition(size >= 8 && size <= 0x7FF, "a packet size no transfer can use")
