@@ -65,10 +65,9 @@ def start_link(script, *arguments):
         stop_process(process)
         raise RuntimeError(f"Bumble controllers did not start: {line!r}")
     # What the controllers print from now on (Bumble warns on every command it does
-    # not support) is read as it comes, its last lines kept in `output_tail`: a pipe
-    # nobody reads fills at 64 KB, and the controllers would stop in their next write.
-    process.output_tail = collections.deque(maxlen=200)
-    threading.Thread(target=lambda: process.output_tail.extend(process.stdout), daemon=True).start()
+    # not support) is read as it comes and dropped: a pipe nobody reads fills at
+    # 64 KB, and the controllers would stop in their next write.
+    threading.Thread(target=collections.deque, args=(process.stdout, 0), daemon=True).start()
     return process, [int(p) for p in line.split()[1:]]
 
 

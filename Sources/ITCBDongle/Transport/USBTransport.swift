@@ -153,17 +153,10 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
             throw .unavailable(usbOpenText("", name, " has no usable configuration descriptor: Linux's copy of it (sysfs) cannot be read"))
         }
         defer { cached.deallocate() }
-        let walked: Result<USBEndpoints, USBDescriptorError>
-        do throws(USBDescriptorError) {
-            walked = .success(try USBConfigurationDescriptor.endpoints(deviceDescriptors: UnsafeRawBufferPointer(cached)))
-        } catch {
-            walked = .failure(error)
-        }
         let endpoints: USBEndpoints
-        switch walked {
-        case .success(let found):
-            endpoints = found
-        case .failure(let error):
+        do throws(USBDescriptorError) {
+            endpoints = try USBConfigurationDescriptor.endpoints(deviceDescriptors: UnsafeRawBufferPointer(cached))
+        } catch {
             libusb_close(opened)
             var text = BuiltText.Builder()
             text.appendInterpolation(name)
