@@ -28,10 +28,7 @@ struct USBCandidate {
     /// What sysfs says about it, readable without opening the device.
     var productName: String { readSmallFile(built("/sys/bus/usb/devices/\(path)/product")) ?? "?" }
     var kernelDriver: String? {
-        var link = CPathBuffer()
-        link.append("/sys/bus/usb/devices/")
-        link.append(string: path)
-        link.append(":1.0/driver")
+        let link = sysfs(":1.0/driver")
         // Read into the stack: no array for the link.
         return withUnsafeTemporaryAllocation(byteCount: 512, alignment: 1) { buffer -> String? in
             let n = readlink(link.pointer, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), 511)
@@ -44,6 +41,15 @@ struct USBCandidate {
             guard start < end else { return nil }
             return String(repairingUTF8: UnsafeRawBufferPointer(rebasing: buffer[start ..< end]))
         }
+    }
+
+    /// "/sys/bus/usb/devices/1-1.2" and `leaf` after it: one of the device's files in sysfs.
+    func sysfs(_ leaf: StaticString) -> CPathBuffer {
+        var file = CPathBuffer()
+        file.append("/sys/bus/usb/devices/")
+        file.append(string: path)
+        file.append(leaf)
+        return file
     }
 
     func matches(_ spec: TransportSpec) -> Bool {

@@ -144,10 +144,7 @@ final class USBTransport: Transport, PortRecovery, SetupLink {
         // Not a GET_DESCRIPTOR of our own: just after a plug-in btusb is still
         // sending its set-up commands on the same control endpoint, and a
         // request of ours in between them is bus traffic the kernel already did.
-        var descriptorsPath = CPathBuffer()
-        descriptorsPath.append("/sys/bus/usb/devices/")
-        descriptorsPath.append(string: candidate.path)
-        descriptorsPath.append("/descriptors")
+        let descriptorsPath = candidate.sysfs("/descriptors")
         guard let cached = readFileBytes(descriptorsPath.pointer, limit: 4096) else {
             libusb_close(opened)
             throw .unavailable(usbOpenText("", name, " has no usable configuration descriptor: Linux's copy of it (sysfs) cannot be read"))
